@@ -1,0 +1,62 @@
+from django.contrib import admin
+
+from . import models
+
+
+class MembershipInline(admin.TabularInline):
+    model = models.Membership
+    extra = 0
+
+
+@admin.register(models.Project)
+class ProjectAdmin(admin.ModelAdmin):
+    list_display = ("name", "language", "label_scheme", "created_at")
+    inlines = [MembershipInline]
+
+
+@admin.register(models.Article)
+class ArticleAdmin(admin.ModelAdmin):
+    list_display = ("title", "project", "source", "created_at")
+    list_filter = ("project",)
+    search_fields = ("title",)
+
+
+@admin.register(models.Document)
+class DocumentAdmin(admin.ModelAdmin):
+    list_display = ("article", "level", "rank")
+    list_filter = ("article__project",)
+
+
+@admin.register(models.Sentence)
+class SentenceAdmin(admin.ModelAdmin):
+    list_display = ("document", "index", "text")
+    list_select_related = ("document__article",)
+
+
+@admin.register(models.AlignmentRun)
+class AlignmentRunAdmin(admin.ModelAdmin):
+    list_display = ("id", "project", "method", "status", "progress", "pair_count", "created_at")
+    list_filter = ("status", "method")
+
+
+@admin.register(models.CandidatePair)
+class CandidatePairAdmin(admin.ModelAdmin):
+    list_display = ("id", "run", "article", "complex_key", "simple_key", "score", "predicted_label", "origin")
+    list_filter = ("origin", "predicted_label")
+    raw_id_fields = ("run", "article", "complex_document", "simple_document")
+
+
+@admin.register(models.Label)
+class LabelAdmin(admin.ModelAdmin):
+    list_display = ("pair", "annotator", "value", "seconds", "is_test_question", "created_at")
+    raw_id_fields = ("pair",)
+
+
+admin.site.register(models.LabelScheme)
+admin.site.register(models.Membership)
+admin.site.register(models.ParagraphAlignment)
+admin.site.register(models.ModelVersion)
+admin.site.register(models.Job)
+admin.site.register(models.Assignment)
+admin.site.register(models.Adjudication)
+admin.site.register(models.Split)

@@ -1,0 +1,25 @@
+from django.apps import AppConfig
+from django.db.models.signals import post_migrate
+
+
+def ensure_builtin_schemes(sender=None, using: str = "default", **kwargs) -> None:
+    """Create or refresh the built-in label schemes. Runs after every migrate (and after a test
+    database flush, which emits post_migrate too), so they always exist."""
+    from annotation.label_schemes import BUILTIN_SCHEMES
+    from annotation.models import LabelScheme
+
+    for spec in BUILTIN_SCHEMES:
+        LabelScheme.objects.using(using).update_or_create(
+            slug=spec["slug"],
+            defaults={"name": spec["name"], "kind": spec["kind"], "values": spec["values"],
+                      "dimensions": spec.get("dimensions", []), "builtin": True},
+        )
+
+
+class AnnotationConfig(AppConfig):
+    name = "annotation"
+    verbose_name = "Alignment annotation"
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        post_migrate.connect(ensure_builtin_schemes, sender=self)

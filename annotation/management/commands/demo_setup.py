@@ -1,0 +1,15 @@
+from django.core.management.base import BaseCommand
+
+from annotation.services.demo import DEMO_ACCOUNTS, ensure_demo
+
+
+class Command(BaseCommand):
+    help = "Create the demo accounts and project and import the bundled demo corpus (idempotent)."
+
+    def handle(self, *args, **options) -> None:
+        project, created = ensure_demo()
+        state = "created and imported" if created else "already present"
+        self.stdout.write(f"demo project '{project.name}' {state}: {project.articles.count()} articles")
+        self.stdout.write("demo accounts (username / password, role):")
+        for account in DEMO_ACCOUNTS:
+            self.stdout.write(f"  {account.username:<11} / {account.password:<11} {account.role}")

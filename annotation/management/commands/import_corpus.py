@@ -1,0 +1,55 @@
+"""``manage.py import_corpus PROJECT PATH``: import a file, folder or archive into a project."""
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import transaction
+
+from annotation.label_schemes import DEFAULT_SCHEME
+from annotation.models import LabelScheme, Project
+from annotation.services.importing import FORMATS, ON_CONFLICT, CorpusImportError, import_files, read_path
+
+
+class Command(BaseCommand):
+    help = (
+        "Import a corpus (a file, a folder, or a .zip/.tar.gz archive) into a project. Formats: engine "
+        "JSONL, <Title>-<level>.txt levels, CNN/DailyMail .story files, line-aligned .src/.dst files. "
+        "Nothing is written unless every file is valid."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("project", help="project name (or id)")
+        parser.add_argument("path", help="file, folder or archive to import")
+        parser.add_argument("--format", default="auto", choices=["auto", *FORMATS], help="input format (default: from the file extensions)")
+        parser.add_argument("--language", help="sentence-splitting language, ISO 639-1 (default: the project's)")
+        parser.add_argument("--create", action="store_true", help=f"create the project if it does not exist (scheme {DEFAULT_SCHEME!r})")
+        parser.add_argument("--on-conflict", default="error", choices=list(ON_CONFLICT), help="an article title already in the project: error (default) or skip it")
+
+    def handle(self, *args: object, **options: object) -> None:
+        name = str(options["project"])
+        try:
+            files = read_path(str(options["path"]))
+            with transaction.atomic():
+                project = self._project(name, create=bool(options["create"]), language=options["language"])
+                result = import_files(
+                    project, files, str(options["format"]), language=options["language"] or None,  # type: ignore[arg-type]
+                    on_conflict=str(options["on_conflict"]),
+                )
+        except CorpusImportError as exc:
+            for problem in exc.problems:
+                self.stderr.write(str(problem))
+            raise CommandError(f"nothing imported: {len(exc.problems)} problem(s)") from exc
+        for warning in result.warnings:
+            self.stderr.write(f"warning: {warning}")
+        self.stdout.write(f"imported {result.describe()} into {project.name!r}")
+
+    def _project(self, name: str, *, create: bool, language: object) -> Project:
+        project = Project.objects.filter(name=name).first()
+        if project is None and name.isdigit():
+            project = Project.objects.filter(pk=int(name)).first()
+        if project is not None:
+            return project
+        if not create:
+            raise CommandError(f"no project named {name!r}; pass --create to create it")
+        return Project.objects.create(
+            name=name, language=str(language or "en"), label_scheme=LabelScheme.objects.get(slug=DEFAULT_SCHEME)
+        )

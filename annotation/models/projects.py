@@ -1,0 +1,67 @@
+"""Projects, label schemes and membership (roles)."""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class LabelScheme(models.Model):
+    """The labels annotators choose from. Four are built in (SPEC §6); researchers may add more.
+
+    ``values`` is a list of ``{"value": str, "name": str, "key": str, "counts_as": "aligned"|"partial"|"not"}``;
+    for Likert schemes ``kind="likert"``, ``values`` are the scale points and ``dimensions`` names the
+    questions (simplicity, adequacy, fluency).
+    """
+
+    CATEGORICAL = "categorical"
+    LIKERT = "likert"
+
+    slug = models.SlugField(unique=True)
+    name = models.CharField(max_length=100)
+    kind = models.CharField(max_length=20, choices=[(CATEGORICAL, "categorical"), (LIKERT, "Likert")])
+    values = models.JSONField()
+    dimensions = models.JSONField(default=list, blank=True)
+    builtin = models.BooleanField(default=False)
+
+    def __str__(self) -> str:
+        return self.name
+
+    def value_names(self) -> list[str]:
+        return [v["value"] for v in self.values]
+
+
+class Project(models.Model):
+    name = models.CharField(max_length=200, unique=True)
+    description = models.TextField(blank=True)
+    language = models.CharField(max_length=8, default="en", help_text="ISO 639-1 code used for sentence splitting")
+    label_scheme = models.ForeignKey(LabelScheme, on_delete=models.PROTECT, related_name="projects")
+    config = models.JSONField(default=dict, blank=True, help_text="QC, encoder and method settings")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    members = models.ManyToManyField(settings.AUTH_USER_MODEL, through="Membership", related_name="projects")
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Role(models.TextChoices):
+    RESEARCHER = "researcher", "Researcher"
+    ANNOTATOR = "annotator", "Annotator"
+
+
+class Membership(models.Model):
+    """A user's role in one project. Site admins (``is_staff``) can do everything everywhere."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
+    role = models.CharField(max_length=20, choices=Role.choices)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["project", "user"], name="one_membership_per_user")]
+
+    def __str__(self) -> str:
+        return f"{self.user} ({self.role}) in {self.project}"

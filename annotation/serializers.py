@@ -1,0 +1,138 @@
+"""DRF serializers: shape and validate data only; writes that matter go through services."""
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from rest_framework import serializers
+
+from workers.engine.text import SUPPORTED_LANGUAGES
+
+from . import models
+
+User = get_user_model()
+
+
+class LabelSchemeSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = models.LabelScheme
+        fields = ["id", "slug", "name", "kind", "values", "dimensions", "builtin"]
+
+
+class ProjectSerializer(serializers.ModelSerializer):
+    label_scheme = serializers.SlugRelatedField(slug_field="slug", queryset=models.LabelScheme.objects.all())
+    role = serializers.SerializerMethodField()
+
+    class Meta:
+        model = models.Project
+        fields = ["id", "name", "description", "language", "label_scheme", "config", "created_at", "role"]
+        read_only_fields = ["created_at"]
+
+    def get_role(self, project: models.Project) -> str | None:
+        from .permissions import role_in
+
+        request = self.context.get("request")
+        return role_in(request.user, project) if request else None
+
+    def validate_language(self, value: str) -> str:
+        if value not in SUPPORTED_LANGUAGES:
+            raise serializers.ValidationError(f"unsupported language; choose one of {', '.join(SUPPORTED_LANGUAGES)}")
+        return value
+
+
+class MembershipSerializer(serializers.ModelSerializer):
+    username = serializers.SlugRelatedField(source="user", slug_field="username", queryset=User.objects.all())
+
+    class Meta:
+        model = models.Membership
+        fields = ["id", "username", "role", "created_at"]
+        read_only_fields = ["created_at"]
+
+
+class SentenceSerializer(serializers.ModelSerializer):
+    paragraph = serializers.IntegerField(source="paragraph.index", read_only=True)
+
+    class Meta:
+        model = models.Sentence
+        fields = ["id", "index", "paragraph", "text"]
+
+
+class DocumentSerializer(serializers.ModelSerializer):
+    sentence_count = serializers.IntegerField(read_only=True)
+
+    class Meta:
+        model = models.Document
+        fields = ["id", "article", "level", "rank", "sentence_count"]
+
+
+class DocumentDetailSerializer(DocumentSerializer):
+    sentences = SentenceSerializer(many=True, read_only=True)
+
+    class Meta(DocumentSerializer.Meta):
+        fields = DocumentSerializer.Meta.fields + ["sentences"]
+
+
+class ArticleSerializer(serializers.ModelSerializer):
+    documents = DocumentSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = models.Article
+        fields = ["id", "project", "title", "source", "meta", "created_at", "documents"]
+        read_only_fields = ["created_at"]
+
+
+class AlignmentRunSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = models.AlignmentRun
+        fields = [
+            "id", "project", "method", "params", "level_pairs", "model_version", "queue", "status", "progress",
+            "message", "error", "result", "timings", "attempts", "articles_total", "articles_done", "pair_count",
+            "created_at", "started_at", "finished_at",
+        ]
+        read_only_fields = [f for f in fields if f not in ("project", "method", "params", "level_pairs", "model_version")]
+
+
+class JobSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = models.Job
+        fields = ["id", "project", "kind", "params", "status", "progress", "message", "error", "result", "timings",
+                  "created_at", "started_at", "finished_at"]
+        read_only_fields = fields
+
+
+class CandidatePairSerializer(serializers.ModelSerializer):
+    complex = serializers.ListField(source="complex_indices", child=serializers.IntegerField(), read_only=True)
+    simple = serializers.ListField(source="simple_indices", child=serializers.IntegerField(), read_only=True)
+    complex_text = serializers.SerializerMethodField()
+    simple_text = serializers.SerializerMethodField()
+
+    class Meta:
+        model = models.CandidatePair
+        fields = ["id", "run", "article", "complex_document", "simple_document", "complex", "simple", "complex_text",
+                  "simple_text", "score", "predicted_label", "features", "origin", "created_at"]
+        read_only_fields = fields
+
+    def to_representation(self, pair: models.CandidatePair) -> dict:
+        data = super().to_representation(pair)
+        if pair.article.project_id in self.context.get("blind_projects", ()):
+            data["score"] = None
+            data["predicted_label"] = ""
+        return data
+
+    def _text(self, pair: models.CandidatePair, side: str) -> str:
+        sentences = [m.sentence for m in pair.members.all() if m.side == side]
+        return " ".join(s.text for s in sorted(sentences, key=lambda s: s.index))
+
+    def get_complex_text(self, pair: models.CandidatePair) -> str:
+        return self._text(pair, models.Side.COMPLEX)
+
+    def get_simple_text(self, pair: models.CandidatePair) -> str:
+        return self._text(pair, models.Side.SIMPLE)
+
+
+class LabelSerializer(serializers.ModelSerializer):
+    annotator = serializers.SlugRelatedField(slug_field="username", read_only=True)
+
+    class Meta:
+        model = models.Label
+        fields = ["id", "pair", "annotator", "value", "ratings", "comment", "seconds", "is_test_question",
+                  "client_token", "created_at"]
+        read_only_fields = ["annotator", "is_test_question", "created_at"]

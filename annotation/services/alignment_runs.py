@@ -1,0 +1,150 @@
+"""Alignment runs: validate and queue them, and execute them (load → engine → save).
+
+Writing is idempotent: pairs are upserted on the (run, documents, sentence sets) unique
+constraint, so re-delivering a task or retrying after a crash never duplicates a pair.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+from django.conf import settings
+from django.db import transaction
+
+from workers.engine.types import Alignment, ArticlePair
+from workers.engine.types import Document as EngineDocument
+from workers.queues import Queue
+
+from ..models import AlignmentRun, Article, CandidatePair, Document, PairSentence, Project, Sentence, Side, indices_key
+from . import jobs, progress
+
+ARTICLES_PER_BATCH = 8
+
+
+def available_methods() -> list[str]:
+    from workers.engine.methods import available_methods as engine_methods
+
+    return engine_methods()
+
+
+def start_run(project: Project, method: str, *, params: dict | None = None, level_pairs: list | None = None,
+              model_version=None, user=None, queue: str = Queue.GPU.value) -> AlignmentRun:
+    """Create an alignment run and queue it (on the gpu queue by default; it falls back to CPU)."""
+    methods = available_methods()
+    if method not in methods:
+        raise ValueError(f"unknown method {method!r}; choose one of: {', '.join(methods)}")
+    if queue not in {q.value for q in Queue}:
+        raise ValueError(f"unknown queue {queue!r}; choose one of: {', '.join(q.value for q in Queue)}")
+    if params is not None and not isinstance(params, dict):
+        raise ValueError("params must be a JSON object")
+    for pair in level_pairs or []:
+        if not (isinstance(pair, (list, tuple)) and len(pair) == 2 and all(isinstance(x, str) for x in pair)):
+            raise ValueError("level_pairs must be a list of [complex_level, simple_level] pairs")
+    run = AlignmentRun.objects.create(project=project, method=method, params=params or {}, level_pairs=level_pairs or [],
+                                      model_version=model_version, created_by=user, queue=queue)
+    jobs.enqueue_run(run)
+    return run
+
+
+def document_pairs(article: Article, level_pairs: list) -> list[tuple[Document, Document]]:
+    """Which versions of an article to align: the given level pairs, or each adjacent pair of ranks."""
+    docs = list(article.documents.order_by("rank"))
+    if level_pairs:
+        by_level = {d.level: d for d in docs}
+        return [(by_level[c], by_level[s]) for c, s in level_pairs if c in by_level and s in by_level]
+    return list(zip(docs, docs[1:]))
+
+
+def engine_document(doc: Document) -> EngineDocument:
+    paragraphs: dict[int, list[str]] = {}
+    for paragraph_index, text in doc.sentences.order_by("index").values_list("paragraph__index", "text"):
+        paragraphs.setdefault(paragraph_index, []).append(text)
+    return EngineDocument(paragraphs=tuple(tuple(p) for _, p in sorted(paragraphs.items())), level=doc.level)
+
+
+def _batches(items: list, size: int) -> Iterator[list]:
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+def execute_run(run_id: int) -> None:
+    """Run the aligner for every article of the run's project and store the pairs."""
+    if not progress.claim(AlignmentRun, run_id):
+        return
+    report = progress.reporter(AlignmentRun, run_id)
+    try:
+        _execute(AlignmentRun.objects.select_related("model_version").get(pk=run_id), report)
+    except Exception as exc:  # noqa: BLE001 - stored on the run (errors as data), then re-raised
+        progress.fail(AlignmentRun, run_id, exc)
+        raise
+
+
+def _execute(run: AlignmentRun, report) -> None:
+    from workers.engine.methods import get_aligner
+
+    started = time.monotonic()
+    model_path = run.model_version.path if run.model_version else (run.params.get("model") or settings.DEFAULT_ENCODER or None)
+    config = {k: v for k, v in run.params.items() if k != "model"}
+    config.setdefault("language", run.project.language)
+    aligner = get_aligner(run.method, config, model_path)
+    load_seconds = time.monotonic() - started
+
+    work = [(a, c, s) for a in run.project.articles.order_by("id") for c, s in document_pairs(a, run.level_pairs)]
+    AlignmentRun.objects.filter(pk=run.pk).update(articles_total=len(work), articles_done=0)
+    align_seconds = write_seconds = 0.0
+    done = 0
+    for batch in _batches(work, ARTICLES_PER_BATCH):
+        inputs = [ArticlePair(id=f"{c.pk}-{s.pk}", complex=engine_document(c), simple=engine_document(s)) for _, c, s in batch]
+        t0 = time.monotonic()
+        base = done / max(1, len(work))
+        span = len(batch) / max(1, len(work))
+        outputs = aligner.align(inputs, progress=lambda f, m: report(base + span * f, m))
+        t1 = time.monotonic()
+        for (article, complex_doc, simple_doc), alignment in zip(batch, outputs):
+            save_alignment(run, article, complex_doc, simple_doc, alignment)
+        write_seconds += time.monotonic() - t1
+        align_seconds += t1 - t0
+        done += len(batch)
+        AlignmentRun.objects.filter(pk=run.pk).update(articles_done=done)
+        report(done / max(1, len(work)), f"aligned {done}/{len(work)} document pairs")
+    pair_count = CandidatePair.objects.filter(run=run).count()
+    timings = {"load_model_s": round(load_seconds, 3), "align_s": round(align_seconds, 3),
+               "write_s": round(write_seconds, 3), "total_s": round(time.monotonic() - started, 3)}
+    progress.succeed(AlignmentRun, run.pk, result={"document_pairs": len(work), "pairs": pair_count},
+                     timings=timings, pair_count=pair_count)
+
+
+@transaction.atomic
+def save_alignment(run: AlignmentRun, article: Article, complex_doc: Document, simple_doc: Document,
+                   alignment: Alignment) -> int:
+    """Upsert the pairs of one document pair; returns how many pairs the alignment had."""
+    rows = [
+        CandidatePair(run=run, article=article, complex_document=complex_doc, simple_document=simple_doc,
+                      complex_key=indices_key(p.complex), simple_key=indices_key(p.simple), score=float(p.score),
+                      predicted_label=p.label, features={k: float(v) for k, v in (p.features or {}).items()},
+                      origin="model")
+        for p in alignment.pairs
+    ]
+    if not rows:
+        return 0
+    CandidatePair.objects.bulk_create(
+        rows, update_conflicts=True,
+        unique_fields=["run", "complex_document", "simple_document", "complex_key", "simple_key"],
+        update_fields=["score", "predicted_label", "features"],
+    )
+    link_sentences(CandidatePair.objects.filter(run=run, complex_document=complex_doc, simple_document=simple_doc))
+    return len(rows)
+
+
+def link_sentences(pairs) -> None:
+    """Create the PairSentence rows of ``pairs`` (skipping those that exist)."""
+    pairs = list(pairs)
+    if not pairs:
+        return
+    doc_ids = {p.complex_document_id for p in pairs} | {p.simple_document_id for p in pairs}
+    sentence_ids = {(d, i): pk for pk, d, i in Sentence.objects.filter(document_id__in=doc_ids).values_list("pk", "document_id", "index")}
+    members = []
+    for p in pairs:
+        members += [PairSentence(pair=p, sentence_id=sentence_ids[(p.complex_document_id, i)], side=Side.COMPLEX) for i in p.complex_indices]
+        members += [PairSentence(pair=p, sentence_id=sentence_ids[(p.simple_document_id, i)], side=Side.SIMPLE) for i in p.simple_indices]
+    PairSentence.objects.bulk_create(members, ignore_conflicts=True)

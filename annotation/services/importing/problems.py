@@ -1,0 +1,74 @@
+"""What goes wrong in an import: located problems, collected before anything is written."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+MAX_PROBLEMS = 50
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with the input, located as precisely as the format allows.
+
+    Example:
+        >>> str(Problem("a.jsonl", 3, "complex.paragraphs[0][1]", "must be a string, got int"))
+        'a.jsonl:3: complex.paragraphs[0][1]: must be a string, got int'
+    """
+
+    file: str
+    line: int | None
+    field: str | None
+    message: str
+
+    def __str__(self) -> str:
+        where = self.file
+        if self.line is not None:
+            where = f"{where}:{self.line}" if where else f"line {self.line}"
+        parts = [p for p in (where, self.field) if p]
+        return ": ".join([*parts, self.message])
+
+
+class CorpusImportError(Exception):
+    """The import was refused; nothing was written. ``problems`` lists every problem found."""
+
+    def __init__(self, problems: Problem | Iterable[Problem]) -> None:
+        self.problems: list[Problem] = [problems] if isinstance(problems, Problem) else list(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))
+
+    @classmethod
+    def one(cls, file: str, message: str, *, line: int | None = None, field: str | None = None) -> CorpusImportError:
+        return cls(Problem(file, line, field, message))
+
+
+class Problems:
+    """Collects problems up to ``cap`` (the rest are counted, not kept)."""
+
+    def __init__(self, cap: int = MAX_PROBLEMS) -> None:
+        self.cap = cap
+        self.items: list[Problem] = []
+        self.dropped = 0
+
+    def add(self, file: str, message: str, *, line: int | None = None, field: str | None = None) -> None:
+        if len(self.items) < self.cap:
+            self.items.append(Problem(file, line, field, message))
+        else:
+            self.dropped += 1
+
+    @property
+    def full(self) -> bool:
+        return len(self.items) >= self.cap
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def raise_if_any(self) -> None:
+        if not self.items:
+            return
+        problems = list(self.items)
+        if self.dropped:
+            problems.append(Problem("", None, None, f"... and {self.dropped} more problems not shown"))
+        raise CorpusImportError(problems)

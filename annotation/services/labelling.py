@@ -1,0 +1,54 @@
+"""Submitting labels: validated against the project's scheme, stored once per (pair, annotator).
+
+A resubmission (double click, retry after a dropped connection, a second tab) updates the same
+row instead of adding one, so votes are never double-counted.
+"""
+from __future__ import annotations
+
+import uuid
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from ..models import Assignment, CandidatePair, Label, LabelScheme
+
+
+def validate_value(scheme: LabelScheme, value: str, ratings: dict) -> None:
+    if scheme.kind == LabelScheme.LIKERT:
+        allowed = set(scheme.value_names())
+        missing = [d for d in scheme.dimensions if d not in ratings]
+        if missing:
+            raise ValueError(f"missing ratings for: {', '.join(missing)}")
+        bad = {d: r for d, r in ratings.items() if d not in scheme.dimensions or str(r) not in allowed}
+        if bad:
+            raise ValueError(f"invalid ratings {bad}; dimensions {scheme.dimensions}, values {sorted(allowed)}")
+    elif value not in scheme.value_names():
+        raise ValueError(f"{value!r} is not a label of scheme {scheme.slug!r}; choose one of: {', '.join(scheme.value_names())}")
+
+
+def submit_label(user, pair: CandidatePair, *, value: str, ratings: dict | None = None, comment: str = "",
+                 seconds: float = 0.0, client_token: uuid.UUID | None = None) -> tuple[Label, bool]:
+    """Store ``user``'s label for ``pair``; returns (label, created)."""
+    ratings = {k: str(v) for k, v in (ratings or {}).items()}
+    validate_value(pair.article.project.label_scheme, value, ratings)
+    fields = {"value": value, "ratings": ratings, "comment": comment, "seconds": max(0.0, float(seconds))}
+    if client_token is not None:
+        existing = Label.objects.filter(client_token=client_token).first()
+        if existing is not None:
+            if existing.annotator_id != user.pk or existing.pair_id != pair.pk:
+                raise ValueError("client_token already used for another label")
+            return existing, False
+    try:
+        with transaction.atomic():
+            label, created = Label.objects.update_or_create(
+                pair=pair, annotator=user, defaults=fields,
+                create_defaults={**fields, "client_token": client_token or uuid.uuid4()},
+            )
+    except IntegrityError:
+        # A concurrent submission of the same label won the race: keep that row, apply ours.
+        label = Label.objects.get(pair=pair, annotator=user)
+        Label.objects.filter(pk=label.pk).update(**fields)
+        label.refresh_from_db()
+        created = False
+    Assignment.objects.filter(pair=pair, annotator=user).update(status=Assignment.DONE, completed_at=timezone.now())
+    return label, created

@@ -1,0 +1,63 @@
+"""Projects, memberships and label schemes."""
+from __future__ import annotations
+
+from django.db import transaction
+from rest_framework import mixins, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+
+from ..models import LabelScheme, Membership, Project, Role
+from ..permissions import CanCreateProjects, IsProjectResearcher, IsReadOnly, can_research, visible_projects
+from ..serializers import JobSerializer, LabelSchemeSerializer, MembershipSerializer, ProjectSerializer
+from ..services import jobs
+from .mixins import ProjectFromUrl
+
+
+class IsResearcherForWrites(IsProjectResearcher):
+    def has_object_permission(self, request, view, obj) -> bool:
+        return request.method in ("GET", "HEAD", "OPTIONS") or can_research(request.user, obj)
+
+
+class ProjectViewSet(viewsets.ModelViewSet):
+    serializer_class = ProjectSerializer
+    permission_classes = [IsAuthenticated & CanCreateProjects & IsResearcherForWrites]
+
+    def get_queryset(self):
+        return visible_projects(self.request.user).select_related("label_scheme")
+
+    @transaction.atomic
+    def perform_create(self, serializer) -> None:
+        project = serializer.save(created_by=self.request.user)
+        Membership.objects.create(project=project, user=self.request.user, role=Role.RESEARCHER)
+
+    @action(detail=True, methods=["post"], url_path="stats")
+    def stats(self, request, pk=None):
+        """Queue a corpus-statistics job; poll ``/api/jobs/<id>/`` for the result."""
+        project = self.get_object()
+        job = jobs.start_job(project, "corpus-stats", user=request.user)
+        return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+class MembershipViewSet(ProjectFromUrl, mixins.ListModelMixin, mixins.CreateModelMixin, mixins.DestroyModelMixin,
+                        viewsets.GenericViewSet):
+    serializer_class = MembershipSerializer
+    permission_classes = [IsAuthenticated & IsProjectResearcher]
+
+    def get_queryset(self):
+        return Membership.objects.filter(project=self.get_project()).select_related("user")
+
+    def perform_create(self, serializer) -> None:
+        serializer.save(project=self.get_project())
+
+
+class LabelSchemeViewSet(viewsets.ModelViewSet):
+    """Everyone reads; site admins add custom schemes."""
+
+    serializer_class = LabelSchemeSerializer
+    queryset = LabelScheme.objects.order_by("id")
+
+    def get_permissions(self):
+        from ..permissions import IsSiteAdmin
+
+        return [IsAuthenticated(), (IsReadOnly | IsSiteAdmin)()]

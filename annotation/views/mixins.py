@@ -1,0 +1,27 @@
+"""Helpers shared by the API views: the project in the URL or query, scoped querysets."""
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from rest_framework.exceptions import ValidationError
+
+from ..models import Project
+from ..permissions import visible_projects
+
+
+class ProjectFromUrl:
+    """Views under ``/api/projects/<project_pk>/...``: the project, 404 if the user can't see it."""
+
+    def get_project(self) -> Project:
+        if not hasattr(self, "_project"):
+            self._project = get_object_or_404(visible_projects(self.request.user), pk=self.kwargs["project_pk"])
+        return self._project
+
+
+def int_param(request, name: str) -> int | None:
+    raw = request.query_params.get(name)
+    if raw in (None, ""):
+        return None
+    try:
+        return int(raw)
+    except ValueError:
+        raise ValidationError({name: f"must be an integer, got {raw!r}"}) from None

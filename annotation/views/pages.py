@@ -1,0 +1,96 @@
+"""Server-rendered pages (a small JS module per page does the live parts)."""
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from ..models import Article, Project
+from ..permissions import can_research, role_in, visible_projects
+from ..services import alignment_runs, importing
+from .api_corpus import uploaded_files
+
+
+@login_required
+def home(request: HttpRequest) -> HttpResponse:
+    projects = visible_projects(request.user).annotate(article_count=Count("articles", distinct=True)).order_by("name")
+    return render(request, "projects/home.html", {"projects": [(p, role_in(request.user, p)) for p in projects]})
+
+
+def _project_for(request: HttpRequest, pk: int) -> Project:
+    return get_object_or_404(visible_projects(request.user), pk=pk)
+
+
+@login_required
+def project_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    project = _project_for(request, pk)
+    articles = project.articles.annotate(document_count=Count("documents")).order_by("title")
+    context = {
+        "project": project,
+        "role": role_in(request.user, project),
+        "is_researcher": can_research(request.user, project),
+        "articles": articles,
+        "runs": project.runs.order_by("-created_at")[:20],
+        "methods": alignment_runs.available_methods() if can_research(request.user, project) else [],
+    }
+    return render(request, "projects/detail.html", context)
+
+
+@login_required
+def article_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    article = get_object_or_404(Article.objects.filter(project__in=visible_projects(request.user)), pk=pk)
+    documents = [(d, d.sentences.select_related("paragraph").order_by("index")) for d in article.documents.order_by("rank")]
+    return render(request, "projects/article.html", {"article": article, "documents": documents})
+
+
+@login_required
+def project_import(request: HttpRequest, pk: int) -> HttpResponse:
+    project = _project_for(request, pk)
+    if not can_research(request.user, project):
+        raise PermissionDenied("only researchers import corpora")
+    context = {"project": project, "formats": ("auto",) + importing.FORMATS, "problems": [], "result": None}
+    if request.method == "POST":
+        uploads = request.FILES.getlist("files")
+        fmt = request.POST.get("format", "auto")
+        context["format"] = fmt
+        if not uploads:
+            context["problems"] = ["Choose at least one file."]
+        else:
+            try:
+                context["result"] = importing.import_files(project, uploaded_files(uploads), fmt,
+                                                           source=", ".join(u.name for u in uploads)[:200])
+            except importing.CorpusImportError as exc:
+                context["problems"] = [str(p) for p in exc.problems]
+    status = 400 if context["problems"] else 200
+    return render(request, "projects/import.html", context, status=status)
+
+
+@login_required
+@require_POST
+def start_run(request: HttpRequest, pk: int) -> HttpResponse:
+    project = _project_for(request, pk)
+    if not can_research(request.user, project):
+        raise PermissionDenied("only researchers start alignment runs")
+    try:
+        params = json.loads(request.POST.get("params") or "{}")
+        run = alignment_runs.start_run(project, request.POST.get("method", ""), params=params, user=request.user)
+    except (ValueError, json.JSONDecodeError) as exc:
+        messages.error(request, f"Run not started: {exc}")
+    else:
+        messages.success(request, f"Alignment run #{run.pk} ({run.method}) queued.")
+    return redirect("project-detail", pk=project.pk)
+
+
+def healthz(request: HttpRequest) -> HttpResponse:
+    """Liveness + database check for load balancers and docker-compose."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT 1")
+    return HttpResponse("ok", content_type="text/plain")

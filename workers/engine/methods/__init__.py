@@ -1,0 +1,71 @@
+"""Registry of alignment methods: one file per method in this package.
+
+A method module defines a class implementing :class:`Aligner` and decorates it with
+``@register("name")``. Every module in this package is imported on first lookup, so adding
+a method is adding a file.
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
+
+from ..types import Alignment, ArticlePair
+
+ProgressFn = Callable[[float, str], None]
+
+
+class Aligner(Protocol):
+    """What every method provides."""
+
+    name: str
+
+    def align(
+        self, pairs: Sequence[ArticlePair], progress: ProgressFn | None = None
+    ) -> list[Alignment]:
+        """Align each article pair; call ``progress(fraction_done, message)`` as work advances."""
+        ...
+
+
+_REGISTRY: dict[str, Callable[..., Aligner]] = {}
+_loaded = False
+
+
+def register(name: str) -> Callable[[Callable[..., Aligner]], Callable[..., Aligner]]:
+    """Class decorator adding a method under ``name``."""
+
+    def wrap(factory: Callable[..., Aligner]) -> Callable[..., Aligner]:
+        if name in _REGISTRY and _REGISTRY[name] is not factory:
+            raise ValueError(f"method {name!r} registered twice")
+        _REGISTRY[name] = factory
+        return factory
+
+    return wrap
+
+
+def _load_all() -> None:
+    global _loaded
+    if _loaded:
+        return
+    for info in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{info.name}")
+    _loaded = True
+
+
+def available_methods() -> list[str]:
+    """Names of all registered methods, sorted."""
+    _load_all()
+    return sorted(_REGISTRY)
+
+
+def get_aligner(name: str, config: dict[str, Any] | None = None, model: str | None = None) -> Aligner:
+    """Build the aligner ``name`` with a method-specific ``config`` dict and optional model path.
+
+    Raises:
+        ValueError: unknown method (the message lists the valid ones) or bad config.
+    """
+    _load_all()
+    if name not in _REGISTRY:
+        raise ValueError(f"unknown method {name!r}; choose one of: {', '.join(sorted(_REGISTRY))}")
+    return _REGISTRY[name](config=dict(config or {}), model=model)

@@ -1,0 +1,31 @@
+"""``sbert``: cosine of sentence-transformers embeddings, thresholded (paper Table 3 "BERT
+embedding" row; SPEC §5.1 default similarity).
+
+``model`` is any sentence-transformers name or local path (default: bundled all-MiniLM-L6-v2).
+Rule and options: :mod:`workers.engine.threshold`, plus ``device``. Defaults for MiniLM cosine:
+``partial_threshold`` 0.4, ``aligned_threshold`` 0.7 (precision ≥ 0.99 on the ASSET-based dev set).
+
+Example:
+    >>> from workers.engine.methods import get_aligner
+    >>> aligner = get_aligner("sbert", {"partial_threshold": 0.5})
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..similarity import SbertSimilarity
+from ..threshold import ThresholdAligner, ThresholdConfig
+from . import register
+
+DEFAULTS = ThresholdConfig(partial_threshold=0.4, aligned_threshold=0.7)
+
+
+@register("sbert")
+class SbertAligner(ThresholdAligner):
+    """Bi-encoder cosine + thresholds."""
+
+    def __init__(self, config: dict[str, Any] | None = None, model: str | None = None) -> None:
+        config = dict(config or {})
+        device = config.pop("device", None)
+        super().__init__("sbert", SbertSimilarity(model, device=device),
+                         ThresholdConfig.build(DEFAULTS, config))

@@ -1,0 +1,54 @@
+"""The sentence-embedding seam of the seed-paper methods.
+
+Methods take any object with ``encode(texts) -> np.ndarray`` (unit-length rows); by default the
+engine's cached SBERT bi-encoder (:func:`workers.engine.encoders.get_encoder`: bundled
+all-MiniLM-L6-v2 offline, or any sentence-transformers path). Tests pass a tiny deterministic
+encoder instead so the algorithms can be checked without a neural model.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+
+__all__ = ["Encoder", "default_encoder", "token_lengths", "max_tokens"]
+
+
+class Encoder(Protocol):
+    def encode(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit-length embeddings ``[len(texts), dim]``."""
+        ...
+
+
+def default_encoder(model: str | None = None, device: str | None = None) -> Encoder:
+    """The engine's shared cached bi-encoder for ``model`` (None = bundled all-MiniLM-L6-v2)."""
+    from ..encoders import get_encoder
+
+    return get_encoder(model, device)
+
+
+def _tokenizer(encoder: object) -> object | None:
+    # sentence-transformers models expose .tokenizer; the engine's SentenceEncoder wraps one.
+    inner = getattr(encoder, "_model", encoder)
+    return getattr(inner, "tokenizer", None)
+
+
+def max_tokens(encoder: object, default: int = 128) -> int:
+    """The encoder's maximum input length in word pieces (``max_seq_length``), else ``default``."""
+    inner = getattr(encoder, "_model", encoder)
+    value = getattr(inner, "max_seq_length", None)
+    return int(value) if isinstance(value, int) and value > 0 else default
+
+
+def token_lengths(encoder: object, texts: Sequence[str]) -> list[int]:
+    """Word-piece counts of ``texts`` (special tokens included) with the encoder's tokenizer.
+
+    Falls back to whitespace tokens × 1.3 (a typical word-piece/word ratio) when the encoder
+    has no tokenizer, e.g. a test double.
+    """
+    tok = _tokenizer(encoder)
+    if tok is None:
+        return [int(len(t.split()) * 1.3) + 2 for t in texts]
+    enc = tok(list(texts), add_special_tokens=True, truncation=False)["input_ids"]  # type: ignore[operator]
+    return [len(ids) for ids in enc]

@@ -1,0 +1,243 @@
+"""MUSS paraphrase mining (Martin et al. 2022, §3.1, App. A.1; SPEC §5.7).
+
+1. **Sequences**: every run of adjacent sentences of a document whose joined text is at most
+   ``max_chars`` (300) characters: [s1], [s1,s2], …, [s2], [s2,s3], …
+2. **Noise**: drop sequences with more than 10% punctuation characters. (MUSS also drops
+   sequences a kenlm 3-gram LM finds improbable; no LM is available offline, so that filter is
+   left out.)
+3. **Index** unit-length embeddings with faiss: exact ``IndexFlatIP`` up to
+   ``exact_limit`` sequences (default 50,000: brute force is fast and exact there), else
+   ``IVF{nlist},SQ8`` (8-bit scalar quantisation as in A.1, nlist ≈ 4√N, nprobe 16).
+4. **Query** each sequence for its top-``k`` (8) neighbours; distances are squared L2 between unit
+   vectors (= 2 − 2·cosine). Keep a neighbour when its distance ≤ ``max_distance`` and its
+   *relative distance* (distance / mean distance of the query's top-k, the margin criterion of
+   A.1) ≤ ``max_relative`` (0.6). MUSS's 0.05 bound is for compressed LASER vectors; for the
+   default MiniLM we use 0.5 (cosine ≥ 0.75). Both are parameters.
+5. **Filter**: near-identical pairs (case-insensitive character Levenshtein distance < 20% of
+   the longer text), containment (one inside the other, case-insensitive), pairs from the same
+   document whose windows overlap (``same_document="overlapping"``, §3.1) or any two sequences of
+   the same document (``"any"``, A.1), and sequences in an evaluation set (exact match, or any of
+   their sentences, after lowercasing and whitespace normalisation). Symmetric duplicates are
+   reported once.
+"""
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from rapidfuzz.distance import Levenshtein
+
+from .embedding import Encoder, default_encoder
+
+__all__ = [
+    "MinedPair",
+    "Sequence_",
+    "build_index",
+    "extract_sequences",
+    "is_noisy",
+    "mine_paraphrases",
+    "punctuation_ratio",
+]
+
+SameDocument = Literal["overlapping", "any", "keep"]
+SAME_DOCUMENT_MODES = ("overlapping", "any", "keep")
+
+
+@dataclass(frozen=True)
+class Sequence_:
+    """A run of adjacent sentences ``[start, end)`` of document ``doc``."""
+
+    doc: str
+    start: int
+    end: int
+    text: str
+
+    def overlaps(self, other: Sequence_) -> bool:
+        return self.doc == other.doc and self.start < other.end and other.start < self.end
+
+
+@dataclass(frozen=True)
+class MinedPair:
+    """A mined paraphrase: query sequence, neighbour sequence and their distances."""
+
+    query: Sequence_
+    neighbour: Sequence_
+    distance: float
+    relative_distance: float
+
+    @property
+    def cosine(self) -> float:
+        return 1.0 - self.distance / 2.0
+
+
+def extract_sequences(doc: str, sentences: Sequence[str], max_chars: int = 300) -> list[Sequence_]:
+    """All runs of adjacent sentences whose space-joined text has ≤ ``max_chars`` characters.
+
+    Example:
+        >>> [(s.start, s.end) for s in extract_sequences("d", ["a" * 10, "b" * 10, "c" * 300], 25)]
+        [(0, 1), (0, 2), (1, 2)]
+    """
+    out = []
+    for i in range(len(sentences)):
+        text = ""
+        for j in range(i, len(sentences)):
+            text = sentences[j] if j == i else f"{text} {sentences[j]}"
+            if len(text) > max_chars:
+                break
+            if text.strip():
+                out.append(Sequence_(doc, i, j + 1, text))
+    return out
+
+
+def punctuation_ratio(text: str) -> float:
+    """Share of non-space characters that are Unicode punctuation."""
+    chars = [c for c in text if not c.isspace()]
+    if not chars:
+        return 0.0
+    return sum(1 for c in chars if unicodedata.category(c).startswith("P")) / len(chars)
+
+
+def is_noisy(text: str, max_punctuation: float = 0.10) -> bool:
+    """MUSS's noise rule: more than 10% punctuation characters."""
+    return punctuation_ratio(text) > max_punctuation
+
+
+def build_index(vectors: np.ndarray, exact_limit: int = 50_000, nprobe: int = 16, seed: int = 0):  # type: ignore[no-untyped-def]
+    """A faiss inner-product index over unit vectors: flat when small, IVF+SQ8 when large."""
+    import faiss
+
+    x = np.ascontiguousarray(vectors, dtype=np.float32)
+    n, d = x.shape
+    if n <= exact_limit:
+        index = faiss.IndexFlatIP(d)
+    else:
+        nlist = max(1, min(n // 39, int(4 * math.sqrt(n))))
+        index = faiss.index_factory(d, f"IVF{nlist},SQ8", faiss.METRIC_INNER_PRODUCT)
+        rng = np.random.default_rng(seed)
+        sample = x[rng.choice(n, size=min(n, 256 * nlist), replace=False)]
+        index.train(sample)
+        index.nprobe = min(nprobe, nlist)
+    index.add(x)
+    return index
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def near_identical(a: str, b: str, min_change: float = 0.20) -> bool:
+    """Case-insensitive character Levenshtein distance below ``min_change`` × the longer length."""
+    a, b = a.lower(), b.lower()
+    longest = max(len(a), len(b))
+    return longest == 0 or Levenshtein.distance(a, b) < min_change * longest
+
+
+def contained(a: str, b: str) -> bool:
+    a, b = _norm(a), _norm(b)
+    return a in b or b in a
+
+
+def mine_paraphrases(
+    documents: Mapping[str, Sequence[str]],
+    *,
+    encoder: Encoder | None = None,
+    model: str | None = None,
+    queries: Mapping[str, Sequence[str]] | None = None,
+    max_chars: int = 300,
+    max_punctuation: float = 0.10,
+    k: int = 8,
+    max_distance: float = 0.5,
+    max_relative: float = 0.6,
+    min_change: float = 0.20,
+    same_document: SameDocument = "overlapping",
+    evaluation_set: Iterable[str] = (),
+    exact_limit: int = 50_000,
+) -> tuple[list[MinedPair], dict[str, int]]:
+    """Mine paraphrase pairs from a pool of documents (``{doc_id: sentences}``).
+
+    Args:
+        documents: the pool indexed with faiss.
+        queries: documents whose sequences query the index; None = the pool itself (MUSS).
+        same_document: one of ``"overlapping"``, ``"any"``, ``"keep"``.
+        evaluation_set: texts (sentences or sequences) that must not appear in a mined pair.
+
+    Returns:
+        Kept pairs (best first per query) and counts of sequences/candidates and of each filter.
+
+    Raises:
+        ValueError: unknown ``same_document`` mode (valid ones listed).
+    """
+    if same_document not in SAME_DOCUMENT_MODES:
+        raise ValueError(f"unknown same_document {same_document!r}; choose one of: {', '.join(SAME_DOCUMENT_MODES)}")
+    stats = dict.fromkeys(
+        ["sequences", "noisy", "candidates", "too_far", "margin", "near_identical", "contained",
+         "same_document", "evaluation_set", "duplicate", "kept"], 0)
+    evalset = {_norm(t) for t in evaluation_set}
+
+    def collect(docs: Mapping[str, Sequence[str]]) -> list[Sequence_]:
+        seqs = []
+        for doc_id, sents in docs.items():
+            for s in extract_sequences(str(doc_id), sents, max_chars):
+                stats["sequences"] += 1
+                if is_noisy(s.text, max_punctuation):
+                    stats["noisy"] += 1
+                else:
+                    seqs.append(s)
+        return seqs
+
+    pool = collect(documents)
+    qseqs = pool if queries is None else collect(queries)
+    if not pool or not qseqs:
+        return [], stats
+    enc = encoder or default_encoder(model)
+    pool_vec = enc.encode([s.text for s in pool])
+    q_vec = pool_vec if queries is None else enc.encode([s.text for s in qseqs])
+    index = build_index(pool_vec, exact_limit)
+    kk = min(len(pool), k + (1 if queries is None else 0))
+    sims, ids = index.search(np.ascontiguousarray(q_vec, dtype=np.float32), kk)
+    dists = np.maximum(0.0, 2.0 - 2.0 * sims)
+
+    def in_eval(s: Sequence_, docs: Mapping[str, Sequence[str]]) -> bool:
+        if not evalset:
+            return False
+        return _norm(s.text) in evalset or any(_norm(t) in evalset for t in docs[s.doc][s.start : s.end])
+
+    seen: set[tuple[tuple[str, int, int], tuple[str, int, int]]] = set()
+    kept: list[MinedPair] = []
+    for qi, q in enumerate(qseqs):
+        row = [(float(d), int(j)) for d, j in zip(dists[qi], ids[qi]) if j >= 0 and not (queries is None and j == qi)][:k]
+        if not row:
+            continue
+        mean_d = sum(d for d, _ in row) / len(row)
+        for d, j in row:
+            stats["candidates"] += 1
+            c = pool[j]
+            rel = d / mean_d if mean_d > 0 else 0.0
+            if d > max_distance:
+                stats["too_far"] += 1
+            elif len(row) > 1 and rel > max_relative:
+                stats["margin"] += 1
+            elif near_identical(q.text, c.text, min_change):
+                stats["near_identical"] += 1
+            elif contained(q.text, c.text):
+                stats["contained"] += 1
+            elif q.doc == c.doc and queries is None and (
+                same_document == "any" or (same_document == "overlapping" and q.overlaps(c))
+            ):
+                stats["same_document"] += 1
+            elif in_eval(q, queries or documents) or in_eval(c, documents):
+                stats["evaluation_set"] += 1
+            else:
+                key_q, key_c = (q.doc, q.start, q.end), (c.doc, c.start, c.end)
+                key = (key_q, key_c) if queries is not None or key_q <= key_c else (key_c, key_q)
+                if key in seen:
+                    stats["duplicate"] += 1
+                    continue
+                seen.add(key)
+                kept.append(MinedPair(q, c, d, rel))
+                stats["kept"] += 1
+    return kept, stats

@@ -1,0 +1,91 @@
+"""Shared implementation of the plain similarity-threshold aligners (paper §4.1, item 1).
+
+For each simple sentence s, the most similar complex sentence c* is linked when
+``sim(c*, s) >= partial_threshold``; other complex sentences are linked too when they are within
+``margin`` of the best and also above ``partial_threshold`` (at most ``max_complex`` per simple
+sentence) — this is how a plain threshold method can find merges (several complex → one simple).
+Splits (one complex → several simple) come out because several simple sentences can pick the
+same complex sentence. Links are grouped with :func:`~workers.engine.grouping.group_links`, and a
+group is ``aligned`` when its joined-text similarity reaches ``aligned_threshold``, else
+``partial``.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+import numpy as np
+
+from .grouping import group_links, label_groups
+from .similarity import SimilarityModel
+from .types import Alignment, ArticlePair
+
+__all__ = ["ThresholdConfig", "ThresholdAligner", "threshold_links"]
+
+
+@dataclass
+class ThresholdConfig:
+    """Options of a threshold aligner (every key can be given in the method's ``config``)."""
+
+    partial_threshold: float
+    aligned_threshold: float
+    margin: float = 0.05
+    max_complex: int = 2
+
+    @classmethod
+    def build(cls, defaults: ThresholdConfig, config: dict[str, Any]) -> ThresholdConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = set(config) - known
+        if unknown:
+            raise ValueError(f"unknown option(s) {sorted(unknown)}; valid: {sorted(known)}")
+        values = {f.name: getattr(defaults, f.name) for f in fields(cls)}
+        values.update(config)
+        out = cls(**values)
+        if not 0 <= out.partial_threshold <= out.aligned_threshold:
+            raise ValueError("need 0 <= partial_threshold <= aligned_threshold")
+        if out.max_complex < 1 or out.margin < 0:
+            raise ValueError("need max_complex >= 1 and margin >= 0")
+        return out
+
+
+def threshold_links(sim: np.ndarray, cfg: ThresholdConfig) -> list[tuple[int, int]]:
+    """Links chosen by the rule of the module docstring from a ``[n, m]`` similarity."""
+    n, m = sim.shape
+    links: list[tuple[int, int]] = []
+    if n == 0 or m == 0:
+        return links
+    order = np.argsort(-sim, axis=0, kind="stable")
+    for s in range(m):
+        best = sim[order[0, s], s]
+        if best < cfg.partial_threshold:
+            continue
+        for r in range(min(cfg.max_complex, n)):
+            c = int(order[r, s])
+            v = sim[c, s]
+            if r > 0 and (v < cfg.partial_threshold or v < best - cfg.margin):
+                break
+            links.append((c, s))
+    return links
+
+
+class ThresholdAligner:
+    """A similarity backend + :class:`ThresholdConfig`; implements the method protocol."""
+
+    def __init__(self, name: str, similarity: SimilarityModel, config: ThresholdConfig) -> None:
+        self.name = name
+        self.similarity = similarity
+        self.config = config
+
+    def align(self, pairs: Sequence[ArticlePair], progress: Any = None) -> list[Alignment]:
+        out = []
+        for k, pair in enumerate(pairs):
+            cs, ss = pair.complex.sentences, pair.simple.sentences
+            sim = self.similarity.similarity(cs, ss)
+            groups = group_links(threshold_links(sim, self.config))
+            aligned = label_groups(groups, cs, ss, sim, self.similarity,
+                                   self.config.aligned_threshold)
+            out.append(Alignment(pair.id, aligned, meta={"method": self.name}))
+            if progress is not None:
+                progress((k + 1) / len(pairs), f"aligned {k + 1}/{len(pairs)} article pairs")
+        return out
