@@ -78,5 +78,7 @@ class IsProjectResearcher(BasePermission):
 
 
 class CanCreateProjects(BasePermission):
+    """Guards the ``create`` action of a viewset only."""
+
     def has_permission(self, request, view) -> bool:
-        return request.method != "POST" or can_create_projects(request.user)
+        return getattr(view, "action", None) != "create" or can_create_projects(request.user)

@@ -10,6 +10,11 @@ from tests import factories
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def users(db):
     """admin (staff), rita (researcher in project), anna (annotator in project), olga (outsider:

@@ -85,7 +85,6 @@ def _execute(run: AlignmentRun, report) -> None:
     started = time.monotonic()
     model_path = run.model_version.path if run.model_version else (run.params.get("model") or settings.DEFAULT_ENCODER or None)
     config = {k: v for k, v in run.params.items() if k != "model"}
-    config.setdefault("language", run.project.language)
     aligner = get_aligner(run.method, config, model_path)
     load_seconds = time.monotonic() - started
 

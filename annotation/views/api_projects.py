@@ -45,7 +45,7 @@ class MembershipViewSet(ProjectFromUrl, mixins.ListModelMixin, mixins.CreateMode
     permission_classes = [IsAuthenticated & IsProjectResearcher]
 
     def get_queryset(self):
-        return Membership.objects.filter(project=self.get_project()).select_related("user")
+        return Membership.objects.filter(project=self.get_project()).select_related("user").order_by("id")
 
     def perform_create(self, serializer) -> None:
         serializer.save(project=self.get_project())

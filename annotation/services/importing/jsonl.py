@@ -180,8 +180,6 @@ def parse(files: list[TextFile], ctx: ParseContext) -> list[ParsedArticle]:
     first_line: dict[str, tuple[str, int]] = {}
     for f in files:
         for lineno, raw in enumerate(f.text.splitlines(), start=1):
-            if ctx.problems.full:
-                return articles
             if not raw.strip():
                 continue
             record = _Record(f.name, lineno, ctx)

@@ -96,10 +96,8 @@ def parse(files: list[TextFile], ctx: ParseContext) -> list[ParsedArticle]:
         groups[title].append((level, f))
     articles: list[ParsedArticle] = []
     for title, members in groups.items():
-        if ctx.problems.full:
-            break
         ranked = _rank_group(title, members, ctx)
-        if ranked is None:
+        if ranked is None or ctx.problems:  # no point splitting text that will not be imported
             continue
         documents: list[ParsedDocument] = []
         for level, rank, f in ranked:

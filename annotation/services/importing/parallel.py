@@ -20,8 +20,6 @@ def _lines(f: TextFile, ctx: ParseContext) -> list[str] | None:
         if not line.strip():
             ctx.problems.add(f.name, f"empty line at line {n} of {f.basename}; every line must hold a sentence", line=n)
             ok = False
-            if ctx.problems.full:
-                break
     return [line.strip() for line in lines] if ok else None
 
 
@@ -35,8 +33,6 @@ def parse(files: list[TextFile], ctx: ParseContext) -> list[ParsedArticle]:
         stems.setdefault(key, {})[f.extension] = f
     articles: list[ParsedArticle] = []
     for key, sides in stems.items():
-        if ctx.problems.full:
-            break
         if len(sides) == 1:
             (ext, f), = sides.items()
             other = SIMPLE_EXT if ext == COMPLEX_EXT else COMPLEX_EXT

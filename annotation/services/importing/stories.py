@@ -30,8 +30,10 @@ def _parse_one(f: TextFile, ctx: ParseContext) -> ParsedArticle | None:
     if not body.strip():
         ctx.problems.add(f.name, f"story has no body text before the first {MARKER}", line=1)
         return None
+    if not ok or ctx.problems:  # no point splitting text that will not be imported
+        return None
     paragraphs = ctx.split(body)
-    if paragraphs is None or not ok:
+    if paragraphs is None:
         return None
     if not paragraphs:
         ctx.problems.add(f.name, "story body holds no sentences", line=1)
@@ -46,8 +48,6 @@ def _parse_one(f: TextFile, ctx: ParseContext) -> ParsedArticle | None:
 def parse(files: list[TextFile], ctx: ParseContext) -> list[ParsedArticle]:
     articles: list[ParsedArticle] = []
     for f in files:
-        if ctx.problems.full:
-            break
         if f.extension not in EXTENSIONS:
             ctx.problems.add(f.name, f"unknown extension {'.' + f.extension if f.extension else '(none)'} for the stories format; expected .story")
             continue

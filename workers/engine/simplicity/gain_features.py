@@ -161,13 +161,13 @@ class GainFeaturizer:
         return {k: out[k] for k in self.feature_names}
 
     def matrix(self, pairs: Sequence[tuple[str, str]], batch_size: int = 256) -> np.ndarray:
-        """``[len(pairs), len(feature_names)]`` float32; the parser runs batched (``nlp.pipe``)."""
+        """``[len(pairs), len(feature_names)]`` float64; the parser runs batched (``nlp.pipe``)."""
         if self.nlp is not None:
             texts = [t for p in pairs for t in p]
             docs = list(self.nlp.pipe(texts, batch_size=batch_size))
             rows = [self.features(s, t, (docs[2 * i], docs[2 * i + 1])) for i, (s, t) in enumerate(pairs)]
         else:
             rows = [self.features(s, t) for s, t in pairs]
-        return np.array([[r[n] for n in self.feature_names] for r in rows], dtype=np.float32).reshape(
+        return np.array([[r[n] for n in self.feature_names] for r in rows], dtype=np.float64).reshape(
             len(pairs), len(self.feature_names)
         )

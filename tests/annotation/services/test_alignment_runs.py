@@ -1,0 +1,84 @@
+"""Alignment runs called directly (no worker): idempotent writes, errors as data, retry."""
+from __future__ import annotations
+
+import pytest
+
+from annotation.models import AlignmentRun, CandidatePair, PairSentence, Status
+from annotation.services import alignment_runs, jobs
+from tests import factories
+
+
+@pytest.fixture
+def corpus(project):
+    factories.make_article(project, "Bees", {
+        "adv": [["Bee populations have declined sharply across Europe.", "Researchers blame pesticides and habitat loss."],
+                ["Farmers are worried about their crops."]],
+        "int": [["Bee populations have declined across Europe.", "Scientists blame pesticides."],
+                ["Farmers worry about crops."]],
+        "ele": [["There are fewer bees in Europe."], ["Farmers are worried."]],
+    })
+    return project
+
+
+def _run(project, method="jaccard", **kw) -> AlignmentRun:
+    return AlignmentRun.objects.create(project=project, method=method, **kw)
+
+
+def test_a_run_aligns_each_adjacent_pair_of_levels(corpus):
+    run = _run(corpus)
+    alignment_runs.execute_run(run.pk)
+    run.refresh_from_db()
+    assert run.status == Status.SUCCEEDED and run.articles_total == 2
+    levels = set(CandidatePair.objects.filter(run=run).values_list("complex_document__level", "simple_document__level"))
+    assert levels == {("adv", "int"), ("int", "ele")}
+    assert run.pair_count == CandidatePair.objects.filter(run=run).count() > 0
+
+
+def test_explicit_level_pairs_limit_what_is_aligned(corpus):
+    run = _run(corpus, level_pairs=[["adv", "ele"]])
+    alignment_runs.execute_run(run.pk)
+    levels = set(CandidatePair.objects.filter(run=run).values_list("complex_document__level", "simple_document__level"))
+    assert levels == {("adv", "ele")}
+
+
+def test_running_a_run_twice_or_after_a_crash_never_duplicates_pairs(corpus):
+    run = _run(corpus)
+    alignment_runs.execute_run(run.pk)
+    pairs, members = CandidatePair.objects.count(), PairSentence.objects.count()
+    AlignmentRun.objects.filter(pk=run.pk).update(status=Status.RUNNING)  # as if the worker died mid-run
+    alignment_runs.execute_run(run.pk)
+    assert (CandidatePair.objects.count(), PairSentence.objects.count()) == (pairs, members)
+    run.refresh_from_db()
+    assert run.attempts == 2
+
+
+def test_a_succeeded_run_delivered_again_is_not_redone(corpus):
+    run = _run(corpus)
+    alignment_runs.execute_run(run.pk)
+    finished = AlignmentRun.objects.get(pk=run.pk).finished_at
+    alignment_runs.execute_run(run.pk)
+    assert AlignmentRun.objects.get(pk=run.pk).finished_at == finished
+
+
+def test_a_failing_run_records_its_error_and_can_be_retried(corpus):
+    run = _run(corpus, method="no-such-method")
+    with pytest.raises(ValueError):
+        alignment_runs.execute_run(run.pk)
+    run.refresh_from_db()
+    assert run.status == Status.FAILED and "unknown method 'no-such-method'" in run.error
+    run.method = "jaccard"
+    run.save()
+    jobs.retry_run(run)
+    assert AlignmentRun.objects.get(pk=run.pk).status == Status.QUEUED
+    alignment_runs.execute_run(run.pk)
+    assert AlignmentRun.objects.get(pk=run.pk).status == Status.SUCCEEDED
+
+
+def test_starting_a_run_rejects_unknown_methods_with_the_valid_ones(corpus):
+    with pytest.raises(ValueError, match="choose one of: .*crf.*"):
+        alignment_runs.start_run(corpus, "nope")
+
+
+def test_only_failed_runs_can_be_retried(corpus):
+    with pytest.raises(ValueError, match="only failed runs"):
+        jobs.retry_run(_run(corpus))

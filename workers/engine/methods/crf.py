@@ -1,0 +1,279 @@
+"""``crf``: the neural CRF sentence aligner (paper §2; SPEC §5.1) as an engine method.
+
+Pipeline per article pair:
+
+1. sentence similarity ``[n_complex, n_simple]`` (default ``combined`` = 0.5·MiniLM cosine +
+   0.5·TF-IDF cosine, see :mod:`workers.engine.similarity`; a fine-tuned cross-encoder when
+   ``model`` points to one);
+2. optional paragraph alignment (§2.4, ``paragraph_alignment``: ``off``/``newsela``/``wiki``):
+   sentence pairs outside aligned paragraphs get similarity 0, which restricts the CRF to
+   aligned paragraphs while keeping one decode per article (transitions stay article-wide);
+   off by default — with MiniLM/TF-IDF similarities and calibrated thresholds it did not raise
+   sentence-level F1 on the dev data (see ``bench/align_bench.py``);
+3. batched Viterbi decoding (:class:`~workers.engine.crf.NeuralCRF`): one complex sentence (or
+   none) per simple sentence → 1:1 links and splits (several simple → one complex);
+4. **merges** (several complex → one simple): the CRF labels each *simple* sentence with a single
+   complex sentence, so fusions are recovered by secondary links. For a simple sentence s aligned
+   to c, a neighbour c' (|c' − c| ≤ ``merge_window``) not aligned to anything by the CRF is
+   linked to s too when ``sim(c', s) ≥ merge_threshold`` **and** s is the most similar simple
+   sentence of c' (a check in the reverse direction). Decoding the CRF a second time in the
+   reverse direction was rejected: its null/transition parameters are learned for the
+   simple→complex direction, and the one-sided check is cheaper and keeps 1:1 precision;
+5. links → n:m groups (:func:`~workers.engine.grouping.group_links`); a group is ``aligned``
+   when the similarity of its joined texts reaches ``aligned_threshold``, else ``partial``.
+
+``model`` may be a directory saved by :func:`save_crf_aligner` / ``NeuralCRF.save`` (CRF weights
++ the settings it was trained with), a cross-encoder directory, or a sentence-transformers
+name/path for the bi-encoder.
+
+Example:
+    >>> from workers.engine.methods import get_aligner
+    >>> aligner = get_aligner("crf", {"similarity": "tfidf"})
+"""
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..crf import CRFConfig, CRFExample, NeuralCRF, gold_labels_from_links, train_crf
+from ..grouping import group_links, label_groups
+from ..paragraph_alignment import (
+    PARAGRAPH_VARIANTS,
+    NewselaThresholds,
+    WikiThresholds,
+    align_paragraphs,
+)
+from ..similarity import SIMILARITY_NAMES, SimilarityModel, get_similarity
+from ..types import Alignment, ArticlePair
+from . import ProgressFn, register
+
+__all__ = ["CRFAlignerConfig", "CRFAligner", "crf_links", "train_crf_aligner", "save_crf_aligner"]
+
+# Paragraph thresholds calibrated (workers.engine.paragraph_alignment.calibrate) for the default
+# ``combined`` similarity on the ASSET-based dev set; used when paragraph alignment is switched on
+# without explicit thresholds.
+CALIBRATED_NEWSELA = NewselaThresholds(tau1=0.3, tau2=0.34, tau3=0.75, tau4=0.6, tau5=0.5)
+CALIBRATED_WIKI = WikiThresholds(tau1=0.45, tau2=0.8, tau3=0.5, tau4=5, tau5=0.75)
+
+
+@dataclass
+class CRFAlignerConfig:
+    """Options of the ``crf`` method (keys of its ``config`` dict).
+
+    Attributes:
+        similarity: similarity backend (``SIMILARITY_NAMES``); forced to ``cross-encoder`` when
+            ``model`` is a cross-encoder.
+        sbert_weight: embedding weight of the ``combined`` similarity.
+        device: torch device (``None`` = CUDA when available).
+        aligned_threshold: joined-text similarity from which a group is ``aligned``.
+        merge_threshold: similarity needed for a secondary (merge) link.
+        merge_window: how far (in complex sentences) a merge partner may be.
+        paragraph_alignment: ``off``, ``newsela`` or ``wiki``.
+        paragraph_thresholds: τ1..τ5 overrides for the chosen variant.
+        batch_size: article pairs per Viterbi batch.
+        crf: :class:`~workers.engine.crf.CRFConfig` overrides (untrained model only).
+    """
+
+    similarity: str = "combined"
+    sbert_weight: float = 0.5
+    device: str | None = None
+    aligned_threshold: float = 0.6
+    merge_threshold: float = 0.4
+    merge_window: int = 2
+    paragraph_alignment: str = "off"
+    paragraph_thresholds: dict[str, float] | None = None
+    batch_size: int = 16
+    crf: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, config: dict[str, Any]) -> CRFAlignerConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = set(config) - known
+        if unknown:
+            raise ValueError(f"unknown crf option(s) {sorted(unknown)}; valid: {sorted(known)}")
+        cfg = cls(**config)
+        if cfg.similarity not in SIMILARITY_NAMES:
+            raise ValueError(f"unknown similarity {cfg.similarity!r}; choose one of: "
+                             f"{', '.join(SIMILARITY_NAMES)}")
+        if cfg.paragraph_alignment not in ("off", *PARAGRAPH_VARIANTS):
+            raise ValueError(f"unknown paragraph_alignment {cfg.paragraph_alignment!r}; choose "
+                             f"one of: off, {', '.join(PARAGRAPH_VARIANTS)}")
+        if cfg.merge_window < 0 or cfg.batch_size < 1:
+            raise ValueError("need merge_window >= 0 and batch_size >= 1")
+        CRFConfig.from_dict(dict(cfg.crf))  # validates the keys
+        return cfg
+
+    def paragraph_threshold_object(self) -> NewselaThresholds | WikiThresholds | None:
+        if self.paragraph_alignment == "off":
+            return None
+        base = CALIBRATED_NEWSELA if self.paragraph_alignment == "newsela" else CALIBRATED_WIKI
+        if not self.paragraph_thresholds:
+            return base
+        d = asdict(base)
+        unknown = set(self.paragraph_thresholds) - set(d)
+        if unknown:
+            raise ValueError(f"unknown paragraph threshold(s) {sorted(unknown)}; valid: {sorted(d)}")
+        d.update(self.paragraph_thresholds)
+        return type(base)(**d)
+
+
+def _is_cross_encoder(path: Path) -> bool:
+    try:
+        conf = json.loads((path / "config.json").read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return False
+    return any("ForSequenceClassification" in a for a in conf.get("architectures") or [])
+
+
+def crf_links(
+    labels: np.ndarray, sim: np.ndarray, merge_threshold: float, merge_window: int
+) -> tuple[list[tuple[int, int]], set[tuple[int, int]]]:
+    """Links from CRF labels plus secondary merge links (step 4 of the module docstring).
+
+    Returns:
+        ``(links, merge_links)``; ``merge_links`` is the subset added in step 4.
+    """
+    n = sim.shape[0]
+    primary = [(int(a) - 1, s) for s, a in enumerate(labels) if a > 0]
+    used = {c for c, _ in primary}
+    merges: set[tuple[int, int]] = set()
+    if n and merge_window > 0:
+        best_simple = sim.argmax(axis=1) if sim.shape[1] else np.zeros(n, dtype=int)
+        for c, s in primary:
+            for k in range(max(0, c - merge_window), min(n, c + merge_window + 1)):
+                if k == c or k in used:
+                    continue
+                if sim[k, s] >= merge_threshold and best_simple[k] == s:
+                    merges.add((k, s))
+    return primary + sorted(merges), merges
+
+
+@register("crf")
+class CRFAligner:
+    """The neural CRF aligner (see module docstring)."""
+
+    name = "crf"
+
+    def __init__(self, config: dict[str, Any] | None = None, model: str | None = None) -> None:
+        config = dict(config or {})
+        self.crf: NeuralCRF
+        sim_model: str | None = None
+        if model and (Path(model) / "crf.json").exists():
+            self.crf, extra = NeuralCRF.load(model)
+            saved = dict(extra.get("aligner_config") or {})
+            saved.update(config)
+            config = saved
+            sm = extra.get("similarity_model")
+            if isinstance(sm, str) and sm:
+                sim_model = str(Path(model) / sm) if (Path(model) / sm).exists() else sm
+        else:
+            sim_model = model
+        self.config = CRFAlignerConfig.build(config)
+        if not (model and (Path(model) / "crf.json").exists()):
+            self.crf = NeuralCRF(CRFConfig.from_dict(dict(self.config.crf)))
+        if sim_model and Path(sim_model).is_dir() and _is_cross_encoder(Path(sim_model)):
+            self.config.similarity = "cross-encoder"
+        self.similarity_model = sim_model
+        self.similarity: SimilarityModel = get_similarity(
+            self.config.similarity, sim_model, device=self.config.device,
+            sbert_weight=self.config.sbert_weight)
+        self.crf.eval()
+
+    # ------------------------------------------------------------------
+    def similarities(self, pairs: Sequence[ArticlePair],
+                     progress: ProgressFn | None = None) -> list[np.ndarray]:
+        """Sentence similarity per pair, restricted to aligned paragraphs when enabled."""
+        out = []
+        thresholds = self.config.paragraph_threshold_object()
+        for k, p in enumerate(pairs):
+            sim = self.similarity.similarity(p.complex.sentences, p.simple.sentences)
+            if thresholds is not None and sim.size:
+                pa = align_paragraphs(
+                    sim, p.complex.paragraph_index, p.simple.paragraph_index,
+                    variant=self.config.paragraph_alignment,  # type: ignore[arg-type]
+                    thresholds=thresholds, n_complex_paragraphs=len(p.complex.paragraphs),
+                    n_simple_paragraphs=len(p.simple.paragraphs))
+                sim = np.where(pa.sentence_mask(p.complex.paragraph_index,
+                                                p.simple.paragraph_index), sim, 0.0)
+                sim = sim.astype(np.float32)
+            out.append(sim)
+            if progress is not None:
+                progress((k + 1) / len(pairs), f"similarity {k + 1}/{len(pairs)}")
+        return out
+
+    def decode(self, sims: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """Viterbi labels per pair, in size-sorted batches."""
+        order = sorted(range(len(sims)), key=lambda i: (sims[i].shape[0], sims[i].shape[1]))
+        labels: list[np.ndarray | None] = [None] * len(sims)
+        bs = self.config.batch_size
+        for k in range(0, len(order), bs):
+            idx = order[k: k + bs]
+            for i, lab in zip(idx, self.crf.decode([sims[i] for i in idx])):
+                labels[i] = lab
+        return labels  # type: ignore[return-value]
+
+    def align_with_sims(self, pairs: Sequence[ArticlePair],
+                        sims: Sequence[np.ndarray]) -> list[Alignment]:
+        """Decode and group, given the similarity matrices (used by the benchmark)."""
+        cfg = self.config
+        out = []
+        for pair, sim, labels in zip(pairs, sims, self.decode(sims)):
+            links, merges = crf_links(labels, sim, cfg.merge_threshold, cfg.merge_window)
+            groups = group_links(links)
+            extra = {g: {"merge_links": float(sum((c, s) in merges for c in g[0] for s in g[1]))}
+                     for g in groups}
+            pairs_out = label_groups(groups, pair.complex.sentences, pair.simple.sentences, sim,
+                                     self.similarity, cfg.aligned_threshold, extra)
+            out.append(Alignment(pair.id, pairs_out, meta={"method": "crf"}))
+        return out
+
+    def align(self, pairs: Sequence[ArticlePair],
+              progress: ProgressFn | None = None) -> list[Alignment]:
+        pairs = list(pairs)
+        sub = (lambda f, m: progress(0.9 * f, m)) if progress is not None else None
+        sims = self.similarities(pairs, sub)
+        out = self.align_with_sims(pairs, sims)
+        if progress is not None:
+            progress(1.0, f"aligned {len(pairs)} article pairs")
+        return out
+
+
+def train_crf_aligner(
+    pairs: Sequence[ArticlePair],
+    config: dict[str, Any] | None = None,
+    model: str | None = None,
+    *,
+    epochs: int = 30,
+    lr: float = 0.02,
+    progress: ProgressFn | None = None,
+) -> tuple[CRFAligner, list[float]]:
+    """Fit the CRF of a ``crf`` aligner on gold-labelled article pairs (Eq. 6).
+
+    The similarity model is kept fixed; the emission scale, the null score and the transition
+    FFNN are learned. Returns the trained aligner and the per-epoch NLL.
+
+    Raises:
+        ValueError: no pair has gold links.
+    """
+    aligner = CRFAligner(config, model)
+    labelled = [p for p in pairs if p.gold is not None]
+    if not labelled:
+        raise ValueError("training needs article pairs with gold links")
+    sims = aligner.similarities(labelled)
+    examples = [CRFExample(s, gold_labels_from_links(p.gold or (), len(p.complex), len(p.simple), s),
+                           id=p.id) for p, s in zip(labelled, sims)]
+    history = train_crf(aligner.crf, examples, epochs=epochs, lr=lr, progress=progress)
+    return aligner, history
+
+
+def save_crf_aligner(aligner: CRFAligner, directory: str | Path) -> Path:
+    """Save a (trained) ``crf`` aligner so ``get_aligner("crf", model=directory)`` reloads it."""
+    cfg = asdict(aligner.config)
+    cfg.pop("crf", None)
+    return aligner.crf.save(directory, extra={"aligner_config": cfg,
+                                              "similarity_model": aligner.similarity_model or ""})

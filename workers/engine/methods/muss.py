@@ -1,0 +1,93 @@
+"""The ``muss`` method: MUSS paraphrase mining applied inside each article pair (SPEC §5.7).
+
+The corpus-level miner is :func:`workers.engine.simplicity.muss_mining.mine_paraphrases`
+(Martin et al. 2022, §3.1, App. A.1). Here the complex document's sequences (≤ 300 characters of
+adjacent sentences, noisy ones dropped) query a faiss index of the simple document's sequences;
+neighbours pass the distance bound, the margin criterion and the near-identical / containment /
+evaluation-set filters. Because sequences overlap, many kept neighbours repeat the same
+sentences; the default ``select="greedy"`` keeps the closest pairs that reuse no sentence (the
+``"all"`` mode returns every kept pair). Label ``aligned``; score = cosine.
+
+Config keys: ``max_chars`` (300), ``max_punctuation`` (0.1), ``k`` (8), ``max_distance`` (0.5,
+squared L2 on unit vectors), ``max_relative`` (0.6), ``min_change`` (0.2), ``evaluation_set``
+(list of texts), ``select``, ``device``.
+"""
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..simplicity.embedding import Encoder, default_encoder
+from ..simplicity.muss_mining import mine_paraphrases
+from ..types import AlignedPair, Alignment, ArticlePair
+from . import ProgressFn, register
+
+__all__ = ["MussAligner"]
+
+DEFAULTS: dict[str, Any] = {
+    "max_chars": 300, "max_punctuation": 0.10, "k": 8, "max_distance": 0.5,
+    "max_relative": 0.6, "min_change": 0.20,
+}
+_KEYS = {*DEFAULTS, "evaluation_set", "select", "device"}
+SELECT_MODES = ("greedy", "all")
+
+
+@register("muss")
+class MussAligner:
+    """MUSS mining between the complex and simple document of every article pair."""
+
+    name = "muss"
+
+    def __init__(
+        self, config: dict[str, Any] | None = None, model: str | None = None,
+        encoder: Encoder | None = None,
+    ) -> None:
+        config = dict(config or {})
+        unknown = set(config) - _KEYS
+        if unknown:
+            raise ValueError(f"unknown muss config keys {sorted(unknown)}; valid: {', '.join(sorted(_KEYS))}")
+        self.params = {k: config.get(k, v) for k, v in DEFAULTS.items()}
+        self.evaluation_set = list(config.get("evaluation_set", []))
+        self.select = str(config.get("select", "greedy"))
+        if self.select not in SELECT_MODES:
+            raise ValueError(f"unknown select {self.select!r}; choose one of: {', '.join(SELECT_MODES)}")
+        self.model = model
+        self.device = config.get("device")
+        self._encoder = encoder
+
+    @property
+    def encoder(self) -> Encoder:
+        if self._encoder is None:
+            self._encoder = default_encoder(self.model, self.device)
+        return self._encoder
+
+    def align(self, pairs: Sequence[ArticlePair], progress: ProgressFn | None = None) -> list[Alignment]:
+        out = []
+        for n_done, ap in enumerate(pairs, start=1):
+            mined, stats = mine_paraphrases(
+                {"simple": list(ap.simple.sentences)},
+                queries={"complex": list(ap.complex.sentences)},
+                encoder=self.encoder, evaluation_set=self.evaluation_set, **self.params,
+            )
+            mined.sort(key=lambda p: p.distance)
+            used_c: set[int] = set()
+            used_s: set[int] = set()
+            found = []
+            for p in mined:
+                cset = set(range(p.query.start, p.query.end))
+                sset = set(range(p.neighbour.start, p.neighbour.end))
+                if self.select == "greedy":
+                    if cset & used_c or sset & used_s:
+                        continue
+                    used_c |= cset
+                    used_s |= sset
+                found.append(AlignedPair(
+                    complex=tuple(sorted(cset)), simple=tuple(sorted(sset)), label="aligned",
+                    score=p.cosine,
+                    features={"l2_distance": p.distance, "relative_distance": p.relative_distance},
+                ))
+            found.sort(key=lambda a: (a.complex, a.simple))
+            out.append(Alignment(ap.id, found, meta={"method": self.name, **self.params, "mining": stats}))
+            if progress is not None:
+                progress(n_done / len(pairs), f"muss: {n_done}/{len(pairs)} article pairs")
+        return out
