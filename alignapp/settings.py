@@ -7,6 +7,7 @@ a Celery broker on kombu's filesystem transport (no server), DEBUG on. Productio
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import dj_database_url
@@ -88,7 +89,9 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
         {"timeout": 30, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"}
     )
     # A file, not :memory:, so a Celery worker process started by the tests sees the test database.
-    DATABASES["default"]["TEST"] = {"NAME": env_str("SQLITE_TEST_NAME", str(VAR_DIR / "test.sqlite3"))}
+    # One file per test process, so parallel test runs never share it.
+    _test_db = Path(tempfile.gettempdir()) / f"alignapp-test-{os.getpid()}.sqlite3"
+    DATABASES["default"]["TEST"] = {"NAME": env_str("SQLITE_TEST_NAME", str(_test_db))}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = (

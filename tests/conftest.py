@@ -80,3 +80,6 @@ def redis_url() -> str:
     except redis.RedisError as exc:
         require_service(f"Redis at {url} not reachable: {exc}")
     return url
+
+
+from tests.worker_process import embedded_worker, redis_worker  # noqa: E402,F401 - shared fixtures

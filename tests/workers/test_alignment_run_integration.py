@@ -5,7 +5,7 @@ import pytest
 
 from annotation.models import AlignmentRun, CandidatePair, Status
 from annotation.services.demo import ensure_demo
-from tests.workers.conftest import wait_for
+from tests.worker_process import wait_for
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 

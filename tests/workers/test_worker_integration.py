@@ -7,7 +7,7 @@ from django.db import transaction
 from annotation.models import Job, Status
 from annotation.services import jobs
 from tests import factories
-from tests.workers.conftest import wait_for
+from tests.worker_process import wait_for
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]
 

@@ -107,7 +107,9 @@ class SentenceEncoder:
 
     @property
     def dimension(self) -> int:
-        return int(self._model.get_sentence_embedding_dimension())
+        get_dim = getattr(self._model, "get_embedding_dimension", None) or \
+            self._model.get_sentence_embedding_dimension
+        return int(get_dim())
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """Unit-length embeddings ``[len(texts), dim]`` (float32), using the cache."""

@@ -6,9 +6,9 @@ sentence of it), so a group never stands for a link that was not predicted; othe
 split into one group per simple sentence (several complex → one simple), and simple sentences
 sharing exactly the same complex sentences are joined again (one complex → several simple).
 
-A group is labelled ``aligned`` when the similarity of its joined texts (complex sentences
-joined vs simple sentences joined, in document order) reaches ``aligned_threshold``, else
-``partial``: a split's pieces are each only partly similar to the long sentence, but together
+A group is labelled ``aligned`` when the similarity of its two sides (complex sentences joined
+vs simple sentences joined, in document order; see ``SimilarityModel.group_similarity``) reaches
+``aligned_threshold``, else ``partial``: a split's pieces are each only partly similar to the long sentence, but together
 they cover it.
 """
 from __future__ import annotations
@@ -93,9 +93,9 @@ def label_groups(
         if len(cs) == 1 and len(ss) == 1:
             joined[k] = sim[cs[0], ss[0]]
     if multi:
-        a = [" ".join(complex_sents[c] for c in groups[k][0]) for k in multi]
-        b = [" ".join(simple_sents[s] for s in groups[k][1]) for k in multi]
-        joined[multi] = similarity.paired(a, b)
+        a = [[complex_sents[c] for c in groups[k][0]] for k in multi]
+        b = [[simple_sents[s] for s in groups[k][1]] for k in multi]
+        joined[multi] = similarity.group_similarity(a, b)
     out = []
     for k, (cs, ss) in enumerate(groups):
         block = sim[np.ix_(cs, ss)]

@@ -71,6 +71,17 @@ class SimilarityModel(ABC):
             return np.zeros(0, dtype=np.float32)
         return np.diag(self.similarity(a, b)).astype(np.float32)
 
+    def group_similarity(
+        self, complex_groups: Sequence[Sequence[str]], simple_groups: Sequence[Sequence[str]]
+    ) -> np.ndarray:
+        """Score of each n:m group: its complex sentences vs its simple sentences, joined.
+
+        The default scores the joined texts with :meth:`paired`; the bi-encoder overrides it
+        with the mean of the cached sentence embeddings (no new encoding).
+        """
+        return self.paired([" ".join(g) for g in complex_groups],
+                           [" ".join(g) for g in simple_groups])
+
     def __call__(self, complex_sents: Sequence[str], simple_sents: Sequence[str]) -> np.ndarray:
         return self.similarity(complex_sents, simple_sents)
 
@@ -187,6 +198,18 @@ class SbertSimilarity(SimilarityModel):
         ea, eb = emb[: len(a)], emb[len(a):]
         return np.clip((ea * eb).sum(axis=1), 0.0, 1.0).astype(np.float32)
 
+    def group_similarity(
+        self, complex_groups: Sequence[Sequence[str]], simple_groups: Sequence[Sequence[str]]
+    ) -> np.ndarray:
+        """Cosine of the mean sentence embeddings of each side (uses the embedding cache)."""
+        out = np.zeros(len(complex_groups), dtype=np.float32)
+        for k, (cg, sg) in enumerate(zip(complex_groups, simple_groups)):
+            a = self.encoder.encode(list(cg)).mean(axis=0)
+            b = self.encoder.encode(list(sg)).mean(axis=0)
+            denom = float(np.linalg.norm(a) * np.linalg.norm(b))
+            out[k] = float(a @ b) / denom if denom > 0 else 0.0
+        return np.clip(out, 0.0, 1.0)
+
 
 class CrossEncoderSimilarity(SimilarityModel):
     """P(aligned | complex, simple) from a fine-tuned ``sentence_transformers.CrossEncoder``.
@@ -264,6 +287,15 @@ class CombinedSimilarity(SimilarityModel):
         for model, w in self.parts.items():
             if w:
                 out += w * model.paired(a, b)
+        return out / self._total
+
+    def group_similarity(
+        self, complex_groups: Sequence[Sequence[str]], simple_groups: Sequence[Sequence[str]]
+    ) -> np.ndarray:
+        out = np.zeros(len(complex_groups), dtype=np.float32)
+        for model, w in self.parts.items():
+            if w:
+                out += w * model.group_similarity(complex_groups, simple_groups)
         return out / self._total
 
 

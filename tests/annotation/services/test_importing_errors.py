@@ -184,3 +184,16 @@ def test_a_problem_reads_file_line_field_message():
     assert str(Problem("a.jsonl", 3, "gold[0]", "bad")) == "a.jsonl:3: gold[0]: bad"
     assert str(Problem("a.txt", None, None, "bad")) == "a.txt: bad"
     assert str(Problem("", None, "language", "bad")) == "language: bad"
+
+
+def test_a_failure_while_writing_rolls_everything_back(project, counts, monkeypatch):
+    from annotation.models import Adjudication
+
+    def boom(*args, **kwargs):
+        raise RuntimeError("disk full")
+
+    monkeypatch.setattr(Adjudication.objects, "bulk_create", boom)
+    before = counts()
+    with pytest.raises(RuntimeError, match="disk full"):
+        import_files(project, [("in.jsonl", jsonl(rec("a", gold=[[0, 0]])))])
+    assert counts() == before

@@ -118,3 +118,11 @@ def test_the_result_lists_the_new_article_ids(project):
     result = import_files(project, [("in.jsonl", data)])
     assert result.article_ids == [Article.objects.get(title="a").pk]
     assert result.describe() == "1 articles, 2 documents, 2 sentences, 0 pairs (jsonl)"
+
+
+def test_unicode_line_separators_inside_strings_do_not_break_records(project):
+    record = {"id": "u", "complex": {"paragraphs": [["Zürich\u2028liegt am See."]]}, "simple": {"paragraphs": [["Ça va\u0085bien."]]}}
+    data = (json.dumps(record, ensure_ascii=False) + "\n").encode()
+    import_files(project, [("in.jsonl", data)])
+    assert sentences("u", "complex") == ["Zürich\u2028liegt am See."]
+    assert sentences("u", "simple") == ["Ça va\u0085bien."]

@@ -67,7 +67,7 @@ def test_syntactic_measures_on_a_hand_built_tree():
     boundaries = [sum(1 for a, b in arcs if a <= k < b) for k in range(7)]
     assert idt(doc) == pytest.approx(sum(boundaries) / 7)
     # heads with left dependents: dog (from "the": the big dog → 1 referent), farmer (of the farmer → 1),
-    # barks (from "the" at 0: dog, farmer, barks → 3)
+    # barks (leftmost dependent dog: dog, farmer, barks → 3)
     assert dlt(doc) == pytest.approx((1 + 1 + 3) / 3)
     assert set(syntactic_features(doc)) == {"mdt", "idt", "dlt", "idt_dlt", "le", "nnd"}
 

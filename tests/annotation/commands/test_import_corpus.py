@@ -1,0 +1,80 @@
+"""``manage.py import_corpus``."""
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from annotation.models import Article, Document, Project, Sentence
+
+pytestmark = pytest.mark.django_db
+
+DEMO = Path(__file__).resolve().parents[3] / "annotation" / "fixtures" / "demo_corpus"
+
+
+def run(*args: str) -> tuple[str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    call_command("import_corpus", *args, stdout=out, stderr=err)
+    return out.getvalue(), err.getvalue()
+
+
+def test_it_imports_a_folder_and_prints_a_one_line_summary(project):
+    out, err = run("Newsela sample", str(DEMO))
+    sentences = Sentence.objects.filter(document__article__project=project).count()
+    assert out == f"imported 4 articles, 12 documents, {sentences} sentences, 0 pairs (levels) into 'Newsela sample'\n"
+    assert err == ""
+    assert project.articles.count() == 4
+
+
+def test_it_finds_the_project_by_id(project):
+    run(str(project.pk), str(DEMO), "--format", "levels")
+    assert project.articles.count() == 4
+
+
+def test_it_creates_the_project_when_asked(users, tmp_path):
+    (tmp_path / "a.jsonl").write_text(json.dumps(
+        {"id": "a", "complex": {"text": "Die Mauer fiel am 9. November 1989. Danach war alles anders."},
+         "simple": {"paragraphs": [["Die Mauer fiel."]]}, "gold": [[0, 0]]}) + "\n")
+    out, _ = run("Neu", str(tmp_path), "--create", "--language", "de")
+    project = Project.objects.get(name="Neu")
+    assert (project.language, project.label_scheme.slug) == ("de", "aligned-partial-not")
+    assert out == "imported 1 articles, 2 documents, 3 sentences, 1 pairs (jsonl) into 'Neu'\n"
+
+
+def test_it_refuses_an_unknown_project_without_create(users):
+    with pytest.raises(CommandError, match="no project named 'Nope'; pass --create"):
+        run("Nope", str(DEMO))
+    assert not Project.objects.filter(name="Nope").exists()
+
+
+def test_it_prints_every_problem_and_fails_without_writing(project, tmp_path):
+    (tmp_path / "x.src").write_text("a\n\nc\n")
+    (tmp_path / "x.dst").write_text("a\nb\n")
+    err = io.StringIO()
+    with pytest.raises(CommandError, match=r"nothing imported: 2 problem\(s\)"):
+        call_command("import_corpus", "Newsela sample", str(tmp_path), stdout=io.StringIO(), stderr=err)
+    assert err.getvalue().splitlines() == [
+        "x.src:2: empty line at line 2 of x.src; every line must hold a sentence",
+        "x.src: x.src has 3 lines but x.dst has 2; line-aligned files need the same number of lines",
+    ]
+    assert Article.objects.count() == 0 and Document.objects.count() == 0
+
+
+def test_a_failed_import_does_not_leave_a_created_project_behind(users, tmp_path):
+    (tmp_path / "Lonely-adv.txt").write_text("Alone.")
+    with pytest.raises(CommandError):
+        run("Fresh", str(tmp_path), "--create")
+    assert not Project.objects.filter(name="Fresh").exists()
+
+
+def test_existing_articles_are_an_error_unless_skipped(project):
+    run("Newsela sample", str(DEMO))
+    with pytest.raises(CommandError):
+        run("Newsela sample", str(DEMO))
+    out, err = run("Newsela sample", str(DEMO), "--on-conflict", "skip")
+    assert out == "imported 0 articles, 0 documents, 0 sentences, 0 pairs (levels) into 'Newsela sample'\n"
+    assert err.startswith("warning: skipped 4 article(s) already in project 'Newsela sample'")
+    assert project.articles.count() == 4

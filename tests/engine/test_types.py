@@ -1,0 +1,26 @@
+from __future__ import annotations
+
+from workers.engine.types import AlignedPair, Alignment, ArticlePair, Document
+
+
+def test_a_document_flattens_its_paragraphs_in_order():
+    d = Document(paragraphs=(("a", "b"), (), ("c",)))
+    assert d.sentences == ("a", "b", "c")
+    assert d.paragraph_index == (0, 0, 2)
+    assert len(d) == 3
+
+
+def test_an_empty_document_has_no_sentences():
+    d = Document(paragraphs=())
+    assert d.sentences == () and len(d) == 0 and d.paragraph_index == ()
+
+
+def test_a_group_stands_for_all_its_links():
+    p = AlignedPair((3, 4), (1, 2), "partial", 0.5)
+    assert sorted(p.links()) == [(3, 1), (3, 2), (4, 1), (4, 2)]
+
+
+def test_article_pairs_default_to_no_gold_labels_and_no_identical_pairs():
+    p = ArticlePair("x", Document((("a",),)), Document((("b",),)))
+    assert p.gold is None and p.gold_labels is None and p.identical == ()
+    assert Alignment("x", []).meta == {}

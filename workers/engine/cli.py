@@ -1,0 +1,140 @@
+"""Command line of the engine (SPEC §4): ``python -m workers.engine COMMAND ...``.
+
+Commands:
+    align     ``--method M --input IN.jsonl --output OUT.jsonl [--model PATH] [--config JSON]
+              [--language en]``: align every article pair; progress on stderr.
+    evaluate  ``--pred P.jsonl --gold G.jsonl``: Task 1 / Task 2 P/R/F1, printed as JSON on the
+              last line of stdout.
+
+Bad input gives a one-line ``error: file:line: field ...: message`` on stderr and exit status 2;
+a model that cannot be loaded gives exit status 1.
+
+Example:
+    $ python -m workers.engine align --method tfidf --input in.jsonl --output out.jsonl
+    $ python -m workers.engine evaluate --pred out.jsonl --gold in.jsonl
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from .errors import EngineError, EngineInputError
+
+__all__ = ["build_parser", "main"]
+
+
+def _parse_config(text: str | None) -> dict[str, Any]:
+    if not text:
+        return {}
+    if text.startswith("@"):
+        try:
+            with open(text[1:], encoding="utf-8") as fh:
+                text = fh.read()
+        except OSError as exc:
+            raise EngineInputError(f"cannot read config file: {exc.strerror}",
+                                   source=text[1:]) from None
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise EngineInputError(f"--config is not valid JSON: {exc.msg} (column {exc.colno})") from None
+    if not isinstance(value, dict):
+        raise EngineInputError("--config must be a JSON object")
+    return value
+
+
+class _Progress:
+    def __init__(self, stream: Any) -> None:
+        self.stream = stream
+        self.last = -1.0
+        self.t0 = time.perf_counter()
+
+    def __call__(self, frac: float, msg: str) -> None:
+        if frac >= 1.0 or frac - self.last >= 0.05:
+            self.last = frac
+            print(f"[{100 * frac:5.1f}% {time.perf_counter() - self.t0:7.1f}s] {msg}",
+                  file=self.stream, flush=True)
+
+
+def _cmd_align(args: argparse.Namespace) -> int:
+    from .io import read_pairs, write_alignments
+    from .methods import get_aligner
+
+    config = _parse_config(args.config)
+    pairs = read_pairs(args.input, language=args.language)
+    aligner = get_aligner(args.method, config, args.model)
+    print(f"aligning {len(pairs)} article pairs with {args.method}", file=sys.stderr)
+    alignments = aligner.align(pairs, progress=_Progress(sys.stderr))
+    n = write_alignments(alignments, args.output)
+    n_pairs = sum(len(a.pairs) for a in alignments)
+    print(f"wrote {n} lines, {n_pairs} aligned groups to {args.output}", file=sys.stderr)
+    return 0
+
+
+def _cmd_evaluate(args: argparse.Namespace) -> int:
+    from .io import read_alignments, read_pairs
+    from .metrics import evaluate
+
+    gold = read_pairs(args.gold, language=args.language)
+    if not any(p.gold is not None for p in gold):
+        raise EngineInputError("no record has a 'gold' field", source=args.gold)
+    pred = read_alignments(args.pred)
+    result = evaluate(pred, gold, exclude_identical=not args.keep_identical)
+    t1, t2 = result["task1"], result["task2"]
+    print(f"task1 P {t1['precision']:.4f} R {t1['recall']:.4f} F1 {t1['f1']:.4f}",  # type: ignore[index]
+          file=sys.stderr)
+    print(f"task2 P {t2['precision']:.4f} R {t2['recall']:.4f} F1 {t2['f1']:.4f}",  # type: ignore[index]
+          file=sys.stderr)
+    print(json.dumps(result, sort_keys=True))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser (one sub-parser per command)."""
+    from .methods import available_methods
+    from .text import SUPPORTED_LANGUAGES
+
+    parser = argparse.ArgumentParser(prog="python -m workers.engine",
+                                     description="alignapp sentence alignment engine")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("align", help="align article pairs (JSONL in → JSONL out)")
+    p.add_argument("--method", required=True, choices=available_methods())
+    p.add_argument("--input", required=True, help="input JSONL (SPEC §4)")
+    p.add_argument("--output", required=True, help="output JSONL")
+    p.add_argument("--model", default=None, help="model path or name for the method")
+    p.add_argument("--config", default=None, help="method options as a JSON object (or @file)")
+    p.add_argument("--language", default="en", choices=SUPPORTED_LANGUAGES,
+                   help="language for splitting {'text': ...} documents")
+    p.set_defaults(func=_cmd_align)
+
+    p = sub.add_parser("evaluate", help="Task 1/2 precision, recall, F1 against gold")
+    p.add_argument("--pred", required=True, help="predicted alignments JSONL")
+    p.add_argument("--gold", required=True, help="input JSONL with 'gold' links")
+    p.add_argument("--language", default="en", choices=SUPPORTED_LANGUAGES)
+    p.add_argument("--keep-identical", action="store_true",
+                   help="do not exclude identical sentence pairs")
+    p.set_defaults(func=_cmd_evaluate)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args))
+    except EngineInputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except FileNotFoundError as exc:
+        print(f"error: no such file: {exc.filename}", file=sys.stderr)
+        return 2
+    except EngineError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except ValueError as exc:  # bad option values (messages list the valid ones)
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
