@@ -28,7 +28,7 @@ def available_methods() -> list[str]:
 
 
 def start_run(project: Project, method: str, *, params: dict | None = None, level_pairs: list | None = None,
-              model_version=None, user=None, queue: str = Queue.GPU.value) -> AlignmentRun:
+              model_version=None, user=None, queue: str = Queue.GPU.value, enqueue: bool = True) -> AlignmentRun:
     """Create an alignment run and queue it (on the gpu queue by default; it falls back to CPU)."""
     methods = available_methods()
     if method not in methods:
@@ -42,7 +42,8 @@ def start_run(project: Project, method: str, *, params: dict | None = None, leve
             raise ValueError("level_pairs must be a list of [complex_level, simple_level] pairs")
     run = AlignmentRun.objects.create(project=project, method=method, params=params or {}, level_pairs=level_pairs or [],
                                       model_version=model_version, created_by=user, queue=queue)
-    jobs.enqueue_run(run)
+    if enqueue:
+        jobs.enqueue_run(run)
     return run
 
 

@@ -1,9 +1,7 @@
 """Articles, documents (with sentences) and corpus upload."""
 from __future__ import annotations
 
-import tempfile
 from dataclasses import asdict
-from pathlib import Path
 
 from django.db.models import Count
 from rest_framework import status, viewsets
@@ -69,16 +67,5 @@ class CorpusUploadView(ProjectFromUrl, APIView):
 
 
 def uploaded_files(uploads) -> list[tuple[str, bytes]]:
-    """Uploaded files as (name, bytes); archives (.zip, .tar.gz) are unpacked by the importer's reader."""
-    files: list[tuple[str, bytes]] = []
-    for upload in uploads:
-        if upload.name.endswith((".zip", ".tar.gz", ".tgz")):
-            with tempfile.TemporaryDirectory() as tmp:
-                path = Path(tmp) / Path(upload.name).name
-                with open(path, "wb") as out:
-                    for chunk in upload.chunks():
-                        out.write(chunk)
-                files += importing.read_path(path)
-        else:
-            files.append((upload.name, upload.read()))
-    return files
+    """Uploaded files as (name, bytes); the importer unpacks archives itself."""
+    return [(upload.name, upload.read()) for upload in uploads]

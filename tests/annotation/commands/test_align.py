@@ -1,0 +1,46 @@
+from __future__ import annotations
+
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from annotation.models import AlignmentRun, CandidatePair, Status
+from tests import factories
+
+
+@pytest.fixture
+def corpus(project):
+    factories.make_article(project, "Bees", {
+        "adv": [["Bee populations have declined sharply across Europe.", "Researchers blame pesticides."]],
+        "ele": [["Bee populations have declined in Europe."]],
+    })
+    return project
+
+
+def test_align_now_runs_in_process_and_prints_a_summary(corpus):
+    out = StringIO()
+    call_command("align", corpus.name, "--method", "jaccard", "--now", stdout=out)
+    run = AlignmentRun.objects.get()
+    assert run.status == Status.SUCCEEDED
+    assert f"alignment run #{run.pk} (jaccard) succeeded: {run.pair_count} pairs" in out.getvalue()
+    assert CandidatePair.objects.filter(run=run).count() == run.pair_count >= 1
+
+
+def test_align_without_now_only_queues(corpus):
+    out = StringIO()
+    call_command("align", str(corpus.pk), "--method", "tfidf", "--levels", "adv:ele", stdout=out)
+    run = AlignmentRun.objects.get()
+    assert run.status == Status.QUEUED and run.level_pairs == [["adv", "ele"]]
+    assert "queued alignment run" in out.getvalue()
+
+
+@pytest.mark.parametrize("args,message", [
+    (["Nope"], "no project named 'Nope'"),
+    (["Newsela sample", "--method", "magic"], "unknown method 'magic'"),
+    (["Newsela sample", "--params", "{bad"], "Expecting property name"),
+    (["Newsela sample", "--levels", "adv"], "COMPLEX:SIMPLE"),
+])
+def test_align_reports_bad_arguments_clearly(corpus, args, message):
+    with pytest.raises(CommandError, match=message):
+        call_command("align", *args)
