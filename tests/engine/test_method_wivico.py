@@ -71,3 +71,10 @@ def test_with_minilm_it_skips_inputs_over_the_encoders_max_length():
     assert res.meta["skipped_complex_windows"] == 2  # [0] and [0, 1]
     assert res.meta["max_tokens"] > 0
     assert ((1,), (0,)) in {(p.complex, p.simple) for p in res.pairs}
+
+
+def test_the_offset_propagation_can_be_chosen():
+    [res] = WivicoAligner({"threshold": 0.8, "propagation": "offset"}, encoder=BagOfWordsEncoder()).align([_pair()])
+    gap = 0.8 - res.meta["config_means"]["1:1"]
+    assert res.meta["thresholds"]["2:2"] == pytest.approx(min(1.0, res.meta["config_means"]["2:2"] + gap))
+    assert res.meta["propagation"] == "offset"

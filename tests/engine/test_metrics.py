@@ -18,7 +18,8 @@ def _pair(gold, labels=None, identical=(), complex_sents=("c0", "c1", "c2"),
 def test_task1_counts_partial_links_and_task2_does_not():
     gold = _pair([(0, 0), (1, 1), (2, 2)])
     pred = Alignment("x", [AlignedPair((0,), (0,), "aligned", 1.0),
-                           AlignedPair((1,), (1, 2), "partial", 0.5)])
+                           AlignedPair((1,), (1,), "partial", 0.5),
+                           AlignedPair((2,), (2,), "partial", 0.4)])
     r = evaluate([pred], [gold])
     assert r["task1"]["tp"] == 3 and r["task1"]["n_pred"] == 3 and r["task1"]["f1"] == 1.0
     assert r["task2"]["tp"] == 1 and r["task2"]["n_pred"] == 1

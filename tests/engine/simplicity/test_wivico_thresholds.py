@@ -44,3 +44,11 @@ def test_propagation_keeps_the_1to1_cutoff_and_shifts_the_others():
     assert got[(3, 3)] == pytest.approx(means[(3, 3)])
     with pytest.raises(ValueError, match="1:1"):
         propagate_thresholds({(1, 2): 0.5})
+
+
+def test_the_offset_alternative_keeps_each_configs_distance_above_its_mean():
+    means = {(1, 1): 0.5, (1, 2): 0.4, (3, 3): 0.3}
+    got = propagate_thresholds(means, 0.8, method="offset")
+    assert got == pytest.approx({(1, 1): 0.8, (1, 2): 0.7, (3, 3): 0.6})
+    with pytest.raises(ValueError, match="choose one of: paper, offset"):
+        propagate_thresholds(means, 0.8, method="guess")

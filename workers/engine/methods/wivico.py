@@ -19,7 +19,8 @@ sentence is used twice.
 Config keys: ``threshold`` (1:1 valid cut-off, default 0.81), ``partial_threshold`` (1:1 partial
 cut-off, default threshold − 0.15), ``thresholds`` (explicit ``{"n:m": value}``, bypassing the
 propagation), ``max_n``/``max_m`` (3), ``max_tokens`` (default: the encoder's), ``select``,
-``device``.
+``propagation`` (``"paper"`` — the decreasing shift — or ``"offset"``, see
+:func:`~workers.engine.simplicity.wivico_thresholds.propagate_thresholds`), ``device``.
 """
 from __future__ import annotations
 
@@ -29,14 +30,15 @@ from typing import Any
 import numpy as np
 
 from ..simplicity.embedding import Encoder, default_encoder, max_tokens, token_lengths
-from ..simplicity.wivico_thresholds import PAPER_VALID_THRESHOLD, propagate_thresholds
+from ..simplicity.wivico_thresholds import PAPER_VALID_THRESHOLD, PROPAGATION_METHODS, propagate_thresholds
 from ..types import AlignedPair, Alignment, ArticlePair
 from . import ProgressFn, register
 
 __all__ = ["WivicoAligner", "windows"]
 
 SELECT_MODES = ("greedy", "all")
-_KEYS = {"threshold", "partial_threshold", "thresholds", "max_n", "max_m", "max_tokens", "select", "device"}
+_KEYS = {"threshold", "partial_threshold", "thresholds", "propagation", "max_n", "max_m", "max_tokens",
+         "select", "device"}
 
 
 def windows(sentences: Sequence[str], max_size: int = 3) -> list[tuple[int, int]]:
@@ -86,6 +88,11 @@ class WivicoAligner:
         self.select = str(config.get("select", "greedy"))
         if self.select not in SELECT_MODES:
             raise ValueError(f"unknown select {self.select!r}; choose one of: {', '.join(SELECT_MODES)}")
+        self.propagation = str(config.get("propagation", "paper"))
+        if self.propagation not in PROPAGATION_METHODS:
+            raise ValueError(
+                f"unknown propagation {self.propagation!r}; choose one of: {', '.join(PROPAGATION_METHODS)}"
+            )
         self._max_tokens = config.get("max_tokens")
         self.model = model
         self.device = config.get("device")
@@ -123,13 +130,13 @@ class WivicoAligner:
             if progress is not None:
                 progress(0.9 * (k + 1) / len(pairs), f"wivico: scored {k + 1}/{len(pairs)} article pairs")
 
-        means = {c: s / n for c, (s, n) in sums.items() if n}
+        means = {c: float(s / n) for c, (s, n) in sums.items() if n}
         if self.fixed is not None:
             valid = dict(self.fixed)
             partial = {c: v - (self.threshold - self.partial_threshold) for c, v in valid.items()}
         elif (1, 1) in means:
-            valid = propagate_thresholds(means, self.threshold)
-            partial = propagate_thresholds(means, self.partial_threshold)
+            valid = propagate_thresholds(means, self.threshold, self.propagation)
+            partial = propagate_thresholds(means, self.partial_threshold, self.propagation)
         else:
             valid, partial = {}, {}
 
@@ -146,8 +153,8 @@ class WivicoAligner:
                         cands.append((s - valid[cfg], ci, n, si, m, s, "aligned", valid[cfg]))
                     elif s >= partial[cfg]:
                         cands.append((s - partial[cfg], ci, n, si, m, s, "partial", partial[cfg]))
-            # valid before partial, then by margin over the cut-off
-            cands.sort(key=lambda c: (c[6] != "aligned", -c[0], c[2] + c[4]))
+            # valid before partial, then by score (ties: fewer sentences first)
+            cands.sort(key=lambda c: (c[6] != "aligned", -c[5], c[2] + c[4]))
             used_c: set[int] = set()
             used_s: set[int] = set()
             found = []
@@ -165,6 +172,7 @@ class WivicoAligner:
             found.sort(key=lambda p: (p.complex, p.simple))
             out.append(Alignment(ap.id, found, meta={
                 "method": self.name,
+                "propagation": "explicit" if self.fixed is not None else self.propagation,
                 "skipped_complex_windows": cskip,
                 "skipped_simple_windows": sskip,
                 "max_tokens": limit,

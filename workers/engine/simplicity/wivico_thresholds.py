@@ -14,6 +14,12 @@
   usable cosine cut-off, and the paper states the 1:1 cut-off is the valid mean itself, so
   :func:`propagate_thresholds` uses ``s`` for 1:1 and ``new[i]`` for the others (clipped to [0, 1]).
   The list is ordered 1:1 first, then by n + m, then n (Figure 3's order).
+
+Because the literal shift for i ≥ 1 is small (s · p with p the mean relative step), the other
+cut-offs end up just above each configuration's *mean over all windows*, which for a corpus of
+mostly unrelated windows is far below the 1:1 cut-off. ``method="offset"`` is a documented
+alternative (not the paper's): every configuration's cut-off sits as far above its own mean as
+the 1:1 cut-off sits above the 1:1 mean.
 """
 from __future__ import annotations
 
@@ -25,6 +31,7 @@ __all__ = [
     "calibrate_label_thresholds",
     "decreasing_shift",
     "label_mean",
+    "PROPAGATION_METHODS",
     "propagate_thresholds",
     "shift_proportion",
 ]
@@ -91,18 +98,29 @@ def decreasing_shift(scores: Sequence[float], s: float) -> list[float]:
     return [scores[0] + s] + [scores[i] + s * (1 - i / (n - 1)) * p for i in range(1, n)]
 
 
+PROPAGATION_METHODS = ("paper", "offset")
+
+
 def propagate_thresholds(
-    config_means: Mapping[Config, float], threshold_11: float = PAPER_VALID_THRESHOLD
+    config_means: Mapping[Config, float],
+    threshold_11: float = PAPER_VALID_THRESHOLD,
+    method: str = "paper",
 ) -> dict[Config, float]:
     """Cut-offs for every configuration present in ``config_means`` (must include (1, 1)).
 
     Raises:
-        ValueError: (1, 1) missing.
+        ValueError: (1, 1) missing, or unknown ``method`` (valid ones listed).
     """
     if (1, 1) not in config_means:
         raise ValueError("config_means must contain the 1:1 configuration")
+    if method not in PROPAGATION_METHODS:
+        raise ValueError(f"unknown propagation {method!r}; choose one of: {', '.join(PROPAGATION_METHODS)}")
     order = [c for c in CONFIGS if c in config_means] + sorted(set(config_means) - set(CONFIGS))
-    shifted = decreasing_shift([config_means[c] for c in order], threshold_11)
-    out = {c: min(1.0, max(0.0, v)) for c, v in zip(order, shifted)}
+    if method == "offset":
+        gap = threshold_11 - float(config_means[(1, 1)])
+        shifted = [float(config_means[c]) + gap for c in order]
+    else:
+        shifted = decreasing_shift([float(config_means[c]) for c in order], threshold_11)
+    out = {c: float(min(1.0, max(0.0, v))) for c, v in zip(order, shifted)}
     out[(1, 1)] = threshold_11
     return out
