@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from workers.engine.cli import main
+
+DATA = Path(__file__).parent / "data" / "tiny.jsonl"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_align_then_evaluate_in_process(tmp_path, capsys):
+    out = tmp_path / "out.jsonl"
+    assert main(["align", "--method", "tfidf", "--input", str(DATA), "--output", str(out)]) == 0
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [x["id"] for x in lines] == [json.loads(x)["id"] for x in DATA.read_text().splitlines()]
+    assert all(set(p) >= {"complex", "simple", "label", "score"} for x in lines for p in x["pairs"])
+    capsys.readouterr()
+    assert main(["evaluate", "--pred", str(out), "--gold", str(DATA)]) == 0
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    result = json.loads(last)
+    assert result["task1"]["f1"] >= 0.9 and "task2" in result
+
+
+def test_the_crf_runs_from_the_command_line_as_a_module(tmp_path):
+    out = tmp_path / "out.jsonl"
+    env = dict(os.environ, HF_HUB_OFFLINE="1")
+    proc = subprocess.run(
+        [sys.executable, "-m", "workers.engine", "align", "--method", "crf", "--input", str(DATA),
+         "--output", str(out), "--config", '{"similarity": "charngram"}'],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "100.0%" in proc.stderr
+    proc = subprocess.run(
+        [sys.executable, "-m", "workers.engine", "evaluate", "--pred", str(out), "--gold", str(DATA)],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout.strip().splitlines()[-1])["task1"]["recall"] >= 0.9
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--config", "{bad"], "--config is not valid JSON"),
+        (["--config", "[1]"], "must be a JSON object"),
+        (["--config", '{"nope": 1}'], "valid:"),
+    ],
+)
+def test_bad_options_exit_with_status_2(tmp_path, capsys, args, fragment):
+    rc = main(["align", "--method", "tfidf", "--input", str(DATA),
+               "--output", str(tmp_path / "o.jsonl"), *args])
+    assert rc == 2
+    assert fragment in capsys.readouterr().err
+
+
+def test_malformed_input_names_file_line_and_field(tmp_path, capsys):
+    bad = tmp_path / "bad.jsonl"
+    good = DATA.read_text().splitlines()[0]
+    bad.write_text(good + "\n" + json.dumps({"id": "x", "complex": {"paragraphs": [["a"]]}}) + "\n")
+    rc = main(["align", "--method", "tfidf", "--input", str(bad), "--output", str(tmp_path / "o")])
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert "bad.jsonl:2:" in err and "'simple'" in err
+
+
+def test_a_missing_input_file_is_reported(tmp_path, capsys):
+    rc = main(["align", "--method", "tfidf", "--input", str(tmp_path / "none.jsonl"),
+               "--output", str(tmp_path / "o")])
+    assert rc == 2 and "no such file" in capsys.readouterr().err
+
+
+def test_evaluate_needs_gold(tmp_path, capsys):
+    nogold = tmp_path / "g.jsonl"
+    rec = json.loads(DATA.read_text().splitlines()[0])
+    rec.pop("gold")
+    nogold.write_text(json.dumps(rec) + "\n")
+    rc = main(["evaluate", "--pred", str(nogold), "--gold", str(nogold)])
+    assert rc == 2 and "no record has a 'gold' field" in capsys.readouterr().err
+
+
+def test_an_unknown_method_is_refused_by_the_parser(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["align", "--method", "magic", "--input", "a", "--output", "b"])
+    assert exc.value.code == 2
+    assert "invalid choice" in capsys.readouterr().err

@@ -1,0 +1,116 @@
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.engine.cases import (
+    empty_cases,
+    long_case,
+    merge_case,
+    one_sentence_case,
+    split_case,
+    structured_cases,
+)
+from workers.engine import align, available_methods, evaluate, get_aligner
+from workers.engine.methods.crf import save_crf_aligner, train_crf_aligner
+
+LEXICAL = ["jaccard", "tfidf", "charngram"]
+ALL = LEXICAL + ["sbert", "crf"]
+
+
+def test_the_engine_methods_are_registered():
+    assert set(ALL) <= set(available_methods())
+
+
+def test_unknown_methods_and_options_are_errors_listing_the_choices():
+    with pytest.raises(ValueError, match="choose one of: .*crf"):
+        get_aligner("nope")
+    with pytest.raises(ValueError, match="valid:"):
+        get_aligner("tfidf", {"threshold": 0.3})
+    with pytest.raises(ValueError, match="choose one of: off, newsela, wiki"):
+        get_aligner("crf", {"paragraph_alignment": "yes"})
+    with pytest.raises(ValueError):
+        get_aligner("tfidf", {"partial_threshold": 0.9, "aligned_threshold": 0.5})
+
+
+@pytest.mark.parametrize("method", ALL)
+@pytest.mark.parametrize("case", structured_cases(), ids=lambda c: c.id)
+def test_every_method_recovers_the_hand_made_alignments(method, case):
+    [result] = align([case], method=method)
+    r = evaluate([result], [case])["task1"]
+    assert r["precision"] == 1.0 and r["recall"] == 1.0, result.pairs
+
+
+@pytest.mark.parametrize("method", ALL)
+def test_a_split_comes_out_as_one_group(method):
+    [result] = align([split_case()], method=method)
+    assert ((0,), (0, 1)) in [(p.complex, p.simple) for p in result.pairs]
+
+
+@pytest.mark.parametrize("method", ALL)
+def test_a_merge_comes_out_as_one_group(method):
+    [result] = align([merge_case()], method=method)
+    assert ((3, 4), (3,)) in [(p.complex, p.simple) for p in result.pairs]
+
+
+@pytest.mark.parametrize("method", ALL)
+def test_empty_and_one_sentence_documents(method):
+    cases = empty_cases() + [one_sentence_case()]
+    results = align(cases, method=method)
+    assert [r.id for r in results] == [c.id for c in cases]
+    assert all(r.pairs == [] for r in results[:3])
+    assert [(p.complex, p.simple) for p in results[3].pairs] == [((0,), (0,))]
+
+
+@pytest.mark.parametrize("method", ALL)
+def test_results_are_well_formed_and_progress_is_reported(method):
+    seen: list[float] = []
+    results = align(structured_cases(), method=method, progress=lambda f, m: seen.append(f))
+    assert seen and seen[-1] == 1.0 and seen == sorted(seen)
+    for case, res in zip(structured_cases(), results):
+        for p in res.pairs:
+            assert p.label in ("aligned", "partial")
+            assert all(0 <= c < len(case.complex) for c in p.complex)
+            assert all(0 <= s < len(case.simple) for s in p.simple)
+        simple_used = [s for p in res.pairs for s in p.simple]
+        assert len(simple_used) == len(set(simple_used))
+
+
+@pytest.mark.parametrize("method", LEXICAL + ["crf"])
+def test_a_500_sentence_article_is_aligned_fast(method):
+    case = long_case(500)
+    config = {"similarity": "charngram"} if method == "crf" else {}
+    t0 = time.perf_counter()
+    [result] = align([case], method=method, config=config)
+    assert time.perf_counter() - t0 < 20
+    r = evaluate([result], [case])["task1"]
+    assert r["recall"] >= 0.95 and r["precision"] >= 0.9  # template words invite extra merges
+
+
+def test_the_crf_labels_a_loose_paraphrase_partial_and_a_close_one_aligned():
+    [result] = align([split_case()], method="crf")
+    by_simple = {p.simple: p for p in result.pairs}
+    assert by_simple[(4,)].label == "aligned"
+    assert all(p.score == p.features["group_sim"] for p in result.pairs)
+
+
+def test_crf_paragraph_alignment_can_be_switched_on():
+    results = align(structured_cases(), method="crf",
+                    config={"similarity": "tfidf", "paragraph_alignment": "newsela"})
+    assert len(results) == 4
+    r = evaluate(results, structured_cases())["task1"]
+    assert r["precision"] >= 0.9
+
+
+def test_a_trained_crf_aligner_is_saved_and_reloaded(tmp_path):
+    train = structured_cases()
+    aligner, history = train_crf_aligner(train, {"similarity": "tfidf"}, epochs=15)
+    assert history[-1] < history[0]
+    save_crf_aligner(aligner, tmp_path / "crf")
+    again = get_aligner("crf", model=str(tmp_path / "crf"))
+    assert again.config.similarity == "tfidf"
+    a = aligner.align(train)
+    b = again.align(train)
+    assert [[(p.complex, p.simple) for p in x.pairs] for x in a] == \
+        [[(p.complex, p.simple) for p in x.pairs] for x in b]
