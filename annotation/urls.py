@@ -3,7 +3,7 @@ from django.urls import include, path
 from rest_framework.authtoken.views import obtain_auth_token
 from rest_framework.routers import DefaultRouter
 
-from .views import api_corpus, api_labels, api_projects, api_runs, pages
+from .views import annotate, api_corpus, api_labels, api_projects, api_queue, api_runs, pages
 
 router = DefaultRouter()
 router.register("projects", api_projects.ProjectViewSet, basename="project")
@@ -24,6 +24,11 @@ api_patterns = [
     path("projects/<int:project_pk>/members/<int:pk>/", member, name="project-member"),
     path("projects/<int:project_pk>/import/", api_corpus.CorpusUploadView.as_view(), name="project-import"),
     path("token/", obtain_auth_token, name="api-token"),
+    path("projects/<int:project_pk>/queue/next/", api_queue.NextItemView.as_view(), name="queue-next"),
+    path("projects/<int:project_pk>/queue/submit/", api_queue.SubmitView.as_view(), name="queue-submit"),
+    path("projects/<int:project_pk>/queue/skip/", api_queue.SkipView.as_view(), name="queue-skip"),
+    path("projects/<int:project_pk>/queue/undo/", api_queue.UndoView.as_view(), name="queue-undo"),
+    path("projects/<int:project_pk>/queue/context/<int:pair_pk>/", api_queue.ContextView.as_view(), name="queue-context"),
 ]
 
 urlpatterns = [
@@ -35,5 +40,6 @@ urlpatterns = [
     path("projects/<int:pk>/", pages.project_detail, name="project-detail"),
     path("projects/<int:pk>/import/", pages.project_import, name="project-import-page"),
     path("projects/<int:pk>/runs/", pages.start_run, name="project-start-run"),
+    path("projects/<int:pk>/annotate/", annotate.annotate, name="project-annotate"),
     path("articles/<int:pk>/", pages.article_detail, name="article-detail"),
 ]

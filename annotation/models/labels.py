@@ -32,7 +32,11 @@ class Label(models.Model):
 
 
 class Assignment(models.Model):
-    """A pair handed to an annotator; the queue is the set of open assignments."""
+    """A pair handed to an annotator; the queue is the set of open assignments.
+
+    ``is_test`` marks a hidden test question (a pair with gold, served by the queue for QC);
+    ``assigned_at`` is when the pair was (re)served, so the latest open assignment is the current item.
+    """
 
     OPEN = "open"
     DONE = "done"
@@ -41,11 +45,14 @@ class Assignment(models.Model):
     pair = models.ForeignKey(CandidatePair, on_delete=models.CASCADE, related_name="assignments")
     annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="assignments")
     status = models.CharField(max_length=10, choices=[(OPEN, "open"), (DONE, "done"), (SKIPPED, "skipped")], default=OPEN)
+    is_test = models.BooleanField(default=False, help_text="a hidden test question (the pair has gold)")
     assigned_at = models.DateTimeField(default=timezone.now)
     completed_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["pair", "annotator"], name="one_assignment_per_annotator")]
+        indexes = [models.Index(fields=["annotator", "status", "assigned_at"], name="assignment_queue_idx"),
+                   models.Index(fields=["pair", "status"], name="assignment_quota_idx")]
 
 
 class Adjudication(models.Model):

@@ -53,12 +53,19 @@ class Role(models.TextChoices):
 
 
 class Membership(models.Model):
-    """A user's role in one project. Site admins (``is_staff``) can do everything everywhere."""
+    """A user's role in one project. Site admins (``is_staff``) can do everything everywhere.
+
+    ``excluded_at`` is set by quality control (``services.qc``) when the annotator's accuracy on
+    hidden test questions falls below the project's threshold: their labels stop counting and the
+    queue gives them no more items.
+    """
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="memberships")
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships")
     role = models.CharField(max_length=20, choices=Role.choices)
     created_at = models.DateTimeField(auto_now_add=True)
+    excluded_at = models.DateTimeField(null=True, blank=True, help_text="set when quality control removed the annotator")
+    exclusion_reason = models.CharField(max_length=300, blank=True)
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["project", "user"], name="one_membership_per_user")]

@@ -1,7 +1,9 @@
 """Submitting labels: validated against the project's scheme, stored once per (pair, annotator).
 
 A resubmission (double click, retry after a dropped connection, a second tab) updates the same
-row instead of adding one, so votes are never double-counted.
+row instead of adding one, so votes are never double-counted. Quality control (``services.qc``)
+applies to every label: too-fast labels and excluded annotators are refused, and answers to hidden
+test questions are stored as such and re-score the annotator.
 """
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from ..models import Assignment, CandidatePair, Label, LabelScheme
+from . import qc
 
 
 def validate_value(scheme: LabelScheme, value: str, ratings: dict) -> None:
@@ -28,16 +31,25 @@ def validate_value(scheme: LabelScheme, value: str, ratings: dict) -> None:
 
 def submit_label(user, pair: CandidatePair, *, value: str, ratings: dict | None = None, comment: str = "",
                  seconds: float = 0.0, client_token: uuid.UUID | None = None) -> tuple[Label, bool]:
-    """Store ``user``'s label for ``pair``; returns (label, created)."""
-    ratings = {k: str(v) for k, v in (ratings or {}).items()}
-    validate_value(pair.article.project.label_scheme, value, ratings)
-    fields = {"value": value, "ratings": ratings, "comment": comment, "seconds": max(0.0, float(seconds))}
+    """Store ``user``'s label for ``pair``; returns (label, created).
+
+    Raises ValueError (``qc.QualityControlError`` for QC refusals) with a message for the annotator.
+    """
     if client_token is not None:
         existing = Label.objects.filter(client_token=client_token).first()
         if existing is not None:
             if existing.annotator_id != user.pk or existing.pair_id != pair.pk:
                 raise ValueError("client_token already used for another label")
             return existing, False
+    project = pair.article.project
+    ratings = {k: str(v) for k, v in (ratings or {}).items()}
+    validate_value(project.label_scheme, value, ratings)
+    qc.ensure_not_excluded(user, project)
+    assignment = Assignment.objects.filter(pair=pair, annotator=user).first()
+    qc.check_seconds(qc.qc_config(project), float(seconds), assignment)
+    is_test = bool(assignment and assignment.is_test)
+    fields = {"value": value, "ratings": ratings, "comment": comment, "seconds": max(0.0, float(seconds)),
+              "is_test_question": is_test}
     try:
         with transaction.atomic():
             label, created = Label.objects.update_or_create(
@@ -51,4 +63,6 @@ def submit_label(user, pair: CandidatePair, *, value: str, ratings: dict | None 
         label.refresh_from_db()
         created = False
     Assignment.objects.filter(pair=pair, annotator=user).update(status=Assignment.DONE, completed_at=timezone.now())
+    if is_test:
+        qc.record_test_answer(user, project)
     return label, created

@@ -88,3 +88,28 @@ def test_an_unknown_method_is_refused_by_the_parser(capsys):
         main(["align", "--method", "magic", "--input", "a", "--output", "b"])
     assert exc.value.code == 2
     assert "invalid choice" in capsys.readouterr().err
+
+
+def test_the_engine_cli_offers_the_pair_level_sari_metric(tmp_path, capsys):
+    (tmp_path / "o.txt").write_text("The cat sat on the mat .\n")
+    (tmp_path / "s.txt").write_text("The cat sat .\n")
+    (tmp_path / "r.txt").write_text("The cat sat .\n")
+    code = main(["metric", "sari", "--orig", str(tmp_path / "o.txt"), "--sys", str(tmp_path / "s.txt"),
+                 "--refs", str(tmp_path / "r.txt")])
+    result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert code == 0
+    # The system equals the single reference: every deleted n-gram is right and nothing is added;
+    # keep is 3/4 because no 4-gram of the output ("the cat sat .") occurs in the original.
+    assert result["del"] == 100.0 and result["add"] == 0.0 and result["keep"] == 75.0
+
+
+def test_the_engine_cli_scores_a_pairs_file(tmp_path):
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(json.dumps({"id": "p1", "complex": "The committee postponed the decision indefinitely.",
+                                 "simple": "The group delayed the decision.", "refs": ["The group delayed the decision."]}) + "\n")
+    out = tmp_path / "out.jsonl"
+    assert main(["score", "--input", str(pairs), "--output", str(out)]) == 0
+    record = json.loads(out.read_text())
+    assert record["id"] == "p1" and "attributes" in record
+    attributes = record["attributes"]
+    assert 0 < attributes["char_ratio"] < 1 and attributes["fres_gain"] > 0 and attributes["sari"] > 50

@@ -114,3 +114,11 @@ def test_a_trained_crf_aligner_is_saved_and_reloaded(tmp_path):
     b = again.align(train)
     assert [[(p.complex, p.simple) for p in x.pairs] for x in a] == \
         [[(p.complex, p.simple) for p in x.pairs] for x in b]
+
+
+def test_min_link_score_drops_weak_crf_links():
+    case = split_case()
+    all_links = {lk for p in align([case], "crf")[0].pairs for lk in p.links()}
+    strict = {lk for p in align([case], "crf", {"min_link_score": 0.99})[0].pairs
+              for lk in p.links()}
+    assert all_links and strict < all_links

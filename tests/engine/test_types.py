@@ -24,3 +24,18 @@ def test_article_pairs_default_to_no_gold_labels_and_no_identical_pairs():
     p = ArticlePair("x", Document((("a",),)), Document((("b",),)))
     assert p.gold is None and p.gold_labels is None and p.identical == ()
     assert Alignment("x", []).meta == {}
+
+
+def test_the_engine_imports_neither_django_nor_celery():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("import sys, workers.engine as e; from workers.engine.methods import available_methods;"
+            "available_methods(); e.get_similarity; e.train_crf_aligner;"
+            "bad = [m for m in sys.modules if m.split('.')[0] in ('django', 'celery')];"
+            "assert not bad, bad; print(sorted(e.__all__)[:3])")
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr

@@ -47,7 +47,32 @@ __all__ = [
     "read_pairs",
     "read_alignments",
     "write_alignments",
+    # loaded on first use (they import torch / scikit-learn):
+    "get_similarity",
+    "calibrate",
+    "select_candidates",
+    "capture_rate",
+    "train_crf_aligner",
+    "save_crf_aligner",
 ]
+
+_LAZY = {
+    "get_similarity": "similarity",
+    "calibrate": "paragraph_alignment",
+    "select_candidates": "candidates",
+    "capture_rate": "candidates",
+    "train_crf_aligner": "methods.crf",
+    "save_crf_aligner": "methods.crf",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """Import the heavier parts of the API only when they are used (PEP 562)."""
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def align(

@@ -118,6 +118,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--keep-identical", action="store_true",
                    help="do not exclude identical sentence pairs")
     p.set_defaults(func=_cmd_evaluate)
+
+    from .simplicity.cli import add_subcommands  # pair-level tools: score, metric sari
+
+    add_subcommands(sub)
     return parser
 
 

@@ -36,7 +36,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
@@ -57,6 +58,24 @@ __all__ = [
 ]
 
 _NEG = -1e9  # score of impossible labels (padding); finite so logsumexp never sees inf − inf
+
+
+@contextmanager
+def _cpu_single_thread(device: torch.device) -> Iterator[None]:
+    """Run the per-position loop with one intra-op thread on CPU.
+
+    Each step is a small [B, L, L] operation; splitting it over threads costs more than it saves
+    and, on a busy machine, made n = 200 decoding ~100× slower (threads waiting for cores).
+    """
+    if device.type != "cpu":
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 @dataclass
@@ -210,7 +229,8 @@ class NeuralCRF(nn.Module):
         if M == 0:
             return [np.zeros(0, dtype=np.int64) for _ in range(B)]
         T = self.transitions(L)
-        labels = _viterbi(E, T, m_lens)
+        with _cpu_single_thread(E.device):
+            labels = _viterbi(E, T, m_lens)
         return [labels[b, : int(m_lens[b])].cpu().numpy() for b in range(B)]
 
     def log_partition(self, sims: Sequence[np.ndarray | torch.Tensor]) -> torch.Tensor:
@@ -219,7 +239,8 @@ class NeuralCRF(nn.Module):
         B, M, L = E.shape
         if M == 0:
             return torch.zeros(B, device=E.device)
-        return _forward(E, self.transitions(L), m_lens)
+        with _cpu_single_thread(E.device):
+            return _forward(E, self.transitions(L), m_lens)
 
     def score(self, sims: Sequence[np.ndarray | torch.Tensor],
               labels: Sequence[Sequence[int]]) -> torch.Tensor:
@@ -402,41 +423,52 @@ def train_crf(
 
 
 # ------------------------------------------------------------ reference (slow)
-def crf_reference_viterbi(emissions: np.ndarray, transitions: np.ndarray) -> list[int]:
+def crf_reference_viterbi(
+    emissions: np.ndarray, transitions: np.ndarray, *, python_lists: bool = False
+) -> list[int]:
     """Straightforward Viterbi with Python loops over positions and states (speed baseline).
 
-    Mirrors the paper's reference implementation: for every position, every current state and
-    every previous state, one scalar update. ``emissions`` is ``[m, L]``, ``transitions``
-    ``[L, L]`` (prev, cur). Returns the best label sequence.
+    Mirrors the paper's reference implementation (``aligner/model.py`` of chaojiang06/wiki-auto,
+    ``viterbi_decoder``): for every position, every current state and every previous state one
+    scalar update on NumPy score tables (``T1``/``T2``). ``python_lists=True`` runs the same loops
+    on plain Python lists, a faster pure-Python variant. ``emissions`` is ``[m, L]``,
+    ``transitions`` ``[L, L]`` (prev, cur). Ties go to the lowest state, like ``torch.max``
+    usually does; compare path scores (:func:`path_score`) rather than labels when scores tie.
     """
-    em = np.asarray(emissions, dtype=np.float64).tolist()
-    tr = np.asarray(transitions, dtype=np.float64).tolist()
-    m = len(em)
+    m = len(emissions)
     if m == 0:
         return []
-    L = len(em[0])
-    score = [list(em[0])]
-    back = [[-1] * L]
+    L = len(emissions[0])
+    if python_lists:
+        em = np.asarray(emissions, dtype=np.float64).tolist()
+        tr = np.asarray(transitions, dtype=np.float64).tolist()
+        T1 = [[0.0] * L for _ in range(m)]
+        T2 = [[0] * L for _ in range(m)]
+    else:
+        em = np.asarray(emissions, dtype=np.float64)
+        tr = np.asarray(transitions, dtype=np.float64)
+        T1 = np.zeros((m, L), dtype=float)
+        T2 = np.zeros((m, L), dtype=int)
+    for j in range(L):
+        T1[0][j] = em[0][j]
     for i in range(1, m):
-        prev = score[-1]
-        row, brow = [0.0] * L, [0] * L
         for j in range(L):
-            best, arg = -math.inf, -1
+            max_val = -math.inf
             for k in range(L):
-                v = prev[k] + tr[k][j]
-                if v > best:
-                    best, arg = v, k
-            row[j] = best + em[i][j]
-            brow[j] = arg
-        score.append(row)
-        back.append(brow)
-    last = score[-1]
-    cur = max(range(L), key=lambda j: (last[j], -j))
-    path = [cur]
+                cur_val = T1[i - 1][k] + tr[k][j] + em[i][j]
+                if cur_val > max_val:
+                    T1[i][j] = cur_val
+                    T2[i][j] = k
+                    max_val = cur_val
+    max_val, max_idx = -math.inf, -1
+    for j in range(L):
+        if T1[m - 1][j] > max_val:
+            max_idx, max_val = j, T1[m - 1][j]
+    path = [max_idx]
     for i in range(m - 1, 0, -1):
-        cur = back[i][cur]
-        path.append(cur)
-    return path[::-1]
+        max_idx = int(T2[i][max_idx])
+        path.append(max_idx)
+    return [int(x) for x in path[::-1]]
 
 
 def path_score(emissions: np.ndarray, transitions: np.ndarray, labels: Sequence[int]) -> float:

@@ -1,9 +1,10 @@
-"""``charngram``: Character 3-gram log-TF-IDF cosine, CATS' C3G measure (Štajner et al. 2018; paper §4.1 baseline 4), thresholded.
+"""``charngram``: Character 3-gram log-TF-IDF cosine, CATS' C3G (Štajner et al. 2018), thresholded.
 
-Rule and options: :mod:`workers.engine.threshold`. Defaults: a simple sentence is linked to
-its best complex sentence when the score is at least 0.25 (``partial_threshold``); a group is
-``aligned`` from 0.5 (``aligned_threshold``). They keep precision ≥ 0.98 on the exhaustive
-ASSET-based dev set; tune them on labelled data with :func:`workers.engine.metrics.tune_threshold`.
+A paper §4.1 similarity baseline. Rule and options: :mod:`workers.engine.threshold`. Defaults:
+a simple sentence is linked to its best complex sentence when the score is at least 0.25
+(``partial_threshold``); a group is ``aligned`` from 0.5 (``aligned_threshold``). They keep
+precision ≥ 0.98 on the exhaustive ASSET-based dev set; tune them on labelled data with
+:func:`workers.engine.metrics.tune_threshold`.
 
 Example:
     >>> from workers.engine.methods import get_aligner
@@ -22,7 +23,8 @@ DEFAULTS = ThresholdConfig(partial_threshold=0.25, aligned_threshold=0.5)
 
 @register("charngram")
 class CharNgramAligner(ThresholdAligner):
-    """Character 3-gram log-TF-IDF cosine, CATS' C3G measure (Štajner et al. 2018; paper §4.1 baseline 4)."""
+    """Character 3-gram log-TF-IDF cosine, CATS' C3G (Štajner et al. 2018)."""
 
     def __init__(self, config: dict[str, Any] | None = None, model: str | None = None) -> None:
-        super().__init__("charngram", CharNgramSimilarity(), ThresholdConfig.build(DEFAULTS, dict(config or {})))
+        super().__init__("charngram", CharNgramSimilarity(),
+                         ThresholdConfig.build(DEFAULTS, dict(config or {})))

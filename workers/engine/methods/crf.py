@@ -80,6 +80,9 @@ class CRFAlignerConfig:
         paragraph_alignment: ``off``, ``newsela`` or ``wiki``.
         paragraph_thresholds: τ1..τ5 overrides for the chosen variant.
         batch_size: article pairs per Viterbi batch.
+        min_link_score: links whose similarity is below it are dropped after decoding (0 = keep
+            all); the knob to tune on labelled dev data like a baseline's threshold (see
+            ``bench/align_bench.py``).
         crf: :class:`~workers.engine.crf.CRFConfig` overrides (untrained model only).
     """
 
@@ -92,6 +95,7 @@ class CRFAlignerConfig:
     paragraph_alignment: str = "off"
     paragraph_thresholds: dict[str, float] | None = None
     batch_size: int = 16
+    min_link_score: float = 0.0
     crf: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -228,6 +232,8 @@ class CRFAligner:
         out = []
         for pair, sim, labels in zip(pairs, sims, self.decode(sims)):
             links, merges = crf_links(labels, sim, cfg.merge_threshold, cfg.merge_window)
+            if cfg.min_link_score > 0:
+                links = [link for link in links if sim[link] >= cfg.min_link_score]
             groups = group_links(links)
             extra = {g: {"merge_links": float(sum((c, s) in merges for c in g[0] for s in g[1]))}
                      for g in groups}

@@ -1,9 +1,10 @@
-"""``tfidf``: TF-IDF cosine, IDF fitted per article pair (Paetzold et al. 2017; paper §4.1 baseline 1), thresholded.
+"""``tfidf``: TF-IDF cosine, IDF fitted per article pair (Paetzold et al. 2017), thresholded.
 
-Rule and options: :mod:`workers.engine.threshold`. Defaults: a simple sentence is linked to
-its best complex sentence when the score is at least 0.2 (``partial_threshold``); a group is
-``aligned`` from 0.5 (``aligned_threshold``). They keep precision ≥ 0.98 on the exhaustive
-ASSET-based dev set; tune them on labelled data with :func:`workers.engine.metrics.tune_threshold`.
+A paper §4.1 similarity baseline. Rule and options: :mod:`workers.engine.threshold`. Defaults:
+a simple sentence is linked to its best complex sentence when the score is at least 0.2
+(``partial_threshold``); a group is ``aligned`` from 0.5 (``aligned_threshold``). They keep
+precision ≥ 0.98 on the exhaustive ASSET-based dev set; tune them on labelled data with
+:func:`workers.engine.metrics.tune_threshold`.
 
 Example:
     >>> from workers.engine.methods import get_aligner
@@ -22,7 +23,8 @@ DEFAULTS = ThresholdConfig(partial_threshold=0.2, aligned_threshold=0.5)
 
 @register("tfidf")
 class TfidfAligner(ThresholdAligner):
-    """TF-IDF cosine, IDF fitted per article pair (Paetzold et al. 2017; paper §4.1 baseline 1)."""
+    """TF-IDF cosine, IDF fitted per article pair (Paetzold et al. 2017)."""
 
     def __init__(self, config: dict[str, Any] | None = None, model: str | None = None) -> None:
-        super().__init__("tfidf", TfidfSimilarity(), ThresholdConfig.build(DEFAULTS, dict(config or {})))
+        super().__init__("tfidf", TfidfSimilarity(),
+                         ThresholdConfig.build(DEFAULTS, dict(config or {})))

@@ -1,0 +1,26 @@
+"""The labelling page: server-rendered shell; ``static/js/annotate.js`` drives the queue API."""
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+
+from ..permissions import visible_projects
+from ..services import qc, queue
+
+
+@login_required
+def annotate(request: HttpRequest, pk: int) -> HttpResponse:
+    project = get_object_or_404(visible_projects(request.user).select_related("label_scheme"), pk=pk)
+    config = qc.qc_config(project)
+    base = reverse("queue-next", args=[project.pk]).rsplit("next/", 1)[0]
+    page = {
+        "project": project.pk,
+        "api": base,
+        "scheme": queue.scheme_payload(project.label_scheme),
+        "min_seconds": config.min_seconds,
+    }
+    context = {"project": project, "page": page, "scheme": page["scheme"],
+               "excluded": qc.exclusion_reason(request.user, project)}
+    return render(request, "annotate/label.html", context)

@@ -1,0 +1,416 @@
+// Labelling page: one pair at a time from the queue API, keyboard first.
+//
+// Every label is written to localStorage (with its client_token) before it is sent and removed
+// only when the server confirmed it, so a dropped connection or a closed tab loses nothing: the
+// pending label is re-sent on the next load or action, and the server stores it once.
+
+const cfg = JSON.parse(document.getElementById("annotate-config").textContent);
+const $ = (sel) => document.querySelector(sel);
+const el = {
+  item: $("#item"), done: $("#done"), status: $("#status"), progress: $("#progress"),
+  complex: $("#complex"), simple: $("#simple"), complexLevel: $("#complex-level"), simpleLevel: $("#simple-level"),
+  title: $("#article-title"), shape: $("#shape"), answer: $("#answer"), comment: $("#comment"),
+  submit: $("#submit"), countdown: $("#countdown"), help: $("#help"), context: $("#toggle-context"),
+};
+const PENDING_KEY = `alignapp.pending.${cfg.project}`;
+const CONTEXT_KEY = "alignapp.showContext";
+const likert = cfg.scheme.kind === "likert";
+const dimensions = cfg.scheme.dimensions;
+const keyToValue = new Map(cfg.scheme.values.map((v) => [String(v.key), v.value]));
+
+let item = null;          // the item on screen (API payload) or null
+let minSeconds = cfg.min_seconds;
+let shownAt = 0;          // performance.now() when the item appeared
+let choice = null;        // categorical answer
+let ratings = {};         // Likert answers per dimension
+let row = 0;              // current Likert row
+let busy = false;         // a request is in flight: further actions wait
+let stopped = false;      // excluded: nothing more to do
+let showContext = localStorage.getItem(CONTEXT_KEY) === "1";
+let retryTimer = null;
+
+// --- Word-level differences (longest common subsequence over words) ---------------------------
+
+const TOKEN = /\s+|[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*|[^\s\p{L}\p{N}]/gu;
+const isWord = (t) => /[\p{L}\p{N}]/u.test(t);
+
+export function tokenize(text) {
+  return text.match(TOKEN) || [];
+}
+
+// Returns [changedA, changedB]: Sets of word positions (in a, in b) outside the common subsequence.
+export function wordDiff(a, b) {
+  const n = a.length, m = b.length;
+  const changedA = new Set(), changedB = new Set();
+  if (n * m > 4_000_000) return [changedA, changedB];  // too long to be worth it
+  const x = a.map((w) => w.toLowerCase()), y = b.map((w) => w.toLowerCase());
+  const width = m + 1;
+  const dp = new Uint16Array((n + 1) * width);
+  for (let i = n - 1; i >= 0; i--) {
+    for (let j = m - 1; j >= 0; j--) {
+      dp[i * width + j] = x[i] === y[j] ? dp[(i + 1) * width + j + 1] + 1
+        : Math.max(dp[(i + 1) * width + j], dp[i * width + j + 1]);
+    }
+  }
+  let i = 0, j = 0;
+  while (i < n && j < m) {
+    if (x[i] === y[j]) { i++; j++; }
+    else if (dp[(i + 1) * width + j] >= dp[i * width + j + 1]) changedA.add(i++);
+    else changedB.add(j++);
+  }
+  while (i < n) changedA.add(i++);
+  while (j < m) changedB.add(j++);
+  return [changedA, changedB];
+}
+
+// Tokenise the sentences of one side; words get a running position across the side.
+function tokenizeSide(sentences) {
+  const words = [];
+  const tokens = new Map();
+  for (const s of sentences) {
+    tokens.set(s.index, tokenize(s.text).map((t) => {
+      if (!isWord(t)) return { t, k: -1 };
+      words.push(t);
+      return { t, k: words.length - 1 };
+    }));
+  }
+  return { words, tokens };
+}
+
+function sentenceNode(sentence, tokens, changed, mark, extraClass = "") {
+  const p = document.createElement("p");
+  p.className = `sent ${extraClass}`.trim();
+  p.dataset.index = sentence.index;
+  const idx = document.createElement("span");
+  idx.className = "idx";
+  idx.textContent = `#${sentence.index}`;
+  p.append(idx, " ");
+  if (!tokens) {
+    p.append(sentence.text);
+    return p;
+  }
+  for (const { t, k } of tokens) {
+    if (k >= 0 && changed.has(k)) {
+      const span = document.createElement(mark);
+      span.className = mark;
+      span.textContent = t;
+      p.append(span);
+    } else {
+      p.append(t);
+    }
+  }
+  return p;
+}
+
+function renderSide(container, side, tokens, changed, mark, context) {
+  container.replaceChildren();
+  if (context) {
+    let paragraph = null, previous = null, block = null;
+    for (const s of context) {
+      if (s.paragraph !== paragraph || (previous !== null && s.index !== previous + 1)) {
+        block = document.createElement("div");
+        block.className = "paragraph";
+        container.append(block);
+        paragraph = s.paragraph;
+      }
+      previous = s.index;
+      block.append(s.in_pair ? sentenceNode(s, tokens.get(s.index), changed, mark, "in-pair")
+        : sentenceNode(s, null, changed, mark, "context"));
+    }
+    return;
+  }
+  const byIndex = new Map(side.sentences.map((s) => [s.index, s]));
+  side.groups.forEach((group, n) => {
+    if (n > 0) {
+      const gap = document.createElement("div");
+      gap.className = "gap";
+      gap.textContent = "…";
+      container.append(gap);
+    }
+    const box = document.createElement("div");
+    box.className = side.groups.length > 1 || group.length > 1 ? "group multi" : "group";
+    for (const index of group) box.append(sentenceNode(byIndex.get(index), tokens.get(index), changed, mark));
+    container.append(box);
+  });
+}
+
+// --- Rendering --------------------------------------------------------------------------------
+
+function say(text, kind = "") {
+  el.status.textContent = text;
+  el.status.className = `status-line ${kind}`.trim();
+}
+
+function renderItem() {
+  const complex = tokenizeSide(item.complex.sentences);
+  const simple = tokenizeSide(item.simple.sentences);
+  const [deleted, added] = wordDiff(complex.words, simple.words);
+  const ctx = showContext ? item.context : null;
+  renderSide(el.complex, item.complex, complex.tokens, deleted, "del", ctx?.complex);
+  renderSide(el.simple, item.simple, simple.tokens, added, "ins", ctx?.simple);
+  el.context.setAttribute("aria-pressed", String(showContext));
+  el.context.firstChild.textContent = showContext ? "Hide context " : "Show context ";
+}
+
+function show(state) {
+  if (state.progress) {
+    const p = state.progress;
+    el.progress.textContent = `${p.done} done · ${p.remaining} left`;
+  }
+  if (state.min_seconds !== undefined) minSeconds = state.min_seconds;
+  if (!el.item) return;
+  if (!state.item) {
+    item = null;
+    el.item.hidden = true;
+    el.done.hidden = false;
+    if (state.message) el.done.querySelector(".done-message").textContent = state.message;
+    return;
+  }
+  item = state.item;
+  el.done.hidden = true;
+  el.item.hidden = false;
+  el.item.dataset.pair = item.pair;
+  el.title.textContent = item.article.title;
+  el.shape.textContent = `${item.shape} pair`;
+  el.complexLevel.textContent = item.complex.level;
+  el.simpleLevel.textContent = item.simple.level;
+  choice = null;
+  ratings = {};
+  row = 0;
+  el.comment.value = "";
+  shownAt = performance.now();
+  renderItem();
+  renderAnswer();
+  tick();
+}
+
+function renderAnswer() {
+  if (likert) {
+    el.answer.querySelectorAll(".likert-row").forEach((r, n) => {
+      r.classList.toggle("current", n === row);
+      r.querySelectorAll(".choice").forEach((b) => b.classList.toggle("chosen", ratings[r.dataset.dimension] === b.dataset.value));
+    });
+  } else {
+    el.answer.querySelectorAll(".choice").forEach((b) => b.classList.toggle("chosen", b.dataset.value === choice));
+  }
+}
+
+const answered = () => (likert ? dimensions.every((d) => ratings[d] !== undefined) : choice !== null);
+const waitLeft = () => Math.max(0, minSeconds - (performance.now() - shownAt) / 1000);
+
+function tick() {
+  if (!el.submit) return;
+  const left = item ? waitLeft() : 0;
+  el.countdown.textContent = left > 0 ? `(${Math.ceil(left)} s)` : "";
+  el.submit.disabled = !item || busy || left > 0 || !answered();
+}
+setInterval(tick, 200);
+
+// --- Talking to the server --------------------------------------------------------------------
+
+function csrfToken() {
+  const cookie = document.cookie.split("; ").find((c) => c.startsWith("csrftoken="));
+  return cookie ? decodeURIComponent(cookie.split("=")[1]) : document.querySelector("[name=csrfmiddlewaretoken]")?.value;
+}
+
+class NetworkError extends Error {}
+
+async function call(method, path, body) {
+  const url = cfg.api + path + (showContext ? (path.includes("?") ? "&" : "?") + "context=1" : "");
+  let response;
+  try {
+    response = await fetch(url, {
+      method,
+      credentials: "same-origin",
+      headers: { Accept: "application/json", "Content-Type": "application/json", "X-CSRFToken": csrfToken() },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+  } catch (err) {
+    throw new NetworkError(String(err));
+  }
+  let data = {};
+  try { data = await response.json(); } catch { /* empty or HTML error page */ }
+  if (response.status >= 500) throw new NetworkError(`server error ${response.status}`);
+  return { ok: response.ok, status: response.status, data };
+}
+
+function uuid4() {
+  if (crypto.randomUUID) return crypto.randomUUID();
+  const b = crypto.getRandomValues(new Uint8Array(16));  // works outside secure contexts too
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const h = [...b].map((x) => x.toString(16).padStart(2, "0")).join("");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+const pending = () => JSON.parse(localStorage.getItem(PENDING_KEY) || "null");
+
+function refused(res) {
+  if (res.status === 403 && res.data.excluded) {
+    stopped = true;
+    item = null;
+    if (el.item) el.item.hidden = true;
+    say(res.data.detail, "error");
+    return;
+  }
+  say(res.data.detail || Object.values(res.data).flat().join(" ") || `request failed (${res.status})`, "error");
+}
+
+function scheduleRetry() {
+  clearTimeout(retryTimer);
+  retryTimer = setTimeout(() => run(null), 3000);
+}
+
+// Re-send a label the server has not confirmed. Returns the server's answer (with the next item),
+// null when nothing was pending; throws NetworkError when the server is still unreachable.
+async function flushPending() {
+  const label = pending();
+  if (!label) return null;
+  let res;
+  try {
+    res = await call("POST", "submit/", label);
+  } catch (err) {
+    say("Connection lost: your last label is kept in this browser and will be sent again.", "error");
+    scheduleRetry();
+    throw err;
+  }
+  localStorage.removeItem(PENDING_KEY);
+  if (res.ok) show(res.data);
+  else refused(res);
+  return res;
+}
+
+// Run one action at a time; a pending label goes first (when the server took it, its answer
+// already moved the page on and the action is dropped: the item it was meant for is gone).
+async function run(action) {
+  if (busy || stopped) return;
+  busy = true;
+  tick();
+  try {
+    const flushed = await flushPending();
+    if (flushed?.ok) {
+      say(flushed.data.created ? "Saved." : "Saved (the server already had it).");
+      return;
+    }
+    if (action) await action();
+  } catch (err) {
+    if (!(err instanceof NetworkError)) throw err;
+    if (!pending()) say("Connection problem, please try again.", "error");
+  } finally {
+    busy = false;
+    tick();
+  }
+}
+
+function submit() {
+  if (busy || !item || !answered()) return;
+  if (waitLeft() > 0) {
+    say(`Please look a little longer: ${Math.ceil(waitLeft())} s to go.`);
+    return;
+  }
+  const label = {
+    pair: item.pair, client_token: uuid4(), comment: el.comment.value.trim(),
+    seconds: Math.round((performance.now() - shownAt) / 100) / 10,
+    ...(likert ? { ratings } : { value: choice }),
+  };
+  localStorage.setItem(PENDING_KEY, JSON.stringify(label));
+  run(null);
+}
+
+const skip = () => item && run(async () => {
+  const res = await call("POST", "skip/", { pair: item.pair });
+  if (res.ok) { show(res.data); say("Skipped: it comes back at the end."); } else refused(res);
+});
+
+const undo = () => run(async () => {
+  const res = await call("POST", "undo/", {});
+  if (res.ok) { show(res.data); say("Undone: label this item again."); } else refused(res);
+});
+
+const load = () => run(async () => {
+  const res = await call("GET", "next/");
+  if (res.ok) show(res.data); else refused(res);
+});
+
+async function toggleContext() {
+  showContext = !showContext;
+  localStorage.setItem(CONTEXT_KEY, showContext ? "1" : "0");
+  if (!item) return;
+  if (showContext && !item.context) {
+    try {
+      const res = await call("GET", `context/${item.pair}/`);
+      if (res.ok && item && res.data.pair === item.pair) item.context = res.data.context;
+    } catch { say("Could not load the context.", "error"); }
+  }
+  renderItem();
+}
+
+// --- Input ------------------------------------------------------------------------------------
+
+function choose(value) {
+  if (likert) {
+    ratings[dimensions[row]] = value;
+    row = Math.min(row + 1, dimensions.length - 1);
+    const firstEmpty = dimensions.findIndex((d) => ratings[d] === undefined);
+    if (firstEmpty >= 0 && ratings[dimensions[row]] !== undefined) row = firstEmpty;
+    renderAnswer();
+    tick();
+    return;
+  }
+  const again = choice === value;
+  choice = value;
+  renderAnswer();
+  tick();
+  if (waitLeft() <= 0) submit();
+  else say(`${again ? "Still chosen" : "Chosen"}: you can submit in ${Math.ceil(waitLeft())} s.`);
+}
+
+function moveRow(step) {
+  row = (row + step + dimensions.length) % dimensions.length;
+  renderAnswer();
+}
+
+const toggleHelp = (visible = el.help.hidden) => { el.help.hidden = !visible; };
+
+document.addEventListener("keydown", (e) => {
+  const typing = e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLInputElement;
+  if (typing) {
+    if (e.key === "Escape") { e.target.blur(); e.preventDefault(); }
+    else if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) { e.preventDefault(); submit(); }
+    return;
+  }
+  if (e.ctrlKey || e.metaKey || e.altKey) return;
+  if (!el.help.hidden) {
+    if (e.key === "Escape" || e.key === "?") { toggleHelp(false); e.preventDefault(); }
+    return;
+  }
+  if (e.key === "?") { toggleHelp(true); e.preventDefault(); return; }
+  if (e.key === "Enter" && e.target instanceof HTMLButtonElement) return;  // the button's own click
+  if (!el.item || stopped) return;
+  if (keyToValue.has(e.key) && item) { e.preventDefault(); choose(keyToValue.get(e.key)); return; }
+  switch (e.key) {
+    case "Enter": e.preventDefault(); submit(); break;
+    case "u": e.preventDefault(); undo(); break;
+    case "s": e.preventDefault(); skip(); break;
+    case "c": e.preventDefault(); el.comment.focus(); break;
+    case "x": e.preventDefault(); toggleContext(); break;
+    case "ArrowDown": if (likert) { e.preventDefault(); moveRow(1); } break;
+    case "ArrowUp": if (likert) { e.preventDefault(); moveRow(-1); } break;
+    case "Tab": if (likert && item) { e.preventDefault(); moveRow(e.shiftKey ? -1 : 1); } break;
+    default: break;
+  }
+});
+
+el.answer?.addEventListener("click", (e) => {
+  const button = e.target.closest(".choice");
+  if (!button) return;
+  if (likert) row = Number(button.closest(".likert-row").dataset.row);
+  choose(button.dataset.value);
+  button.blur();
+});
+el.submit?.addEventListener("click", submit);
+el.context?.addEventListener("click", (e) => { e.currentTarget.blur(); toggleContext(); });
+$("#close-help").addEventListener("click", () => toggleHelp(false));
+window.addEventListener("online", () => pending() && run(null));
+
+if (el.item) load();

@@ -1,0 +1,123 @@
+"""The queue and label submission under real concurrency (PostgreSQL, one connection per thread).
+
+Skipped visibly without PostgreSQL; fails in CI (REQUIRE_SERVICES=1) when it is missing.
+"""
+from __future__ import annotations
+
+import threading
+import uuid
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from django.db import connection
+
+from annotation.models import Assignment, Label, Membership
+from annotation.services import labelling, queue
+from tests import factories
+from tests.annotation.services.test_queue import build_queue, set_qc
+
+pytestmark = pytest.mark.services
+
+
+def in_threads(count: int, work):
+    """Run ``work(i)`` in ``count`` threads released together; returns the results in order.
+    Each thread closes its own database connection."""
+    barrier = threading.Barrier(count)
+
+    def body(i):
+        try:
+            barrier.wait(timeout=30)
+            return work(i)
+        finally:
+            connection.close()
+
+    with ThreadPoolExecutor(max_workers=count) as pool:
+        return list(pool.map(body, range(count)))
+
+
+@pytest.fixture
+def crowd(postgres_db):
+    """A project with 16 annotators."""
+    project = factories.make_project("Concurrent")
+    people = [factories.make_user(f"annotator{i:02d}") for i in range(16)]
+    Membership.objects.bulk_create([Membership(project=project, user=u, role="annotator") for u in people])
+    return project, people
+
+
+def test_a_burst_of_first_requests_never_overfills_a_pair(crowd):
+    project, people = crowd
+    set_qc(project, overlap=2)
+    work, _ = build_queue(project, 5)  # 10 places for 16 annotators
+    served = in_threads(len(people), lambda i: queue.next_item(people[i], project))
+    got = [p.pk for p in served if p is not None]
+    assert len(got) == 10, "every place is filled and nobody gets a pair beyond its quota"
+    assert Counter(got) == {p.pk: 2 for p in work}
+    assert Assignment.objects.count() == 10
+
+
+def test_annotators_working_through_the_queue_together_respect_the_overlap(crowd):
+    project, people = crowd
+    set_qc(project, overlap=2)
+    work, _ = build_queue(project, 40)
+
+    def annotate(i):
+        served = []
+        while (pair := queue.next_item(people[i], project)) is not None:
+            served.append(pair.pk)
+            queue.submit(people[i], project, pair.pk, value="aligned", client_token=uuid.uuid4())
+        return served
+
+    served = in_threads(len(people), annotate)
+    for mine in served:
+        assert len(mine) == len(set(mine)), "an annotator got the same pair twice"
+    per_pair = Counter(pk for mine in served for pk in mine)
+    assert per_pair == {p.pk: 2 for p in work}
+    assert Counter(Label.objects.values_list("pair_id", flat=True)) == per_pair
+    assert not Assignment.objects.filter(status=Assignment.OPEN).exists()
+
+
+def test_skips_under_concurrency_still_respect_the_overlap(crowd):
+    project, people = crowd
+    set_qc(project, overlap=2)
+    work, _ = build_queue(project, 12)
+
+    def annotate(i):
+        n = 0
+        while (pair := queue.next_item(people[i], project)) is not None:
+            n += 1
+            if (i + n) % 3 == 0 and Assignment.objects.get(pair=pair, annotator=people[i]).completed_at is None:
+                queue.skip(people[i], project, pair.pk)  # every third item, on a first serving
+            else:
+                queue.submit(people[i], project, pair.pk, value="partial")
+        return n
+
+    in_threads(12, annotate)
+    active = Counter(Assignment.objects.filter(status__in=queue.ACTIVE).values_list("pair_id", flat=True))
+    assert max(active.values()) <= 2
+    assert Counter(Label.objects.values_list("pair_id", flat=True)) == {p.pk: 2 for p in work}
+
+
+def test_the_same_label_sent_from_many_threads_is_stored_once(crowd):
+    project, people = crowd
+    set_qc(project)
+    build_queue(project, 1)
+    annotator = people[0]
+    pair = queue.next_item(annotator, project)
+    token = uuid.uuid4()
+    results = in_threads(12, lambda i: queue.submit(annotator, project, pair.pk, value="aligned", client_token=token))
+    assert Label.objects.count() == 1
+    assert len({label.pk for label, _ in results}) == 1
+    assert sum(created for _, created in results) == 1
+
+
+def test_different_tokens_from_one_annotator_for_one_pair_make_one_label(crowd):
+    project, people = crowd
+    set_qc(project)
+    work, _ = build_queue(project, 1)
+    annotator = people[0]
+    queue.next_item(annotator, project)
+    values = ["aligned", "partial", "not-aligned"]
+    in_threads(12, lambda i: labelling.submit_label(annotator, work[0], value=values[i % 3], client_token=uuid.uuid4()))
+    label = Label.objects.get()
+    assert label.value in values and label.annotator == annotator

@@ -1,0 +1,171 @@
+"""The queue API: next, submit (+ next in one round trip), skip, undo, context; roles; blindness."""
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from annotation.models import Assignment, Label
+from annotation.services import qc
+from tests.annotation.services.test_queue import build_queue, set_qc
+
+
+@pytest.fixture
+def work(project):
+    set_qc(project)
+    pairs, _ = build_queue(project, 3)
+    return pairs
+
+
+def url(project, action: str) -> str:
+    return f"/api/projects/{project.pk}/queue/{action}/"
+
+
+@pytest.mark.parametrize("role,expected", [("anon", 401), ("olga", 404), ("ursula", 404), ("anna", 200),
+                                           ("rita", 200), ("admin", 200)])
+def test_only_members_of_the_project_get_items(api, users, project, work, role, expected):
+    client = api(None if role == "anon" else users[role])
+    assert client.get(url(project, "next")).status_code == expected
+
+
+@pytest.mark.parametrize("action,body", [("submit", {"pair": 1, "value": "aligned"}), ("skip", {"pair": 1}), ("undo", {})])
+def test_outsiders_cannot_post_to_the_queue(api, users, project, work, action, body):
+    assert api(users["olga"]).post(url(project, action), body, format="json").status_code == 404
+    assert api(None).post(url(project, action), body, format="json").status_code == 401
+
+
+def test_next_returns_the_item_with_both_sides_the_scheme_and_progress(api, users, project, work):
+    data = api(users["anna"]).get(url(project, "next")).json()
+    item = data["item"]
+    assert item["pair"] == work[0].pk
+    assert item["complex"]["sentences"] == [{"index": 0, "paragraph": 0, "text": work[0].members.get(side="complex").sentence.text}]
+    assert item["simple"]["groups"] == [[0]] and item["complex"]["level"] == "adv"
+    assert [v["key"] for v in data["scheme"]["values"]] == ["1", "2", "3"]
+    assert data["progress"] == {"done": 0, "remaining": 3, "total": 3}
+    assert data["done"] is False and "context" not in item
+
+
+def test_the_item_is_blind_to_model_output_and_other_annotators(api, users, project, work):
+    Label.objects.create(pair=work[0], annotator=users["rita"], value="not-aligned", comment="rita-was-here")
+    response = api(users["anna"]).get(url(project, "next"))
+    body = response.content.decode()
+    assert "rita" not in body and "score" not in body and "prediction" not in body and "predicted" not in body
+    assert set(response.json()["item"]) == {"pair", "article", "complex", "simple", "shape"}
+
+
+def test_context_comes_on_demand(api, users, project, work):
+    client = api(users["anna"])
+    item = client.get(url(project, "next") + "?context=1").json()["item"]
+    assert [s["index"] for s in item["context"]["complex"]] == [0, 1, 2]
+    again = client.get(f"/api/projects/{project.pk}/queue/context/{item['pair']}/").json()
+    assert again["context"] == item["context"]
+    assert client.get(f"/api/projects/{project.pk}/queue/context/{work[2].pk}/").status_code == 404
+
+
+def test_submit_stores_the_label_and_returns_the_next_item(api, users, project, work):
+    client = api(users["anna"])
+    client.get(url(project, "next"))
+    response = client.post(url(project, "submit"), {"pair": work[0].pk, "value": "partial", "seconds": 4.5,
+                                                    "comment": "tense changed"}, format="json")
+    assert response.status_code == 201
+    data = response.json()
+    assert data["label"]["value"] == "partial" and data["created"] is True
+    assert data["item"]["pair"] == work[1].pk
+    assert data["progress"]["done"] == 1
+    label = Label.objects.get()
+    assert (label.annotator, label.seconds, label.comment) == (users["anna"], 4.5, "tense changed")
+
+
+def test_the_same_submission_twice_stores_one_label(api, users, project, work):
+    client = api(users["anna"])
+    client.get(url(project, "next"))
+    body = {"pair": work[0].pk, "value": "aligned", "client_token": str(uuid.uuid4())}
+    first = client.post(url(project, "submit"), body, format="json")
+    second = client.post(url(project, "submit"), body, format="json")
+    assert (first.status_code, second.status_code) == (201, 200)
+    assert second.json()["item"]["pair"] == work[1].pk
+    assert Label.objects.count() == 1
+
+
+def test_a_too_fast_label_is_refused_with_the_reason(api, users, project, work):
+    set_qc(project, min_seconds=10)
+    client = api(users["anna"])
+    client.get(url(project, "next"))
+    response = client.post(url(project, "submit"), {"pair": work[0].pk, "value": "aligned", "seconds": 2}, format="json")
+    assert response.status_code == 400
+    assert response.json()["code"] == "too_fast" and "at least 10 seconds" in response.json()["detail"]
+
+
+def test_an_unknown_label_value_is_refused(api, users, project, work):
+    client = api(users["anna"])
+    client.get(url(project, "next"))
+    response = client.post(url(project, "submit"), {"pair": work[0].pk, "value": "maybe"}, format="json")
+    assert response.status_code == 400 and "choose one of: aligned, partial, not-aligned" in response.json()["detail"]
+
+
+def test_a_pair_that_was_not_served_cannot_be_submitted(api, users, project, work):
+    response = api(users["anna"]).post(url(project, "submit"), {"pair": work[2].pk, "value": "aligned"}, format="json")
+    assert response.status_code == 400 and "not in your queue" in response.json()["detail"]
+
+
+def test_skip_moves_on_and_the_pair_comes_back_last(api, users, project, work):
+    client = api(users["anna"])
+    client.get(url(project, "next"))
+    data = client.post(url(project, "skip"), {"pair": work[0].pk}, format="json").json()
+    assert data["skipped"] == work[0].pk and data["item"]["pair"] == work[1].pk
+    for pair in work[1:]:
+        data = client.post(url(project, "submit"), {"pair": pair.pk, "value": "aligned"}, format="json").json()
+    assert data["item"]["pair"] == work[0].pk
+
+
+def test_undo_returns_the_last_labelled_item_again(api, users, project, work):
+    client = api(users["anna"])
+    client.get(url(project, "next"))
+    client.post(url(project, "submit"), {"pair": work[0].pk, "value": "aligned"}, format="json")
+    data = client.post(url(project, "undo"), {}, format="json").json()
+    assert data["undone"] == work[0].pk and data["item"]["pair"] == work[0].pk
+    assert not Label.objects.exists()
+    assert Assignment.objects.get(pair=work[0], annotator=users["anna"]).status == Assignment.OPEN
+    nothing = api(users["rita"]).post(url(project, "undo"), {}, format="json")
+    assert nothing.status_code == 400 and "nothing to undo" in nothing.json()["detail"]
+
+
+def test_an_empty_queue_says_all_done(api, users, project, work):
+    client = api(users["anna"])
+    data = client.get(url(project, "next")).json()
+    for _ in work:
+        data = client.post(url(project, "submit"), {"pair": data["item"]["pair"], "value": "aligned"}, format="json").json()
+    assert data["item"] is None and data["done"] is True and "All done" in data["message"]
+    assert data["progress"] == {"done": 3, "remaining": 0, "total": 3}
+
+
+def test_an_excluded_annotator_is_told_why(api, users, project, work):
+    qc.exclude(users["anna"], project, "Your accuracy on test questions is 40%.")
+    response = api(users["anna"]).get(url(project, "next"))
+    assert response.status_code == 403
+    assert response.json() == {"detail": "Your accuracy on test questions is 40%.", "excluded": True}
+
+
+def test_likert_ratings_are_submitted_per_dimension(api, users):
+    from tests import factories
+
+    project = factories.make_project("Likert", scheme="likert-human-eval", anna="annotator")
+    set_qc(project)
+    work, _ = build_queue(project, 1)
+    client = api(users["anna"])
+    assert client.get(url(project, "next")).json()["scheme"]["dimensions"] == ["simplicity", "adequacy", "fluency"]
+    missing = client.post(url(project, "submit"), {"pair": work[0].pk, "ratings": {"simplicity": 4}}, format="json")
+    assert missing.status_code == 400 and "missing ratings for: adequacy, fluency" in missing.json()["detail"]
+    ok = client.post(url(project, "submit"), {"pair": work[0].pk, "ratings": {"simplicity": 4, "adequacy": 5, "fluency": 3}},
+                     format="json")
+    assert ok.status_code == 201
+    assert Label.objects.get().ratings == {"simplicity": "4", "adequacy": "5", "fluency": "3"}
+
+
+def test_the_labelling_page_renders_for_members_only(client, users, project, work):
+    client.force_login(users["anna"])
+    page = client.get(f"/projects/{project.pk}/annotate/")
+    assert page.status_code == 200 and b"annotate-config" in page.content and b"<kbd>u</kbd> undo" in page.content
+    assert b"Start labelling" in client.get(f"/projects/{project.pk}/").content
+    client.force_login(users["olga"])
+    assert client.get(f"/projects/{project.pk}/annotate/").status_code == 404
