@@ -145,3 +145,29 @@ def test_the_labelling_view_fits_a_laptop_screen(page, demo_queue):
         box = page.locator(selector).bounding_box()
         assert box is not None and box["y"] + box["height"] <= 768, f"{selector} is below the fold"
     assert page.evaluate("document.documentElement.scrollWidth") <= 1366
+
+
+def test_a_likert_project_is_rated_row_by_row_with_number_keys(page, transactional_db):
+    from annotation.services.demo import ensure_demo as _ensure_accounts
+    from tests import factories
+    from tests.annotation.services.test_queue import build_queue, set_qc
+
+    _ensure_accounts()
+    project = factories.make_project("Human evaluation", scheme="likert-human-eval", annotator="annotator")
+    set_qc(project)
+    work, _ = build_queue(project, 2)
+    login(page, "annotator", "annotator")
+    page.goto(f"/projects/{project.pk}/annotate/")
+    labeller = Labeller(page)
+    assert labeller.current() == work[0].pk
+    page.keyboard.press("4")          # simplicity, then the cursor moves to adequacy
+    page.keyboard.press("ArrowUp")    # back to simplicity to correct it
+    page.keyboard.press("5")
+    page.keyboard.press("3")          # adequacy
+    page.keyboard.press("Tab")        # fluency is current already; Tab wraps to simplicity...
+    page.keyboard.press("Shift+Tab")  # ...and back
+    page.keyboard.press("2")          # fluency
+    assert page.locator(".likert-row.current").get_attribute("data-dimension") == "fluency"
+    screenshot(page, "labelling-likert")
+    assert labeller.press("Enter") == work[1].pk
+    assert Label.objects.get(pair=work[0]).ratings == {"simplicity": "5", "adequacy": "3", "fluency": "2"}

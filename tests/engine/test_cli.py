@@ -98,9 +98,10 @@ def test_the_engine_cli_offers_the_pair_level_sari_metric(tmp_path, capsys):
                  "--refs", str(tmp_path / "r.txt")])
     result = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert code == 0
-    # The system equals the single reference: every deleted n-gram is right and nothing is added;
-    # keep is 3/4 because no 4-gram of the output ("the cat sat .") occurs in the original.
-    assert result["del"] == 100.0 and result["add"] == 0.0 and result["keep"] == 75.0
+    # The system equals the single reference, so every operation is right where it happens: all
+    # deletions (100). The new 2-4-grams ("sat .", ...) are right, but no unigram is added (n=1 F1
+    # is 0: add = 75), and no 4-gram is kept ("the cat sat ." is not in the original: keep = 75).
+    assert result == {"sari": pytest.approx(250 / 3), "add": 75.0, "keep": 75.0, "del": 100.0}
 
 
 def test_the_engine_cli_scores_a_pairs_file(tmp_path):

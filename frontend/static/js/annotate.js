@@ -89,16 +89,25 @@ function sentenceNode(sentence, tokens, changed, mark, extraClass = "") {
     p.append(sentence.text);
     return p;
   }
-  for (const { t, k } of tokens) {
+  // Runs of changed words (with the spaces between them) become one <del>/<ins> element.
+  const changedAt = (n) => tokens[n] && tokens[n].k >= 0 && changed.has(tokens[n].k);
+  let run = null;
+  tokens.forEach(({ t, k }, n) => {
+    const space = k < 0 && /^\s+$/.test(t);
     if (k >= 0 && changed.has(k)) {
-      const span = document.createElement(mark);
-      span.className = mark;
-      span.textContent = t;
-      p.append(span);
+      if (!run) {
+        run = document.createElement(mark);
+        run.className = mark;
+        p.append(run);
+      }
+      run.append(t);
+    } else if (space && run && changedAt(n + 1)) {
+      run.append(t);
     } else {
+      run = null;
       p.append(t);
     }
-  }
+  });
   return p;
 }
 
