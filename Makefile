@@ -21,11 +21,14 @@ setup: $(STAMP)
 demo: setup
 	$(PY) manage.py run_demo
 
-test: setup
+test: setup lint
 	$(PY) -m pytest
 
 test-fast: setup
 	$(PY) -m pytest -m "not slow and not browser and not services"
+
+lint: setup
+	$(PY) -m ruff check .
 
 clean:
 	rm -rf $(VENV) var .pytest_cache

@@ -20,13 +20,13 @@ Prints one JSON summary on stdout (progress on stderr)::
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
 import json
 import resource
 import statistics
 import sys
 import time
 import tracemalloc
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -37,13 +37,13 @@ sys.path.insert(0, str(ROOT))
 
 from workers.engine.candidates import capture_rate, select_candidates  # noqa: E402
 from workers.engine.crf import NeuralCRF, crf_reference_viterbi, path_score  # noqa: E402
+from workers.engine.grouping import group_links, label_groups  # noqa: E402
 from workers.engine.io import read_pairs  # noqa: E402
 from workers.engine.methods import get_aligner  # noqa: E402
 from workers.engine.metrics import evaluate, excluded_links, tune_threshold  # noqa: E402
 from workers.engine.paragraph_alignment import calibrate  # noqa: E402
 from workers.engine.similarity import CombinedSimilarity, get_similarity  # noqa: E402
-from workers.engine.threshold import ThresholdConfig, threshold_links  # noqa: E402
-from workers.engine.grouping import group_links, label_groups  # noqa: E402
+from workers.engine.threshold import threshold_links  # noqa: E402
 from workers.engine.types import Alignment  # noqa: E402
 
 BASELINES = ["jaccard", "tfidf", "charngram", "sbert"]

@@ -9,8 +9,9 @@ User = get_user_model()
 
 
 def make_user(username: str, *, staff: bool = False, researcher: bool = False) -> User:
-    from annotation.permissions import RESEARCHERS_GROUP
     from django.contrib.auth.models import Group
+
+    from annotation.permissions import RESEARCHERS_GROUP
 
     user = User.objects.create_user(username=username, password="pw-" + username, is_staff=staff, is_superuser=staff)
     if researcher:

@@ -98,7 +98,7 @@ def _execute(run: AlignmentRun, report) -> None:
         t0 = time.monotonic()
         base = done / max(1, len(work))
         span = len(batch) / max(1, len(work))
-        outputs = aligner.align(inputs, progress=lambda f, m: report(base + span * f, m))
+        outputs = aligner.align(inputs, progress=lambda f, m, base=base, span=span: report(base + span * f, m))
         t1 = time.monotonic()
         for (article, complex_doc, simple_doc), alignment in zip(batch, outputs):
             save_alignment(run, article, complex_doc, simple_doc, alignment)

@@ -7,7 +7,7 @@ from rest_framework.decorators import action
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
-from ..models import LabelScheme, Membership, Project, Role
+from ..models import LabelScheme, Membership, Role
 from ..permissions import CanCreateProjects, IsProjectResearcher, IsReadOnly, can_research, visible_projects
 from ..serializers import JobSerializer, LabelSchemeSerializer, MembershipSerializer, ProjectSerializer
 from ..services import jobs

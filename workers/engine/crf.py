@@ -45,7 +45,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from .errors import EngineError
+from .errors import EngineError, check_options
 
 __all__ = [
     "CRFConfig",
@@ -105,10 +105,7 @@ class CRFConfig:
 
     @classmethod
     def from_dict(cls, d: dict[str, object]) -> CRFConfig:
-        known = {f.name for f in fields(cls)}
-        unknown = set(d) - known
-        if unknown:
-            raise ValueError(f"unknown CRF option(s) {sorted(unknown)}; valid: {sorted(known)}")
+        check_options("CRF", d, {f.name for f in fields(cls)})
         return cls(**d)  # type: ignore[arg-type]
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from .errors import check_options
 from .grouping import group_links, label_groups
 from .similarity import SimilarityModel
 from .types import Alignment, ArticlePair
@@ -35,10 +36,7 @@ class ThresholdConfig:
 
     @classmethod
     def build(cls, defaults: ThresholdConfig, config: dict[str, Any]) -> ThresholdConfig:
-        known = {f.name for f in fields(cls)}
-        unknown = set(config) - known
-        if unknown:
-            raise ValueError(f"unknown option(s) {sorted(unknown)}; valid: {sorted(known)}")
+        check_options("threshold method", config, {f.name for f in fields(cls)})
         values = {f.name: getattr(defaults, f.name) for f in fields(cls)}
         values.update(config)
         out = cls(**values)

@@ -4,7 +4,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from annotation.models import (
-    Adjudication, Article, CandidatePair, Document, PairSentence, Paragraph, Project, Sentence, Side, indices_key,
+    Adjudication,
+    Article,
+    CandidatePair,
+    Document,
+    PairSentence,
+    Paragraph,
+    Project,
+    Sentence,
+    Side,
+    indices_key,
 )
 
 from .base import ParsedArticle

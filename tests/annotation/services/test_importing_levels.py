@@ -80,7 +80,7 @@ def test_sentences_are_split_with_the_project_language(project, language, text, 
 
 
 def test_the_same_german_text_splits_differently_as_english(project):
-    text = "Die Mauer fiel am 9. November 1989. Danach war alles anders.".encode()
+    text = b"Die Mauer fiel am 9. November 1989. Danach war alles anders."
     import_files(project, [("L-0.txt", text), ("L-1.txt", b"Kurz.")], language="en")
     assert len(texts("L", "0")) == 3
 

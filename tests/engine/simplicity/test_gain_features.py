@@ -45,7 +45,7 @@ def test_features_needing_a_parser_are_reported_as_skipped_without_one():
 
 
 def _doc(words, heads, pos):
-    spacy = pytest.importorskip("spacy", reason="spaCy not installed: syntactic features untestable")
+    pytest.importorskip("spacy", reason="spaCy not installed: syntactic features untestable")
     from spacy.tokens import Doc
     from spacy.vocab import Vocab
 

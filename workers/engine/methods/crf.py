@@ -41,6 +41,7 @@ from typing import Any
 import numpy as np
 
 from ..crf import CRFConfig, CRFExample, NeuralCRF, gold_labels_from_links, train_crf
+from ..errors import check_options
 from ..grouping import group_links, label_groups
 from ..paragraph_alignment import (
     PARAGRAPH_VARIANTS,
@@ -100,10 +101,7 @@ class CRFAlignerConfig:
 
     @classmethod
     def build(cls, config: dict[str, Any]) -> CRFAlignerConfig:
-        known = {f.name for f in fields(cls)}
-        unknown = set(config) - known
-        if unknown:
-            raise ValueError(f"unknown crf option(s) {sorted(unknown)}; valid: {sorted(known)}")
+        check_options("crf", config, {f.name for f in fields(cls)})
         cfg = cls(**config)
         if cfg.similarity not in SIMILARITY_NAMES:
             raise ValueError(f"unknown similarity {cfg.similarity!r}; choose one of: "

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..errors import check_options
 from ..simplicity.embedding import Encoder, default_encoder
 from ..simplicity.muss_mining import mine_paraphrases
 from ..types import AlignedPair, Alignment, ArticlePair
@@ -43,9 +44,7 @@ class MussAligner:
         encoder: Encoder | None = None,
     ) -> None:
         config = dict(config or {})
-        unknown = set(config) - _KEYS
-        if unknown:
-            raise ValueError(f"unknown muss config keys {sorted(unknown)}; valid: {', '.join(sorted(_KEYS))}")
+        check_options("muss", config, _KEYS)
         self.params = {k: config.get(k, v) for k, v in DEFAULTS.items()}
         self.evaluation_set = list(config.get("evaluation_set", []))
         self.select = str(config.get("select", "greedy"))

@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import check_options
 from ..simplicity.embedding import Encoder, default_encoder
 from ..types import AlignedPair, Alignment, ArticlePair
 from . import ProgressFn, register
@@ -117,12 +118,7 @@ class Sum4SimpAligner:
         encoder: Encoder | None = None,
     ) -> None:
         config = dict(config or {})
-        unknown = set(config) - {*DEFAULTS, "filter", "keep_filtered", "device"}
-        if unknown:
-            raise ValueError(
-                f"unknown sum4simp config keys {sorted(unknown)}; valid: "
-                f"{', '.join(sorted({*DEFAULTS, 'filter', 'keep_filtered', 'device'}))}"
-            )
+        check_options("sum4simp", config, {*DEFAULTS, "filter", "keep_filtered", "device"})
         self.params = {k: config.get(k, v) for k, v in DEFAULTS.items()}
         self.params["l_max"] = int(self.params["l_max"])
         self.model = model

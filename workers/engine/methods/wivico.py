@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import check_options
 from ..simplicity.embedding import Encoder, default_encoder, max_tokens, token_lengths
 from ..simplicity.wivico_thresholds import PAPER_VALID_THRESHOLD, PROPAGATION_METHODS, propagate_thresholds
 from ..types import AlignedPair, Alignment, ArticlePair
@@ -70,9 +71,7 @@ class WivicoAligner:
         encoder: Encoder | None = None,
     ) -> None:
         config = dict(config or {})
-        unknown = set(config) - _KEYS
-        if unknown:
-            raise ValueError(f"unknown wivico config keys {sorted(unknown)}; valid: {', '.join(sorted(_KEYS))}")
+        check_options("wivico", config, _KEYS)
         self.threshold = float(config.get("threshold", PAPER_VALID_THRESHOLD))
         self.partial_threshold = float(config.get("partial_threshold", self.threshold - 0.15))
         if self.partial_threshold > self.threshold:
