@@ -30,10 +30,13 @@ def validate_value(scheme: LabelScheme, value: str, ratings: dict) -> None:
 
 
 def submit_label(user, pair: CandidatePair, *, value: str, ratings: dict | None = None, comment: str = "",
-                 seconds: float = 0.0, client_token: uuid.UUID | None = None) -> tuple[Label, bool]:
+                 seconds: float = 0.0, client_token: uuid.UUID | None = None,
+                 assignment: Assignment | None = None) -> tuple[Label, bool]:
     """Store ``user``'s label for ``pair``; returns (label, created).
 
-    Raises ValueError (``qc.QualityControlError`` for QC refusals) with a message for the annotator.
+    ``assignment`` is the user's assignment of the pair when the caller has it already (else it is
+    looked up). Raises ValueError (``qc.QualityControlError`` for QC refusals) with a message for
+    the annotator.
     """
     if client_token is not None:
         existing = Label.objects.filter(client_token=client_token).first()
@@ -45,7 +48,8 @@ def submit_label(user, pair: CandidatePair, *, value: str, ratings: dict | None 
     ratings = {k: str(v) for k, v in (ratings or {}).items()}
     validate_value(project.label_scheme, value, ratings)
     qc.ensure_not_excluded(user, project)
-    assignment = Assignment.objects.filter(pair=pair, annotator=user).first()
+    if assignment is None:
+        assignment = Assignment.objects.filter(pair=pair, annotator=user).first()
     qc.check_seconds(qc.qc_config(project), float(seconds), assignment)
     is_test = bool(assignment and assignment.is_test)
     fields = {"value": value, "ratings": ratings, "comment": comment, "seconds": max(0.0, float(seconds)),

@@ -125,13 +125,15 @@ def next_item(user, project: Project) -> CandidatePair | None:
     Each attempt to assign a pair is its own short (sub)transaction holding at most one pair lock,
     so serving can never deadlock. Raises ``qc.AnnotatorExcluded`` for annotators removed by QC.
     """
-    qc.ensure_not_excluded(user, project)
+    excluded = qc.excluded_annotator_ids(project)
+    if user.pk in excluded:
+        qc.ensure_not_excluded(user, project)
     config = qc.qc_config(project)
-    current = (_mine(user, project).filter(status=Assignment.OPEN).select_related("pair")
+    current = (_mine(user, project).filter(status=Assignment.OPEN)
+               .select_related("pair__article", "pair__complex_document", "pair__simple_document")
                .order_by("-assigned_at", "-id").first())
     if current is not None:
         return current.pair
-    excluded = qc.excluded_annotator_ids(project)
     return (_serve_test(user, project, config, excluded) or _serve_fresh(user, project, config, excluded)
             or _serve_skipped(user, project, config, excluded))
 
@@ -173,8 +175,10 @@ def _serve_fresh(user, project: Project, config: qc.QcConfig, excluded: set[int]
                     return None
                 # The lock is held: every other writer of this pair's assignments has committed, so
                 # fresh counts are exact (the candidate query's snapshot may predate their commit).
-                if (_count_taken(pair.pk, excluded) >= config.overlap
-                        or Assignment.objects.filter(pair=pair, annotator=user).exists()):
+                place = Q(status__in=ACTIVE, is_test=False) & ~Q(annotator_id__in=excluded)
+                seen = Assignment.objects.filter(pair=pair).aggregate(
+                    taken=Count("id", filter=place), mine=Count("id", filter=Q(annotator=user)))
+                if seen["taken"] >= config.overlap or seen["mine"]:
                     raise _Retry
                 Assignment.objects.create(pair=pair, annotator=user)
                 return pair
@@ -203,10 +207,6 @@ def _serve_skipped(user, project: Project, config: qc.QcConfig, excluded: set[in
 def submit(user, project: Project, pair_id: int, *, value: str = "", ratings: dict | None = None, comment: str = "",
            seconds: float = 0.0, client_token: uuid.UUID | None = None) -> tuple[Label, bool]:
     """Label a pair of the annotator's queue (idempotent per ``client_token``); returns (label, created)."""
-    if client_token is not None:
-        replay = Label.objects.filter(client_token=client_token, annotator=user, pair_id=pair_id).first()
-        if replay is not None:
-            return replay, False
     assignment = (_mine(user, project).filter(pair_id=pair_id)
                   .select_related("pair__article__project__label_scheme").first())
     if assignment is None:
@@ -214,7 +214,7 @@ def submit(user, project: Project, pair_id: int, *, value: str = "", ratings: di
     if assignment.status == Assignment.SKIPPED:
         raise NotAssigned(f"you skipped pair #{pair_id}; it comes back at the end of your queue")
     return labelling.submit_label(user, assignment.pair, value=value, ratings=ratings, comment=comment,
-                                  seconds=seconds, client_token=client_token)
+                                  seconds=seconds, client_token=client_token, assignment=assignment)
 
 
 def skip(user, project: Project, pair_id: int) -> None:
@@ -253,13 +253,19 @@ class Progress:
         return {"done": self.done, "remaining": self.remaining, "total": self.done + self.remaining}
 
 
-def progress(user, project: Project) -> Progress:
-    """Items the annotator finished, and (an estimate of) how many are still there for them."""
+def progress(user, project: Project, excluded: set[int] | None = None) -> Progress:
+    """Items the annotator finished, and an estimate of how many are still there for them: their
+    open and skipped items plus the smaller of the queue's free places and the pairs they have
+    not seen (two aggregate queries, cheap enough for every answer)."""
     config = qc.qc_config(project)
-    counts = _mine(user, project).aggregate(done=Count("id", filter=Q(status=Assignment.DONE)),
-                                            waiting=Count("id", filter=~Q(status=Assignment.DONE)))
-    fresh = _available(user, project, config, qc.excluded_annotator_ids(project)).count()
-    return Progress(done=counts["done"], remaining=counts["waiting"] + fresh)
+    excluded = qc.excluded_annotator_ids(project) if excluded is None else excluded
+    place = Q(assignments__status__in=ACTIVE, assignments__is_test=False) & ~Q(assignments__annotator_id__in=excluded)
+    pool = queue_pairs(project).aggregate(pairs=Count("id", distinct=True), taken=Count("assignments", filter=place))
+    mine = _mine(user, project).aggregate(done=Count("id", filter=Q(status=Assignment.DONE)),
+                                          waiting=Count("id", filter=~Q(status=Assignment.DONE)),
+                                          seen=Count("id", filter=Q(is_test=False)))
+    fresh = max(0, min(pool["pairs"] * config.overlap - pool["taken"], pool["pairs"] - mine["seen"]))
+    return Progress(done=mine["done"], remaining=mine["waiting"] + fresh)
 
 
 def scheme_payload(scheme: LabelScheme) -> dict:
@@ -332,7 +338,7 @@ def state(user, project: Project, *, with_context: bool = False, pair: Candidate
     """What the queue endpoints answer: the next item (or None), progress and the label scheme."""
     if pair is None:
         pair = next_item(user, project)
-    if pair is not None:
+    if pair is not None and "article" not in pair._state.fields_cache:
         pair = CandidatePair.objects.select_related("article", "complex_document", "simple_document").get(pk=pair.pk)
     config = qc.qc_config(project)
     return {

@@ -4,13 +4,14 @@ Every answer that moves the annotator on carries the next item, so "label + next
 """
 from __future__ import annotations
 
+from django.shortcuts import get_object_or_404
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..models import Assignment
-from ..permissions import IsProjectMember
+from ..models import Assignment, Project
+from ..permissions import IsProjectMember, visible_projects
 from ..services import qc, queue
 from .mixins import ProjectFromUrl
 
@@ -39,6 +40,12 @@ class QueueView(ProjectFromUrl, APIView):
     """``?context=1`` on any of these adds the surrounding sentences of the item."""
 
     permission_classes = [IsAuthenticated & IsProjectMember]
+
+    def get_project(self) -> Project:
+        if not hasattr(self, "_project"):
+            projects = visible_projects(self.request.user).select_related("label_scheme")
+            self._project = get_object_or_404(projects, pk=self.kwargs["project_pk"])
+        return self._project
 
     def with_context(self) -> bool:
         return self.request.query_params.get("context", "").lower() in ("1", "true", "yes")
