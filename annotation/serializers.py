@@ -115,6 +115,7 @@ class CandidatePairSerializer(serializers.ModelSerializer):
         if pair.article.project_id in self.context.get("blind_projects", ()):
             data["score"] = None
             data["predicted_label"] = ""
+            data["features"] = {}  # model scores and filter outputs would reveal the prediction
         return data
 
     def _text(self, pair: models.CandidatePair, side: str) -> str:

@@ -29,4 +29,58 @@ def corpus_stats(job_id: int) -> None:
     run_stats_job(job_id)
 
 
-JOB_TASKS = {"corpus-stats": corpus_stats}
+# Scoring jobs (annotation/services/scoring.py): one task per kind so model-heavy ones route to gpu.
+
+@shared_task(name="workers.tasks.access_attributes", acks_late=True, autoretry_for=TRANSIENT,
+             retry_backoff=True, max_retries=3)
+def access_attributes(job_id: int) -> None:
+    """ACCESS control attributes of every pair of a project or run (cpu queue)."""
+    from annotation.services.scoring import run_scoring_job
+
+    run_scoring_job(job_id)
+
+
+@shared_task(name="workers.tasks.sum4simp_filter", acks_late=True, autoretry_for=TRANSIENT,
+             retry_backoff=True, max_retries=3)
+def sum4simp_filter(job_id: int) -> None:
+    """Fit the Sum4Simp filter on a reference corpus, then score pairs (cpu queue)."""
+    from annotation.services.scoring import run_scoring_job
+
+    run_scoring_job(job_id)
+
+
+@shared_task(name="workers.tasks.pivot_select", acks_late=True, autoretry_for=TRANSIENT,
+             retry_backoff=True, max_retries=3)
+def pivot_select(job_id: int) -> None:
+    """Pivot-translation BLEU/FRES selectors over every pair (cpu queue)."""
+    from annotation.services.scoring import run_scoring_job
+
+    run_scoring_job(job_id)
+
+
+@shared_task(name="workers.tasks.wivico_thresholds", acks_late=True, autoretry_for=TRANSIENT,
+             retry_backoff=True, max_retries=3)
+def wivico_thresholds(job_id: int) -> None:
+    """Derive WIVICO n:m thresholds from annotated valid pairs (gpu queue: SBERT)."""
+    from annotation.services.scoring import run_scoring_job
+
+    run_scoring_job(job_id)
+
+
+@shared_task(name="workers.tasks.gain_classifier", acks_late=True, autoretry_for=TRANSIENT,
+             retry_backoff=True, max_retries=3)
+def gain_classifier(job_id: int) -> None:
+    """Train or apply the WIVICO simplicity-gain classifier (gpu queue)."""
+    from annotation.services.scoring import run_scoring_job
+
+    run_scoring_job(job_id)
+
+
+JOB_TASKS = {
+    "corpus-stats": corpus_stats,
+    "access-attributes": access_attributes,
+    "sum4simp-filter": sum4simp_filter,
+    "wivico-thresholds": wivico_thresholds,
+    "gain-classifier": gain_classifier,
+    "pivot-select": pivot_select,
+}

@@ -63,6 +63,22 @@ def engine_document(doc: Document) -> EngineDocument:
     return EngineDocument(paragraphs=tuple(tuple(p) for _, p in sorted(paragraphs.items())), level=doc.level)
 
 
+# Settings a job stored in ``project.config[method]`` that a run of that method uses unless its own
+# params set any of them (the ``wivico-thresholds`` job writes ``config["wivico"]``).
+PROJECT_METHOD_KEYS: dict[str, tuple[str, ...]] = {
+    "wivico": ("threshold", "partial_threshold", "thresholds", "propagation"),
+}
+
+
+def project_method_defaults(project: Project, method: str, params: dict) -> dict:
+    """The project-level defaults of ``method`` (e.g. derived WIVICO thresholds), unless overridden."""
+    keys = PROJECT_METHOD_KEYS.get(method, ())
+    stored = (project.config or {}).get(method)
+    if not keys or not isinstance(stored, dict) or any(k in params for k in keys):
+        return {}
+    return {k: stored[k] for k in keys if k in stored}
+
+
 def _batches(items: list, size: int) -> Iterator[list]:
     for start in range(0, len(items), size):
         yield items[start:start + size]
@@ -85,7 +101,8 @@ def _execute(run: AlignmentRun, report) -> None:
 
     started = time.monotonic()
     model_path = run.model_version.path if run.model_version else (run.params.get("model") or settings.DEFAULT_ENCODER or None)
-    config = {k: v for k, v in run.params.items() if k != "model"}
+    config = {**project_method_defaults(run.project, run.method, run.params),
+              **{k: v for k, v in run.params.items() if k != "model"}}
     aligner = get_aligner(run.method, config, model_path)
     load_seconds = time.monotonic() - started
 

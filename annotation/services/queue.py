@@ -21,12 +21,13 @@ import random
 import uuid
 from dataclasses import dataclass
 
+from django.core.cache import cache
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from ..models import Assignment, CandidatePair, Label, LabelScheme, Project, Sentence, Side
+from ..models import Adjudication, Assignment, CandidatePair, Label, LabelScheme, Project, Sentence, Side
 from . import labelling, qc
 
 QUEUE_ORIGINS = ("model", "candidate", "import")
@@ -253,18 +254,35 @@ class Progress:
         return {"done": self.done, "remaining": self.remaining, "total": self.done + self.remaining}
 
 
+QUEUE_SIZE_TTL_S = 30
+
+
+def queue_size(project: Project) -> int:
+    """How many pairs the project's queue holds; cached briefly (it changes with runs, imports and gold)."""
+    run = (project.config or {}).get("queue_run")
+    # Any new pair or gold label anywhere changes the key (two index-only look-ups).
+    newest_pair = CandidatePair.objects.order_by("-id").values_list("id", flat=True).first()
+    newest_gold = Adjudication.objects.order_by("-id").values_list("id", flat=True).first()
+    key = f"alignapp:queue-size:{project.pk}:{run}:{newest_pair}:{newest_gold}"
+    size = cache.get(key)
+    if size is None:
+        size = queue_pairs(project).count()
+        cache.set(key, size, QUEUE_SIZE_TTL_S)
+    return size
+
+
 def progress(user, project: Project, excluded: set[int] | None = None) -> Progress:
     """Items the annotator finished, and an estimate of how many are still there for them: their
-    open and skipped items plus the smaller of the queue's free places and the pairs they have
-    not seen (two aggregate queries, cheap enough for every answer)."""
+    open and skipped items plus the smaller of the queue's free places and the pairs they have not
+    seen. Cheap enough to come with every answer (the queue size is cached for a few seconds)."""
     config = qc.qc_config(project)
     excluded = qc.excluded_annotator_ids(project) if excluded is None else excluded
-    place = Q(assignments__status__in=ACTIVE, assignments__is_test=False) & ~Q(assignments__annotator_id__in=excluded)
-    pool = queue_pairs(project).aggregate(pairs=Count("id", distinct=True), taken=Count("assignments", filter=place))
+    pairs = queue_size(project)
+    taken = _taken_places(excluded).filter(pair__article__project=project, pair__gold__isnull=True).count()
     mine = _mine(user, project).aggregate(done=Count("id", filter=Q(status=Assignment.DONE)),
                                           waiting=Count("id", filter=~Q(status=Assignment.DONE)),
                                           seen=Count("id", filter=Q(is_test=False)))
-    fresh = max(0, min(pool["pairs"] * config.overlap - pool["taken"], pool["pairs"] - mine["seen"]))
+    fresh = max(0, min(pairs * config.overlap - taken, pairs - mine["seen"]))
     return Progress(done=mine["done"], remaining=mine["waiting"] + fresh)
 
 
@@ -345,7 +363,8 @@ def state(user, project: Project, *, with_context: bool = False, pair: Candidate
         "item": item_payload(pair, project, with_context=with_context) if pair is not None else None,
         "done": pair is None,
         "message": "" if pair is not None else "All done: there are no more items in your queue. Thank you!",
-        "progress": progress(user, project).as_dict(),
+        "progress": (progress(user, project) if pair is not None
+                     else Progress(done=_mine(user, project).filter(status=Assignment.DONE).count(), remaining=0)).as_dict(),
         "scheme": scheme_payload(project.label_scheme),
         "min_seconds": config.min_seconds,
     }

@@ -4,13 +4,14 @@ from __future__ import annotations
 from django.db import transaction
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
+from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
 from ..models import LabelScheme, Membership, Role
 from ..permissions import CanCreateProjects, IsProjectResearcher, IsReadOnly, can_research, visible_projects
 from ..serializers import JobSerializer, LabelSchemeSerializer, MembershipSerializer, ProjectSerializer
-from ..services import jobs
+from ..services import jobs, scoring
 from .mixins import ProjectFromUrl
 
 
@@ -36,6 +37,24 @@ class ProjectViewSet(viewsets.ModelViewSet):
         """Queue a corpus-statistics job; poll ``/api/jobs/<id>/`` for the result."""
         project = self.get_object()
         job = jobs.start_job(project, "corpus-stats", user=request.user)
+        return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+
+    @action(detail=True, methods=["post"], url_path="score")
+    def score(self, request, pk=None):
+        """Queue a scoring job: ``{"kind": "access-attributes"|"sum4simp-filter"|"wivico-thresholds"|
+        "gain-classifier"|"pivot-select", "params": {...}}`` (params may also be given at the top
+        level). Researchers only; 202 with the job, poll ``/api/jobs/<id>/``."""
+        project = self.get_object()
+        data = request.data
+        nested = data.get("params", {})
+        if not isinstance(nested, dict):
+            raise ValidationError({"params": "must be a JSON object"})
+        params = {**{k: v for k, v in data.items() if k not in ("kind", "params")}, **nested}
+        try:
+            job = scoring.start_scoring(project, str(data.get("kind", "")), params, user=request.user,
+                                        visible=visible_projects(request.user))
+        except ValueError as exc:
+            raise ValidationError({"detail": str(exc)}) from exc
         return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
 

@@ -10,7 +10,7 @@ from rest_framework.response import Response
 from ..models import AlignmentRun, CandidatePair, Job, Project
 from ..permissions import can_research, researched_projects, visible_projects
 from ..serializers import AlignmentRunSerializer, CandidatePairSerializer, JobSerializer
-from ..services import alignment_runs, jobs
+from ..services import alignment_runs, jobs, pair_filters
 from .mixins import int_param
 
 
@@ -67,10 +67,22 @@ class JobViewSet(viewsets.ReadOnlyModelViewSet):
 
 
 class CandidatePairViewSet(viewsets.ReadOnlyModelViewSet):
-    """Pairs of the user's projects. Annotators don't see the model's score or predicted label
-    unless the project's config has ``"show_predictions": true`` (blind annotation)."""
+    """Pairs of the user's projects, filterable by ``project``, ``run``, ``article``, ``label``
+    (predicted) and attributes (``f.<key>__gte=0.5``), ordered by ``ordering=-score`` or
+    ``ordering=features__<key>`` (see :mod:`annotation.services.pair_filters`).
+
+    Blind annotation: annotators don't see the model's score, predicted label or attributes unless
+    the project's config has ``"show_predictions": true``; for the same reason they may not filter
+    or order by them there (403), since the order of results would reveal them."""
 
     serializer_class = CandidatePairSerializer
+
+    def blind_projects(self) -> set[int]:
+        if not hasattr(self, "_blind"):
+            user = self.request.user
+            self._blind = {p.pk for p in visible_projects(user)
+                           if not can_research(user, p) and not p.config.get("show_predictions")}
+        return self._blind
 
     def get_queryset(self):
         qs = CandidatePair.objects.filter(article__project__in=visible_projects(self.request.user))
@@ -80,12 +92,20 @@ class CandidatePairViewSet(viewsets.ReadOnlyModelViewSet):
             if value is not None:
                 qs = qs.filter(**{f"{name}_id": value})
         project = int_param(self.request, "project")
-        return qs.filter(article__project_id=project) if project is not None else qs
+        if project is not None:
+            qs = qs.filter(article__project_id=project)
+        params = self.request.query_params
+        if self.action == "list" and pair_filters.uses_predictions(params) and self.blind_projects():
+            scope = set(qs.values_list("article__project_id", flat=True).distinct())
+            if scope & self.blind_projects():
+                raise PermissionDenied("predictions are hidden during blind annotation: filtering or ordering by "
+                                       "score, predicted label or attributes is not available to annotators here")
+        try:
+            return pair_filters.apply(qs, params) if self.action == "list" else qs
+        except pair_filters.PairFilterError as exc:
+            raise ValidationError({exc.param: str(exc)}) from exc
 
     def get_serializer_context(self):
         context = super().get_serializer_context()
-        user = self.request.user
-        context["blind_projects"] = {
-            p.pk for p in visible_projects(user) if not can_research(user, p) and not p.config.get("show_predictions")
-        }
+        context["blind_projects"] = self.blind_projects()
         return context

@@ -49,8 +49,9 @@ def sum4simp_align(
 ) -> list[AlignedPair]:
     """Algorithm 1 over one document/summary pair; indices are into ``source``/``target``.
 
-    Example:
-        >>> pairs = sum4simp_align(doc_sentences, summary_sentences, default_encoder())  # doctest: +SKIP
+    Example (needs the sentence encoder, so not run as a doctest)::
+
+        pairs = sum4simp_align(doc_sentences, summary_sentences, default_encoder())
     """
     if not (0.0 <= s_min <= s_add <= s_max <= 1.0):
         raise ValueError(f"need 0 ≤ s_min ≤ s_add ≤ s_max ≤ 1, got {s_min}, {s_add}, {s_max}")
