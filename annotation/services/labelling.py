@@ -54,19 +54,20 @@ def submit_label(user, pair: CandidatePair, *, value: str, ratings: dict | None 
     is_test = bool(assignment and assignment.is_test)
     fields = {"value": value, "ratings": ratings, "comment": comment, "seconds": max(0.0, float(seconds)),
               "is_test_question": is_test}
-    try:
-        with transaction.atomic():
-            label, created = Label.objects.update_or_create(
-                pair=pair, annotator=user, defaults=fields,
-                create_defaults={**fields, "client_token": client_token or uuid.uuid4()},
-            )
-    except IntegrityError:
-        # A concurrent submission of the same label won the race: keep that row, apply ours.
-        label = Label.objects.get(pair=pair, annotator=user)
-        Label.objects.filter(pk=label.pk).update(**fields)
-        label.refresh_from_db()
-        created = False
-    Assignment.objects.filter(pair=pair, annotator=user).update(status=Assignment.DONE, completed_at=timezone.now())
+    with transaction.atomic():  # label and assignment in one commit
+        try:
+            with transaction.atomic():
+                label, created = Label.objects.update_or_create(
+                    pair=pair, annotator=user, defaults=fields,
+                    create_defaults={**fields, "client_token": client_token or uuid.uuid4()},
+                )
+        except IntegrityError:
+            # A concurrent submission of the same label won the race: keep that row, apply ours.
+            label = Label.objects.get(pair=pair, annotator=user)
+            Label.objects.filter(pk=label.pk).update(**fields)
+            label.refresh_from_db()
+            created = False
+        Assignment.objects.filter(pair=pair, annotator=user).update(status=Assignment.DONE, completed_at=timezone.now())
     if is_test:
         qc.record_test_answer(user, project)
     return label, created

@@ -27,7 +27,7 @@ from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Subquery, Val
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from ..models import Adjudication, Assignment, CandidatePair, Label, LabelScheme, Project, Sentence, Side
+from ..models import Assignment, CandidatePair, Label, LabelScheme, Project, Sentence, Side
 from . import labelling, qc
 
 QUEUE_ORIGINS = ("model", "candidate", "import")
@@ -84,7 +84,7 @@ def _available(user, project: Project, config: qc.QcConfig, excluded: set[int]) 
     """Fresh pairs for ``user``: never assigned to them and with a free place."""
     taken = (_taken_places(excluded).filter(pair=OuterRef("pk")).order_by().values("pair")
              .annotate(n=Count("pk")).values("n"))
-    return (queue_pairs(project)
+    return (queue_pairs(project).select_related("article", "complex_document", "simple_document")
             .filter(~Exists(Assignment.objects.filter(pair=OuterRef("pk"), annotator=user)))
             .annotate(taken=Coalesce(Subquery(taken), Value(0)))
             .filter(taken__lt=config.overlap)
@@ -120,13 +120,13 @@ class _Retry(Exception):
 
 # --- Serving ------------------------------------------------------------------------------------
 
-def next_item(user, project: Project) -> CandidatePair | None:
+def next_item(user, project: Project, *, excluded: set[int] | None = None) -> CandidatePair | None:
     """The pair ``user`` should label now, assigning one if needed; None when nothing is left.
 
     Each attempt to assign a pair is its own short (sub)transaction holding at most one pair lock,
     so serving can never deadlock. Raises ``qc.AnnotatorExcluded`` for annotators removed by QC.
     """
-    excluded = qc.excluded_annotator_ids(project)
+    excluded = qc.excluded_annotator_ids(project) if excluded is None else excluded
     if user.pk in excluded:
         qc.ensure_not_excluded(user, project)
     config = qc.qc_config(project)
@@ -260,10 +260,9 @@ QUEUE_SIZE_TTL_S = 30
 def queue_size(project: Project) -> int:
     """How many pairs the project's queue holds; cached briefly (it changes with runs, imports and gold)."""
     run = (project.config or {}).get("queue_run")
-    # Any new pair or gold label anywhere changes the key (two index-only look-ups).
+    # Any new pair anywhere changes the key (an index-only look-up); new gold expires with the TTL.
     newest_pair = CandidatePair.objects.order_by("-id").values_list("id", flat=True).first()
-    newest_gold = Adjudication.objects.order_by("-id").values_list("id", flat=True).first()
-    key = f"alignapp:queue-size:{project.pk}:{run}:{newest_pair}:{newest_gold}"
+    key = f"alignapp:queue-size:{project.pk}:{run}:{newest_pair}"
     size = cache.get(key)
     if size is None:
         size = queue_pairs(project).count()
@@ -314,7 +313,7 @@ def _sentence(s: Sentence, members: set[int] | None = None) -> dict:
 def item_payload(pair: CandidatePair, project: Project, *, with_context: bool = False) -> dict:
     """One pair as the labelling page shows it. Blind: no other annotator's label, and no model
     score or prediction unless the project's config has ``"show_predictions": true``."""
-    members = list(pair.members.select_related("sentence__paragraph", "sentence__document").order_by("sentence__index"))
+    members = list(pair.members.select_related("sentence__paragraph").order_by("sentence__index"))
     sides = {}
     for side, document in ((Side.COMPLEX, pair.complex_document), (Side.SIMPLE, pair.simple_document)):
         sentences = [m.sentence for m in members if m.side == side]
@@ -354,8 +353,9 @@ def context(pair: CandidatePair) -> dict:
 
 def state(user, project: Project, *, with_context: bool = False, pair: CandidatePair | None = None) -> dict:
     """What the queue endpoints answer: the next item (or None), progress and the label scheme."""
+    excluded = qc.excluded_annotator_ids(project)
     if pair is None:
-        pair = next_item(user, project)
+        pair = next_item(user, project, excluded=excluded)
     if pair is not None and "article" not in pair._state.fields_cache:
         pair = CandidatePair.objects.select_related("article", "complex_document", "simple_document").get(pk=pair.pk)
     config = qc.qc_config(project)
@@ -363,7 +363,7 @@ def state(user, project: Project, *, with_context: bool = False, pair: Candidate
         "item": item_payload(pair, project, with_context=with_context) if pair is not None else None,
         "done": pair is None,
         "message": "" if pair is not None else "All done: there are no more items in your queue. Thank you!",
-        "progress": (progress(user, project) if pair is not None
+        "progress": (progress(user, project, excluded) if pair is not None
                      else Progress(done=_mine(user, project).filter(status=Assignment.DONE).count(), remaining=0)).as_dict(),
         "scheme": scheme_payload(project.label_scheme),
         "min_seconds": config.min_seconds,

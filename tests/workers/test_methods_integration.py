@@ -26,7 +26,7 @@ def test_sum4simp_wivico_and_muss_runs_complete_on_the_demo_corpus(api, embedded
         assert response.status_code == 201, response.content
         run_ids[method] = response.json()["id"]
     for method, run_id in run_ids.items():
-        wait_for(lambda: AlignmentRun.objects.get(pk=run_id).is_finished, 300, embedded_worker, f"the {method} run")
+        wait_for(lambda run_id=run_id: AlignmentRun.objects.get(pk=run_id).is_finished, 300, embedded_worker, f"the {method} run")
     runs = {m: AlignmentRun.objects.get(pk=pk) for m, pk in run_ids.items()}
     for method, run in runs.items():
         assert run.status == Status.SUCCEEDED, (method, run.error)
