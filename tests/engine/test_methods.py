@@ -5,10 +5,12 @@ import time
 import pytest
 
 from tests.engine.cases import (
+    deletion_case,
     empty_cases,
     long_case,
     merge_case,
     one_sentence_case,
+    reorder_case,
     split_case,
     structured_cases,
 )
@@ -17,6 +19,7 @@ from workers.engine.methods.crf import save_crf_aligner, train_crf_aligner
 
 LEXICAL = ["jaccard", "tfidf", "charngram"]
 ALL = LEXICAL + ["sbert", "crf"]
+SEED = ["sum4simp", "wivico", "muss"]  # the seed papers' miners (SPEC §5.4-5.7)
 
 
 def test_the_engine_methods_are_registered():
@@ -54,7 +57,7 @@ def test_a_merge_comes_out_as_one_group(method):
     assert ((3, 4), (3,)) in [(p.complex, p.simple) for p in result.pairs]
 
 
-@pytest.mark.parametrize("method", ALL)
+@pytest.mark.parametrize("method", ALL + SEED)
 def test_empty_and_one_sentence_documents(method):
     cases = empty_cases() + [one_sentence_case()]
     results = align(cases, method=method)
@@ -63,7 +66,7 @@ def test_empty_and_one_sentence_documents(method):
     assert [(p.complex, p.simple) for p in results[3].pairs] == [((0,), (0,))]
 
 
-@pytest.mark.parametrize("method", ALL)
+@pytest.mark.parametrize("method", ALL + SEED)
 def test_results_are_well_formed_and_progress_is_reported(method):
     seen: list[float] = []
     results = align(structured_cases(), method=method, progress=lambda f, m: seen.append(f))
@@ -75,6 +78,14 @@ def test_results_are_well_formed_and_progress_is_reported(method):
             assert all(0 <= s < len(case.simple) for s in p.simple)
         simple_used = [s for p in res.pairs for s in p.simple]
         assert len(simple_used) == len(set(simple_used))
+
+
+@pytest.mark.parametrize("method", ["sum4simp", "wivico"])
+@pytest.mark.parametrize("case", [deletion_case(), reorder_case()], ids=lambda c: c.id)
+def test_the_stitching_and_window_miners_recover_deletions_and_reordering(method, case):
+    [result] = align([case], method=method)
+    r = evaluate([result], [case])["task1"]
+    assert r["precision"] == 1.0 and r["recall"] == 1.0, result.pairs
 
 
 @pytest.mark.parametrize("method", LEXICAL + ["crf"])
