@@ -32,6 +32,8 @@ api_patterns = [
 ]
 
 urlpatterns = [
+    path("", include("annotation.urls_review")),  # adjudication, dashboard, agreement
+    path("", include("annotation.urls_articles")),  # whole-article and paragraph-correction views
     path("api/", include(api_patterns)),
     path("login/", auth_views.LoginView.as_view(template_name="accounts/login.html"), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
