@@ -1,4 +1,14 @@
-"""Routes of one area of the app (included from annotation/urls.py)."""
-from django.urls import path  # noqa: F401
+"""Routes of the article area: whole-article alignment and paragraph-alignment correction
+(included from annotation/urls.py, before the API router)."""
+from django.urls import path
 
-urlpatterns: list = []
+from .views import api_articles, articles
+
+urlpatterns = [
+    path("articles/<int:pk>/align/", articles.align, name="article-align"),
+    path("articles/<int:pk>/paragraphs/", articles.paragraphs, name="article-paragraphs"),
+    path("api/articles/<int:pk>/alignment/", api_articles.AlignmentView.as_view(), name="article-alignment-api"),
+    path("api/articles/<int:pk>/paragraphs/", api_articles.ParagraphsView.as_view(), name="article-paragraphs-api"),
+    path("api/projects/<int:project_pk>/paragraph-alignment/", api_articles.ProjectParagraphJobView.as_view(),
+         name="project-paragraph-job"),
+]

@@ -76,6 +76,16 @@ def gain_classifier(job_id: int) -> None:
     run_scoring_job(job_id)
 
 
+@shared_task(name="workers.tasks.paragraph_alignment", acks_late=True, autoretry_for=TRANSIENT,
+             retry_backoff=True, max_retries=3)
+def paragraph_alignment(job_id: int) -> None:
+    """Paragraph links of a whole project and/or sentence candidates within them (cpu queue; SBERT
+    when the project's similarity is neural)."""
+    from annotation.services.paragraph_correction import run_job
+
+    run_job(job_id)
+
+
 JOB_TASKS = {
     "corpus-stats": corpus_stats,
     "access-attributes": access_attributes,
@@ -83,4 +93,6 @@ JOB_TASKS = {
     "wivico-thresholds": wivico_thresholds,
     "gain-classifier": gain_classifier,
     "pivot-select": pivot_select,
+    "paragraph-alignment": paragraph_alignment,
+    "regenerate-candidates": paragraph_alignment,
 }

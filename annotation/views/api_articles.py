@@ -1,0 +1,113 @@
+"""Article-level API: the whole-article alignment and the paragraph-alignment correction.
+
+* ``GET/PUT /api/articles/<id>/alignment/?complex=&simple=&run=`` — the user's links (PUT body
+  ``{"links": [{"complex": [..], "simple": [..], "label": "aligned"|"partial"}], "seconds": 12.5}``).
+* ``GET/PUT /api/articles/<id>/paragraphs/?complex=&simple=`` — paragraph links (PUT body
+  ``{"links": [{"complex": 0, "simple": 1}, ...]}``); saving regenerates the sentence candidates.
+* ``POST /api/projects/<id>/paragraph-alignment/`` — researchers: recompute the automatic
+  paragraph links of the whole project in a job (``{"candidates": true}`` also regenerates candidates).
+
+Members of the article's project only (others get 404). Logic lives in
+``services.article_alignment`` and ``services.paragraph_correction``.
+"""
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from rest_framework import status
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ..models import Article
+from ..permissions import IsProjectMember, IsProjectResearcher, visible_projects
+from ..serializers import JobSerializer
+from ..services import article_alignment, paragraph_correction, qc
+from .mixins import ProjectFromUrl, int_param
+
+
+def _problem(exc: ValueError) -> Response:
+    if isinstance(exc, qc.AnnotatorExcluded):
+        return Response({"detail": str(exc), "excluded": True}, status=status.HTTP_403_FORBIDDEN)
+    messages = exc.messages if isinstance(exc, article_alignment.AlignmentInputError) else [str(exc)]
+    code = "too_fast" if isinstance(exc, qc.LabelTooFast) else "invalid"
+    return Response({"detail": "; ".join(messages), "errors": messages, "code": code}, status=status.HTTP_400_BAD_REQUEST)
+
+
+class ArticleView(APIView):
+    """The article in the URL (404 unless the user is a member of its project) and its two versions."""
+
+    permission_classes = [IsAuthenticated & IsProjectMember]
+
+    def get_article(self) -> Article:
+        if not hasattr(self, "_article"):
+            articles = Article.objects.filter(project__in=visible_projects(self.request.user))
+            self._article = get_object_or_404(articles.select_related("project__label_scheme"), pk=self.kwargs["pk"])
+        return self._article
+
+    def get_project(self):
+        return self.get_article().project
+
+    def documents(self):
+        return article_alignment.resolve_documents(self.get_article(), int_param(self.request, "complex"),
+                                                   int_param(self.request, "simple"))
+
+
+class AlignmentView(ArticleView):
+    def get(self, request, pk: int) -> Response:
+        try:
+            complex_doc, simple_doc = self.documents()
+            run = article_alignment.resolve_run(self.get_project(), int_param(request, "run"))
+        except ValueError as exc:
+            return _problem(exc)
+        return Response(article_alignment.load_alignment(request.user, self.get_article(), complex_doc, simple_doc, run))
+
+    def put(self, request, pk: int) -> Response:
+        seconds = request.data.get("seconds", 0) if isinstance(request.data, dict) else 0
+        try:
+            if not isinstance(request.data, dict) or "links" not in request.data:
+                raise article_alignment.AlignmentInputError("send {\"links\": [{\"complex\": [..], \"simple\": [..], \"label\": ..}]}")
+            if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds < 0:
+                raise article_alignment.AlignmentInputError("'seconds' must be a non-negative number")
+            complex_doc, simple_doc = self.documents()
+            article = self.get_article()
+            run = article_alignment.resolve_run(article.project, int_param(request, "run"))
+            saved = article_alignment.save_links(request.user, article, complex_doc, simple_doc, run,
+                                                 request.data["links"], seconds=float(seconds))
+        except ValueError as exc:
+            return _problem(exc)
+        data = article_alignment.load_alignment(request.user, article, complex_doc, simple_doc, run)
+        return Response({"saved": saved, **data})
+
+
+class ParagraphsView(ArticleView):
+    def get(self, request, pk: int) -> Response:
+        try:
+            complex_doc, simple_doc = self.documents()
+            return Response(paragraph_correction.paragraph_state(self.get_article(), complex_doc, simple_doc))
+        except ValueError as exc:
+            return _problem(exc)
+
+    def put(self, request, pk: int) -> Response:
+        try:
+            if not isinstance(request.data, dict) or "links" not in request.data:
+                raise article_alignment.AlignmentInputError("send {\"links\": [{\"complex\": paragraph, \"simple\": paragraph}]}")
+            complex_doc, simple_doc = self.documents()
+            article = self.get_article()
+            saved = paragraph_correction.save_paragraph_links(request.user, article, complex_doc, simple_doc,
+                                                              request.data["links"])
+            data = paragraph_correction.paragraph_state(article, complex_doc, simple_doc)
+        except ValueError as exc:
+            return _problem(exc)
+        return Response({"saved": saved, **data})
+
+
+class ProjectParagraphJobView(ProjectFromUrl, APIView):
+    permission_classes = [IsAuthenticated & IsProjectMember & IsProjectResearcher]
+
+    def post(self, request, project_pk: int) -> Response:
+        candidates = request.data.get("candidates", True) if isinstance(request.data, dict) else True
+        try:
+            job = paragraph_correction.start_paragraph_job(self.get_project(), request.user, candidates=bool(candidates))
+        except ValueError as exc:
+            return _problem(exc)
+        return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)

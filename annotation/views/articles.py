@@ -1,0 +1,41 @@
+"""Article pages: the whole-article alignment and the paragraph-alignment correction.
+
+Server-rendered shells; ``static/js/align_article.js`` and ``static/js/paragraphs.js`` load and
+save through ``views.api_articles``.
+"""
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+
+from ..models import Article
+from ..permissions import can_research, visible_projects
+
+
+def _article(request: HttpRequest, pk: int) -> Article:
+    articles = Article.objects.filter(project__in=visible_projects(request.user)).select_related("project__label_scheme")
+    return get_object_or_404(articles, pk=pk)
+
+
+def _page(request: HttpRequest, article: Article, api_name: str, **extra) -> dict:
+    query = {k: request.GET[k] for k in ("complex", "simple", "run") if request.GET.get(k, "").isdigit()}
+    return {"article": article.pk, "api": reverse(api_name, args=[article.pk]), "query": query, **extra}
+
+
+@login_required
+def align(request: HttpRequest, pk: int) -> HttpResponse:
+    article = _article(request, pk)
+    page = _page(request, article, "article-alignment-api",
+                 paragraphs=reverse("article-paragraphs", args=[article.pk]))
+    return render(request, "articles/align.html", {"article": article, "page": page})
+
+
+@login_required
+def paragraphs(request: HttpRequest, pk: int) -> HttpResponse:
+    article = _article(request, pk)
+    is_researcher = can_research(request.user, article.project)
+    page = _page(request, article, "article-paragraphs-api", align=reverse("article-align", args=[article.pk]),
+                 job_api=reverse("project-paragraph-job", args=[article.project_id]) if is_researcher else None)
+    return render(request, "articles/paragraphs.html", {"article": article, "page": page, "is_researcher": is_researcher})
