@@ -16,7 +16,18 @@ $(STAMP): requirements.txt requirements-dev.txt
 	$(PY) -m pip install --quiet -r requirements-dev.txt
 	@touch $(STAMP)
 
-setup: $(STAMP)
+# Browser libraries (charts) from npm, pinned by package-lock.json, copied where the pages load them.
+VENDOR := frontend/static/vendor
+$(VENDOR)/.installed: package.json package-lock.json
+	@command -v npm >/dev/null || { echo "npm not found: dashboard charts disabled (install Node.js to get them)"; exit 0; }; \
+	npm ci --no-audit --no-fund --loglevel=error
+	@if [ -d node_modules/chart.js ]; then \
+	  mkdir -p $(VENDOR) && \
+	  cp node_modules/chart.js/dist/chart.umd.min.js $(VENDOR)/chart.umd.min.js && \
+	  cp node_modules/@sgratzl/chartjs-chart-boxplot/build/index.umd.min.js $(VENDOR)/chartjs-chart-boxplot.umd.min.js && \
+	  touch $@; fi
+
+setup: $(STAMP) $(VENDOR)/.installed
 
 demo: setup
 	$(PY) manage.py run_demo

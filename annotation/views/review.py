@@ -1,0 +1,80 @@
+"""Review pages for researchers: adjudication (``static/js/adjudicate.js``) and the dashboard
+(``static/js/dashboard.js``); server-rendered, the JS modules do the live parts through the API."""
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.contrib.staticfiles import finders
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+
+from ..models import Project
+from ..permissions import can_research, visible_projects
+from ..services import adjudication, agreement, dashboard
+
+# Built from npm by `make setup` (package.json → frontend/static/vendor/), loaded in this order.
+CHART_SCRIPTS = ("vendor/chart.umd.min.js", "vendor/chartjs-chart-boxplot.umd.min.js")
+
+
+def _researched_project(request: HttpRequest, pk: int) -> Project:
+    project = get_object_or_404(visible_projects(request.user).select_related("label_scheme"), pk=pk)
+    if not can_research(request.user, project):
+        raise PermissionDenied("only the project's researchers review labels")
+    return project
+
+
+def _api(name: str, project: Project) -> str:
+    return reverse(name, args=[project.pk])
+
+
+@login_required
+def adjudicate(request: HttpRequest, pk: int) -> HttpResponse:
+    project = _researched_project(request, pk)
+    scheme = project.label_scheme
+    page = {
+        "project": project.pk,
+        "api": _api("review-adjudication", project),
+        "gold_api": _api("review-gold", project),
+        "scheme": {"kind": scheme.kind, "values": scheme.values},
+        "show_score": adjudication.shows_score(project),
+    }
+    context = {"project": project, "page": page, "scheme": scheme, "mode": adjudication.queue_mode(project),
+               "gold": adjudication.gold_counts(project)}
+    return render(request, "review/adjudicate.html", context)
+
+
+def _agreement_rows(result: dict) -> dict:
+    """The agreement summaries as titled rows for the template."""
+    if result["kind"] == "likert":
+        rows = [(f"{dim.capitalize()} (1–5)", summary) for dim, summary in result["dimensions"].items()]
+    else:
+        rows = [("Scheme labels", result["values"]), ("Classes: aligned / partial / not", result["classes"]),
+                ("Binary: aligned + partial vs not", result["binary"])]
+    return {"kind": result["kind"], "rows": rows, "pairwise": rows[0][1]["cohen"] if rows else [],
+            "links": result.get("links", [])}
+
+
+@login_required
+def dashboard_page(request: HttpRequest, pk: int) -> HttpResponse:
+    project = _researched_project(request, pk)
+    charts = all(finders.find(path) for path in CHART_SCRIPTS)
+    page = {
+        "project": project.pk,
+        "distribution_api": _api("review-score-distribution", project),
+        "calibrate_api": _api("review-calibrate", project),
+        "dashboard_api": _api("review-dashboard", project),
+    }
+    context = {
+        "project": project,
+        "page": page,
+        "charts": charts,
+        "chart_scripts": CHART_SCRIPTS if charts else (),
+        "progress": dashboard.project_progress(project),
+        "annotators": dashboard.annotator_progress(project),
+        "labels": dashboard.label_counts(project),
+        "agreement": _agreement_rows(agreement.project_agreement(project)),
+        "runs": project.runs.order_by("-created_at")[:20],
+        "thresholds": (project.config or {}).get("thresholds"),
+    }
+    return render(request, "review/dashboard.html", context)

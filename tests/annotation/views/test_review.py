@@ -1,0 +1,48 @@
+"""The review pages: researchers only, rendered tables, and a clear message without the chart library."""
+from __future__ import annotations
+
+import pytest
+
+from tests.annotation.services.test_adjudication import make_pairs, vote
+
+
+@pytest.fixture
+def client_for(client):
+    def login(user):
+        client.force_login(user)
+        return client
+    return login
+
+
+def test_researchers_get_both_pages_and_annotators_are_refused(client_for, users, project):
+    researcher = client_for(users["rita"])
+    assert researcher.get(f"/projects/{project.pk}/adjudicate/").status_code == 200
+    assert researcher.get(f"/projects/{project.pk}/dashboard/").status_code == 200
+    annotator = client_for(users["anna"])
+    assert annotator.get(f"/projects/{project.pk}/adjudicate/").status_code == 403
+    assert annotator.get(f"/projects/{project.pk}/dashboard/").status_code == 403
+    assert client_for(users["olga"]).get(f"/projects/{project.pk}/dashboard/").status_code == 404
+
+
+def test_the_dashboard_renders_progress_and_agreement_tables(client_for, users, project):
+    [pair] = make_pairs(project, 1)
+    vote(pair, users["anna"], "aligned")
+    html = client_for(users["rita"]).get(f"/projects/{project.pk}/dashboard/").content.decode()
+    assert 'id="annotators"' in html and 'data-annotator="anna"' in html
+    assert 'id="agreement-summary"' in html and 'id="runs"' in html
+
+
+def test_without_the_vendor_scripts_the_dashboard_says_how_to_get_charts(client_for, users, project, monkeypatch):
+    from annotation.views import review
+
+    monkeypatch.setattr(review, "CHART_SCRIPTS", ("vendor/missing.js",))
+    html = client_for(users["rita"]).get(f"/projects/{project.pk}/dashboard/").content.decode()
+    assert "charts unavailable: run make setup" in html
+    assert 'id="score-chart"' not in html and "vendor/" not in html
+
+
+def test_the_project_page_links_researchers_to_the_review_pages(client_for, users, project):
+    html = client_for(users["rita"]).get(f"/projects/{project.pk}/").content.decode()
+    assert f"/projects/{project.pk}/dashboard/" in html and f"/projects/{project.pk}/adjudicate/" in html
+    html = client_for(users["anna"]).get(f"/projects/{project.pk}/").content.decode()
+    assert "/dashboard/" not in html

@@ -1,0 +1,102 @@
+"""A researcher adjudicates disagreements with the keyboard, applies a threshold from the score
+distribution chart and watches a run finish on the dashboard (real headless Chromium)."""
+from __future__ import annotations
+
+import pytest
+
+from annotation.models import Adjudication, AlignmentRun, Membership, Project, Status
+from annotation.services import adjudication
+from tests import factories
+from tests.annotation.services.test_adjudication import make_pairs, vote
+from tests.browser.conftest import login, screenshot
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def review_project(transactional_db):
+    """rita researches; anna and bob disagree on two pairs and agree on six more of one run."""
+    for name in ("rita", "anna", "bob"):
+        factories.make_user(name)
+    project = factories.make_project("Review project", rita="researcher", anna="annotator", bob="annotator")
+    anna, bob = (Membership.objects.get(project=project, user__username=n).user for n in ("anna", "bob"))
+    scores = [0.62, 0.35, 0.91, 0.84, 0.87, 0.55, 0.21, 0.15]
+    pairs = make_pairs(project, len(scores), scores=scores)
+    vote(pairs[0], anna, "aligned", seconds=14, comment="same facts"), vote(pairs[0], bob, "partial", seconds=22)
+    vote(pairs[1], anna, "partial"), vote(pairs[1], bob, "not-aligned")
+    for pair, value in zip(pairs[2:], ["aligned", "aligned", "aligned", "partial", "not-aligned", "not-aligned"]):
+        vote(pair, anna, value), vote(pair, bob, value)
+    return project, pairs
+
+
+def test_a_researcher_adjudicates_disagreements_with_a_key_press(page, review_project):
+    project, pairs = review_project
+    login(page, "rita", "pw-rita")
+    page.goto(f"/projects/{project.pk}/")
+    page.click("#open-adjudication")
+    page.locator("#item").wait_for(state="visible")
+    assert page.locator("#pair-id").inner_text() == f"#{pairs[0].pk}"
+    votes = page.locator("#votes tbody").inner_text()
+    assert "anna" in votes and "bob" in votes and "same facts" in votes
+    assert page.locator("#remaining").inner_text() == "2 to adjudicate"
+    screenshot(page, "adjudicate")
+
+    page.keyboard.press("n")
+    page.keyboard.type("bob is right: a clause is dropped")
+    page.keyboard.press("Escape")
+    page.keyboard.press("2")  # partial
+    page.locator("#pair-id", has_text=f"#{pairs[1].pk}").wait_for()  # the next one, without a reload
+    gold = Adjudication.objects.get(pair=pairs[0])
+    assert (gold.value, gold.provenance, gold.reviewer.username, gold.note) == (
+        "partial", Adjudication.ADJUDICATED, "rita", "bob is right: a clause is dropped")
+
+    page.click("#decision .choice[data-value='not-aligned']")
+    page.locator("#done").wait_for(state="visible")
+    assert Adjudication.objects.get(pair=pairs[1]).value == "not-aligned"
+    assert page.locator("#remaining").inner_text() == "0 to adjudicate"
+
+
+def test_a_researcher_applies_a_threshold_from_the_distribution_chart(page, review_project):
+    project, pairs = review_project
+    adjudication.decide(pairs[0], "aligned", project.memberships.get(role="researcher").user)
+    login(page, "rita", "pw-rita")
+    page.goto(f"/projects/{project.pk}/dashboard/")
+    # the vendor scripts (make setup) loaded and Chart.js drew the box plot on the canvas
+    page.wait_for_function("() => window.Chart && Chart.getChart(document.querySelector('#score-chart'))")
+    types = page.evaluate("() => Chart.getChart(document.querySelector('#score-chart')).data.datasets.map(d => d.type)")
+    assert types[0] == "boxplot" and "line" in types
+    assert page.locator("#chart-message").is_hidden()
+    assert "anna" in page.locator("#annotators").inner_text()
+    assert page.locator("#agreement-summary .kappa").first.inner_text() != ""
+    row = page.locator("#thresholds tr[data-method='mean-valid']")
+    expected = (0.62 + 0.91 + 0.84 + 0.87) / 4  # 0.81
+    row.locator(".aligned", has_text=f"{expected:.3f}").wait_for()
+    row.locator("button.apply").click()
+    page.locator("#stored-thresholds .value", has_text=f"{expected:.4f}").wait_for()
+    project.refresh_from_db()
+    assert project.config["thresholds"]["method"] == "mean-valid"
+    assert project.config["thresholds"]["aligned"] == pytest.approx(expected)
+    screenshot(page, "dashboard")
+
+
+def test_the_dashboard_shows_a_runs_progress_until_it_finishes(page, review_project):
+    project, _ = review_project
+    run = AlignmentRun.objects.create(project=project, method="sbert", status=Status.RUNNING, progress=40,
+                                      message="embedding")
+    login(page, "rita", "pw-rita")
+    page.goto(f"/projects/{project.pk}/dashboard/")
+    row = page.locator(f"#runs tr[data-run='{run.pk}']")
+    assert row.locator(".status").inner_text() == "running"
+    AlignmentRun.objects.filter(pk=run.pk).update(status=Status.SUCCEEDED, progress=100, pair_count=12, message="done")
+    row.locator(".status", has_text="succeeded").wait_for()
+    assert row.locator(".pct").inner_text() == "100%" and row.locator(".pairs").inner_text() == "12"
+
+
+def test_an_annotator_cannot_open_the_review_pages(page, review_project):
+    project, _ = review_project
+    login(page, "anna", "pw-anna")
+    assert page.goto(f"/projects/{project.pk}/adjudicate/").status == 403
+    assert page.goto(f"/projects/{project.pk}/dashboard/").status == 403
+    page.goto(f"/projects/{project.pk}/")
+    assert page.locator("#open-dashboard").count() == 0
+    assert Project.objects.count() == 1
