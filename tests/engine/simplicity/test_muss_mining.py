@@ -95,3 +95,88 @@ def test_same_document_modes():
     assert all(p.query.doc != p.neighbour.doc for p in kept)
     with pytest.raises(ValueError, match="choose one of"):
         mine_paraphrases(doc, encoder=enc, same_document="never")  # type: ignore[arg-type]
+
+
+def _pair_keys(kept):
+    return {frozenset({(p.query.doc, p.query.start, p.query.end), (p.neighbour.doc, p.neighbour.start, p.neighbour.end)})
+            for p in kept}
+
+
+# The query sentence's own windows ([s0,s1], [s0,s1,s2], …) share all its words, so they are its
+# nearest vectors; the cross-document paraphrase in "b" comes after them, the filler in "c"/"d" far.
+WINDOWS = {
+    "a": ["Alpha beta gamma delta epsilon zeta.", "Omega psi.", "Chi phi."],
+    "b": ["Alpha beta gamma delta kappa lambda."],
+    "c": ["Ships sail from harbours every morning."],
+    "d": ["Bread rises slowly in a warm kitchen."],
+}
+
+
+def test_same_document_windows_no_longer_block_a_cross_document_paraphrase():
+    enc = BagOfWordsEncoder()
+    params = dict(encoder=enc, k=3, max_distance=1.0, max_relative=0.6)
+    kept, stats = mine_paraphrases(WINDOWS, **params)
+    # the candidates of a:[0,1) are b (d = 2 − 2·4/6 ≈ 0.667) and the two fillers (d = 2):
+    # relative distance 0.667 / 1.556 ≈ 0.43 ≤ 0.6 — kept
+    assert frozenset({("a", 0, 1), ("b", 0, 1)}) in _pair_keys(kept)
+    pair = next(p for p in kept if {p.query.doc, p.neighbour.doc} == {"a", "b"} and p.query.end - p.query.start == 1
+                and p.neighbour.end - p.neighbour.start == 1)
+    assert pair.relative_distance == pytest.approx((2 - 8 / 6) / ((2 - 8 / 6 + 4) / 3), abs=1e-4)
+    assert stats["same_document"] > 0  # a's windows were skipped before the top-k
+    for p in kept:
+        assert not p.query.overlaps(p.neighbour)
+    # Reference-code order (margin on the raw top-k, same-document pairs dropped afterwards): the
+    # windows [s0,s1] and [s0,s1,s2] take two of the three slots and the margin rejects b.
+    old, old_stats = mine_paraphrases(WINDOWS, exclude_same_document_first=False, **params)
+    assert frozenset({("a", 0, 1), ("b", 0, 1)}) not in _pair_keys(old)
+    assert old_stats["margin"] > 0
+
+
+def test_blocked_neighbours_beyond_the_first_search_surplus_are_skipped_too():
+    # 40 sentences sharing "alpha beta gamma": hundreds of same-document windows are nearer to
+    # a:[0,1) than b's paraphrase — more than the first pass's surplus, so a second pass runs.
+    doc_a = ["Alpha beta gamma delta."] + [f"Alpha beta gamma w{i}." for i in range(39)]
+    docs = {"a": doc_a, "b": ["Alpha beta gamma epsilon zeta."]}
+    enc = BagOfWordsEncoder()
+    kept, stats = mine_paraphrases(docs, encoder=enc, k=1, max_distance=1.0, same_document="any")
+    assert frozenset({("a", 0, 1), ("b", 0, 1)}) in _pair_keys(kept)
+    assert all(p.query.doc != p.neighbour.doc for p in kept)
+    assert stats["same_document"] > 32
+    old, _ = mine_paraphrases(docs, encoder=enc, k=1, max_distance=1.0, same_document="any",
+                              exclude_same_document_first=False)
+    assert frozenset({("a", 0, 1), ("b", 0, 1)}) not in _pair_keys(old)
+
+
+# "h" is hub-like: it lies close to many sequences (q, p, x4), so it is near q — nearer than the
+# distance bound — but hardly nearer than q's other cross-document neighbours; "p" is much nearer.
+HUB = {
+    "q": ["Red green blue cyan.", "Engines hum quietly tonight."],
+    "p": ["Cyan blue green red teal."],
+    "h": ["Cyan magenta red yellow green black blue white."],
+    "x1": ["Red green orange pink."],
+    "x2": ["Red blue violet brown."],
+    "x3": ["Green cyan silver gold."],
+    "x4": ["Magenta yellow black white grey."],
+}
+
+
+def test_the_margin_still_rejects_a_hub_like_candidate():
+    enc = BagOfWordsEncoder()
+    params = dict(encoder=enc, k=4, max_distance=0.6)
+    kept, stats = mine_paraphrases(HUB, max_relative=0.6, **params)
+    keys = _pair_keys(kept)
+    assert frozenset({("q", 0, 1), ("p", 0, 1)}) in keys
+    assert frozenset({("q", 0, 1), ("h", 0, 1)}) not in keys
+    assert stats["margin"] > 0
+    # q's candidates are cross-document only (its window with "Engines hum …" was skipped):
+    # p (cos 4/√20 ≈ 0.894, d ≈ 0.211), h (cos 4/√32 ≈ 0.707, d ≈ 0.586), two of x1–x3 (d = 1):
+    # relative distances 0.211/0.699 ≈ 0.30 and 0.586/0.699 ≈ 0.84.
+    loose, _ = mine_paraphrases(HUB, max_relative=10.0, **params)
+    hub = [p for p in loose if {p.query.doc, p.neighbour.doc} == {"q", "h"} and p.query.end - p.query.start == 1
+           and p.neighbour.end - p.neighbour.start == 1]
+    assert hub, "without the margin the hub pair passes the distance bound"
+    assert all(p.distance == pytest.approx(2 - 8 / 32**0.5, abs=1e-4) for p in hub)
+    assert all(p.relative_distance > 0.6 for p in hub)
+    para = next(p for p in loose if p.query.doc == "q" and p.neighbour.doc == "p" and p.query.end == 1)
+    mean = (2 - 8 / 20**0.5 + 2 - 8 / 32**0.5 + 2.0) / 4
+    assert para.relative_distance == pytest.approx((2 - 8 / 20**0.5) / mean, abs=1e-4)

@@ -9,16 +9,38 @@
    ``exact_limit`` sequences (default 50,000: brute force is fast and exact there), else
    ``IVF{nlist},SQ8`` (8-bit scalar quantisation as in A.1, nlist ≈ 4√N, nprobe 16).
 4. **Query** each sequence for its top-``k`` (8) neighbours; distances are squared L2 between unit
-   vectors (= 2 − 2·cosine). Keep a neighbour when its distance ≤ ``max_distance`` and its
-   *relative distance* (distance / mean distance of the query's top-k, the margin criterion of
-   A.1) ≤ ``max_relative`` (0.6). MUSS's 0.05 bound is for compressed LASER vectors; for the
-   default MiniLM we use 0.5 (cosine ≥ 0.75). Both are parameters.
-5. **Filter**: near-identical pairs (case-insensitive character Levenshtein distance < 20% of
-   the longer text), containment (one inside the other, case-insensitive), pairs from the same
-   document whose windows overlap (``same_document="overlapping"``, §3.1) or any two sequences of
-   the same document (``"any"``, A.1), and sequences in an evaluation set (exact match, or any of
+   vectors (= 2 − 2·cosine). When the pool queries itself, the query's own sequence and the
+   neighbours it may not be paired with (same document: its overlapping windows, or any sequence of
+   the document with ``same_document="any"``) are **excluded before the top-k is taken**: the
+   index is searched for ``k`` + the number of such sequences (a first pass with a capped surplus,
+   a second pass only for the queries that need more), they are dropped, and the top-``k`` of the
+   rest are the candidates. Otherwise a sequence's own overlapping windows — its nearest vectors by
+   construction — fill the k slots and the margin compares a genuine cross-document paraphrase
+   with near-duplicates of the query, rejecting it. Keep a candidate when its distance ≤
+   ``max_distance`` and its *relative distance* (distance / mean distance of the query's top-k
+   candidates, the margin criterion of A.1, Artetxe & Schwenk 2019) ≤ ``max_relative`` (0.6).
+   MUSS's 0.05 bound is for compressed LASER vectors; for the default MiniLM we use 0.5
+   (cosine ≥ 0.75). Both are parameters.
+
+   Note: the reference implementation (facebookresearch/muss, ``get_candidate_pair_ids``)
+   computes the margin on the raw top-8 — the query itself and its same-document windows
+   included — and only afterwards drops pairs whose sequence ids are ≤ 10 apart. The paper lists
+   the same-document rule among the post-filters; ``exclude_same_document_first=False``
+   reproduces that order (same-document pairs then counted under ``same_document`` after the
+   margin). The default excludes first, because otherwise recall on cross-document paraphrases
+   collapses on any corpus whose documents yield many overlapping sequences.
+5. **Filter** the candidates that pass both bounds, in the order of §3.1: near-identical pairs
+   (case-insensitive character Levenshtein distance < 20% of the longer text), containment (one
+   inside the other, case-insensitive), then sequences in an evaluation set (exact match, or any of
    their sentences, after lowercasing and whitespace normalisation). Symmetric duplicates are
-   reported once.
+   reported once. ``same_document="keep"`` excludes only the query itself.
+
+Counts (``stats``): ``sequences``, ``noisy``; ``same_document`` = same-document/overlapping
+neighbours skipped while filling a query's k candidate slots (or, with
+``exclude_same_document_first=False``, candidates dropped after the margin); ``candidates`` =
+top-k neighbours examined; then ``too_far``, ``margin``, ``near_identical``, ``contained``,
+``evaluation_set``, ``duplicate`` and ``kept`` partition the candidates (minus ``same_document``
+in the post-filter order).
 """
 from __future__ import annotations
 
@@ -156,13 +178,17 @@ def mine_paraphrases(
     same_document: SameDocument = "overlapping",
     evaluation_set: Iterable[str] = (),
     exact_limit: int = 50_000,
+    exclude_same_document_first: bool = True,
 ) -> tuple[list[MinedPair], dict[str, int]]:
     """Mine paraphrase pairs from a pool of documents (``{doc_id: sentences}``).
 
     Args:
         documents: the pool indexed with faiss.
         queries: documents whose sequences query the index; None = the pool itself (MUSS).
-        same_document: one of ``"overlapping"``, ``"any"``, ``"keep"``.
+        same_document: one of ``"overlapping"``, ``"any"``, ``"keep"`` (only with ``queries=None``:
+            separate query documents are never the pool's documents).
+        exclude_same_document_first: drop same-document neighbours before the top-k and the
+            margin (default) rather than after them (reference-code order).
         evaluation_set: texts (sentences or sequences) that must not appear in a mined pair.
 
     Returns:
@@ -197,9 +223,80 @@ def mine_paraphrases(
     pool_vec = enc.encode([s.text for s in pool])
     q_vec = pool_vec if queries is None else enc.encode([s.text for s in qseqs])
     index = build_index(pool_vec, exact_limit)
-    kk = min(len(pool), k + (1 if queries is None else 0))
-    sims, ids = index.search(np.ascontiguousarray(q_vec, dtype=np.float32), kk)
-    dists = np.maximum(0.0, 2.0 - 2.0 * sims)
+    q_arr = np.ascontiguousarray(q_vec, dtype=np.float32)
+    self_query = queries is None
+    exclude_first = self_query and exclude_same_document_first
+
+    # Integer views of the pool for vectorised same-document tests.
+    doc_codes: dict[str, int] = {}
+    p_doc = np.array([doc_codes.setdefault(s.doc, len(doc_codes)) for s in pool], dtype=np.int64)
+    p_start = np.array([s.start for s in pool], dtype=np.int64)
+    p_end = np.array([s.end for s in pool], dtype=np.int64)
+    block_rule = same_document if exclude_first else "keep"  # "keep": only the query itself
+
+    def blocked_mask(rows: np.ndarray, ids: np.ndarray) -> np.ndarray:
+        """``[len(rows), kk]``: neighbour may not be paired with its (pool) query."""
+        if not self_query:
+            return np.zeros(ids.shape, dtype=bool)
+        safe = np.where(ids < 0, 0, ids)
+        mask = safe == rows[:, None]
+        if block_rule != "keep":
+            same = p_doc[safe] == p_doc[rows][:, None]
+            if block_rule == "overlapping":
+                same &= (p_start[safe] < p_end[rows][:, None]) & (p_start[rows][:, None] < p_end[safe])
+            mask |= same
+        return mask & (ids >= 0)
+
+    def blocked(qi: int, q: Sequence_, j: int) -> bool:
+        """Post-filter form of the same-document rule (``exclude_same_document_first=False``)."""
+        c = pool[j]
+        return self_query and q.doc == c.doc and (
+            same_document == "any" or (same_document == "overlapping" and q.overlaps(c)))
+
+    # How many pool sequences each query may not be paired with (itself included): searching
+    # k + that many neighbours guarantees k admissible ones when they exist.
+    n_blocked = np.zeros(len(qseqs), dtype=np.int64)
+    if self_query:
+        n_blocked[:] = 1
+        if block_rule != "keep":
+            order = np.lexsort((p_start, p_doc))
+            bounds = np.flatnonzero(np.diff(p_doc[order], prepend=-1, append=-1))
+            for a, b in zip(bounds[:-1], bounds[1:]):
+                members = order[a:b]
+                if block_rule == "any":
+                    n_blocked[members] = len(members)
+                else:
+                    st, en = p_start[members], p_end[members]
+                    n_blocked[members] = ((st[None, :] < en[:, None]) & (st[:, None] < en[None, :])).sum(axis=1)
+    n_pool = len(pool)
+
+    rows_of: list[list[tuple[float, int]]] = [[] for _ in qseqs]
+    kk = min(n_pool, k + int(min(n_blocked.max(initial=0), max(4 * k, 32))))
+    pending = np.arange(len(qseqs))
+    while len(pending):
+        sims, ids = index.search(q_arr[pending], kk)
+        dists = np.maximum(0.0, 2.0 - 2.0 * sims)
+        blk = blocked_mask(pending, ids)
+        ok = (ids >= 0) & ~blk
+        rank = np.cumsum(ok, axis=1)  # admissible neighbours up to and including each slot
+        take = ok & (rank <= k)
+        # blocked neighbours that sat ahead of the k-th admissible one (self not counted)
+        skipped = blk & (rank < k) & (ids != pending[:, None])
+        if exclude_first:
+            stats["same_document"] += int(skipped.sum())
+        got = take.sum(axis=1)
+        exhausted = (ids < 0).any(axis=1)
+        for r, qi in enumerate(pending):
+            sel = take[r]
+            rows_of[qi] = [(float(d), int(j)) for d, j in zip(dists[r][sel], ids[r][sel])]
+        need = (got < k) & ~exhausted & (kk < np.minimum(n_pool, k + n_blocked[pending]))
+        if not need.any() or kk >= n_pool:
+            break
+        # second pass, only for the queries whose blocked neighbours crowded out the first
+        if exclude_first:
+            stats["same_document"] -= int(skipped[need].sum())
+        pending = pending[need]
+        kk = min(n_pool, k + int(n_blocked[pending].max()))
 
     def in_eval(s: Sequence_, docs: Mapping[str, Sequence[str]]) -> bool:
         if not evalset:
@@ -209,7 +306,7 @@ def mine_paraphrases(
     seen: set[tuple[tuple[str, int, int], tuple[str, int, int]]] = set()
     kept: list[MinedPair] = []
     for qi, q in enumerate(qseqs):
-        row = [(float(d), int(j)) for d, j in zip(dists[qi], ids[qi]) if j >= 0 and not (queries is None and j == qi)][:k]
+        row = rows_of[qi]
         if not row:
             continue
         mean_d = sum(d for d, _ in row) / len(row)
@@ -221,14 +318,12 @@ def mine_paraphrases(
                 stats["too_far"] += 1
             elif len(row) > 1 and rel > max_relative:
                 stats["margin"] += 1
+            elif not exclude_first and blocked(qi, q, j):
+                stats["same_document"] += 1
             elif near_identical(q.text, c.text, min_change):
                 stats["near_identical"] += 1
             elif contained(q.text, c.text):
                 stats["contained"] += 1
-            elif q.doc == c.doc and queries is None and (
-                same_document == "any" or (same_document == "overlapping" and q.overlaps(c))
-            ):
-                stats["same_document"] += 1
             elif in_eval(q, queries or documents) or in_eval(c, documents):
                 stats["evaluation_set"] += 1
             else:
