@@ -5,6 +5,7 @@ constraint, so re-delivering a task or retrying after a crash never duplicates a
 """
 from __future__ import annotations
 
+import importlib
 import time
 from collections.abc import Iterator
 
@@ -79,6 +80,31 @@ def project_method_defaults(project: Project, method: str, params: dict) -> dict
     return {k: stored[k] for k in keys if k in stored}
 
 
+# How a calibrated ``config["thresholds"]`` (dashboard → calibrate) maps onto a method's options.
+CALIBRATED_OPTIONS: dict[str, dict[str, str]] = {
+    **{m: {"aligned": "aligned_threshold", "partial": "partial_threshold"} for m in ("jaccard", "tfidf", "charngram", "sbert")},
+    "crf": {"aligned": "aligned_threshold", "partial": "min_link_score"},
+}
+
+
+def calibrated_defaults(project: Project, method: str, params: dict) -> dict:
+    """Thresholds calibrated on human labels of an earlier run *of the same method* (scores of
+    different methods are not comparable), unless the run's own params set them."""
+    stored = (project.config or {}).get("thresholds")
+    options = CALIBRATED_OPTIONS.get(method)
+    if not isinstance(stored, dict) or not options or any(o in params for o in options.values()):
+        return {}
+    source = AlignmentRun.objects.filter(pk=stored.get("source_run"), project=project).values_list("method", flat=True).first()
+    if source != method:
+        return {}
+    values = {option: float(stored[key]) for key, option in options.items() if stored.get(key) is not None}
+    if method != "crf" and "aligned_threshold" in values and "partial_threshold" not in values:
+        # no partial labels to calibrate on: keep the method's own cut-off, never above the new one
+        default = importlib.import_module(f"workers.engine.methods.{method}").DEFAULTS.partial_threshold
+        values["partial_threshold"] = min(default, values["aligned_threshold"])
+    return values
+
+
 def _batches(items: list, size: int) -> Iterator[list]:
     for start in range(0, len(items), size):
         yield items[start:start + size]
@@ -101,8 +127,9 @@ def _execute(run: AlignmentRun, report) -> None:
 
     started = time.monotonic()
     model_path = run.model_version.path if run.model_version else (run.params.get("model") or settings.DEFAULT_ENCODER or None)
-    config = {**project_method_defaults(run.project, run.method, run.params),
-              **{k: v for k, v in run.params.items() if k != "model"}}
+    defaults = {**project_method_defaults(run.project, run.method, run.params),
+                **calibrated_defaults(run.project, run.method, run.params)}
+    config = {**defaults, **{k: v for k, v in run.params.items() if k != "model"}}
     aligner = get_aligner(run.method, config, model_path)
     load_seconds = time.monotonic() - started
 
@@ -127,7 +154,7 @@ def _execute(run: AlignmentRun, report) -> None:
     pair_count = CandidatePair.objects.filter(run=run).count()
     timings = {"load_model_s": round(load_seconds, 3), "align_s": round(align_seconds, 3),
                "write_s": round(write_seconds, 3), "total_s": round(time.monotonic() - started, 3)}
-    progress.succeed(AlignmentRun, run.pk, result={"document_pairs": len(work), "pairs": pair_count},
+    progress.succeed(AlignmentRun, run.pk, result={"document_pairs": len(work), "pairs": pair_count, "project_defaults": defaults},
                      timings=timings, pair_count=pair_count)
 
 

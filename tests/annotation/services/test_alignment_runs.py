@@ -82,3 +82,27 @@ def test_starting_a_run_rejects_unknown_methods_with_the_valid_ones(corpus):
 def test_only_failed_runs_can_be_retried(corpus):
     with pytest.raises(ValueError, match="only failed runs"):
         jobs.retry_run(_run(corpus))
+
+
+def test_thresholds_calibrated_on_a_run_of_the_same_method_are_used_by_the_next_run(corpus):
+    first = _run(corpus, method="tfidf")
+    alignment_runs.execute_run(first.pk)
+    corpus.config = {"thresholds": {"aligned": 0.9, "partial": 0.6, "method": "max-f1", "source_run": first.pk}}
+    corpus.save()
+    second = _run(corpus, method="tfidf")
+    alignment_runs.execute_run(second.pk)
+    second.refresh_from_db()
+    assert second.result["project_defaults"] == {"aligned_threshold": 0.9, "partial_threshold": 0.6}
+    assert all(p.score >= 0.6 for p in CandidatePair.objects.filter(run=second))
+    assert CandidatePair.objects.filter(run=second).count() < CandidatePair.objects.filter(run=first).count()
+
+
+def test_calibrated_thresholds_of_another_method_or_explicit_params_are_not_applied(corpus):
+    first = _run(corpus, method="tfidf")
+    alignment_runs.execute_run(first.pk)
+    corpus.config = {"thresholds": {"aligned": 0.9, "partial": None, "source_run": first.pk}}
+    corpus.save()
+    assert alignment_runs.calibrated_defaults(corpus, "jaccard", {}) == {}
+    assert alignment_runs.calibrated_defaults(corpus, "tfidf", {"aligned_threshold": 0.5}) == {}
+    # without a partial threshold the method's own cut-off (tf-idf: 0.2) stays
+    assert alignment_runs.calibrated_defaults(corpus, "tfidf", {}) == {"aligned_threshold": 0.9, "partial_threshold": 0.2}
