@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import importlib
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from django.conf import settings
 from django.db import transaction
 
-from workers.engine.types import Alignment, ArticlePair
+from workers.engine.types import AlignedPair, Alignment, ArticlePair
 from workers.engine.types import Document as EngineDocument
 from workers.queues import Queue
 
@@ -129,8 +129,9 @@ def _execute(run: AlignmentRun, report) -> None:
     model_path = run.model_version.path if run.model_version else (run.params.get("model") or settings.DEFAULT_ENCODER or None)
     defaults = {**project_method_defaults(run.project, run.method, run.params),
                 **calibrated_defaults(run.project, run.method, run.params)}
-    config = {**defaults, **{k: v for k, v in run.params.items() if k != "model"}}
+    config = {**defaults, **{k: v for k, v in run.params.items() if k not in APP_PARAMS}}
     aligner = get_aligner(run.method, config, model_path)
+    access = AccessScorer(run.project.language) if run.params.get("access_attributes", True) else None
     load_seconds = time.monotonic() - started
 
     work = [(a, c, s) for a in run.project.articles.order_by("id") for c, s in document_pairs(a, run.level_pairs)]
@@ -144,8 +145,8 @@ def _execute(run: AlignmentRun, report) -> None:
         span = len(batch) / max(1, len(work))
         outputs = aligner.align(inputs, progress=lambda f, m, base=base, span=span: report(base + span * f, m))
         t1 = time.monotonic()
-        for (article, complex_doc, simple_doc), alignment in zip(batch, outputs):
-            save_alignment(run, article, complex_doc, simple_doc, alignment)
+        for (article, complex_doc, simple_doc), pair, alignment in zip(batch, inputs, outputs):
+            save_alignment(run, article, complex_doc, simple_doc, alignment, access.for_pair(pair) if access else None)
         write_seconds += time.monotonic() - t1
         align_seconds += t1 - t0
         done += len(batch)
@@ -154,18 +155,53 @@ def _execute(run: AlignmentRun, report) -> None:
     pair_count = CandidatePair.objects.filter(run=run).count()
     timings = {"load_model_s": round(load_seconds, 3), "align_s": round(align_seconds, 3),
                "write_s": round(write_seconds, 3), "total_s": round(time.monotonic() - started, 3)}
-    progress.succeed(AlignmentRun, run.pk, result={"document_pairs": len(work), "pairs": pair_count, "project_defaults": defaults},
-                     timings=timings, pair_count=pair_count)
+    result = {"document_pairs": len(work), "pairs": pair_count, "project_defaults": defaults}
+    if access is not None:
+        result["access_attributes"] = {"parser": access.parser_note, "skipped": access.skipped}
+    progress.succeed(AlignmentRun, run.pk, result=result, timings=timings, pair_count=pair_count)
+
+
+# Run params the application reads itself; the rest go to the engine method.
+APP_PARAMS = ("model", "access_attributes")
+
+
+class AccessScorer:
+    """The ACCESS control attributes (MUSS §3.2 / SPEC §5.7) of every pair a run writes, stored in
+    the pair's features as ``access_*``, so they are there for filters and exports without a job."""
+
+    def __init__(self, language: str) -> None:
+        from workers.engine.simplicity.parsing import load_parser
+
+        self.language = language
+        self.nlp, self.parser_note = load_parser(language)
+        self.skipped: dict[str, str] = {}
+
+    def for_pair(self, article_pair: ArticlePair) -> Callable[[AlignedPair], dict[str, float]]:
+        complex_sents, simple_sents = article_pair.complex.sentences, article_pair.simple.sentences
+
+        def attributes(p: AlignedPair) -> dict[str, float]:
+            from workers.engine.simplicity.access import access_attributes
+
+            attrs, missing = access_attributes(" ".join(complex_sents[i] for i in p.complex),
+                                               " ".join(simple_sents[i] for i in p.simple), self.language, parser=self.nlp)
+            self.skipped.update({f"access_{k}": why for k, why in missing.items()})
+            return {f"access_{k}": v for k, v in attrs.items()}
+
+        return attributes
 
 
 @transaction.atomic
 def save_alignment(run: AlignmentRun, article: Article, complex_doc: Document, simple_doc: Document,
-                   alignment: Alignment) -> int:
-    """Upsert the pairs of one document pair; returns how many pairs the alignment had."""
+                   alignment: Alignment, extra_features: Callable[[AlignedPair], dict[str, float]] | None = None) -> int:
+    """Upsert the pairs of one document pair; returns how many pairs the alignment had.
+
+    ``extra_features(pair)`` adds attributes computed by the application (e.g. ACCESS) to the
+    engine's per-pair features."""
     rows = [
         CandidatePair(run=run, article=article, complex_document=complex_doc, simple_document=simple_doc,
                       complex_key=indices_key(p.complex), simple_key=indices_key(p.simple), score=float(p.score),
-                      predicted_label=p.label, features={k: float(v) for k, v in (p.features or {}).items()},
+                      predicted_label=p.label,
+                      features={k: float(v) for k, v in {**(p.features or {}), **(extra_features(p) if extra_features else {})}.items()},
                       origin="model")
         for p in alignment.pairs
     ]

@@ -106,3 +106,23 @@ def test_calibrated_thresholds_of_another_method_or_explicit_params_are_not_appl
     assert alignment_runs.calibrated_defaults(corpus, "tfidf", {"aligned_threshold": 0.5}) == {}
     # without a partial threshold the method's own cut-off (tf-idf: 0.2) stays
     assert alignment_runs.calibrated_defaults(corpus, "tfidf", {}) == {"aligned_threshold": 0.9, "partial_threshold": 0.2}
+
+
+def test_every_pair_a_run_writes_carries_the_access_attributes(corpus):
+    run = _run(corpus)
+    alignment_runs.execute_run(run.pk)
+    pairs = list(CandidatePair.objects.filter(run=run))
+    assert pairs and all({"access_char_ratio", "access_lev_sim", "access_word_rank_ratio"} <= set(p.features) for p in pairs)
+    for pair in pairs:
+        complex_text = " ".join(m.sentence.text for m in pair.members.filter(side="complex").order_by("sentence__index"))
+        simple_text = " ".join(m.sentence.text for m in pair.members.filter(side="simple").order_by("sentence__index"))
+        assert pair.features["access_char_ratio"] == pytest.approx(len(simple_text) / len(complex_text))
+        assert 0.0 <= pair.features["access_lev_sim"] <= 1.0
+    run.refresh_from_db()
+    assert "access_dep_depth_ratio" in run.result["access_attributes"]["skipped"]  # no English parser installed
+
+
+def test_access_attributes_can_be_switched_off_for_a_run(corpus):
+    run = _run(corpus, params={"access_attributes": False})
+    alignment_runs.execute_run(run.pk)
+    assert not any("access_char_ratio" in p.features for p in CandidatePair.objects.filter(run=run))
