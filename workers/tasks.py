@@ -86,6 +86,15 @@ def paragraph_alignment(job_id: int) -> None:
     run_job(job_id)
 
 
+@shared_task(name="workers.tasks.export", acks_late=True, autoretry_for=TRANSIENT,
+             retry_backoff=True, max_retries=3)
+def export(job_id: int) -> None:
+    """Write a gold or auto export (files, manifest, zip) under MEDIA_ROOT/exports/<id>/ (cpu queue)."""
+    from annotation.services.export import run_export_job
+
+    run_export_job(job_id)
+
+
 JOB_TASKS = {
     "corpus-stats": corpus_stats,
     "access-attributes": access_attributes,
@@ -93,6 +102,7 @@ JOB_TASKS = {
     "wivico-thresholds": wivico_thresholds,
     "gain-classifier": gain_classifier,
     "pivot-select": pivot_select,
+    "export": export,
     "paragraph-alignment": paragraph_alignment,
     "regenerate-candidates": paragraph_alignment,
 }

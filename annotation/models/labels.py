@@ -75,11 +75,23 @@ class Adjudication(models.Model):
 
 
 class Split(models.Model):
+    """The article's train/dev/test split (services.export.splits assigns, edits and locks them).
+
+    ``origin`` says how it was set: ``policy`` (seeded assignment) or ``manual`` (a researcher);
+    ``locked`` is set when the article is exported; changing a locked split needs an override that
+    is logged as a :class:`~annotation.models.SplitChange`."""
+
     TRAIN = "train"
     DEV = "dev"
     TEST = "test"
+    NAMES = (TRAIN, DEV, TEST)
+    POLICY = "policy"
+    MANUAL = "manual"
 
     article = models.OneToOneField(Article, on_delete=models.CASCADE, related_name="split")
     name = models.CharField(max_length=10, choices=[(TRAIN, "train"), (DEV, "dev"), (TEST, "test")])
     locked = models.BooleanField(default=False)
+    origin = models.CharField(max_length=10, choices=[(POLICY, "split policy"), (MANUAL, "set by a researcher")],
+                              default=POLICY)
+    locked_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(default=timezone.now)

@@ -1,0 +1,54 @@
+"""Exports of gold and automatically aligned corpora, and the log of split changes."""
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+
+from .corpus import Article
+from .jobs import Job
+from .projects import Project
+
+
+class SplitChange(models.Model):
+    """One researcher's change of an article's split. ``override`` marks a change of a split that was
+    locked (because it was exported); such a change needs a reason."""
+
+    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="split_changes")
+    old_name = models.CharField(max_length=10, blank=True, help_text="empty when the article had no split")
+    new_name = models.CharField(max_length=10, blank=True, help_text="empty when the split was removed")
+    override = models.BooleanField(default=False, help_text="the split was locked and the change overrode the lock")
+    reason = models.TextField(blank=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"{self.article} {self.old_name or '-'} → {self.new_name or '-'}{' (override)' if self.override else ''}"
+
+
+class Export(models.Model):
+    """One export: its options, where its files are (``MEDIA_ROOT/exports/<id>/``) and its manifest.
+    Status and progress live on the :class:`~annotation.models.Job` that wrote it (none for CLI runs)."""
+
+    GOLD = "gold"
+    AUTO = "auto"
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="exports")
+    kind = models.CharField(max_length=10, choices=[(GOLD, "gold labels"), (AUTO, "automatic alignment")])
+    options = models.JSONField(default=dict, blank=True)
+    job = models.OneToOneField(Job, null=True, blank=True, on_delete=models.SET_NULL, related_name="export")
+    manifest = models.JSONField(default=dict, blank=True)
+    archive = models.CharField(max_length=500, blank=True, help_text="zip path relative to MEDIA_ROOT")
+    pair_count = models.PositiveIntegerField(default=0)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} export #{self.pk} of {self.project}"

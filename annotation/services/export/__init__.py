@@ -1,0 +1,232 @@
+"""Exporting gold train/dev/test splits and automatically aligned corpora (SPEC §7).
+
+``run_export(project, options)`` streams the project's pairs (``source.py``, a chunk of articles at
+a time), derives non-adjacent-level pairs (``derived.py``), applies the filters (``filters.py``) and
+hands each article's kept pairs to the writers (``formats.py``), then writes ``manifest.json``
+(``manifest.py``) and a zip of everything, all under ``MEDIA_ROOT/exports/<export id>/``. Articles
+without a split get one from the split policy first (``splits.py``); exported articles' splits are
+locked afterwards. :func:`start_export` queues the same work as a ``Job`` (kind ``export``, cpu
+queue) for the API; the ``export`` management command runs it in-process.
+
+Round trip through the JSONL importer: ``articles/<split>.jsonl`` is the engine/importer format.
+Re-importing it (``import_corpus --format jsonl``) recreates each article document pair and, from
+``gold``/``gold_labels``, one imported pair per 1:1 link of every pair whose label counts as aligned
+or partial, adjudicated with the scheme's first value of that class. So 1:1 aligned/partial gold
+round-trips exactly (same documents, indices, labels); n:m pairs come back as their 1:1 links
+(the CRF paper's representation); not-aligned labels, votes, provenance and attributes are kept in
+the line's ``pairs`` (and in ``jsonl/``) but the importer ignores them. An article with more than
+two levels is written as one line per level pair, ids ``"<title> [<complex level>→<simple level>]"``.
+
+Example:
+    >>> export = run_export(project, validate({"kind": "gold", "formats": ["jsonl", "hf"]}))  # doctest: +SKIP
+    >>> export.manifest["counts"]["pairs"]  # doctest: +SKIP
+    1234
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import time
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from ...models import Export, Job, Project
+from .. import progress as job_progress
+from . import manifest as manifests
+from . import splits
+from .filters import FilterChain
+from .formats import WRITERS
+from .options import FORMATS, KINDS, ExportError, ExportOptions, validate
+from .source import PairSource
+
+PREVIEW_SECONDS = 20.0
+README = """alignapp export {id} ({kind}) of project {project!r}
+
+manifest.json        provenance: split policy and seed, label policy, filters, model version,
+                     counts per split/label, agreement, checksums, application version
+wiki-manual/*.tsv    label, simple-sent-id, complex-sent-id, simple, complex, GLEU (no header;
+                     labels aligned / partialAligned / notAligned; n:m pairs as 1:1 rows)
+parallel/*.src|.dst  one pair per line (aligned + partial); *.joined.*: the simple sentences
+                     aligned to the same complex sentence(s) joined
+jsonl/*.jsonl        one pair per line: texts, label, class, provenance, votes, score, attributes
+articles/*.jsonl     engine/importer format (one article document pair per line, gold links)
+hf/                  datasets.load_from_disk("hf")
+parquet/*.parquet    datasets.load_dataset("parquet", data_files={{"train": "parquet/train.parquet", ...}})
+                     (name only splits with pairs: datasets refuses an empty parquet split)
+"""
+
+
+def export_root() -> Path:
+    return Path(settings.MEDIA_ROOT) / "exports"
+
+
+def export_dir(export: Export) -> Path:
+    return export_root() / str(export.pk)
+
+
+def archive_path(export: Export) -> Path | None:
+    return Path(settings.MEDIA_ROOT) / export.archive if export.archive else None
+
+
+def _prepare_splits(project: Project, options: ExportOptions) -> tuple[dict, dict]:
+    """Assign splits to articles without one; the policy used and articles per split."""
+    policy = splits.validate_policy(options.split_policy) if options.split_policy else splits.project_policy(project)
+    result = splits.assign(project, policy)
+    return policy.as_dict(), {**result["counts"], "unassigned": result["unassigned"]}
+
+
+def run_export(project: Project, options: ExportOptions, *, export: Export | None = None, user=None,
+               progress: Callable[[float, str], None] | None = None, archive: bool = True, visible=None,
+               chunk: int | None = None) -> Export:
+    """Write an export of ``project`` and return its :class:`~annotation.models.Export` row.
+
+    Raises:
+        ExportError: options that cannot be honoured (no such run, a Likert scheme...).
+    """
+    started = time.monotonic()
+    if export is None:
+        export = Export.objects.create(project=project, kind=options.kind, options=options.as_dict(), created_by=user)
+    split_policy, split_articles = _prepare_splits(project, options)
+    source = PairSource(project, options, **({"chunk": chunk} if chunk else {}))
+    chain = FilterChain(project, options, visible=visible)
+    root = export_dir(export)
+    if root.exists():  # a retried job starts over
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    writers = [WRITERS[name](root, options.splits) for name in options.formats]
+    for writer in writers:
+        writer.open()
+    tally = manifests.Tally()
+    exported_articles: list[int] = []
+    total_articles = max(1, source.article_count())
+    report = (lambda done: progress(0.95 * done / total_articles, f"{done} of {total_articles} articles")) if progress else None
+    timings: dict[str, float] = {}
+    try:
+        for batch in source.batches(report):
+            kept = [r for r in batch.records if chain.reason(r) is None]
+            exported_articles.append(batch.article_id)
+            tally.articles[batch.split] += 1
+            for r in kept:
+                tally.add(r)
+            for writer in writers:
+                writer.write(batch, kept)
+    finally:
+        paths = [p for writer in writers for p in writer.close()]
+    timings["write_s"] = round(time.monotonic() - started, 3)
+    (root / "README.txt").write_text(README.format(id=export.pk, kind=options.kind, project=project.name))
+    paths.append(root / "README.txt")
+    data = manifests.build(
+        export_id=export.pk, project=project, options=options, split_policy=split_policy,
+        split_articles=split_articles, label_policy=options.label_policy if options.kind == "gold" else None,
+        filters=chain.describe(), dropped=dict(chain.dropped), tally=tally,
+        model=manifests.model_description(options.model_version, source.runs),
+        agreement=manifests.agreement_summary(project), files=manifests.checksums(root, paths), timings=timings,
+    )
+    (root / "manifest.json").write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+    archive_rel = ""
+    if archive:
+        if progress:
+            progress(0.96, "writing the zip archive")
+        zip_started = time.monotonic()
+        archive_rel = _zip(root, export, paths + [root / "manifest.json"])
+        timings["zip_s"] = round(time.monotonic() - zip_started, 3)
+    timings["total_s"] = round(time.monotonic() - started, 3)
+    data["timings"] = timings
+    with transaction.atomic():
+        Export.objects.filter(pk=export.pk).update(manifest=data, pair_count=tally.total, archive=archive_rel,
+                                                   finished_at=timezone.now())
+        if options.lock:
+            splits.lock(exported_articles)
+    export.refresh_from_db()
+    return export
+
+
+def _zip(root: Path, export: Export, paths: list[Path]) -> str:
+    """``alignapp-export-<id>.zip`` beside the files (binary formats stored, text deflated)."""
+    name = f"alignapp-export-{export.pk}.zip"
+    target = root / name
+    with zipfile.ZipFile(target, "w", allowZip64=True) as zf:
+        for path in sorted(paths):
+            binary = path.suffix in (".arrow", ".parquet")
+            zf.write(path, arcname=f"export-{export.pk}/{path.relative_to(root)}",
+                     compress_type=zipfile.ZIP_STORED if binary else zipfile.ZIP_DEFLATED,
+                     compresslevel=None if binary else 1)
+    return str(target.relative_to(Path(settings.MEDIA_ROOT)))
+
+
+def preview(project: Project, options: ExportOptions, *, max_seconds: float = PREVIEW_SECONDS, visible=None) -> dict:
+    """Counts per split, label, class, provenance and level pair, and what each filter would drop,
+    without writing anything (articles without a split are counted in the split the policy would
+    give them). Stops after ``max_seconds`` with ``partial: true`` on very large corpora."""
+    started = time.monotonic()
+    policy = splits.validate_policy(options.split_policy) if options.split_policy else splits.project_policy(project)
+    planned = splits.plan(project, policy)
+    source = PairSource(project, options, planned=planned)
+    chain = FilterChain(project, options, visible=visible)
+    tally = manifests.Tally()
+    seen = 0
+    partial = False
+    for batch in source.batches():
+        seen += 1
+        tally.articles[batch.split] += 1
+        for r in batch.records:
+            if chain.reason(r) is None:
+                tally.add(r)
+        if time.monotonic() - started > max_seconds:
+            partial = True
+            break
+    current = splits.counts(project)
+    return {
+        "kind": options.kind, "pairs": tally.total, "splits": tally.as_dict(), "dropped": dict(chain.dropped),
+        "filters": chain.describe(), "split_policy": policy.as_dict(),
+        "split_articles": {name: current.get(name, 0) + sum(1 for v in planned.values() if v == name) for name in splits.NAMES},
+        "newly_assigned": len(planned), "articles_seen": seen, "articles_total": source.article_count(),
+        "partial": partial, "seconds": round(time.monotonic() - started, 3),
+    }
+
+
+# --- as a background job ---------------------------------------------------------------------
+
+def start_export(project: Project, options: ExportOptions, *, user=None) -> Export:
+    """Create the Export row and queue a Job (kind ``export``, cpu queue) that writes it."""
+    from .. import jobs
+
+    with transaction.atomic():
+        job = jobs.start_job(project, "export", params={"options": options.as_dict()}, user=user)
+        export = Export.objects.create(project=project, kind=options.kind, options=options.as_dict(), job=job,
+                                       created_by=user)
+        Job.objects.filter(pk=job.pk).update(params={"export": export.pk, "options": options.as_dict()})
+    export.refresh_from_db()
+    return export
+
+
+def run_export_job(job_id: int) -> None:
+    """The ``export`` task's body: claim the job, write the export, record the result (errors as data)."""
+    if not job_progress.claim(Job, job_id):
+        return
+    try:
+        job = Job.objects.select_related("project").get(pk=job_id)
+        export = Export.objects.get(pk=job.params["export"])
+        options = validate(job.params.get("options") or export.options)
+        export = run_export(job.project, options, export=export, user=job.created_by,
+                            progress=job_progress.reporter(Job, job_id))
+    except Exception as exc:  # noqa: BLE001 - recorded on the row, then re-raised for the log
+        job_progress.fail(Job, job_id, exc)
+        raise
+    job_progress.succeed(Job, job_id, result=summary(export), timings=export.manifest.get("timings", {}))
+
+
+def summary(export: Export) -> dict:
+    counts = export.manifest.get("counts", {})
+    return {"export": export.pk, "pairs": export.pair_count,
+            "splits": {s: c.get("pairs", 0) for s, c in counts.get("splits", {}).items()},
+            "dropped": export.manifest.get("dropped", {}), "archive": bool(export.archive)}
+
+
+__all__ = ["FORMATS", "KINDS", "ExportError", "ExportOptions", "archive_path", "export_dir", "preview", "run_export",
+           "run_export_job", "start_export", "summary", "validate"]

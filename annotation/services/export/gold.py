@@ -1,0 +1,71 @@
+"""How each exported pair's label is obtained, and what it says about it (issue: "every exported
+gold label says how it was obtained").
+
+Gold export: a pair's stored :class:`~annotation.models.Adjudication` wins, with its provenance
+(``adjudicated`` in-house, ``majority`` or ``single`` written by the review area's automatic gold,
+``imported`` with the corpus). Pairs without one are exported only when the label policy says so,
+computed on the fly from the *counted* votes (``qc.counted_labels``: no test answers, no excluded
+annotators) with the same rule as ``adjudication.auto_gold`` (nothing is written):
+
+* ``stored`` — only stored gold;
+* ``majority`` — else the single most frequent of ≥ 2 votes (ties are left out), provenance ``majority``;
+* ``majority-or-single`` — as ``majority``, and a pair with exactly one vote takes it, provenance ``single``.
+
+Auto export: the model's predicted label, provenance ``model``; the label's class comes from the
+scheme when the value is one of its values, else ``aligned``/``partial`` stand for themselves and
+anything else counts as ``not``.
+"""
+from __future__ import annotations
+
+from ...models import LabelScheme, Project
+from ..adjudication import majority_value
+from .options import ExportError
+
+CLASS_NAMES = ("aligned", "partial", "not")
+
+
+def counts_as_map(project: Project) -> dict[str, str]:
+    """Scheme value → class (aligned / partial / not)."""
+    scheme = project.label_scheme
+    return {v["value"]: v.get("counts_as", "not") for v in scheme.values}
+
+
+def class_values(project: Project, kind: str) -> dict[str, str]:
+    """Class → the label written for derived pairs of that class."""
+    if kind == "auto":
+        return {c: c for c in CLASS_NAMES}
+    out: dict[str, str] = {}
+    for value in project.label_scheme.values:
+        out.setdefault(value.get("counts_as", "not"), value["value"])
+    return out
+
+
+def check_scheme(project: Project, kind: str) -> None:
+    if kind == "gold" and project.label_scheme.kind == LabelScheme.LIKERT:
+        raise ExportError("gold export needs a categorical label scheme; this project rates on Likert scales")
+
+
+def resolve(stored: tuple[str, str, str | None] | None, votes: list[dict], policy: str) -> tuple[str, str, str | None] | None:
+    """``(label, provenance, reviewer)`` of a pair, or None when the policy gives it no gold.
+
+    Example:
+        >>> resolve(None, [{"value": "aligned"}, {"value": "aligned"}, {"value": "partial"}], "majority")
+        ('aligned', 'majority', None)
+        >>> resolve(None, [{"value": "aligned"}], "majority") is None
+        True
+    """
+    if stored is not None:
+        return stored
+    values = [v["value"] for v in votes if v.get("value")]
+    if policy in ("majority", "majority-or-single") and len(values) >= 2:
+        value = majority_value(values)
+        return (value, "majority", None) if value is not None else None
+    if policy == "majority-or-single" and len(values) == 1:
+        return (values[0], "single", None)
+    return None
+
+
+def auto_class(label: str, counts_as: dict[str, str]) -> str:
+    if label in counts_as:
+        return counts_as[label]
+    return label if label in ("aligned", "partial") else "not"

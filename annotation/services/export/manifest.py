@@ -1,0 +1,141 @@
+"""The manifest written into every export (``manifest.json``): where the data came from and how it
+was made — project, split policy and seed, label policy, filters and what each dropped, model
+version and runs, counts per split / label / class / provenance / level pair, annotator agreement,
+file checksums (sha256) and the application version."""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from collections import Counter, defaultdict
+from importlib import metadata
+from pathlib import Path
+
+from django.conf import settings
+from django.utils import timezone
+
+from ...models import ModelVersion, Project
+
+MANIFEST_VERSION = 1
+
+
+def app_version() -> dict:
+    """``APP_VERSION`` from the environment, else the git commit of the checkout, plus library versions."""
+    version = os.environ.get("APP_VERSION", "")
+    if not version:
+        try:
+            version = subprocess.run(["git", "describe", "--always", "--dirty"], cwd=settings.BASE_DIR, capture_output=True,
+                                     text=True, timeout=5, check=False).stdout.strip()
+        except (OSError, subprocess.SubprocessError):
+            version = ""
+    libraries = {}
+    for name in ("Django", "datasets", "pyarrow", "sacrebleu"):
+        try:
+            libraries[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            libraries[name] = None
+    return {"alignapp": version or "unknown", **libraries}
+
+
+def sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def checksums(root: Path, paths: list[Path]) -> dict[str, dict]:
+    return {str(p.relative_to(root)): {"sha256": sha256(p), "bytes": p.stat().st_size} for p in sorted(paths)}
+
+
+class Tally:
+    """Counts of exported pairs, grown one record at a time (constant memory per distinct key)."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.per_split: dict[str, Counter] = defaultdict(Counter)
+        self.articles: Counter = Counter()
+
+    def add(self, record) -> None:
+        self.total += 1
+        c = self.per_split[record.split]
+        c["pairs"] += 1
+        c[f"label:{record.label}"] += 1
+        c[f"class:{record.counts_as}"] += 1
+        c[f"provenance:{record.provenance}"] += 1
+        c[f"levels:{record.complex_level}-{record.simple_level}"] += 1
+        if record.derived:
+            c["derived"] += 1
+
+    def as_dict(self) -> dict:
+        out = {}
+        for split, c in sorted(self.per_split.items()):
+            groups: dict[str, dict] = defaultdict(dict)
+            for key, n in sorted(c.items()):
+                if ":" in key:
+                    group, value = key.split(":", 1)
+                    groups[group][value] = n
+            out[split] = {"pairs": c["pairs"], "derived": c["derived"], "articles": self.articles[split],
+                          "labels": groups["label"], "classes": groups["class"],
+                          "provenance": groups["provenance"], "level_pairs": groups["levels"]}
+        return out
+
+
+def agreement_summary(project: Project) -> dict | None:
+    """Project-wide agreement of counted labels (the review area's statistics, scalars only; no names)."""
+    try:
+        from ..agreement import project_agreement
+
+        result = project_agreement(project)
+    except Exception as exc:  # noqa: BLE001 - agreement is informative; the export must not fail on it
+        return {"error": f"{type(exc).__name__}: {exc}"}
+    keep = ("items", "items_multi", "annotators", "counts", "cohen_mean", "fleiss", "alpha", "cohen_quadratic_mean",
+            "alpha_ordinal", "alpha_interval")
+    out = {"scheme": result.get("scheme"), "kind": result.get("kind")}
+    for name in ("values", "classes", "binary"):
+        if name in result:
+            out[name] = {k: result[name].get(k) for k in keep if k in result[name]}
+    if "dimensions" in result:
+        out["dimensions"] = {d: {k: s.get(k) for k in keep if k in s} for d, s in result["dimensions"].items()}
+    return out
+
+
+def model_description(model_version_id: int | None, runs) -> dict | None:
+    if model_version_id is None and not runs:
+        return None
+    out: dict = {"runs": [{"id": r.pk, "method": r.method, "params": r.params, "model_version": r.model_version_id,
+                           "finished_at": r.finished_at.isoformat() if r.finished_at else None} for r in runs]}
+    if model_version_id is not None:
+        mv = ModelVersion.objects.filter(pk=model_version_id).first()
+        if mv is not None:
+            out["model_version"] = {"id": mv.pk, "name": mv.name, "kind": mv.kind, "path": mv.path,
+                                    "metrics": mv.metrics, "created_at": mv.created_at.isoformat()}
+    return out
+
+
+def build(*, export_id: int | None, project: Project, options, split_policy: dict, split_articles: dict,
+          label_policy: str | None, filters: dict, dropped: dict, tally: Tally, model: dict | None,
+          agreement: dict | None, files: dict, timings: dict) -> dict:
+    return {
+        "manifest_version": MANIFEST_VERSION,
+        "export": export_id,
+        "created_at": timezone.now().isoformat(),
+        "application": app_version(),
+        "project": {"id": project.pk, "name": project.name, "language": project.language,
+                    "label_scheme": {"slug": project.label_scheme.slug, "values": project.label_scheme.values}},
+        "kind": options.kind,
+        "formats": options.formats,
+        "options": options.as_dict(),
+        "split_policy": split_policy,
+        "split_articles": split_articles,
+        "label_policy": label_policy,
+        "derived": options.derived,
+        "filters": filters,
+        "dropped": dropped,
+        "model": model,
+        "counts": {"pairs": tally.total, "splits": tally.as_dict()},
+        "agreement": agreement,
+        "files": files,
+        "timings": timings,
+    }

@@ -1,0 +1,74 @@
+"""One exported pair, as every writer and filter sees it."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+CLASSES = ("aligned", "partial", "not")
+
+
+@dataclass(slots=True)
+class PairRecord:
+    """A pair with both sides' text and how its label was obtained.
+
+    ``label`` is the scheme value (gold) or the predicted label (auto); ``counts_as`` is its class
+    (aligned / partial / not). ``provenance``: ``adjudicated`` (in-house review), ``majority`` (of
+    ``vote_count`` crowd votes), ``single`` (one annotator), ``imported`` (gold that came with the
+    corpus), ``model`` (auto export: the model's prediction) or ``derived`` (composed across
+    levels, see ``derived.py``). ``pair_id`` is None for derived pairs; ``derived_from`` lists the
+    pairs they were composed of.
+    """
+
+    pair_id: int | None
+    article_id: int
+    article: str
+    split: str
+    complex_level: str
+    simple_level: str
+    complex_rank: int
+    simple_rank: int
+    complex_document: int
+    simple_document: int
+    complex_ids: tuple[int, ...]
+    simple_ids: tuple[int, ...]
+    complex_sentences: list[str]
+    simple_sentences: list[str]
+    label: str
+    counts_as: str
+    provenance: str
+    votes: list[dict] = field(default_factory=list)
+    reviewer: str | None = None
+    score: float | None = None
+    predicted_label: str = ""
+    features: dict = field(default_factory=dict)
+    origin: str = ""
+    run: int | None = None
+    derived: bool = False
+    derived_from: list[int] = field(default_factory=list)
+
+    @property
+    def complex(self) -> str:
+        return " ".join(self.complex_sentences)
+
+    @property
+    def simple(self) -> str:
+        return " ".join(self.simple_sentences)
+
+    @property
+    def vote_count(self) -> int:
+        return len(self.votes)
+
+    @property
+    def level_pair(self) -> tuple[str, str]:
+        return (self.complex_level, self.simple_level)
+
+
+@dataclass(slots=True)
+class ArticleBatch:
+    """The exported pairs of one article (writers that group, like the joined parallel files and
+    the article JSONL, work per article), with its documents' sentences by paragraph."""
+
+    article_id: int
+    title: str
+    split: str
+    documents: dict[int, dict]  # document id → {"level", "rank", "paragraphs": [[text, ...], ...]}
+    records: list[PairRecord]

@@ -1,0 +1,187 @@
+"""Streaming the exported pairs out of the database, a bounded chunk of articles at a time.
+
+Articles are read by keyset pagination (``id > last`` … ``LIMIT n``), and for each chunk a handful
+of queries fetch its splits, documents, sentences, pairs, stored gold and counted votes as plain
+tuples (``values_list``; no model instances). Memory therefore depends on the chunk size and the
+largest article, never on the corpus size; the same code runs on SQLite and PostgreSQL.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Iterator
+
+from django.db.models import Exists, OuterRef
+
+from ...models import (
+    Adjudication,
+    AlignmentRun,
+    Article,
+    CandidatePair,
+    Document,
+    Label,
+    Project,
+    Sentence,
+    Status,
+)
+from .. import qc
+from . import derived as derive
+from . import gold
+from .options import ExportError, ExportOptions
+from .records import ArticleBatch, PairRecord
+
+ARTICLE_CHUNK = 200
+
+
+def export_runs(project: Project, options: ExportOptions) -> list[AlignmentRun]:
+    """The alignment runs an auto export reads (a model version's succeeded runs and/or named runs)."""
+    if options.kind != "auto":
+        return []
+    runs = AlignmentRun.objects.filter(project=project)
+    chosen = []
+    if options.model_version is not None:
+        found = list(runs.filter(model_version_id=options.model_version, status=Status.SUCCEEDED).order_by("id"))
+        if not found:
+            raise ExportError(f"model version {options.model_version} has no succeeded alignment run in project {project.name!r}")
+        chosen.extend(found)
+    if options.runs:
+        found = {r.pk: r for r in runs.filter(pk__in=options.runs)}
+        missing = [r for r in options.runs if r not in found]
+        if missing:
+            raise ExportError(f"run(s) {', '.join(map(str, missing))} not found in project {project.name!r}")
+        chosen.extend(found[r] for r in options.runs if found[r] not in chosen)
+    return chosen
+
+
+def _pseudonym(user_id: int, username: str, names: bool) -> str:
+    return username if names else f"a{user_id}"
+
+
+class PairSource:
+    """Iterates :class:`ArticleBatch` es of one project (articles in ``splits`` only)."""
+
+    def __init__(self, project: Project, options: ExportOptions, *, chunk: int = ARTICLE_CHUNK,
+                 planned: dict[int, str] | None = None) -> None:
+        gold.check_scheme(project, options.kind)
+        self.project, self.options, self.chunk = project, options, chunk
+        self.planned = planned or {}  # splits a policy would give articles that have none (preview)
+        self.counts_as = gold.counts_as_map(project)
+        self.class_values = gold.class_values(project, options.kind)
+        self.runs = export_runs(project, options)
+        self.run_ids = [r.pk for r in self.runs]
+        self.run_rank = {r.pk: k for k, r in enumerate(self.runs)}
+
+    def article_count(self) -> int:
+        wanted = set(self.options.splits)
+        return (Article.objects.filter(project=self.project, split__name__in=self.options.splits).count()
+                + sum(1 for name in self.planned.values() if name in wanted))
+
+    def batches(self, progress: Callable[[int], None] | None = None) -> Iterator[ArticleBatch]:
+        """Article batches in id order, ``self.chunk`` articles per round of queries."""
+        last = 0
+        done = 0
+        wanted = set(self.options.splits)
+        while True:
+            page = list(Article.objects.filter(project=self.project, id__gt=last).order_by("id")
+                        .values_list("id", "title", "split__name")[: self.chunk])
+            if not page:
+                return
+            last = page[-1][0]
+            rows = [(a, t, s or self.planned.get(a)) for a, t, s in page]
+            rows = [r for r in rows if r[2] in wanted]
+            if rows:
+                yield from self._chunk(rows)
+            done += len(rows)
+            if progress is not None:
+                progress(done)
+
+    # --- one chunk of articles -----------------------------------------------------------------
+
+    def _chunk(self, rows: list[tuple[int, str, str]]) -> Iterator[ArticleBatch]:
+        ids = [r[0] for r in rows]
+        documents: dict[int, dict] = {}
+        docs_of: dict[int, list[int]] = defaultdict(list)
+        for doc_id, article_id, level, rank in (Document.objects.filter(article_id__in=ids)
+                                                .values_list("id", "article_id", "level", "rank")):
+            documents[doc_id] = {"level": level, "rank": rank, "paragraphs": []}
+            docs_of[article_id].append(doc_id)
+        sentences: dict[int, list[str]] = defaultdict(list)
+        last_paragraph: dict[int, int] = {}
+        for doc_id, paragraph_id, text in (Sentence.objects.filter(document__article_id__in=ids)
+                                           .order_by("document_id", "index").values_list("document_id", "paragraph_id", "text")):
+            sentences[doc_id].append(text)
+            if last_paragraph.get(doc_id) != paragraph_id:
+                documents[doc_id]["paragraphs"].append([])
+                last_paragraph[doc_id] = paragraph_id
+            documents[doc_id]["paragraphs"][-1].append(text)
+
+        pairs = CandidatePair.objects.filter(article_id__in=ids)
+        if self.options.kind == "auto":
+            pairs = pairs.filter(run_id__in=self.run_ids)
+        else:
+            pairs = pairs.filter(Exists(Adjudication.objects.filter(pair=OuterRef("pk")))
+                                 | Exists(Label.objects.filter(pair=OuterRef("pk"), is_test_question=False)))
+        stored: dict[int, tuple[str, str, str | None]] = {}
+        for pair_id, value, provenance, reviewer_id, reviewer in (
+                Adjudication.objects.filter(pair__article_id__in=ids)
+                .values_list("pair_id", "value", "provenance", "reviewer_id", "reviewer__username")):
+            who = _pseudonym(reviewer_id, reviewer, self.options.annotator_names) if reviewer_id else None
+            stored[pair_id] = (value, provenance, who)
+        votes: dict[int, list[dict]] = defaultdict(list)
+        for pair_id, user_id, username, value, seconds in (
+                qc.counted_labels(self.project).filter(pair__article_id__in=ids).order_by("pair_id", "id")
+                .values_list("pair_id", "annotator_id", "annotator__username", "value", "seconds")):
+            votes[pair_id].append({"annotator": _pseudonym(user_id, username, self.options.annotator_names),
+                                   "value": value, "seconds": round(seconds, 1)})
+
+        by_article: dict[int, list[PairRecord]] = defaultdict(list)
+        titles = {r[0]: r[1] for r in rows}
+        split_of = {r[0]: r[2] for r in rows}
+        seen_auto: dict[tuple, int] = {}
+        for (pair_id, article_id, c_doc, s_doc, c_key, s_key, score, predicted, features, origin, run_id) in (
+                pairs.order_by("article_id", "id").values_list(
+                    "id", "article_id", "complex_document_id", "simple_document_id", "complex_key", "simple_key",
+                    "score", "predicted_label", "features", "origin", "run_id")):
+            pair_votes = votes.get(pair_id, [])
+            if self.options.kind == "auto":
+                # several runs of one model version may propose the same pair: keep the latest run's
+                key = (c_doc, s_doc, c_key, s_key)
+                label, provenance, reviewer = predicted or "", "model", None
+                klass = gold.auto_class(label, self.counts_as)
+            else:
+                resolved = gold.resolve(stored.get(pair_id), pair_votes, self.options.label_policy)
+                if resolved is None:
+                    continue
+                label, provenance, reviewer = resolved
+                klass = self.counts_as.get(label, "not")
+            c_ids = tuple(int(i) for i in c_key.split(",") if i)
+            s_ids = tuple(int(i) for i in s_key.split(",") if i)
+            c_sent, s_sent = sentences.get(c_doc, []), sentences.get(s_doc, [])
+            record = PairRecord(
+                pair_id=pair_id, article_id=article_id, article=titles[article_id], split=split_of[article_id],
+                complex_level=documents[c_doc]["level"], simple_level=documents[s_doc]["level"],
+                complex_rank=documents[c_doc]["rank"], simple_rank=documents[s_doc]["rank"],
+                complex_document=c_doc, simple_document=s_doc, complex_ids=c_ids, simple_ids=s_ids,
+                complex_sentences=[c_sent[i] for i in c_ids if i < len(c_sent)],
+                simple_sentences=[s_sent[i] for i in s_ids if i < len(s_sent)],
+                label=label, counts_as=klass, provenance=provenance, votes=pair_votes, reviewer=reviewer,
+                score=score, predicted_label=predicted or "", features=features or {}, origin=origin, run=run_id,
+            )
+            if self.options.kind == "auto":
+                earlier = seen_auto.get(key)
+                if earlier is not None:
+                    previous = by_article[article_id][earlier]
+                    if self.run_rank.get(run_id, -1) >= self.run_rank.get(previous.run, -1):
+                        by_article[article_id][earlier] = record
+                    continue
+                seen_auto[key] = len(by_article[article_id])
+            by_article[article_id].append(record)
+
+        for article_id, title, split in rows:
+            records = by_article.get(article_id, [])
+            docs = {d: documents[d] for d in docs_of.get(article_id, [])}
+            if self.options.derived and records:
+                records = records + derive.compose(records, docs, self.class_values)
+            yield ArticleBatch(article_id=article_id, title=title, split=split, documents=docs, records=records)
+
+
+__all__ = ["ARTICLE_CHUNK", "PairSource", "export_runs"]

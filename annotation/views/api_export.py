@@ -1,0 +1,170 @@
+"""Researcher-only export API: split assignment and edits, export preview, export jobs and downloads.
+
+All under ``/api/projects/<id>/``; annotators of the project get 403, anyone else 404::
+
+    GET  splits/                     articles per split, the policy, recent changes
+    POST splits/                     {policy}: assign splits to articles without one
+    PUT  splits/<article id>/        {split, override, reason}: move one article (a locked one needs override + reason)
+    POST splits/unlock/              {reason}: unlock every split (logged)
+    POST exports/preview/            {options}: counts per split/label and what the filters drop
+    GET  exports/                    the project's exports
+    POST exports/                    {options}: queue an export job (202)
+    GET  exports/<id>/               status, progress, manifest and download_url once done
+    GET  exports/<id>/download/      the zip
+"""
+from __future__ import annotations
+
+from django.http import FileResponse, Http404
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from rest_framework import status
+from rest_framework.exceptions import ValidationError
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ..models import Article, Export, Project, SplitChange
+from ..permissions import IsProjectResearcher, visible_projects
+from ..services import export as exporting
+from ..services.export import splits
+from ..services.export.filters import FilterChain
+from ..services.export.source import PairSource
+from .mixins import ProjectFromUrl
+
+
+class ExportView(ProjectFromUrl, APIView):
+    permission_classes = [IsAuthenticated & IsProjectResearcher]
+
+    def get_project(self) -> Project:
+        if not hasattr(self, "_project"):
+            projects = visible_projects(self.request.user).select_related("label_scheme")
+            self._project = get_object_or_404(projects, pk=self.kwargs["project_pk"])
+        return self._project
+
+    def options(self, request) -> exporting.ExportOptions:
+        data = request.data.get("options", request.data) if isinstance(request.data, dict) else None
+        if not isinstance(data, dict):
+            raise ValidationError({"options": "must be a JSON object"})
+        try:
+            return exporting.validate(data)
+        except exporting.ExportError as exc:
+            raise ValidationError({"options": str(exc)}) from exc
+
+
+def export_payload(request, export: Export) -> dict:
+    job = export.job
+    done = bool(export.finished_at)
+    out = {
+        "id": export.pk, "project": export.project_id, "kind": export.kind, "options": export.options,
+        "created_at": export.created_at.isoformat(), "finished_at": export.finished_at.isoformat() if done else None,
+        "pairs": export.pair_count,
+        "status": job.status if job else ("succeeded" if done else "running"),
+        "progress": job.progress if job else (100.0 if done else 0.0),
+        "message": job.message if job else "", "error": job.error if job else "",
+        "job": job.pk if job else None,
+        "download_url": (request.build_absolute_uri(reverse("export-download", args=[export.project_id, export.pk]))
+                         if done and export.archive else None),
+    }
+    if done:
+        out["counts"] = export.manifest.get("counts")
+        out["dropped"] = export.manifest.get("dropped")
+    return out
+
+
+class SplitsView(ExportView):
+    def get(self, request, project_pk: int):
+        project = self.get_project()
+        changes = (SplitChange.objects.filter(article__project=project).select_related("article", "user")
+                   .order_by("-id")[:50])
+        return Response({
+            "counts": splits.counts(project), "policy": splits.project_policy(project).as_dict(),
+            "locked": project.articles.filter(split__locked=True).count(),
+            "changes": [{"article": c.article.title, "from": c.old_name, "to": c.new_name, "override": c.override,
+                         "reason": c.reason, "user": c.user.username if c.user else None,
+                         "at": c.created_at.isoformat()} for c in changes],
+        })
+
+    def post(self, request, project_pk: int):
+        project = self.get_project()
+        try:
+            policy = splits.validate_policy(request.data.get("policy", None) if isinstance(request.data, dict) else None)
+            return Response(splits.assign(project, policy))
+        except splits.SplitError as exc:
+            raise ValidationError({"policy": str(exc)}) from exc
+
+
+class ArticleSplitView(ExportView):
+    def put(self, request, project_pk: int, article_pk: int):
+        project = self.get_project()
+        article = get_object_or_404(Article, pk=article_pk, project=project)
+        name = request.data.get("split")
+        override = request.data.get("override", False)
+        if not isinstance(override, bool):
+            raise ValidationError({"override": "must be true or false"})
+        try:
+            split = splits.set_split(article, name or None, user=request.user, override=override,
+                                     reason=str(request.data.get("reason", "")))
+        except splits.SplitLocked as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        except splits.SplitError as exc:
+            raise ValidationError({"split": str(exc)}) from exc
+        return Response({"article": article.pk, "split": split.name if split else None,
+                         "locked": split.locked if split else False, "origin": split.origin if split else None})
+
+    patch = put
+
+
+class UnlockSplitsView(ExportView):
+    def post(self, request, project_pk: int):
+        try:
+            n = splits.unlock(self.get_project(), user=request.user, reason=str(request.data.get("reason", "")))
+        except splits.SplitError as exc:
+            raise ValidationError({"reason": str(exc)}) from exc
+        return Response({"unlocked": n})
+
+
+class PreviewView(ExportView):
+    def post(self, request, project_pk: int):
+        try:
+            return Response(exporting.preview(self.get_project(), self.options(request),
+                                              visible=visible_projects(request.user)))
+        except exporting.ExportError as exc:
+            raise ValidationError({"options": str(exc)}) from exc
+
+
+class ExportListView(ExportView):
+    def get(self, request, project_pk: int):
+        exports = Export.objects.filter(project=self.get_project()).select_related("job").order_by("-id")[:50]
+        return Response({"results": [export_payload(request, e) for e in exports]})
+
+    def post(self, request, project_pk: int):
+        project = self.get_project()
+        options = self.options(request)
+        try:  # fail fast on options the job could not honour
+            PairSource(project, options)
+            FilterChain(project, options, visible=visible_projects(request.user))
+        except exporting.ExportError as exc:
+            raise ValidationError({"options": str(exc)}) from exc
+        export = exporting.start_export(project, options, user=request.user)
+        payload = export_payload(request, export)
+        payload["status_url"] = request.build_absolute_uri(reverse("export-detail", args=[project.pk, export.pk]))
+        return Response(payload, status=status.HTTP_202_ACCEPTED)
+
+
+class ExportDetailView(ExportView):
+    def get(self, request, project_pk: int, pk: int):
+        export = get_object_or_404(Export.objects.select_related("job"), pk=pk, project=self.get_project())
+        payload = export_payload(request, export)
+        if export.finished_at:
+            payload["manifest"] = export.manifest
+        return Response(payload)
+
+
+class DownloadView(ExportView):
+    def get(self, request, project_pk: int, pk: int):
+        export = get_object_or_404(Export, pk=pk, project=self.get_project())
+        path = exporting.archive_path(export)
+        if path is None or not path.is_file():
+            raise Http404("this export has no archive (yet)")
+        return FileResponse(open(path, "rb"), as_attachment=True, filename=path.name,  # noqa: SIM115 - FileResponse closes it
+                            content_type="application/zip")

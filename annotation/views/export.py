@@ -1,0 +1,36 @@
+"""The export page (``static/js/export.js``): splits, a preview of the counts, export jobs and downloads."""
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+
+from ..models import Export, Status
+from ..permissions import can_research, visible_projects
+from ..services.export import FORMATS, splits
+from ..services.export.options import LABEL_POLICIES, PROVENANCES
+
+
+@login_required
+def export_page(request: HttpRequest, pk: int) -> HttpResponse:
+    project = get_object_or_404(visible_projects(request.user).select_related("label_scheme"), pk=pk)
+    if not can_research(request.user, project):
+        raise PermissionDenied("only the project's researchers export")
+    policy = splits.project_policy(project)
+    runs = project.runs.filter(status=Status.SUCCEEDED).select_related("model_version").order_by("-id")[:50]
+    page = {
+        "project": project.pk,
+        "splits_api": reverse("export-splits", args=[project.pk]),
+        "preview_api": reverse("export-preview", args=[project.pk]),
+        "exports_api": reverse("export-list", args=[project.pk]),
+    }
+    context = {
+        "project": project, "page": page, "policy": policy, "split_counts": splits.counts(project),
+        "formats": FORMATS, "label_policies": LABEL_POLICIES, "provenances": PROVENANCES,
+        "scheme_values": project.label_scheme.values, "runs": runs,
+        "model_versions": project.model_versions.order_by("-created_at")[:50],
+        "exports": Export.objects.filter(project=project).select_related("job").order_by("-id")[:10],
+    }
+    return render(request, "export/export.html", context)

@@ -1,0 +1,101 @@
+from __future__ import annotations
+
+import json
+import zipfile
+
+import pytest
+from nltk.translate.gleu_score import sentence_gleu
+
+from annotation.services.export.metrics import gleu, tokenize
+
+from .helpers import jsonl, run
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_tsv_has_the_wiki_manual_columns_with_one_row_per_sentence_link(newsela, settings, tmp_path):
+    _, root = run(newsela["project"], settings, tmp_path, derived=False, label_policy="majority")
+    rows = [line.split("\t") for f in sorted((root / "wiki-manual").glob("*.tsv")) for line in f.read_text().splitlines()]
+    assert all(len(r) == 6 for r in rows)
+    by_ids = {(r[2], r[1]): r for r in rows}
+    label, simple_id, complex_id, simple, complex_, score = by_ids[("Owls-0-0-0", "Owls-1-0-1")]
+    assert (label, simple, complex_) == ("aligned", "They hear very well.", "Owls, which hunt at night, have exceptional hearing.")
+    assert ("Owls-0-0-0", "Owls-1-0-0") in by_ids  # the 1:2 split is two rows
+    assert by_ids[("Bees-0-0-1", "Bees-1-0-1")][0] == "partialAligned"
+    assert by_ids[("Bees-0-0-1", "Bees-1-0-0")][0] == "notAligned"
+    assert by_ids[("Bees-0-1-2", "Bees-1-0-1")][1:3] == ["Bees-1-0-1", "Bees-0-1-2"]  # article-level-paragraph-index
+    assert float(score) == pytest.approx(gleu(complex_, simple), abs=1e-4)
+
+
+@pytest.mark.parametrize("a,b", [
+    ("The cat sat on the mat .", "The cat sat on the mat ."),
+    ("Honey bees communicate the location of flowers by dancing.", "Bees dance to show where flowers are."),
+    ("a a a b", "a a b b b"),
+    ("one", "one two"),
+    ("", "anything"),
+])
+def test_gleu_agrees_with_nltk(a, b):
+    expected = sentence_gleu([tokenize(a)], tokenize(b)) if tokenize(a) and tokenize(b) else 0.0
+    assert gleu(a, b) == pytest.approx(expected)
+    assert gleu(a, b) == pytest.approx(gleu(b, a))
+
+
+def test_parallel_files_hold_linking_pairs_and_joined_splits(newsela, settings, tmp_path):
+    _, root = run(newsela["project"], settings, tmp_path, derived=False, split_policy={"mode": "counts", "train": 2, "dev": 0, "test": 0})
+    src = (root / "parallel" / "train.src").read_text().splitlines()
+    dst = (root / "parallel" / "train.dst").read_text().splitlines()
+    assert len(src) == len(dst) == 5  # not-aligned and identical pairs are left out
+    assert ("Owls, which hunt at night, have exceptional hearing.", "Owls hunt at night. They hear very well.") in zip(src, dst)
+    joined = list(zip((root / "parallel" / "train.joined.src").read_text().splitlines(),
+                      (root / "parallel" / "train.joined.dst").read_text().splitlines()))
+    assert ("Honey bees communicate the location of flowers by dancing.", "Bees dance to show where flowers are.") in joined
+    assert len(joined) == 5
+
+
+def test_joined_files_join_simple_sentences_aligned_to_the_same_complex_sentence(newsela, settings, tmp_path):
+    from .conftest import gold, make_pair
+
+    # C0 of Owls aligned separately to P0 and to P1 (a split annotated as two 1:1 pairs)
+    owls = newsela["owls"]
+    newsela["pairs"]["o0p01"].delete()
+    for s in (1, 0):
+        gold(make_pair(owls, "0", "1", [0], [s]), "aligned")
+    _, root = run(newsela["project"], settings, tmp_path, derived=False, split_policy={"mode": "counts", "train": 2, "dev": 0, "test": 0})
+    joined = dict(zip((root / "parallel" / "train.joined.src").read_text().splitlines(),
+                      (root / "parallel" / "train.joined.dst").read_text().splitlines()))
+    assert joined["Owls, which hunt at night, have exceptional hearing."] == "Owls hunt at night. They hear very well."
+    plain = (root / "parallel" / "train.dst").read_text().splitlines()
+    assert "Owls hunt at night." in plain and "They hear very well." in plain
+
+
+def test_jsonl_lines_carry_every_attribute_score_and_vote(newsela, settings, tmp_path):
+    _, root = run(newsela["project"], settings, tmp_path, label_policy="majority", derived=False)
+    rows = {r["pair"]: r for split in ("train", "test") for r in jsonl(root / "jsonl" / f"{split}.jsonl")}
+    row = rows[newsela["pairs"]["c1m1"].pk]
+    assert row["attributes"] == {"sum4simp_T": 0.8, "gain_prob": 0.4} and row["score"] == 0.7
+    assert len(row["votes"]) == 3 and {"annotator", "value", "seconds"} <= set(row["votes"][0])
+
+
+def test_the_hf_directory_loads_with_datasets(newsela, settings, tmp_path):
+    from datasets import load_dataset, load_from_disk
+
+    done, root = run(newsela["project"], settings, tmp_path, label_policy="majority")
+    data = load_from_disk(str(root / "hf"))
+    assert set(data) == {"train", "dev", "test"}
+    total = sum(len(data[s]) for s in data)
+    assert total == done.pair_count
+    train = data["train"] if len(data["train"]) else data["test"]
+    assert {"complex", "simple", "label", "provenance", "votes", "attributes", "derived"} <= set(train.column_names)
+    assert isinstance(json.loads(train[0]["attributes"]), dict)
+    # datasets refuses a split whose parquet file has no rows: name the non-empty ones
+    files = {s: str(root / "parquet" / f"{s}.parquet") for s in ("train", "dev", "test") if len(data[s])}
+    parquet = load_dataset("parquet", data_files=files, cache_dir=str(tmp_path / "cache"))
+    assert sum(len(parquet[s]) for s in parquet) == done.pair_count
+
+
+def test_every_file_is_in_the_zip_with_the_manifest(newsela, settings, tmp_path):
+    done, root = run(newsela["project"], settings, tmp_path)
+    with zipfile.ZipFile(tmp_path / done.archive) as zf:
+        names = set(zf.namelist())
+    assert f"export-{done.pk}/manifest.json" in names and f"export-{done.pk}/hf/train/state.json" in names
+    assert f"export-{done.pk}/wiki-manual/test.tsv" in names and f"export-{done.pk}/parquet/dev.parquet" in names

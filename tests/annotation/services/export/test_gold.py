@@ -1,0 +1,90 @@
+from __future__ import annotations
+
+import pytest
+
+from annotation.models import Adjudication, Membership
+
+from .helpers import all_pairs, run
+
+pytestmark = pytest.mark.django_db
+
+
+def by_ids(rows):
+    return {(r["article"], r["complex_level"], r["simple_level"], tuple(r["complex_ids"]), tuple(r["simple_ids"])): r
+            for r in rows}
+
+
+def test_stored_gold_is_exported_with_its_provenance_and_votes(newsela, settings, tmp_path):
+    _, root = run(newsela["project"], settings, tmp_path, derived=False)
+    rows = by_ids(all_pairs(root))
+    assert rows[("Bees", "0", "1", (0,), (0,))]["provenance"] == "adjudicated"
+    assert rows[("Bees", "0", "1", (2,), (1,))]["provenance"] == "imported"
+    single = rows[("Bees", "1", "2", (0,), (0,))]
+    assert single["provenance"] == "single" and single["vote_count"] == 1
+    assert rows[("Bees", "0", "1", (1,), (0,))]["label"] == "not-aligned"
+    # the majority pair has no stored gold: the default policy (stored) leaves it out
+    assert ("Bees", "0", "1", (1,), (1,)) not in rows
+
+
+def test_the_majority_policy_adds_pairs_with_a_majority_of_counted_votes(newsela, settings, tmp_path):
+    _, root = run(newsela["project"], settings, tmp_path, derived=False, label_policy="majority")
+    row = by_ids(all_pairs(root))[("Bees", "0", "1", (1,), (1,))]
+    assert (row["label"], row["provenance"], row["vote_count"]) == ("partial", "majority", 3)
+    assert sorted(v["value"] for v in row["votes"]) == ["aligned", "partial", "partial"]
+    assert not Adjudication.objects.filter(pair=newsela["pairs"]["c1m1"]).exists()  # nothing written
+
+
+def test_votes_of_excluded_annotators_do_not_count(newsela, settings, tmp_path, users):
+    Membership.objects.filter(user__username="bea").update(excluded_at="2026-01-01T00:00:00Z")
+    _, root = run(newsela["project"], settings, tmp_path, derived=False, label_policy="majority")
+    # partial vs aligned is now a tie: no gold
+    assert ("Bees", "0", "1", (1,), (1,)) not in by_ids(all_pairs(root))
+
+
+def test_majority_or_single_gives_single_vote_pairs_their_vote(newsela, settings, tmp_path):
+    from .conftest import make_pair, vote
+
+    lone = make_pair(newsela["owls"], "0", "1", [1], [1])
+    vote(lone, "dan", "partial")
+    _, root = run(newsela["project"], settings, tmp_path, derived=False, label_policy="majority-or-single")
+    row = by_ids(all_pairs(root))[("Owls", "0", "1", (1,), (1,))]
+    assert (row["label"], row["provenance"]) == ("partial", "single")
+
+
+def test_users_can_keep_only_some_provenances(newsela, settings, tmp_path):
+    _, root = run(newsela["project"], settings, tmp_path, provenance=["adjudicated"], label_policy="majority")
+    assert {r["provenance"] for r in all_pairs(root)} == {"adjudicated"}
+
+
+def test_annotators_are_pseudonymous_unless_names_are_asked_for(newsela, settings, tmp_path, users):
+    _, root = run(newsela["project"], settings, tmp_path, derived=False)
+    row = by_ids(all_pairs(root))[("Bees", "0", "1", (0,), (0,))]
+    assert row["reviewer"] == f"a{users['rita'].pk}"
+    _, root = run(newsela["project"], settings, tmp_path / "named", derived=False, annotator_names=True)
+    assert by_ids(all_pairs(root))[("Bees", "0", "1", (0,), (0,))]["reviewer"] == "rita"
+
+
+def test_a_likert_project_cannot_export_gold(users, settings, tmp_path):
+    from annotation.services.export import ExportError
+    from tests import factories
+
+    project = factories.make_project("Ratings", scheme="likert-human-eval")
+    with pytest.raises(ExportError, match="categorical label scheme"):
+        run(project, settings, tmp_path)
+
+
+def test_auto_export_takes_the_model_versions_predictions(auto_run, settings, tmp_path):
+    _, root = run(auto_run["project"], settings, tmp_path, kind="auto", model_version=auto_run["model_version"].pk)
+    rows = by_ids(all_pairs(root))
+    assert {r["provenance"] for r in rows.values()} <= {"model", "derived"}
+    assert rows[("Bees", "0", "1", (1,), (1,))]["label"] == "partial"
+    assert ("Bees", "0", "1", (2,), (0,)) not in rows  # not-aligned predictions are left out by default
+    derived = rows[("Bees", "0", "2", (0,), (0,))]
+    assert derived["derived"] and derived["provenance"] == "derived" and derived["score"] == 0.9
+
+
+def test_an_auto_export_needs_a_model_version_or_runs():
+    from annotation.services.export import ExportError, validate
+
+    with pytest.raises(ExportError, match="needs a model_version or runs"):
+        validate({"kind": "auto"})

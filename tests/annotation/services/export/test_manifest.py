@@ -1,0 +1,45 @@
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from annotation.models import Export
+
+from .helpers import run
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_manifest_records_how_the_export_was_made(newsela, settings, tmp_path):
+    done, root = run(newsela["project"], settings, tmp_path, label_policy="majority", bleu_band=[0.0, 1.0],
+                     thresholds=[{"key": "score", "op": "gte", "value": 0}])
+    manifest = json.loads((root / "manifest.json").read_text())
+    assert manifest["project"]["name"] == "Newsela sample"
+    assert manifest["split_policy"] == {"mode": "counts", "train": 1, "dev": 0, "test": 1, "seed": 0, "stratify": None,
+                                        "overflow": "train"}
+    assert manifest["label_policy"] == "majority"
+    assert manifest["filters"]["bleu_band"] == [0.0, 1.0] and manifest["filters"]["thresholds"][0]["key"] == "score"
+    assert manifest["counts"]["pairs"] == done.pair_count == sum(s["pairs"] for s in manifest["counts"]["splits"].values())
+    assert manifest["application"]["alignapp"] and manifest["application"]["Django"]
+    assert manifest["agreement"]["classes"]["annotators"] >= 3
+    assert manifest["model"] is None
+    for name, meta in manifest["files"].items():
+        assert hashlib.sha256((root / name).read_bytes()).hexdigest() == meta["sha256"]
+    assert Export.objects.get().manifest["counts"] == manifest["counts"]
+
+
+def test_an_auto_manifest_names_the_model_version_and_its_runs(auto_run, settings, tmp_path):
+    done, _ = run(auto_run["project"], settings, tmp_path, kind="auto", model_version=auto_run["model_version"].pk)
+    model = done.manifest["model"]
+    assert model["model_version"]["name"] == "crf-v1" and [r["id"] for r in model["runs"]] == [auto_run["run"].pk]
+    assert done.manifest["label_policy"] is None
+
+
+def test_counts_per_split_label_and_provenance(newsela, settings, tmp_path):
+    done, _ = run(newsela["project"], settings, tmp_path, label_policy="majority")
+    splits = done.manifest["counts"]["splits"]
+    bees = next(s for s in splits.values() if s["articles"] and "0-2" in s["level_pairs"])
+    assert bees["provenance"]["derived"] == bees["derived"] == 3
+    assert bees["labels"]["not-aligned"] == 1
