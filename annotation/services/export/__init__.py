@@ -9,13 +9,16 @@ locked afterwards. :func:`start_export` queues the same work as a ``Job`` (kind 
 queue) for the API; the ``export`` management command runs it in-process.
 
 Round trip through the JSONL importer: ``articles/<split>.jsonl`` is the engine/importer format.
-Re-importing it (``import_corpus --format jsonl``) recreates each article document pair and, from
-``gold``/``gold_labels``, one imported pair per 1:1 link of every pair whose label counts as aligned
-or partial, adjudicated with the scheme's first value of that class. So 1:1 aligned/partial gold
-round-trips exactly (same documents, indices, labels); n:m pairs come back as their 1:1 links
-(the CRF paper's representation); not-aligned labels, votes, provenance and attributes are kept in
-the line's ``pairs`` (and in ``jsonl/``) but the importer ignores them. An article with more than
-two levels is written as one line per level pair, ids ``"<title> [<complex level>→<simple level>]"``.
+Re-importing it (``import_corpus --format jsonl``) recreates each article document pair (same
+paragraphs and sentences) and, from the line's ``pairs``, every exported pair with the same
+sentence indices (n:m kept), label (aligned, partial and not-aligned alike), score and attributes,
+as an imported pair adjudicated with provenance ``imported`` and the exported provenance in the
+note (``source provenance: majority``); derived pairs carry ``"derived": 1.0`` in their features.
+Votes, reviewers and the run are not re-imported (they stay in ``jsonl/``). The ``gold`` /
+``gold_labels`` 1:1 links are for other readers of the format; the importer skips those a pair
+already covers. The record id becomes the article's title: an article with more than two levels is
+written as one line per level pair, ids ``"<title> [<complex level>→<simple level>]"``, and so comes
+back as one two-document article per level pair (an article with a single level pair keeps its title).
 
 Example:
     >>> export = run_export(project, validate({"kind": "gold", "formats": ["jsonl", "hf"]}))  # doctest: +SKIP

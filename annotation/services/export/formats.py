@@ -14,9 +14,10 @@
   origin, run, derived flag and sources.
 ``articles`` — ``articles/<split>.jsonl``: the engine/importer format (SPEC §4), one line per
   article document pair: both documents' paragraphs, ``gold`` 1:1 links with ``gold_labels``
-  (aligned/partial), and ``pairs`` with the full n:m pairs, labels, provenance and votes (ignored by
-  the importer). Re-importing it with the JSONL importer reproduces the 1:1 aligned/partial pairs
-  and labels (see ``__init__``'s round-trip note).
+  (aligned/partial, for readers of the SPEC §4 format), and ``pairs`` with the full n:m pairs:
+  label, class, provenance, votes, score, attributes, derived flag. Re-importing it with the JSONL
+  importer reproduces every pair (n:m, any label) with its score and attributes (see
+  ``__init__``'s round-trip note).
 ``hf`` — ``hf/``: a ``datasets.load_from_disk`` directory (Arrow IPC stream per split, written in
   record batches) and ``parquet/<split>.parquet`` (``datasets.load_dataset("parquet", data_files=…)``).
 """
@@ -221,7 +222,7 @@ class ArticlesWriter(Writer):
                 "gold_labels": [links[link] for link in ordered],
                 "pairs": [{"complex": list(r.complex_ids), "simple": list(r.simple_ids), "label": r.label,
                            "class": r.counts_as, "provenance": r.provenance, "votes": r.votes, "score": r.score,
-                           "derived": r.derived} for r in group],
+                           "attributes": r.features, "derived": r.derived} for r in group],
             }
             out.write(json.dumps(line, ensure_ascii=False) + "\n")
 

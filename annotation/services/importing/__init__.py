@@ -18,7 +18,7 @@ from pathlib import Path
 
 from django.db import IntegrityError, transaction
 
-from annotation.models import Article, Project
+from annotation.models import Article, LabelScheme, Project
 
 from . import jsonl, levels, parallel, stories
 from .archive import expand_archives, read_path
@@ -97,6 +97,14 @@ def detect_format(names: list[str]) -> str:
         listing = "; ".join(f"{fmt} ({', '.join(ns[:3])}{', …' if len(ns) > 3 else ''})" for fmt, ns in found.items())
         raise CorpusImportError.one("", f"mixed formats: {listing}; import one format at a time")
     return next(iter(found))
+
+
+def _scheme_values(project: Project) -> dict[str, str]:
+    """Scheme value → class (aligned / partial / not) of a categorical scheme; empty for Likert."""
+    scheme = project.label_scheme
+    if scheme.kind == LabelScheme.LIKERT:
+        return {}
+    return {v["value"]: v.get("counts_as", "not") for v in scheme.values}
 
 
 def _gold_values(project: Project) -> dict[str, str]:
@@ -199,17 +207,20 @@ def import_files(
             decoded.append(TextFile(name, text))
     problems.raise_if_any()
 
-    ctx = ParseContext(language=language or project.language or "en", problems=problems, gold_values=_gold_values(project))
+    ctx = ParseContext(language=language or project.language or "en", problems=problems, gold_values=_gold_values(project),
+                       scheme=project.label_scheme.slug, scheme_values=_scheme_values(project))
     articles = _PARSERS[fmt](decoded, ctx)
     problems.raise_if_any()
     articles = _check_titles(project, articles, on_conflict, problems, ctx.warnings)
     problems.raise_if_any()
-    if "aligned" not in ctx.gold_values and any(p for a in articles for p in a.pairs):
-        if fmt == "jsonl":
-            ctx.warnings.append(
-                f"the project's label scheme {project.label_scheme.slug!r} has no value that counts as aligned; "
-                "gold links were imported as pairs without a gold label"
-            )
+    unlabelled = [p.label for a in articles for p in a.pairs if p.label and not p.gold]
+    if unlabelled:
+        classes = sorted({label for label in unlabelled if label in ("aligned", "partial", "not")})
+        ctx.warnings.append(
+            f"the project's label scheme {project.label_scheme.slug!r} has no value that counts as "
+            f"{' / '.join(classes) or 'an alignment class'}; {len(unlabelled)} labelled link(s) were imported "
+            "as pairs without a gold label"
+        )
 
     try:
         with transaction.atomic():

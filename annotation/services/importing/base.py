@@ -46,13 +46,20 @@ class ParsedDocument:
 @dataclass(frozen=True)
 class ParsedPair:
     """An imported link between sentences of two documents of one article (indices into the
-    documents' flattened sentence lists). ``gold`` is the scheme value to adjudicate it with, if any."""
+    documents' flattened sentence lists). ``gold`` is the scheme value to adjudicate it with, if any;
+    ``note`` goes into that adjudication's note. ``score`` and ``features`` are stored on the pair.
+    ``label`` is the label the input gave (a class such as "aligned", or a scheme value), kept to
+    warn when the project's scheme had no value to store it as (``gold`` is then None)."""
 
     complex_level: str
     simple_level: str
     complex: tuple[int, ...]
     simple: tuple[int, ...]
     gold: str | None = None
+    score: float | None = None
+    features: dict[str, float] = field(default_factory=dict, hash=False)
+    note: str = ""
+    label: str | None = None
 
 
 @dataclass
@@ -78,12 +85,17 @@ def language_problem(code: str) -> str | None:
 
 @dataclass
 class ParseContext:
-    """What every format parser gets: the language, the problem collector, warnings, and the scheme
-    values that imported gold links are adjudicated with (``{"aligned": "aligned", "partial": ...}``)."""
+    """What every format parser gets: the language, the problem collector, warnings, the scheme
+    values that imported gold links are adjudicated with (``{"aligned": "aligned", "partial": ...}``),
+    and the project's label scheme: its slug and, for a categorical scheme, each value's class
+    (``{"aligned": "aligned", "partial": "partial", "not-aligned": "not"}``, in scheme order; empty
+    for a Likert scheme, whose values are no alignment labels)."""
 
     language: str
     problems: Problems
     gold_values: dict[str, str] = field(default_factory=dict)
+    scheme: str = ""
+    scheme_values: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     _language_reported: bool = False
 

@@ -78,6 +78,7 @@ def write_articles(project: Project, parsed: list[ParsedArticle], *, source: str
                 CandidatePair(
                     run=None, article=article, complex_document=c_doc, simple_document=s_doc,
                     complex_key=indices_key(p.complex), simple_key=indices_key(p.simple), origin="import",
+                    score=p.score, features=dict(p.features),
                 )
             )
             pair_specs.append((p, c_doc, s_doc))
@@ -89,7 +90,7 @@ def write_articles(project: Project, parsed: list[ParsedArticle], *, source: str
         members.extend(PairSentence(pair=pair, sentence=by_doc[c_doc.pk][i], side=Side.COMPLEX) for i in sorted(set(p.complex)))
         members.extend(PairSentence(pair=pair, sentence=by_doc[s_doc.pk][i], side=Side.SIMPLE) for i in sorted(set(p.simple)))
         if p.gold:
-            gold.append(Adjudication(pair=pair, value=p.gold, provenance=Adjudication.IMPORTED))
+            gold.append(Adjudication(pair=pair, value=p.gold, provenance=Adjudication.IMPORTED, note=p.note))
     PairSentence.objects.bulk_create(members, batch_size=BATCH)
     Adjudication.objects.bulk_create(gold, batch_size=BATCH)
     return Written(
