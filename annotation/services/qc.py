@@ -137,21 +137,38 @@ def test_accuracy(project: Project, user=None) -> dict[int, TestAccuracy]:
     return {r["annotator_id"]: TestAccuracy(r["annotator_id"], r["answers"], r["correct"]) for r in rows}
 
 
+def excluded_annotators(project: Project) -> QuerySet[Membership]:
+    """The excluded annotators' user ids as a subquery (``annotator_id__in=...``): no query of its own."""
+    return Membership.objects.filter(project=project, excluded_at__isnull=False).values("user_id")
+
+
 def excluded_annotator_ids(project: Project) -> set[int]:
-    return set(Membership.objects.filter(project=project, excluded_at__isnull=False).values_list("user_id", flat=True))
+    return set(excluded_annotators(project).values_list("user_id", flat=True))
+
+
+def exclusion_message(excluded_at, reason: str) -> str | None:
+    """What an annotator is told, from their membership's ``excluded_at`` and ``exclusion_reason``."""
+    if excluded_at is None:
+        return None
+    return reason or "You were removed from this project by quality control."
 
 
 def exclusion_reason(user, project: Project) -> str | None:
     """Why the annotator was removed from the project, or None if they may label."""
     row = Membership.objects.filter(project=project, user=user, excluded_at__isnull=False).values_list(
-        "exclusion_reason", flat=True).first()
-    if row is None:
-        return None
-    return row or "You were removed from this project by quality control."
+        "excluded_at", "exclusion_reason").first()
+    return None if row is None else exclusion_message(*row)
 
 
-def ensure_not_excluded(user, project: Project) -> None:
-    reason = exclusion_reason(user, project)
+# ``ensure_not_excluded(..., reason=NOT_LOADED)``: the caller has not looked the reason up yet.
+NOT_LOADED = object()
+
+
+def ensure_not_excluded(user, project: Project, reason: str | None | object = NOT_LOADED) -> None:
+    """Raise AnnotatorExcluded if QC removed the annotator. ``reason`` is their exclusion reason when
+    the caller loaded it already (None: not excluded), which saves the look-up."""
+    if reason is NOT_LOADED:
+        reason = exclusion_reason(user, project)
     if reason is not None:
         raise AnnotatorExcluded(reason)
 

@@ -4,16 +4,55 @@ Every answer that moves the annotator on carries the next item, so "label + next
 """
 from __future__ import annotations
 
-from django.shortcuts import get_object_or_404
+from dataclasses import dataclass
+
+from django.db.models import F, FilteredRelation, Q, Subquery
+from django.http import Http404
 from rest_framework import serializers, status
-from rest_framework.permissions import IsAuthenticated
+from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..models import Assignment, Project
-from ..permissions import IsProjectMember, visible_projects
+from ..models import Assignment, CandidatePair, Project
+from ..permissions import is_admin
 from ..services import qc, queue
-from .mixins import ProjectFromUrl
+
+
+@dataclass(frozen=True)
+class Seat:
+    """The requesting user's standing in the URL's project, loaded with the project in one query."""
+
+    project: Project
+    role: str  # "admin" (staff), "researcher" or "annotator"
+    exclusion: str | None  # why quality control removed them; None: they may label
+    newest_pair: int | None  # for the queue-size cache key
+
+
+def load_seat(user, project_pk: int) -> Seat | None:
+    """The project with the user's membership (role, QC exclusion) joined in; None when the user may
+    not see it (the same rule as ``permissions.visible_projects`` and ``can_annotate``)."""
+    mine = FilteredRelation("memberships", condition=Q(memberships__user=user))
+    project = (Project.objects.filter(pk=project_pk).select_related("label_scheme")
+               .annotate(mine=mine, my_role=F("mine__role"), my_excluded_at=F("mine__excluded_at"),
+                         my_exclusion_reason=F("mine__exclusion_reason"),
+                         newest_pair=Subquery(CandidatePair.objects.order_by("-id").values("id")[:1]))
+               .first())
+    if project is None:
+        return None
+    role = "admin" if is_admin(user) else project.my_role
+    if role is None:
+        return None
+    return Seat(project, role, qc.exclusion_message(project.my_excluded_at, project.my_exclusion_reason),
+                project.newest_pair)
+
+
+class IsQueueMember(BasePermission):
+    """Members of the URL's project (any role) and admins; anyone else gets 404, as if it did not exist."""
+
+    def has_permission(self, request, view) -> bool:
+        view.get_seat()
+        return True
 
 
 class SubmitInput(serializers.Serializer):
@@ -36,23 +75,34 @@ def _refused(exc: ValueError) -> Response:
     return Response({"detail": str(exc), "code": code}, status=status.HTTP_400_BAD_REQUEST)
 
 
-class QueueView(ProjectFromUrl, APIView):
-    """``?context=1`` on any of these adds the surrounding sentences of the item."""
+class QueueView(APIView):
+    """``?context=1`` on any of these adds the surrounding sentences of the item.
 
-    permission_classes = [IsAuthenticated & IsProjectMember]
+    Lean on purpose (the labelling loop's latency): one query for the project and the membership,
+    JSON only, no pagination."""
+
+    permission_classes = [IsAuthenticated, IsQueueMember]
+    renderer_classes = [JSONRenderer]
+
+    def get_seat(self) -> Seat:
+        if not hasattr(self, "_seat"):
+            seat = load_seat(self.request.user, self.kwargs["project_pk"])
+            if seat is None:
+                raise Http404("No Project matches the given query.")
+            self._seat = seat
+        return self._seat
 
     def get_project(self) -> Project:
-        if not hasattr(self, "_project"):
-            projects = visible_projects(self.request.user).select_related("label_scheme")
-            self._project = get_object_or_404(projects, pk=self.kwargs["project_pk"])
-        return self._project
+        return self.get_seat().project
 
     def with_context(self) -> bool:
         return self.request.query_params.get("context", "").lower() in ("1", "true", "yes")
 
     def answer(self, *, pair=None, code: int = status.HTTP_200_OK, **extra) -> Response:
+        seat = self.get_seat()
         try:
-            data = queue.state(self.request.user, self.get_project(), with_context=self.with_context(), pair=pair)
+            data = queue.state(self.request.user, seat.project, with_context=self.with_context(), pair=pair,
+                               exclusion=seat.exclusion, newest_pair=seat.newest_pair)
         except ValueError as exc:
             return _refused(exc)
         return Response({**extra, **data}, status=code)
@@ -73,16 +123,18 @@ class SubmitView(QueueView):
         data = SubmitInput(data=request.data)
         data.is_valid(raise_exception=True)
         d = data.validated_data
+        seat = self.get_seat()
         try:
-            label, created = queue.submit(request.user, self.get_project(), d["pair"], value=d["value"],
-                                          ratings=d["ratings"], comment=d["comment"], seconds=d["seconds"],
-                                          client_token=d["client_token"])
+            label, created, state = queue.submit_and_next(
+                request.user, seat.project, d["pair"], value=d["value"], ratings=d["ratings"], comment=d["comment"],
+                seconds=d["seconds"], client_token=d["client_token"], exclusion=seat.exclusion,
+                with_context=self.with_context(), newest_pair=seat.newest_pair)
         except ValueError as exc:
             return _refused(exc)
         saved = {"id": label.pk, "pair": label.pair_id, "value": label.value, "ratings": label.ratings,
                  "client_token": str(label.client_token)}
-        return self.answer(label=saved, created=created,
-                           code=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+        return Response({"label": saved, "created": created, **state},
+                        status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 class SkipView(QueueView):
@@ -103,7 +155,7 @@ class UndoView(QueueView):
 
     def post(self, request, project_pk: int):
         try:
-            pair = queue.undo(request.user, self.get_project())
+            pair = queue.undo(request.user, self.get_project(), exclusion=self.get_seat().exclusion)
         except ValueError as exc:
             return _refused(exc)
         return self.answer(pair=pair, undone=pair.pk)

@@ -169,3 +169,22 @@ def test_the_labelling_page_renders_for_members_only(client, users, project, wor
     assert b"Start labelling" in client.get(f"/projects/{project.pk}/").content
     client.force_login(users["olga"])
     assert client.get(f"/projects/{project.pk}/annotate/").status_code == 404
+
+
+@pytest.mark.parametrize("test_every", [0, 2])
+def test_submit_and_next_stays_within_a_query_budget(api, users, project, django_assert_max_num_queries, test_every):
+    """The labelling loop's round trip (``bench/annotation_latency.py``): token, project and
+    membership, the annotator's counts with the submitted assignment, label + assignment + the next
+    pair in one transaction, the pair's sentences. Test questions (``test_every``) take the general
+    way, which costs a few more. (Inside the test's transaction, atomic blocks are savepoints.)"""
+    set_qc(project, test_every=test_every, min_test_answers=1000)
+    build_queue(project, 12, gold=6)
+    client = api(users["anna"])
+    item = client.get(url(project, "next")).json()["item"]
+    budget = 12 if test_every == 0 else 15  # one more: a cache refill (progress) may fall in
+    for _ in range(6):
+        with django_assert_max_num_queries(budget):
+            response = client.post(url(project, "submit"), {"pair": item["pair"], "value": "aligned",
+                                                            "client_token": str(uuid.uuid4())}, format="json")
+        assert response.status_code == 201
+        item = response.json()["item"]
