@@ -5,6 +5,8 @@ Every task is idempotent (a conditional QUEUED→RUNNING claim; pair writes are 
 """
 from __future__ import annotations
 
+import importlib
+
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
@@ -20,80 +22,40 @@ def run_alignment(run_id: int) -> None:
     execute_run(run_id)
 
 
-@shared_task(name="workers.tasks.corpus_stats", acks_late=True, autoretry_for=TRANSIENT,
-             retry_backoff=True, max_retries=3)
-def corpus_stats(job_id: int) -> None:
-    """Count articles, documents and sentences per level (cpu queue)."""
-    from annotation.services.corpus_stats import run_stats_job
+def job_task(name: str, service: str, doc: str):
+    """A thin task running ``service(job_id)`` (``"module.function"``, imported when it runs, so the
+    worker loads only what its jobs need); routed by its name (workers/queues.py)."""
+    module, function = service.rsplit(".", 1)
 
-    run_stats_job(job_id)
+    def run(job_id: int) -> None:
+        getattr(importlib.import_module(module), function)(job_id)
 
+    run.__name__ = run.__qualname__ = name
+    run.__doc__ = doc
+    return shared_task(name=f"workers.tasks.{name}", acks_late=True, autoretry_for=TRANSIENT,
+                       retry_backoff=True, max_retries=3)(run)
+
+
+corpus_stats = job_task("corpus_stats", "annotation.services.corpus_stats.run_stats_job",
+                        "Count articles, documents and sentences per level (cpu queue).")
 
 # Scoring jobs (annotation/services/scoring.py): one task per kind so model-heavy ones route to gpu.
-
-@shared_task(name="workers.tasks.access_attributes", acks_late=True, autoretry_for=TRANSIENT,
-             retry_backoff=True, max_retries=3)
-def access_attributes(job_id: int) -> None:
-    """ACCESS control attributes of every pair of a project or run (cpu queue)."""
-    from annotation.services.scoring import run_scoring_job
-
-    run_scoring_job(job_id)
-
-
-@shared_task(name="workers.tasks.sum4simp_filter", acks_late=True, autoretry_for=TRANSIENT,
-             retry_backoff=True, max_retries=3)
-def sum4simp_filter(job_id: int) -> None:
-    """Fit the Sum4Simp filter on a reference corpus, then score pairs (cpu queue)."""
-    from annotation.services.scoring import run_scoring_job
-
-    run_scoring_job(job_id)
-
-
-@shared_task(name="workers.tasks.pivot_select", acks_late=True, autoretry_for=TRANSIENT,
-             retry_backoff=True, max_retries=3)
-def pivot_select(job_id: int) -> None:
-    """Pivot-translation BLEU/FRES selectors over every pair (cpu queue)."""
-    from annotation.services.scoring import run_scoring_job
-
-    run_scoring_job(job_id)
-
-
-@shared_task(name="workers.tasks.wivico_thresholds", acks_late=True, autoretry_for=TRANSIENT,
-             retry_backoff=True, max_retries=3)
-def wivico_thresholds(job_id: int) -> None:
-    """Derive WIVICO n:m thresholds from annotated valid pairs (gpu queue: SBERT)."""
-    from annotation.services.scoring import run_scoring_job
-
-    run_scoring_job(job_id)
-
-
-@shared_task(name="workers.tasks.gain_classifier", acks_late=True, autoretry_for=TRANSIENT,
-             retry_backoff=True, max_retries=3)
-def gain_classifier(job_id: int) -> None:
-    """Train or apply the WIVICO simplicity-gain classifier (gpu queue)."""
-    from annotation.services.scoring import run_scoring_job
-
-    run_scoring_job(job_id)
-
-
-@shared_task(name="workers.tasks.paragraph_alignment", acks_late=True, autoretry_for=TRANSIENT,
-             retry_backoff=True, max_retries=3)
-def paragraph_alignment(job_id: int) -> None:
-    """Paragraph links of a whole project and/or sentence candidates within them (cpu queue; SBERT
-    when the project's similarity is neural)."""
-    from annotation.services.paragraph_correction import run_job
-
-    run_job(job_id)
-
-
-@shared_task(name="workers.tasks.export", acks_late=True, autoretry_for=TRANSIENT,
-             retry_backoff=True, max_retries=3)
-def export(job_id: int) -> None:
-    """Write a gold or auto export (files, manifest, zip) under MEDIA_ROOT/exports/<id>/ (cpu queue)."""
-    from annotation.services.export import run_export_job
-
-    run_export_job(job_id)
-
+access_attributes = job_task("access_attributes", "annotation.services.scoring.run_scoring_job",
+                             "ACCESS control attributes of every pair of a project or run (cpu queue).")
+sum4simp_filter = job_task("sum4simp_filter", "annotation.services.scoring.run_scoring_job",
+                           "Fit the Sum4Simp filter on a reference corpus, then score pairs (cpu queue).")
+pivot_select = job_task("pivot_select", "annotation.services.scoring.run_scoring_job",
+                        "Pivot-translation BLEU/FRES selectors over every pair (cpu queue).")
+wivico_thresholds = job_task("wivico_thresholds", "annotation.services.scoring.run_scoring_job",
+                             "Derive WIVICO n:m thresholds from annotated valid pairs (gpu queue: SBERT).")
+gain_classifier = job_task("gain_classifier", "annotation.services.scoring.run_scoring_job",
+                           "Train or apply the WIVICO simplicity-gain classifier (gpu queue).")
+paragraph_alignment = job_task(
+    "paragraph_alignment", "annotation.services.paragraph_correction.run_job",
+    "Paragraph links of a whole project and/or sentence candidates within them (cpu queue; SBERT when "
+    "the project's similarity is neural).")
+export = job_task("export", "annotation.services.export.run_export_job",
+                  "Write a gold or auto export (files, manifest, zip) under MEDIA_ROOT/exports/<id>/ (cpu queue).")
 
 JOB_TASKS = {
     "corpus-stats": corpus_stats,

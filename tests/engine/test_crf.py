@@ -188,3 +188,25 @@ def test_a_500_sentence_article_decodes_quickly_and_correctly():
     labels = NeuralCRF().decode([sim])[0]
     assert time.perf_counter() - t0 < 10.0
     assert (labels == truth + 1).mean() == 1.0
+
+
+def test_relative_null_aligns_clear_but_low_best_match():
+    # s1 is a short fragment: its best similarity (0.30) is below the absolute null threshold
+    # (0.35) but clearly above its second best (0.05) → aligned with the relative criterion
+    sim = np.array([[0.9, 0.30, 0.0], [0.1, 0.05, 0.0], [0.0, 0.0, 0.9]], dtype=np.float32)
+    assert NeuralCRF().decode([sim])[0].tolist() == [1, 1, 3]
+    off = NeuralCRF(CRFConfig(null_margin=None))
+    assert off.decode([sim])[0].tolist() == [1, 0, 3]
+    # no clear best match (0.30 vs 0.25): stays null
+    amb = sim.copy()
+    amb[1, 1] = 0.25
+    assert NeuralCRF().decode([amb])[0].tolist() == [1, 0, 3]
+
+
+def test_relative_null_batch_with_single_complex_sentence():
+    crf = NeuralCRF()
+    one = np.array([[0.3, 0.9]], dtype=np.float32)  # n = 1: no second best, absolute rule only
+    big = np.array([[0.9, 0.30], [0.1, 0.05], [0.0, 0.0]], dtype=np.float32)
+    batched = crf.decode([one, big])
+    assert batched[0].tolist() == crf.decode([one])[0].tolist() == [0, 1]
+    assert batched[1].tolist() == crf.decode([big])[0].tolist()

@@ -9,7 +9,9 @@ gets a label a_i ∈ {0..n} (0 = aligned to nothing). A linear-chain CRF scores 
 * **Emission** ``sim``: ``scale · similarity(c_j, s_i)`` for j ≥ 1 from any
   :class:`~workers.engine.similarity.SimilarityModel`; the null label gets a learned constant
   ``null_score`` (the reference code scores the null label with the similarity network applied to
-  an all-zero pair representation — i.e. a learned constant too). Both are trainable.
+  an all-zero pair representation — i.e. a learned constant too). Both are trainable. By default
+  the null score of a simple sentence is capped relative to its second-best similarity
+  (``CRFConfig.null_margin``): a clear best match is not left unaligned for being short.
 * **Transition** ``T`` (Eq. 3–4): a 2-layer feed-forward network (Linear → ReLU → Linear) over
   g1 = |a_i − a_{i−1}|, g2 = 1(a_i = 0, a_{i−1} ≠ 0), g3 = 1(a_i ≠ 0, a_{i−1} = 0),
   g4 = 1(a_i = 0, a_{i−1} = 0). When either label is null the distance is meaningless and g1 = 0
@@ -91,6 +93,17 @@ class CRFConfig:
         jump_cost: initial cost per complex sentence skipped (g1 − 1), up to ``max_jump``.
         max_jump: distance after which a jump costs no more.
         null_enter_cost, null_exit_cost, null_stay_cost: initial costs of g2, g3, g4.
+        null_margin: relative null criterion (``None`` = off): the null emission of a simple
+            sentence is ``min(null_score, scale · max(null_floor, second + null_margin))`` with
+            ``second`` its second-best complex similarity, so a sentence whose best match stands
+            out from all other complex sentences by more than the margin can be aligned even
+            below the absolute ``null_threshold`` — short split fragments ("He was sick with a
+            fever.") have low absolute similarity to their long source sentence but a clear best
+            match. On the ASSET-based dev set (exhaustive gold) it raised Task 1 F1 from 0.991 to
+            0.996 at unchanged precision (recall 0.982 → 0.992; margins 0.075–0.15 all
+            0.994–0.996, 0 gives 0.989); the OneStop sets are unchanged (tuned F1 identical). Not
+            applied to articles with a single complex sentence.
+        null_floor: lowest similarity at which the relative criterion may align a sentence.
     """
 
     hidden: int = 8
@@ -102,6 +115,8 @@ class CRFConfig:
     null_enter_cost: float = 0.5
     null_exit_cost: float = 0.5
     null_stay_cost: float = 0.0
+    null_margin: float | None = 0.1
+    null_floor: float = 0.15
 
     @classmethod
     def from_dict(cls, d: dict[str, object]) -> CRFConfig:
@@ -206,7 +221,17 @@ class NeuralCRF(nn.Module):
         sim = torch.zeros(B, max(M, 1), L - 1, device=dev)
         for b, s in enumerate(mats):
             sim[b, : s.shape[1], : s.shape[0]] = s.T
-        E = torch.cat([self.null_score.expand(B, max(M, 1), 1), self.sim_scale * sim], dim=-1)
+        null = self.null_score.expand(B, max(M, 1), 1)
+        margin = self.config.null_margin
+        if margin is not None and L > 2:
+            # relative null (see CRFConfig.null_margin): the null score of s_i is lowered to
+            # scale·max(null_floor, second-best sim of s_i + margin) when that is below it
+            pad = torch.arange(L - 1, device=dev)[None, :] >= n_lens[:, None]  # [B, L-1]
+            second = sim.masked_fill(pad[:, None, :], float("-inf")).topk(2, dim=-1).values[..., 1:]
+            second = torch.where(torch.isfinite(second), second, torch.full_like(second, 1e4))
+            rel = self.sim_scale * (second + margin).clamp(min=self.config.null_floor)
+            null = torch.minimum(null, rel)
+        E = torch.cat([null, self.sim_scale * sim], dim=-1)
         invalid = torch.arange(L, device=dev)[None, :] > n_lens[:, None]  # [B, L]
         E = E.masked_fill(invalid[:, None, :], _NEG)
         return E[:, :M] if M else E[:, :0], m_lens, n_lens

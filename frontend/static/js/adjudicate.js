@@ -1,6 +1,8 @@
 // Adjudication page: one disagreement at a time from the review API, every vote visible; a label
 // button or its number key saves the decision (the gold label) and the next pair appears.
 
+import { api } from "./http.js";
+
 const cfg = JSON.parse(document.getElementById("adjudicate-config").textContent);
 const $ = (sel) => document.querySelector(sel);
 const el = {
@@ -15,25 +17,6 @@ const keyToValue = new Map(cfg.scheme.values.map((v) => [String(v.key), v.value]
 let items = [];          // the fetched page of the queue, current item first
 const skipped = new Set(); // pairs skipped on this visit (they come back on reload)
 let busy = false;
-
-function csrfToken() {
-  const cookie = document.cookie.split("; ").find((c) => c.startsWith("csrftoken="));
-  return cookie ? decodeURIComponent(cookie.split("=")[1]) : document.querySelector("[name=csrfmiddlewaretoken]")?.value;
-}
-
-async function api(url, options = {}) {
-  const response = await fetch(url, {
-    credentials: "same-origin",
-    ...options,
-    headers: { Accept: "application/json", "Content-Type": "application/json", "X-CSRFToken": csrfToken() },
-  });
-  const data = await response.json().catch(() => ({}));
-  if (!response.ok) {
-    const detail = data.detail || Object.values(data).flat().join(" ") || response.statusText;
-    throw new Error(detail);
-  }
-  return data;
-}
 
 function say(text, isError = false) {
   el.status.textContent = text;

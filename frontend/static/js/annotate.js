@@ -4,6 +4,8 @@
 // only when the server confirmed it, so a dropped connection or a closed tab loses nothing: the
 // pending label is re-sent on the next load or action, and the server stores it once.
 
+import { csrfToken } from "./http.js";
+
 const cfg = JSON.parse(document.getElementById("annotate-config").textContent);
 const $ = (sel) => document.querySelector(sel);
 const el = {
@@ -216,11 +218,6 @@ function tick() {
 setInterval(tick, 200);
 
 // --- Talking to the server --------------------------------------------------------------------
-
-function csrfToken() {
-  const cookie = document.cookie.split("; ").find((c) => c.startsWith("csrftoken="));
-  return cookie ? decodeURIComponent(cookie.split("=")[1]) : document.querySelector("[name=csrfmiddlewaretoken]")?.value;
-}
 
 class NetworkError extends Error {}
 

@@ -3,6 +3,8 @@
 // "Apply threshold" buttons that store one for later runs. Tables are server-rendered; the runs
 // table is kept live by project.js.
 
+import { api } from "./http.js";
+
 const cfg = JSON.parse(document.getElementById("dashboard-config").textContent);
 const $ = (sel) => document.querySelector(sel);
 const canvas = $("#score-chart");
@@ -13,22 +15,6 @@ const LINE_COLOURS = { "mean-valid": "#2457c5", "max-f1": "#7a3fc2", stored: "#1
 
 let chart = null;
 let distribution = null;
-
-function csrfToken() {
-  const cookie = document.cookie.split("; ").find((c) => c.startsWith("csrftoken="));
-  return cookie ? decodeURIComponent(cookie.split("=")[1]) : document.querySelector("[name=csrfmiddlewaretoken]")?.value;
-}
-
-async function api(url, options = {}) {
-  const response = await fetch(url, {
-    credentials: "same-origin",
-    ...options,
-    headers: { Accept: "application/json", "Content-Type": "application/json", "X-CSRFToken": csrfToken() },
-  });
-  const data = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(data.detail || Object.values(data).flat().join(" ") || response.statusText);
-  return data;
-}
 
 const fmt = (x, digits = 3) => (x === null || x === undefined ? "—" : Number(x).toFixed(digits));
 

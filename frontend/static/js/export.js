@@ -1,26 +1,13 @@
 // Export page: assign splits, preview the counts an export would have, start an export job and poll
 // it until its download link appears. Everything goes through the export API (api_export.py).
 
+import { api as request } from "./http.js";
+
+const api = (url, body) => request(url, body === undefined ? {} : { method: "POST", body: JSON.stringify(body) });
+
 const cfg = JSON.parse(document.getElementById("export-config").textContent);
 const $ = (sel) => document.querySelector(sel);
 const status = $("#status");
-
-function csrfToken() {
-  const cookie = document.cookie.split("; ").find((c) => c.startsWith("csrftoken="));
-  return cookie ? decodeURIComponent(cookie.split("=")[1]) : "";
-}
-
-async function api(url, body) {
-  const response = await fetch(url, {
-    method: body === undefined ? "GET" : "POST",
-    credentials: "same-origin",
-    headers: { Accept: "application/json", "Content-Type": "application/json", "X-CSRFToken": csrfToken() },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const data = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(data.detail || Object.values(data).flat().join(" ") || response.statusText);
-  return data;
-}
 
 function say(text, isError = false) {
   status.textContent = text;
