@@ -45,6 +45,7 @@ from django.db import transaction
 
 from ..models import Adjudication, CandidatePair, Job, ModelVersion, PairSentence, Project, Side
 from . import progress
+from .projects import find_project
 
 ProgressFn = Callable[[float, str], None]
 
@@ -64,23 +65,6 @@ NEEDS_REFERENCE = {"sum4simp-filter", "gain-classifier"}
 
 
 # --- validation (API, command) -------------------------------------------------------------------
-
-def find_project(value, what: str = "project", visible=None) -> Project:
-    """A project by id or exact name (within ``visible`` when given).
-
-    Raises:
-        ValueError: no such project.
-    """
-    qs = visible if visible is not None else Project.objects.all()
-    project = None
-    if isinstance(value, int) or (isinstance(value, str) and value.isdigit()):
-        project = qs.filter(pk=int(value)).first()
-    if project is None and isinstance(value, str):
-        project = qs.filter(name=value).first()
-    if project is None:
-        raise ValueError(f"{what} {value!r} not found")
-    return project
-
 
 def _number(params: dict, name: str, kind: type, low: float | None = None, high: float | None = None) -> None:
     if name not in params:

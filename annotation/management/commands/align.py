@@ -2,8 +2,9 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.models import AlignmentRun, Project
+from annotation.models import AlignmentRun
 from annotation.services import alignment_runs
+from annotation.services.projects import find_project
 
 
 class Command(BaseCommand):
@@ -20,11 +21,8 @@ class Command(BaseCommand):
         parser.add_argument("--now", action="store_true", help="run here instead of queueing for a worker")
 
     def handle(self, *args, project: str, method: str, params: str, levels: list[str], queue: str, now: bool, **options):
-        target = Project.objects.filter(pk=int(project)).first() if project.isdigit() else None
-        target = target or Project.objects.filter(name=project).first()
-        if target is None:
-            raise CommandError(f"no project named {project!r}")
         try:
+            target = find_project(project)
             parsed = json.loads(params)
             level_pairs = [lv.split(":", 1) for lv in levels]
             if any(len(p) != 2 for p in level_pairs):

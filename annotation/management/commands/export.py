@@ -3,7 +3,8 @@ import re
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.services import export, scoring
+from annotation.services import export
+from annotation.services.projects import find_project
 
 THRESHOLD = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*(>=|<=|==|>|<)\s*(-?[0-9.eE+-]+)$")
 OPS = {">": "gt", ">=": "gte", "<": "lt", "<=": "lte", "==": "eq"}
@@ -120,7 +121,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, **o):
         try:
-            project = scoring.find_project(o["project"])
+            project = find_project(o["project"])
             options = export.validate(self.options_from(o), allow_paths=True)
             if o["preview"]:
                 result = export.preview(project, options)

@@ -7,6 +7,7 @@ from django.db import transaction
 from annotation.label_schemes import DEFAULT_SCHEME
 from annotation.models import LabelScheme, Project
 from annotation.services.importing import FORMATS, ON_CONFLICT, CorpusImportError, import_files, read_path
+from annotation.services.projects import find_project
 
 
 class Command(BaseCommand):
@@ -43,11 +44,10 @@ class Command(BaseCommand):
         self.stdout.write(f"imported {result.describe()} into {project.name!r}")
 
     def _project(self, name: str, *, create: bool, language: object) -> Project:
-        project = Project.objects.filter(name=name).first()
-        if project is None and name.isdigit():
-            project = Project.objects.filter(pk=int(name)).first()
-        if project is not None:
-            return project
+        try:
+            return find_project(name)
+        except ValueError:
+            pass
         if not create:
             raise CommandError(f"no project named {name!r}; pass --create to create it")
         return Project.objects.create(

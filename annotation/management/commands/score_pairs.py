@@ -4,6 +4,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Job, Status
 from annotation.services import scoring
+from annotation.services.projects import find_project
 
 
 class Command(BaseCommand):
@@ -22,7 +23,7 @@ class Command(BaseCommand):
     def handle(self, *args, project: str, kind: str, reference_project: str | None, refs_project: str | None,
                run: int | None, params: str, now: bool, **options):
         try:
-            target = scoring.find_project(project)
+            target = find_project(project)
             parsed = json.loads(params)
             if not isinstance(parsed, dict):
                 raise ValueError("--params must be a JSON object")

@@ -39,7 +39,7 @@ def digest(text: str) -> bytes:
 
 def evaluation_digests(sets: list[dict], *, visible=None) -> tuple[set[bytes], list[dict]]:
     """Digests of every sentence of the evaluation sets, and a description of each set for the manifest."""
-    from ..scoring import find_project
+    from ..projects import find_project
 
     digests: set[bytes] = set()
     described = []

@@ -36,7 +36,7 @@ def test_align_without_now_only_queues(corpus):
 
 
 @pytest.mark.parametrize("args,message", [
-    (["Nope"], "no project named 'Nope'"),
+    (["Nope"], "project 'Nope' not found"),
     (["Newsela sample", "--method", "magic"], "unknown method 'magic'"),
     (["Newsela sample", "--params", "{bad"], "Expecting property name"),
     (["Newsela sample", "--levels", "adv"], "COMPLEX:SIMPLE"),
