@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import check_options
-from ..simplicity.embedding import Encoder, default_encoder
+from ..simplicity.embedding import Encoder, LazyEncoder
 from ..simplicity.muss_mining import mine_paraphrases
 from ..types import AlignedPair, Alignment, ArticlePair
 from . import ProgressFn, register
@@ -34,7 +34,7 @@ SELECT_MODES = ("greedy", "all")
 
 
 @register("muss")
-class MussAligner:
+class MussAligner(LazyEncoder):
     """MUSS mining between the complex and simple document of every article pair."""
 
     name = "muss"
@@ -54,11 +54,6 @@ class MussAligner:
         self.device = config.get("device")
         self._encoder = encoder
 
-    @property
-    def encoder(self) -> Encoder:
-        if self._encoder is None:
-            self._encoder = default_encoder(self.model, self.device)
-        return self._encoder
 
     def align(self, pairs: Sequence[ArticlePair], progress: ProgressFn | None = None) -> list[Alignment]:
         out = []

@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import check_options
-from ..simplicity.embedding import Encoder, default_encoder
+from ..simplicity.embedding import Encoder, LazyEncoder
 from ..types import AlignedPair, Alignment, ArticlePair
 from . import ProgressFn, register
 
@@ -109,7 +109,7 @@ def sum4simp_align(
 
 
 @register("sum4simp")
-class Sum4SimpAligner:
+class Sum4SimpAligner(LazyEncoder):
     """The ``sum4simp`` method: Algorithm 1 per article pair, optionally followed by the filter."""
 
     name = "sum4simp"
@@ -132,11 +132,6 @@ class Sum4SimpAligner:
 
             self.filter = Sum4SimpFilter.load(config["filter"])
 
-    @property
-    def encoder(self) -> Encoder:
-        if self._encoder is None:
-            self._encoder = default_encoder(self.model, self.device)
-        return self._encoder
 
     def align(self, pairs: Sequence[ArticlePair], progress: ProgressFn | None = None) -> list[Alignment]:
         out: list[Alignment] = []

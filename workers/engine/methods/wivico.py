@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import check_options
-from ..simplicity.embedding import Encoder, default_encoder, max_tokens, token_lengths
+from ..simplicity.embedding import Encoder, LazyEncoder, max_tokens, token_lengths
 from ..simplicity.wivico_thresholds import PAPER_VALID_THRESHOLD, PROPAGATION_METHODS, propagate_thresholds
 from ..types import AlignedPair, Alignment, ArticlePair
 from . import ProgressFn, register
@@ -61,7 +61,7 @@ def _parse_config_key(key: str) -> tuple[int, int]:
 
 
 @register("wivico")
-class WivicoAligner:
+class WivicoAligner(LazyEncoder):
     """The ``wivico`` method (step 1, semantic filtering)."""
 
     name = "wivico"
@@ -97,11 +97,6 @@ class WivicoAligner:
         self.device = config.get("device")
         self._encoder = encoder
 
-    @property
-    def encoder(self) -> Encoder:
-        if self._encoder is None:
-            self._encoder = default_encoder(self.model, self.device)
-        return self._encoder
 
     def _side(self, sents: Sequence[str], max_size: int, limit: int) -> tuple[list[tuple[int, int]], np.ndarray, int]:
         wins = windows(sents, max_size)

@@ -28,6 +28,22 @@ def default_encoder(model: str | None = None, device: str | None = None) -> Enco
     return get_encoder(model, device)
 
 
+class LazyEncoder:
+    """Mixin for methods that embed with SBERT: the encoder (``model`` path/name on ``device``) is
+    loaded on first use, so building an aligner to validate its config costs nothing. Tests pass a
+    ready ``Encoder`` instead."""
+
+    model: str | None = None
+    device: str | None = None
+    _encoder: Encoder | None = None
+
+    @property
+    def encoder(self) -> Encoder:
+        if self._encoder is None:
+            self._encoder = default_encoder(self.model, self.device)
+        return self._encoder
+
+
 def _tokenizer(encoder: object) -> object | None:
     # sentence-transformers models expose .tokenizer; the engine's SentenceEncoder wraps one.
     inner = getattr(encoder, "_model", encoder)
