@@ -1,0 +1,132 @@
+"""The project settings page (researchers and admins): general settings, crowd QC and members.
+
+Plain POST forms, one small view each; the logic lives in ``services.project_settings``. Member
+changes redirect back with a message; refused general or QC settings re-render the page (400) with
+the submitted values and the errors next to the form.
+"""
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_POST
+
+from workers.engine.text import SUPPORTED_LANGUAGES
+
+from ..models import LabelScheme, Project, Role
+from ..permissions import can_research, visible_projects
+from ..services import project_settings as service
+from ..services import qc
+
+
+def _project_for_researcher(request: HttpRequest, pk: int) -> Project:
+    """404 for people outside the project, 403 for its annotators."""
+    project = get_object_or_404(visible_projects(request.user).select_related("label_scheme"), pk=pk)
+    if not can_research(request.user, project):
+        raise PermissionDenied("only the project's researchers change its settings")
+    return project
+
+
+def _render(request: HttpRequest, project: Project, *, general: dict | None = None, general_error: str = "",
+            qc_values: dict | None = None, qc_errors: dict | None = None, status: int = 200) -> HttpResponse:
+    current_qc = qc_values if qc_values is not None else {
+        name: f"{value:g}" for name, value in qc.qc_config(project).as_dict().items()}
+    context = {
+        "project": project,
+        "general": general or {
+            "description": project.description, "language": project.language,
+            "show_predictions": service.shows_predictions(project), "adjudicate": service.adjudication_mode(project),
+            "label_scheme": project.label_scheme.slug,
+        },
+        "general_error": general_error,
+        "languages": SUPPORTED_LANGUAGES,
+        "adjudication_modes": service.ADJUDICATION_MODES,
+        "has_labels": service.has_labels(project),
+        "schemes": LabelScheme.objects.order_by("name"),
+        "qc_fields": [(name, current_qc.get(name, ""), qc.DEFAULTS[name], (qc_errors or {}).get(name, ""))
+                      for name in service.QC_FIELDS],
+        "qc_error": (qc_errors or {}).get("__all__", ""),
+        "members": service.member_rows(project),
+        "roles": Role.choices,
+    }
+    return render(request, "projects/settings.html", context, status=status)
+
+
+@login_required
+def settings_page(request: HttpRequest, pk: int) -> HttpResponse:
+    return _render(request, _project_for_researcher(request, pk))
+
+
+@login_required
+@require_POST
+def save_general(request: HttpRequest, pk: int) -> HttpResponse:
+    project = _project_for_researcher(request, pk)
+    general = {
+        "description": request.POST.get("description", ""), "language": request.POST.get("language", ""),
+        "show_predictions": request.POST.get("show_predictions") == "on",
+        "adjudicate": request.POST.get("adjudicate", ""),
+        "label_scheme": request.POST.get("label_scheme") or project.label_scheme.slug,
+    }
+    try:
+        service.update_general(project, **general)
+    except service.SettingsError as exc:
+        return _render(request, project, general=general, general_error=str(exc), status=400)
+    messages.success(request, "General settings saved.")
+    return redirect("project-settings", pk=project.pk)
+
+
+@login_required
+@require_POST
+def save_qc(request: HttpRequest, pk: int) -> HttpResponse:
+    project = _project_for_researcher(request, pk)
+    values = service.parse_qc_form(request.POST)
+    try:
+        service.update_qc(project, values)
+    except service.QcSettingsError as exc:
+        submitted = {name: request.POST.get(name, "") for name in service.QC_FIELDS}
+        return _render(request, project, qc_values=submitted, qc_errors=exc.errors, status=400)
+    messages.success(request, "Quality-control settings saved.")
+    return redirect("project-settings", pk=project.pk)
+
+
+def _member_action(request: HttpRequest, pk: int, act, success: str, *args) -> HttpResponse:
+    project = _project_for_researcher(request, pk)
+    try:
+        membership = act(project, *args)
+    except service.SettingsError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, success.format(user=membership.user.username, role=membership.role))
+    if not can_research(request.user, project):  # they just demoted or removed themselves
+        return redirect("project-detail", pk=project.pk) if project.memberships.filter(user=request.user).exists() \
+            else redirect("home")
+    return redirect("project-settings", pk=project.pk)
+
+
+@login_required
+@require_POST
+def add_member(request: HttpRequest, pk: int) -> HttpResponse:
+    return _member_action(request, pk, service.add_member, "{user} added as {role}.",
+                          request.POST.get("username", ""), request.POST.get("role", ""))
+
+
+@login_required
+@require_POST
+def change_role(request: HttpRequest, pk: int, membership_pk: int) -> HttpResponse:
+    return _member_action(request, pk, service.change_role, "{user} is now {role}.",
+                          membership_pk, request.POST.get("role", ""))
+
+
+@login_required
+@require_POST
+def remove_member(request: HttpRequest, pk: int, membership_pk: int) -> HttpResponse:
+    return _member_action(request, pk, service.remove_member, "{user} removed from the project.", membership_pk)
+
+
+@login_required
+@require_POST
+def reinstate_member(request: HttpRequest, pk: int, membership_pk: int) -> HttpResponse:
+    return _member_action(request, pk, service.reinstate_member,
+                          "{user} reinstated: they get items again and their labels count.", membership_pk)
