@@ -23,7 +23,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..models import Article, Export, Project, SplitChange
+from ..models import Article, Export, SplitChange
 from ..permissions import IsProjectResearcher, visible_projects
 from ..services import export as exporting
 from ..services.export import splits
@@ -34,12 +34,6 @@ from .mixins import ProjectFromUrl
 
 class ExportView(ProjectFromUrl, APIView):
     permission_classes = [IsAuthenticated & IsProjectResearcher]
-
-    def get_project(self) -> Project:
-        if not hasattr(self, "_project"):
-            projects = visible_projects(self.request.user).select_related("label_scheme")
-            self._project = get_object_or_404(projects, pk=self.kwargs["project_pk"])
-        return self._project
 
     def options(self, request) -> exporting.ExportOptions:
         data = request.data.get("options", request.data) if isinstance(request.data, dict) else None

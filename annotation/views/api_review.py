@@ -5,7 +5,6 @@ All under ``/api/projects/<id>/``; annotators of the project get 403, anyone els
 """
 from __future__ import annotations
 
-from django.shortcuts import get_object_or_404
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
@@ -13,20 +12,14 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..models import CandidatePair, Project
-from ..permissions import IsProjectResearcher, visible_projects
+from ..models import CandidatePair
+from ..permissions import IsProjectResearcher
 from ..services import adjudication, agreement, calibration, dashboard
 from .mixins import ProjectFromUrl, int_param
 
 
 class ReviewView(ProjectFromUrl, APIView):
     permission_classes = [IsAuthenticated & IsProjectResearcher]
-
-    def get_project(self) -> Project:
-        if not hasattr(self, "_project"):
-            projects = visible_projects(self.request.user).select_related("label_scheme")
-            self._project = get_object_or_404(projects, pk=self.kwargs["project_pk"])
-        return self._project
 
 
 class QueuePagination(PageNumberPagination):

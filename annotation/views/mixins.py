@@ -9,11 +9,13 @@ from ..permissions import visible_projects
 
 
 class ProjectFromUrl:
-    """Views under ``/api/projects/<project_pk>/...``: the project, 404 if the user can't see it."""
+    """Views under ``/api/projects/<project_pk>/...``: the project (with its label scheme, which most
+    of them read), 404 if the user can't see it."""
 
     def get_project(self) -> Project:
         if not hasattr(self, "_project"):
-            self._project = get_object_or_404(visible_projects(self.request.user), pk=self.kwargs["project_pk"])
+            projects = visible_projects(self.request.user).select_related("label_scheme")
+            self._project = get_object_or_404(projects, pk=self.kwargs["project_pk"])
         return self._project
 
 

@@ -4,9 +4,10 @@
 // A link is {complex: [..], simple: [..], label: "aligned"|"partial"}; a sentence is in at most one
 // link, so linking sentences that already belong to links merges those links (n:m).
 
+import { csrfToken } from "./http.js";
+
 const cfg = JSON.parse(document.getElementById("page-config").textContent);
 const $ = (sel) => document.querySelector(sel);
-const csrf = document.querySelector("input[name=csrfmiddlewaretoken]").value;
 const SVG = "http://www.w3.org/2000/svg";
 const SIDES = ["complex", "simple"];
 const el = {
@@ -305,7 +306,7 @@ async function save() {
     const seconds = (performance.now() - startedAt) / 1000;
     const response = await fetch(`${cfg.api}${query()}`, {
       method: "PUT",
-      headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrf },
+      headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrfToken() },
       body: JSON.stringify({ links, seconds }),
     });
     const payload = await response.json();

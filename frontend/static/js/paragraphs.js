@@ -2,9 +2,10 @@
 // automatic links drawn between them; annotators add and remove links with clicks or keys, then
 // save (PUT /api/articles/<id>/paragraphs/), which also regenerates the sentence candidates.
 
+import { csrfToken } from "./http.js";
+
 const cfg = JSON.parse(document.getElementById("page-config").textContent);
 const $ = (sel) => document.querySelector(sel);
-const csrf = document.querySelector("input[name=csrfmiddlewaretoken]").value;
 const SVG = "http://www.w3.org/2000/svg";
 const SIDES = ["complex", "simple"];
 const el = {
@@ -217,7 +218,7 @@ async function save() {
     const body = { links: [...links.values()].filter((l) => l.active).map((l) => ({ complex: l.complex, simple: l.simple })) };
     const response = await fetch(`${cfg.api}${query()}`, {
       method: "PUT",
-      headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrf },
+      headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrfToken() },
       body: JSON.stringify(body),
     });
     const payload = await response.json();
@@ -242,7 +243,7 @@ async function save() {
 async function recompute() {
   if (!cfg.job_api || !confirm("Recompute the automatic paragraph links of every article nobody corrected yet, and regenerate their candidates?")) return;
   const response = await fetch(cfg.job_api, {
-    method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrf },
+    method: "POST", headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrfToken() },
     body: JSON.stringify({ candidates: true }),
   });
   const job = await response.json();
