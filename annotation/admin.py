@@ -41,9 +41,21 @@ class AlignmentRunAdmin(admin.ModelAdmin):
 
 @admin.register(models.CandidatePair)
 class CandidatePairAdmin(admin.ModelAdmin):
-    list_display = ("id", "run", "article", "complex_key", "simple_key", "score", "predicted_label", "origin")
-    list_filter = ("origin", "predicted_label")
-    raw_id_fields = ("run", "article", "complex_document", "simple_document")
+    list_display = ("id", "article", "complex_key", "simple_key", "score", "predicted_label", "origin", "identical")
+    list_filter = ("origin", "predicted_label", "identical")
+    raw_id_fields = ("article", "complex_document", "simple_document")
+
+
+@admin.register(models.Prediction)
+class PredictionAdmin(admin.ModelAdmin):
+    list_display = ("id", "run", "pair", "score", "predicted_label", "rank")
+    raw_id_fields = ("run", "pair")
+
+
+@admin.register(models.LabelChange)
+class LabelChangeAdmin(admin.ModelAdmin):
+    list_display = ("pair", "annotator", "old_value", "new_value", "source", "changed_by", "created_at")
+    raw_id_fields = ("pair", "label")
 
 
 @admin.register(models.Label)
@@ -58,5 +70,8 @@ admin.site.register(models.ParagraphAlignment)
 admin.site.register(models.ModelVersion)
 admin.site.register(models.Job)
 admin.site.register(models.Assignment)
+admin.site.register(models.AdjudicationChange)
+admin.site.register(models.ArticleCompletion)
+admin.site.register(models.ParagraphProposal)
 admin.site.register(models.Adjudication)
 admin.site.register(models.Split)

@@ -106,8 +106,8 @@ class CandidatePairSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = models.CandidatePair
-        fields = ["id", "run", "article", "complex_document", "simple_document", "complex", "simple", "complex_text",
-                  "simple_text", "score", "predicted_label", "features", "origin", "created_at"]
+        fields = ["id", "article", "complex_document", "simple_document", "complex", "simple", "complex_text",
+                  "simple_text", "score", "predicted_label", "features", "origin", "identical", "created_at"]
         read_only_fields = fields
 
     def to_representation(self, pair: models.CandidatePair) -> dict:
@@ -116,6 +116,11 @@ class CandidatePairSerializer(serializers.ModelSerializer):
             data["score"] = None
             data["predicted_label"] = ""
             data["features"] = {}  # model scores and filter outputs would reveal the prediction
+            data["predictions"] = []
+        else:
+            # every run's prediction of this sentence pair, oldest run first
+            data["predictions"] = [{"run": p.run_id, "method": p.run.method, "score": p.score, "label": p.predicted_label}
+                                   for p in sorted(pair.predictions.all(), key=lambda p: p.run_id)]
         return data
 
     def _text(self, pair: models.CandidatePair, side: str) -> str:
@@ -131,9 +136,16 @@ class CandidatePairSerializer(serializers.ModelSerializer):
 
 class LabelSerializer(serializers.ModelSerializer):
     annotator = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    change = serializers.BooleanField(write_only=True, required=False, default=False,
+                                      help_text="change a label given before (else a different value answers 409)")
+    article = serializers.IntegerField(source="pair.article_id", read_only=True)
+    article_title = serializers.CharField(source="pair.article.title", read_only=True)
+    value = serializers.CharField(required=False, allow_blank=True, default="", max_length=50, trim_whitespace=False)
+    comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000, trim_whitespace=False)
+    seconds = serializers.FloatField(required=False, default=0.0)
 
     class Meta:
         model = models.Label
-        fields = ["id", "pair", "annotator", "value", "ratings", "comment", "seconds", "is_test_question",
-                  "client_token", "created_at"]
-        read_only_fields = ["annotator", "is_test_question", "created_at"]
+        fields = ["id", "pair", "article", "article_title", "annotator", "value", "ratings", "comment", "seconds",
+                  "server_seconds", "source", "is_test_question", "client_token", "change", "created_at", "updated_at"]
+        read_only_fields = ["annotator", "server_seconds", "source", "is_test_question", "created_at", "updated_at"]

@@ -104,6 +104,7 @@ def create_data(args, tag: str) -> tuple[int, list[str]]:
         Membership,
         PairSentence,
         Paragraph,
+        Prediction,
         Project,
         Sentence,
         Side,
@@ -131,14 +132,15 @@ def create_data(args, tag: str) -> tuple[int, list[str]]:
                                                    text=template.format(a=a, i=i)) for i in range(count)])
             docs.append(doc)
         pairs = CandidatePair.objects.bulk_create([
-            CandidatePair(run=run, article=article, complex_document=docs[0], simple_document=docs[1],
+            CandidatePair(article=article, complex_document=docs[0], simple_document=docs[1],
                           complex_key=str(i), simple_key=str(i), score=0.8, predicted_label="aligned", origin="model")
             for i in range(count)])
+        Prediction.objects.bulk_create([Prediction(run=run, pair=p, score=0.8, predicted_label="aligned") for p in pairs])
         ids = {(s.document_id, s.index): s.pk for s in Sentence.objects.filter(document__in=docs)}
         PairSentence.objects.bulk_create(
             [PairSentence(pair=p, sentence_id=ids[(docs[0].pk, i)], side=Side.COMPLEX) for i, p in enumerate(pairs)]
             + [PairSentence(pair=p, sentence_id=ids[(docs[1].pk, i)], side=Side.SIMPLE) for i, p in enumerate(pairs)])
-    gold = CandidatePair.objects.filter(run=run).order_by("-id")[:args.gold]
+    gold = CandidatePair.objects.filter(article__project=project).order_by("-id")[:args.gold]
     Adjudication.objects.bulk_create([Adjudication(pair=p, value="aligned", provenance=Adjudication.IMPORTED) for p in gold])
     tokens = []
     for i in range(args.annotators):

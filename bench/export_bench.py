@@ -112,18 +112,23 @@ def fill(size: int) -> int:
                             sentences += 1
                         paragraph += n // 10
             log(f"{name}: {sentences} sentences written ({time.monotonic() - started:.0f} s)")
-            with cur.copy("COPY annotation_candidatepair (id, run_id, article_id, complex_document_id, simple_document_id, "
-                          "complex_key, simple_key, score, predicted_label, features, origin, created_at) FROM STDIN") as copy:
+            with cur.copy("COPY annotation_candidatepair (id, article_id, complex_document_id, simple_document_id, "
+                          "complex_key, simple_key, score, predicted_label, features, origin, identical, created_at) "
+                          "FROM STDIN") as copy:
                 n = 0
                 for a in range(articles):
                     for j in range(PAIRS_PER_ARTICLE):
                         score = rng.random()
                         features = json.dumps({"access_char_ratio": round(rng.uniform(0.4, 1.2), 3),
                                                "sum4simp_T": round(rng.random(), 3), "gain_prob": round(rng.random(), 3)})
-                        copy.write_row((c0 + n, run.pk, a0 + a, d0 + 2 * a, d0 + 2 * a + 1, str(j % COMPLEX_SENTENCES),
+                        copy.write_row((c0 + n, a0 + a, d0 + 2 * a, d0 + 2 * a + 1, str(j % COMPLEX_SENTENCES),
                                         str(j % SIMPLE_SENTENCES), score, "aligned" if score > 0.2 else "partial",
-                                        features, "model", now))
+                                        features, "model", False, now))
                         n += 1
+            # the run's predictions of those pairs (one per pair)
+            cur.execute("INSERT INTO annotation_prediction (run_id, pair_id, score, predicted_label, features, created_at) "
+                        "SELECT %s, id, score, predicted_label, '{}', created_at FROM annotation_candidatepair "
+                        "WHERE id >= %s AND id < %s", [run.pk, c0, c0 + n])
             for table in ("article", "document", "paragraph", "sentence", "candidatepair"):
                 cur.execute(f"SELECT setval(pg_get_serial_sequence('annotation_{table}', 'id'), "
                             f"(SELECT MAX(id) FROM annotation_{table}))")

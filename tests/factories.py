@@ -44,3 +44,30 @@ def make_article(project: Project, title: str, levels: dict[str, list[list[str]]
     for rank, (level, paragraphs) in enumerate(levels.items()):
         make_document(article, level, paragraphs, rank=rank)
     return article
+
+
+def make_pair(run=None, **fields):
+    """A sentence pair (``fields`` as for ``CandidatePair``); with ``run``, that run predicts it with
+    the given score and label (the pair then shows them, as after a run). An existing pair with the
+    same identity is reused."""
+    from annotation.models import CandidatePair, Prediction
+
+    identity = {k: fields.pop(k) for k in ("complex_document", "simple_document", "complex_key", "simple_key")}
+    pair, created = CandidatePair.objects.get_or_create(**identity, defaults=fields)
+    if run is not None:
+        predicted = {"score": fields.get("score", pair.score), "predicted_label": fields.get("predicted_label", pair.predicted_label)}
+        Prediction.objects.update_or_create(run=run, pair=pair, defaults={**predicted, "features": fields.get("features", {})})
+        if not created:
+            CandidatePair.objects.filter(pk=pair.pk).update(**predicted)
+            pair.refresh_from_db()
+    return pair
+
+
+def predict(run, pairs) -> list:
+    """``run`` predicts each of ``pairs`` (saved pairs) with the pair's own score and label."""
+    from annotation.models import Prediction
+
+    pairs = list(pairs)
+    Prediction.objects.bulk_create([Prediction(run=run, pair=p, score=p.score, predicted_label=p.predicted_label,
+                                               features=p.features) for p in pairs], ignore_conflicts=True)
+    return pairs

@@ -1,12 +1,23 @@
-from .alignment import AlignmentRun, CandidatePair, ModelVersion, PairSentence, ParagraphAlignment, Side, indices_key
+from .alignment import (
+    AlignmentRun,
+    CandidatePair,
+    ModelVersion,
+    PairSentence,
+    ParagraphAlignment,
+    ParagraphProposal,
+    Prediction,
+    Side,
+    indices_key,
+)
 from .corpus import Article, Document, Paragraph, Sentence
 from .exports import Export, SplitChange
 from .jobs import Job, Status
-from .labels import Adjudication, Assignment, Label, Split
+from .labels import Adjudication, AdjudicationChange, ArticleCompletion, Assignment, Label, LabelChange, Split
 from .projects import LabelScheme, Membership, Project, Role
 
 __all__ = [
-    "Adjudication", "AlignmentRun", "Article", "Assignment", "CandidatePair", "Document", "Export", "Job", "Label",
+    "Adjudication", "AdjudicationChange", "AlignmentRun", "ArticleCompletion", "LabelChange", "ParagraphProposal",
+    "Prediction", "Article", "Assignment", "CandidatePair", "Document", "Export", "Job", "Label",
     "LabelScheme", "Membership", "ModelVersion", "PairSentence", "Paragraph", "ParagraphAlignment", "Project",
     "Role", "Sentence", "Side", "Split", "SplitChange", "Status", "indices_key",
 ]

@@ -58,13 +58,17 @@ def indices_key(indices: Iterable[int]) -> str:
 
 
 class CandidatePair(models.Model):
-    """An n:m link proposed by a run (or created by an annotator) between two documents.
+    """A project-level sentence pair: two sets of sentences of two documents of one article.
 
-    The sentence sets are stored both as a canonical key (for the uniqueness constraint that makes
-    re-running a run idempotent, on SQLite and PostgreSQL alike) and as rows of ``PairSentence``.
+    This is what people label. It exists once per (complex document, simple document, complex
+    sentence set, simple sentence set), whoever proposed it: every run that predicts it attaches a
+    :class:`Prediction`, annotators' labels, assignments, gold and comments hang off the pair itself.
+    ``score`` and ``predicted_label`` repeat the latest run's prediction (what the queue and filters
+    show); ``features`` are the pair's attributes (ACCESS, scoring jobs, the latest run's features).
+    The sentence sets are stored both as a canonical key (the uniqueness constraint) and as rows of
+    ``PairSentence``.
     """
 
-    run = models.ForeignKey(AlignmentRun, null=True, blank=True, on_delete=models.CASCADE, related_name="pairs")
     article = models.ForeignKey("annotation.Article", on_delete=models.CASCADE, related_name="pairs")
     complex_document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
     simple_document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
@@ -73,26 +77,21 @@ class CandidatePair(models.Model):
     score = models.FloatField(null=True, blank=True)
     predicted_label = models.CharField(max_length=50, blank=True)
     features = models.JSONField(default=dict, blank=True)
-    origin = models.CharField(max_length=20, default="model", help_text="model, candidate, manual, derived, import")
+    origin = models.CharField(max_length=20, default="model", help_text="model, candidate, manual, derived, import, mined")
+    identical = models.BooleanField(default=False, help_text="both sides are the same text after normalisation")
     created_at = models.DateTimeField(default=timezone.now)
     sentences = models.ManyToManyField(Sentence, through="PairSentence", related_name="pairs")
+    runs = models.ManyToManyField(AlignmentRun, through="Prediction", related_name="predicted_pairs")
 
     class Meta:
         ordering = ["id"]
         constraints = [
             models.UniqueConstraint(
-                fields=["run", "complex_document", "simple_document", "complex_key", "simple_key"],
-                name="unique_pair_per_run",
-            ),
-            # Pairs outside any run (imported gold, manual links): NULL run ids never collide, so
-            # they get their own partial unique index.
-            models.UniqueConstraint(
                 fields=["complex_document", "simple_document", "complex_key", "simple_key"],
-                condition=models.Q(run__isnull=True),
-                name="unique_pair_without_run",
+                name="unique_sentence_pair",
             ),
         ]
-        indexes = [models.Index(fields=["article", "run"])]
+        indexes = [models.Index(fields=["article", "id"], name="pair_article_idx")]
 
     @property
     def complex_indices(self) -> list[int]:
@@ -104,6 +103,23 @@ class CandidatePair(models.Model):
 
     def __str__(self) -> str:
         return f"pair #{self.pk} C[{self.complex_key}] → S[{self.simple_key}]"
+
+
+class Prediction(models.Model):
+    """What one run predicted for one sentence pair (at most one per run × pair)."""
+
+    run = models.ForeignKey(AlignmentRun, on_delete=models.CASCADE, related_name="predictions")
+    pair = models.ForeignKey(CandidatePair, on_delete=models.CASCADE, related_name="predictions")
+    score = models.FloatField(null=True, blank=True)
+    predicted_label = models.CharField(max_length=50, blank=True)
+    features = models.JSONField(default=dict, blank=True)
+    rank = models.PositiveIntegerField(null=True, blank=True, help_text="order of the pair in the run's output")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [models.UniqueConstraint(fields=["run", "pair"], name="one_prediction_per_run")]
+        indexes = [models.Index(fields=["pair", "run"], name="prediction_pair_idx")]
 
 
 class Side(models.TextChoices):
@@ -139,3 +155,28 @@ class ParagraphAlignment(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["complex_paragraph", "simple_paragraph"], name="unique_paragraph_link")
         ]
+
+
+class ParagraphProposal(models.Model):
+    """An annotator's correction of a document pair's paragraph links, waiting for a researcher
+    (unless the project lets annotators' corrections apply directly: ``config["paragraph_corrections"]
+    = "direct"``). ``links`` is the whole proposed set ``[[complex_paragraph_index, simple_paragraph_index], ...]``."""
+
+    PENDING = "pending"
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+
+    article = models.ForeignKey("annotation.Article", on_delete=models.CASCADE, related_name="paragraph_proposals")
+    complex_document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    simple_document = models.ForeignKey(Document, on_delete=models.CASCADE, related_name="+")
+    links = models.JSONField(default=list)
+    proposed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    status = models.CharField(max_length=10, default=PENDING,
+                              choices=[(PENDING, "pending"), (ACCEPTED, "accepted"), (REJECTED, "rejected")])
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    decided_at = models.DateTimeField(null=True, blank=True)
+    note = models.TextField(blank=True)
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at"]

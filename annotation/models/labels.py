@@ -20,7 +20,9 @@ class Label(models.Model):
     value = models.CharField(max_length=50, blank=True)
     ratings = models.JSONField(default=dict, blank=True, help_text="Likert answers per dimension")
     comment = models.TextField(blank=True)
-    seconds = models.FloatField(default=0.0)
+    seconds = models.FloatField(default=0.0, help_text="time on the item as the client measured it")
+    server_seconds = models.FloatField(null=True, blank=True, help_text="time since the item was served, by the server's clock")
+    source = models.CharField(max_length=20, default="queue", help_text="the screen the label came from")
     is_test_question = models.BooleanField(default=False)
     client_token = models.UUIDField(default=uuid.uuid4, unique=True)
     created_at = models.DateTimeField(default=timezone.now)
@@ -29,6 +31,40 @@ class Label(models.Model):
     class Meta:
         ordering = ["id"]
         constraints = [models.UniqueConstraint(fields=["pair", "annotator"], name="one_label_per_annotator")]
+
+
+class LabelChange(models.Model):
+    """One change of a label: who changed whose label, when, from which screen, old → new.
+
+    Nothing about a label is ever overwritten without a row here: an explicit change after a
+    conflict, an edit from "My labels", an undo (new value empty = deleted), a duplicate folded
+    away when pairs were merged (``source="merge"``)."""
+
+    QUEUE = "queue"
+    API = "api"
+    ARTICLE = "article"
+    MY_LABELS = "my-labels"
+    UNDO = "undo"
+    MERGE = "merge"
+    SOURCES = (QUEUE, API, ARTICLE, MY_LABELS, UNDO, MERGE)
+
+    pair = models.ForeignKey(CandidatePair, on_delete=models.CASCADE, related_name="label_changes")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="label_changes")
+    changed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    label = models.ForeignKey(Label, null=True, blank=True, on_delete=models.SET_NULL, related_name="history")
+    old_value = models.CharField(max_length=50, blank=True)
+    old_ratings = models.JSONField(default=dict, blank=True)
+    old_comment = models.TextField(blank=True)
+    old_at = models.DateTimeField(null=True, blank=True, help_text="when the old value had been given")
+    new_value = models.CharField(max_length=50, blank=True, help_text="empty when the label was deleted (undo)")
+    new_ratings = models.JSONField(default=dict, blank=True)
+    new_comment = models.TextField(blank=True)
+    source = models.CharField(max_length=20, choices=[(s, s) for s in SOURCES])
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["annotator", "pair"], name="label_change_idx")]
 
 
 class Assignment(models.Model):
@@ -72,6 +108,40 @@ class Adjudication(models.Model):
     reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     note = models.TextField(blank=True)
     created_at = models.DateTimeField(default=timezone.now)
+
+
+class AdjudicationChange(models.Model):
+    """History of a pair's gold: every decision, change, revert and recomputed majority."""
+
+    pair = models.ForeignKey(CandidatePair, on_delete=models.CASCADE, related_name="gold_changes")
+    old_value = models.CharField(max_length=50, blank=True, help_text="empty when there was no gold")
+    old_provenance = models.CharField(max_length=20, blank=True)
+    old_note = models.TextField(blank=True)
+    new_value = models.CharField(max_length=50, blank=True, help_text="empty when the gold was removed")
+    new_provenance = models.CharField(max_length=20, blank=True)
+    new_note = models.TextField(blank=True)
+    action = models.CharField(max_length=20, help_text="decide, change, revert, majority, merge")
+    changed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        ordering = ["id"]
+
+
+class ArticleCompletion(models.Model):
+    """An annotator declared a document pair of an article exhaustively aligned: every sentence pair
+    they did not link counts as "not aligned" (what CRF training uses). Explicit, with who and when."""
+
+    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="completions")
+    complex_document = models.ForeignKey("annotation.Document", on_delete=models.CASCADE, related_name="+")
+    simple_document = models.ForeignKey("annotation.Document", on_delete=models.CASCADE, related_name="+")
+    annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="completions")
+    seconds = models.FloatField(default=0.0, help_text="time the annotator spent on the article pair")
+    completed_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["complex_document", "simple_document", "annotator"],
+                                               name="one_completion_per_annotator")]
 
 
 class Split(models.Model):

@@ -24,7 +24,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, QuerySet
 from django.utils import timezone
 
-from ..models import Adjudication, CandidatePair, LabelScheme, Project, Side
+from ..models import Adjudication, AdjudicationChange, CandidatePair, LabelScheme, Project, Side
 from . import qc
 
 MODES = ("disagreements", "all")
@@ -119,7 +119,7 @@ def queue_items(project: Project, pair_ids: list[int], *, with_score: bool | Non
         texts = _sides(pair)
         gold = getattr(pair, "gold", None)
         item = {
-            "pair": pair.pk, "run": pair.run_id, "article": pair.article_id, "article_title": pair.article.title,
+            "pair": pair.pk, "article": pair.article_id, "article_title": pair.article.title,
             "complex_level": pair.complex_document.level, "simple_level": pair.simple_document.level,
             "complex": pair.complex_indices, "simple": pair.simple_indices,
             "complex_text": texts[Side.COMPLEX], "simple_text": texts[Side.SIMPLE],
@@ -139,14 +139,48 @@ def review_queue(project: Project, *, mode: str | None = None, with_score: bool 
     return queue_items(project, queue_pair_ids(project, mode=mode), with_score=with_score)
 
 
-def _set_gold(pair: CandidatePair, **fields) -> tuple[Adjudication, bool]:
+def record_gold_change(pair_id: int, old: Adjudication | None, new: dict | None, *, action: str, by=None) -> None:
+    """A history row for the pair's gold going from ``old`` (None: none) to ``new`` (None: removed)."""
+    if old is not None and new is not None and old.value == new.get("value") and old.provenance == new.get("provenance") \
+            and old.note == new.get("note", old.note):
+        return
+    new = new or {}
+    AdjudicationChange.objects.create(
+        pair_id=pair_id, old_value=old.value if old else "", old_provenance=old.provenance if old else "",
+        old_note=old.note if old else "", new_value=new.get("value", ""), new_provenance=new.get("provenance", ""),
+        new_note=new.get("note", ""), action=action, changed_by=by)
+
+
+def _set_gold(pair: CandidatePair, *, action: str = "decide", by=None, **fields) -> tuple[Adjudication, bool]:
     with transaction.atomic():
+        old = Adjudication.objects.select_for_update().filter(pair=pair).first()
+        record_gold_change(pair.pk, old, fields, action=action if old is None else "change", by=by)
         try:
             with transaction.atomic():
                 return Adjudication.objects.update_or_create(pair=pair, defaults=fields)
         except IntegrityError:  # a concurrent first decision on the same pair: apply ours to it
             Adjudication.objects.filter(pair=pair).update(**fields)
             return Adjudication.objects.get(pair=pair), False
+
+
+def refresh_majority(pair_id: int) -> None:
+    """Recompute the pair's automatic gold (majority or single) from its counted votes after a vote
+    changed; adjudicated and imported gold stays as the reviewer left it."""
+    gold = Adjudication.objects.filter(pair_id=pair_id).select_related("pair__article__project").first()
+    if gold is None or gold.provenance in SETTLED:
+        return
+    project = gold.pair.article.project
+    values = list(qc.counted_labels(project).filter(pair_id=pair_id).values_list("value", flat=True))
+    wanted = len(values) >= 2 if gold.provenance == Adjudication.MAJORITY else len(values) == 1
+    value = majority_value(values) if wanted else None
+    with transaction.atomic():
+        if value is None:
+            record_gold_change(pair_id, gold, None, action="majority")
+            Adjudication.objects.filter(pk=gold.pk, provenance=gold.provenance).delete()
+        elif value != gold.value:
+            record_gold_change(pair_id, gold, {"value": value, "provenance": gold.provenance, "note": gold.note},
+                               action="majority")
+            Adjudication.objects.filter(pk=gold.pk, provenance=gold.provenance).update(value=value, created_at=timezone.now())
 
 
 def decide(pair: CandidatePair, value: str, reviewer, note: str = "") -> Adjudication:
@@ -162,7 +196,7 @@ def decide(pair: CandidatePair, value: str, reviewer, note: str = "") -> Adjudic
         raise AdjudicationError(f"{value!r} is not a label of scheme {scheme.slug!r}; choose one of: "
                                 f"{', '.join(scheme.value_names())}")
     gold, _ = _set_gold(pair, value=value, provenance=Adjudication.ADJUDICATED, reviewer=reviewer,
-                        note=note or "", created_at=timezone.now())
+                        note=note or "", created_at=timezone.now(), by=reviewer)
     return gold
 
 

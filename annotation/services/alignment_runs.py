@@ -1,7 +1,8 @@
 """Alignment runs: validate and queue them, and execute them (load → engine → save).
 
-Writing is idempotent: pairs are upserted on the (run, documents, sentence sets) unique
-constraint, so re-delivering a task or retrying after a crash never duplicates a pair.
+Writing is idempotent: sentence pairs are upserted on their identity (documents, sentence sets) and
+the run's predictions on (run, pair), so re-delivering a task or retrying after a crash never
+duplicates a pair, and a second run over the same corpus adds only pairs nobody proposed before.
 """
 from __future__ import annotations
 
@@ -12,11 +13,23 @@ from collections.abc import Callable, Iterator
 from django.conf import settings
 from django.db import transaction
 
+from workers.engine.text import is_identical
 from workers.engine.types import AlignedPair, Alignment, ArticlePair
 from workers.engine.types import Document as EngineDocument
 from workers.queues import Queue
 
-from ..models import AlignmentRun, Article, CandidatePair, Document, PairSentence, Project, Sentence, Side, indices_key
+from ..models import (
+    AlignmentRun,
+    Article,
+    CandidatePair,
+    Document,
+    PairSentence,
+    Prediction,
+    Project,
+    Sentence,
+    Side,
+    indices_key,
+)
 from . import jobs, progress
 
 ARTICLES_PER_BATCH = 8
@@ -152,7 +165,7 @@ def _execute(run: AlignmentRun, report) -> None:
         done += len(batch)
         AlignmentRun.objects.filter(pk=run.pk).update(articles_done=done)
         report(done / max(1, len(work)), f"aligned {done}/{len(work)} document pairs")
-    pair_count = CandidatePair.objects.filter(run=run).count()
+    pair_count = Prediction.objects.filter(run=run).count()
     timings = {"load_model_s": round(load_seconds, 3), "align_s": round(align_seconds, 3),
                "write_s": round(write_seconds, 3), "total_s": round(time.monotonic() - started, 3)}
     result = {"document_pairs": len(work), "pairs": pair_count, "project_defaults": defaults}
@@ -190,30 +203,64 @@ class AccessScorer:
         return attributes
 
 
+# Origins a run's prediction replaces: a pair an annotator linked (or an export derived) that a model
+# now predicts too becomes a model pair, so it enters the queue; imported gold and mined or candidate
+# pairs keep theirs.
+PREDICTION_REPLACES_ORIGIN = ("manual", "derived")
+
+
 @transaction.atomic
 def save_alignment(run: AlignmentRun, article: Article, complex_doc: Document, simple_doc: Document,
                    alignment: Alignment, extra_features: Callable[[AlignedPair], dict[str, float]] | None = None) -> int:
-    """Upsert the pairs of one document pair; returns how many pairs the alignment had.
+    """Attach the run's predictions to the project's sentence pairs of one document pair, creating
+    the pairs nobody proposed before; returns how many pairs the alignment had.
 
-    ``extra_features(pair)`` adds attributes computed by the application (e.g. ACCESS) to the
-    engine's per-pair features."""
-    rows = [
-        CandidatePair(run=run, article=article, complex_document=complex_doc, simple_document=simple_doc,
-                      complex_key=indices_key(p.complex), simple_key=indices_key(p.simple), score=float(p.score),
-                      predicted_label=p.label,
-                      features={k: float(v) for k, v in {**(p.features or {}), **(extra_features(p) if extra_features else {})}.items()},
-                      origin="model")
-        for p in alignment.pairs
-    ]
-    if not rows:
+    Idempotent: pairs are upserted on their identity (documents + sentence sets), predictions on
+    (run, pair). A pair keeps the features others gave it (scoring jobs, ACCESS); the run's are
+    added, and the pair shows this run's score and label. ``extra_features(pair)`` adds attributes
+    computed by the application (e.g. ACCESS) to the engine's per-pair features."""
+    if not alignment.pairs:
         return 0
+    texts = sentence_texts([complex_doc.pk, simple_doc.pk])
+    keyed = {(indices_key(p.complex), indices_key(p.simple)): p for p in alignment.pairs}
+    existing = {(c, s): (origin, features) for c, s, origin, features in CandidatePair.objects.filter(
+        complex_document=complex_doc, simple_document=simple_doc,
+        complex_key__in={c for c, _ in keyed}, simple_key__in={s for _, s in keyed},
+    ).values_list("complex_key", "simple_key", "origin", "features")}
+    features_of = {}
+    rows = []
+    for (c_key, s_key), p in keyed.items():
+        run_features = {k: float(v) for k, v in {**(p.features or {}), **(extra_features(p) if extra_features else {})}.items()}
+        features_of[(c_key, s_key)] = run_features
+        origin, stored = existing.get((c_key, s_key), ("model", {}))
+        rows.append(CandidatePair(
+            article=article, complex_document=complex_doc, simple_document=simple_doc, complex_key=c_key,
+            simple_key=s_key, score=float(p.score), predicted_label=p.label, features={**(stored or {}), **run_features},
+            origin="model" if origin in PREDICTION_REPLACES_ORIGIN else origin,
+            identical=is_identical(" ".join(texts[complex_doc.pk].get(i, "") for i in p.complex),
+                                   " ".join(texts[simple_doc.pk].get(i, "") for i in p.simple))))
     CandidatePair.objects.bulk_create(
-        rows, update_conflicts=True,
-        unique_fields=["run", "complex_document", "simple_document", "complex_key", "simple_key"],
-        update_fields=["score", "predicted_label", "features"],
+        rows, update_conflicts=True, unique_fields=["complex_document", "simple_document", "complex_key", "simple_key"],
+        update_fields=["score", "predicted_label", "features", "origin"],
     )
-    link_sentences(CandidatePair.objects.filter(run=run, complex_document=complex_doc, simple_document=simple_doc))
+    pairs = {(p.complex_key, p.simple_key): p for p in CandidatePair.objects.filter(
+        complex_document=complex_doc, simple_document=simple_doc,
+        complex_key__in={c for c, _ in keyed}, simple_key__in={s for _, s in keyed})}
+    Prediction.objects.bulk_create(
+        [Prediction(run=run, pair=pairs[key], score=float(p.score), predicted_label=p.label, features=features_of[key], rank=rank)
+         for rank, (key, p) in enumerate(keyed.items())],
+        update_conflicts=True, unique_fields=["run", "pair"], update_fields=["score", "predicted_label", "features", "rank"],
+    )
+    link_sentences([pairs[key] for key in keyed])
     return len(rows)
+
+
+def sentence_texts(document_ids: list[int]) -> dict[int, dict[int, str]]:
+    """``{document id: {sentence index: text}}``."""
+    texts: dict[int, dict[int, str]] = {d: {} for d in document_ids}
+    for doc, index, text in Sentence.objects.filter(document_id__in=document_ids).values_list("document_id", "index", "text"):
+        texts[doc][index] = text
+    return texts
 
 
 def link_sentences(pairs) -> None:

@@ -8,8 +8,8 @@ project's config has ``"show_predictions": true``; researchers always see them).
 A link is a group: a set of complex sentences and a set of simple sentences (n:m); a sentence is in
 at most one link. Saving turns the annotator's links into labels, through ``labelling.submit_label``:
 
-* every link becomes a ``CandidatePair`` outside any run (``run=None``, origin ``manual``; an
-  existing run-less pair with the same sentence sets, e.g. imported gold, is reused) labelled with
+* every link becomes the project's sentence pair of those sentence sets (origin ``manual`` when
+  nobody proposed it before; an existing pair, predicted or imported, is reused) labelled with
   the scheme value that counts as ``aligned`` or ``partial``;
 * every other pair in scope — the shown run's predicted pairs and the pairs the annotator labelled
   before — that is not contained in one of the links gets the scheme value that counts as ``not``:
@@ -33,11 +33,22 @@ from dataclasses import dataclass
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 
-from ..models import AlignmentRun, Article, CandidatePair, Document, Label, LabelScheme, Project, Status, indices_key
+from ..models import (
+    AlignmentRun,
+    Article,
+    CandidatePair,
+    Document,
+    Label,
+    LabelScheme,
+    Prediction,
+    Project,
+    Status,
+    indices_key,
+)
 from ..permissions import can_research
 from . import qc
 from .alignment_runs import document_pairs, link_sentences
-from .labelling import submit_label
+from .labelling import ARTICLE, submit_label
 
 LINK_LABELS: tuple[str, ...] = ("aligned", "partial")
 CANDIDATE_RUN_METHOD = "candidates"  # runs holding candidates, not predictions (services.paragraph_correction)
@@ -171,8 +182,14 @@ def model_links(run: AlignmentRun | None, complex_doc: Document, simple_doc: Doc
     """The run's predicted (aligned/partial) pairs of this document pair, as disjoint links."""
     if run is None:
         return []
-    rows = _pairs(complex_doc, simple_doc).filter(run=run, predicted_label__in=LINK_LABELS)
-    return components((p.complex_indices, p.simple_indices, p.predicted_label) for p in rows)
+    rows = (Prediction.objects.filter(run=run, pair__complex_document=complex_doc, pair__simple_document=simple_doc,
+                                      predicted_label__in=LINK_LABELS)
+            .values_list("pair__complex_key", "pair__simple_key", "predicted_label"))
+    return components((_indices_of(c), _indices_of(s), label) for c, s, label in rows)
+
+
+def _indices_of(key: str) -> list[int]:
+    return [int(i) for i in key.split(",") if i]
 
 
 def _counts_as(scheme: LabelScheme) -> dict[str, str]:
@@ -291,11 +308,11 @@ def _manual_pair(article: Article, complex_doc: Document, simple_doc: Document, 
     try:
         with transaction.atomic():
             return CandidatePair.objects.get_or_create(
-                run=None, complex_document=complex_doc, simple_document=simple_doc, **keys,
+                complex_document=complex_doc, simple_document=simple_doc, **keys,
                 defaults={"article": article, "origin": "manual"},
             )
     except IntegrityError:  # created concurrently by another request
-        return CandidatePair.objects.get(run=None, complex_document=complex_doc, simple_document=simple_doc, **keys), False
+        return CandidatePair.objects.get(complex_document=complex_doc, simple_document=simple_doc, **keys), False
 
 
 def save_links(user, article: Article, complex_doc: Document, simple_doc: Document, run: AlignmentRun | None,
@@ -326,21 +343,21 @@ def save_links(user, article: Article, complex_doc: Document, simple_doc: Docume
         for pair, link in manual:
             want = values[link.label]
             if mine.get(pair.pk) != want:
-                submit_label(user, pair, value=want, seconds=seconds)
+                submit_label(user, pair, value=want, seconds=seconds, source=ARTICLE, change=True)
                 written += 1
         scope = Q(pk__in=list(mine))
         if run is not None:
-            scope |= Q(run=run, predicted_label__in=LINK_LABELS)
+            scope |= Q(predictions__run=run, predictions__predicted_label__in=LINK_LABELS)
         keep = {pair.pk for pair, _ in manual}
         for pair in pairs.filter(scope).exclude(pk__in=keep).select_related("article__project"):
             inside = next((link for link in links if link.contains(pair.complex_indices, pair.simple_indices)), None)
             if inside is not None:
                 # within a link: an earlier "not aligned" from this annotator no longer holds
                 if counts.get(mine.get(pair.pk)) == "not":
-                    submit_label(user, pair, value=values[inside.label], seconds=seconds)
+                    submit_label(user, pair, value=values[inside.label], seconds=seconds, source=ARTICLE, change=True)
                     written += 1
             elif mine.get(pair.pk) != values["not"]:
-                submit_label(user, pair, value=values["not"], seconds=seconds)
+                submit_label(user, pair, value=values["not"], seconds=seconds, source=ARTICLE, change=True)
                 written += 1
                 not_aligned += 1
     return {"links": len(links), "pairs_created": created_pairs, "labels_written": written, "not_aligned": not_aligned}

@@ -24,7 +24,7 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from ..models import Adjudication, AlignmentRun, CandidatePair, LabelScheme, Project
+from ..models import Adjudication, AlignmentRun, CandidatePair, LabelScheme, Prediction, Project
 from . import qc
 from .adjudication import majority_value
 
@@ -57,14 +57,25 @@ def _labelled(pairs, project: Project):
 
 
 def _scored_pairs(project: Project, run: int | None):
-    qs = CandidatePair.objects.filter(article__project=project, score__isnull=False)
-    return qs.filter(run_id=run) if run is not None else qs
+    """The project's pairs with a score: the run's predictions' scores, or (no run) the latest ones."""
+    qs = CandidatePair.objects.filter(article__project=project)
+    if run is None:
+        return qs.filter(score__isnull=False)
+    return qs.filter(pk__in=Prediction.objects.filter(run_id=run, score__isnull=False).values("pair_id"))
+
+
+def _scores(project: Project, pairs, run: int | None):
+    """``(pair id, score)`` rows: the run's prediction of each pair, or the pair's latest score."""
+    if run is None:
+        return pairs.values_list("pk", "score")
+    return Prediction.objects.filter(run_id=run, pair__in=pairs, score__isnull=False).values_list("pair_id", "score")
 
 
 def run_choices(project: Project) -> list[dict]:
     """The project's runs, newest first, with how many of their scored pairs have a human label."""
-    rows = (_labelled(_scored_pairs(project, None), project).order_by().values("run_id")
-            .annotate(n=Count("id", distinct=True)))
+    labelled = _labelled(CandidatePair.objects.filter(article__project=project), project)
+    rows = (Prediction.objects.filter(run__project=project, score__isnull=False, pair__in=labelled)
+            .order_by().values("run_id").annotate(n=Count("pair_id", distinct=True)))
     per_run = {r["run_id"]: r["n"] for r in rows}
     return [{"id": r.pk, "method": r.method, "status": r.status, "labelled_pairs": per_run.get(r.pk, 0)}
             for r in AlignmentRun.objects.filter(project=project).order_by("-created_at", "-pk")]
@@ -86,7 +97,7 @@ def labelled_scores(project: Project, run: int | None) -> list[tuple[float, str,
     pairs = _scored_pairs(project, run)
     labels = human_labels(project, pairs)
     return [(float(score), labels[pid][0], counts_as.get(labels[pid][0], "not"))
-            for pid, score in _labelled(pairs, project).values_list("pk", "score") if pid in labels]
+            for pid, score in _scores(project, _labelled(pairs, project), run) if pid in labels]
 
 
 def box_stats(scores: list[float]) -> dict | None:

@@ -49,10 +49,21 @@ from workers.engine.paragraph_alignment import (
     paragraph_similarity,
 )
 from workers.engine.similarity import SIMILARITY_NAMES, SimilarityModel, get_similarity
+from workers.engine.text import is_identical
 
-from ..models import AlignmentRun, Article, CandidatePair, Document, Job, ParagraphAlignment, Project, Status
+from ..models import (
+    AlignmentRun,
+    Article,
+    CandidatePair,
+    Document,
+    Job,
+    ParagraphAlignment,
+    Prediction,
+    Project,
+    Status,
+)
 from . import jobs, progress
-from .alignment_runs import document_pairs, link_sentences
+from .alignment_runs import document_pairs, link_sentences, sentence_texts
 from .article_alignment import CANDIDATE_RUN_METHOD, AlignmentInputError, document_payload
 
 LEXICAL = ("jaccard", "tfidf", "charngram")
@@ -201,8 +212,8 @@ def paragraph_state(article: Article, complex_doc: Document, simple_doc: Documen
         "origin": origin,
         "similarity": settings.inline_similarity if origin == "computed" else None,
         "candidates": settings.candidates,
-        "candidate_pairs": (CandidatePair.objects.filter(run=run, complex_document=complex_doc, simple_document=simple_doc).count()
-                            if run else 0),
+        "candidate_pairs": (Prediction.objects.filter(run=run, pair__complex_document=complex_doc,
+                                                      pair__simple_document=simple_doc).count() if run else 0),
     }
 
 
@@ -325,27 +336,42 @@ def candidate_sentence_pairs(complex_doc: Document, simple_doc: Document, settin
 @transaction.atomic
 def regenerate_candidates(article: Article, complex_doc: Document, simple_doc: Document,
                           settings: ParagraphSettings | None = None, measures: Sequence[SimilarityModel] | None = None) -> dict:
-    """Replace the candidate run's pairs of one document pair by the pairs within aligned paragraphs.
+    """Make the candidate run's predictions of one document pair the pairs within aligned paragraphs.
 
-    Pairs that stay are kept as they are; pairs no longer within aligned paragraphs are deleted
-    unless someone labelled them or they have gold. Returns ``{"run", "pairs", "created",
+    A wanted sentence pair that exists already (predicted by a run, linked by an annotator,
+    imported) is reused, never created twice; a candidate no longer within aligned paragraphs loses
+    the candidate run's prediction unless someone labelled it or it has gold, and the pair itself is
+    deleted only when nothing else holds it (no other run's prediction, no label, no gold). Returns ``{"run", "pairs", "created",
     "deleted", "kept_labelled"}``.
     """
     settings = settings or settings_for(article.project)
     run = candidate_run(article.project)
     wanted = candidate_sentence_pairs(complex_doc, simple_doc, settings, measures)
-    existing = CandidatePair.objects.filter(run=run, complex_document=complex_doc, simple_document=simple_doc)
-    have = {(int(c), int(s)): pk for pk, c, s in existing.values_list("pk", "complex_key", "simple_key") if "," not in c + s}
-    stale = existing.exclude(pk__in=[pk for key, pk in have.items() if key in wanted])
-    kept_labelled = stale.filter(Q(labels__isnull=False) | Q(gold__isnull=False)).distinct().count()
-    _, per_model = CandidatePair.objects.filter(pk__in=stale.filter(labels__isnull=True, gold__isnull=True).values("pk")).delete()
-    rows = [CandidatePair(run=run, article=article, complex_document=complex_doc, simple_document=simple_doc,
+    doc_pairs = CandidatePair.objects.filter(complex_document=complex_doc, simple_document=simple_doc)
+    have = {(int(c), int(s)): pk for pk, c, s in doc_pairs.values_list("pk", "complex_key", "simple_key") if "," not in c + s}
+    predicted = set(Prediction.objects.filter(run=run, pair__in=doc_pairs).values_list("pair_id", flat=True))
+    wanted_ids = {pk for key, pk in have.items() if key in wanted}
+    stale = predicted - wanted_ids
+    labelled = set(CandidatePair.objects.filter(pk__in=stale).filter(Q(labels__isnull=False) | Q(gold__isnull=False))
+                   .values_list("pk", flat=True))
+    kept_labelled = len(labelled)
+    Prediction.objects.filter(run=run, pair_id__in=stale - labelled).delete()  # labelled candidates stay
+    orphans = CandidatePair.objects.filter(pk__in=stale - labelled, origin="candidate", predictions__isnull=True)
+    _, per_model = CandidatePair.objects.filter(pk__in=orphans.values("pk")).delete()
+    texts = sentence_texts([complex_doc.pk, simple_doc.pk])
+    rows = [CandidatePair(article=article, complex_document=complex_doc, simple_document=simple_doc,
                           complex_key=str(c), simple_key=str(s), origin="candidate", features=features,
-                          score=max(features.values()) if features else None)
+                          score=max(features.values()) if features else None,
+                          identical=is_identical(texts[complex_doc.pk].get(c, ""), texts[simple_doc.pk].get(s, "")))
             for (c, s), features in sorted(wanted.items()) if (c, s) not in have]
     CandidatePair.objects.bulk_create(rows, ignore_conflicts=True)
-    link_sentences(CandidatePair.objects.filter(run=run, complex_document=complex_doc, simple_document=simple_doc))
-    AlignmentRun.objects.filter(pk=run.pk).update(pair_count=CandidatePair.objects.filter(run=run).count())
+    by_key = {(int(c), int(s)): p for p in doc_pairs for c, s in [(p.complex_key, p.simple_key)] if "," not in c + s}
+    Prediction.objects.bulk_create(
+        [Prediction(run=run, pair=by_key[key], score=max(f.values()) if f else None, predicted_label="", features=f)
+         for key, f in sorted(wanted.items()) if key in by_key],
+        ignore_conflicts=True)
+    link_sentences(by_key[key] for key in wanted if key in by_key)
+    AlignmentRun.objects.filter(pk=run.pk).update(pair_count=Prediction.objects.filter(run=run).count())
     return {"run": run.pk, "pairs": len(wanted), "created": len(rows),
             "deleted": per_model.get(CandidatePair._meta.label, 0), "kept_labelled": kept_labelled}
 

@@ -27,7 +27,7 @@ from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
-from ..models import Adjudication, Assignment, CandidatePair, Label, LabelScheme, Project, Sentence, Side
+from ..models import Adjudication, Assignment, CandidatePair, Label, LabelScheme, Prediction, Project, Sentence, Side
 from . import labelling, qc
 
 QUEUE_ORIGINS = ("model", "candidate", "import")
@@ -51,16 +51,21 @@ class NothingToUndo(QueueError):
 # --- Scope --------------------------------------------------------------------------------------
 
 def queue_pairs(project: Project) -> QuerySet[CandidatePair]:
-    """Every pair of the project's queue (before quotas): chosen run or all, work origins only, no gold."""
+    """Every sentence pair of the project's queue (before quotas): each pair once, whichever runs
+    predicted it (or only those the run ``config["queue_run"]`` predicted); work origins only, no
+    gold, and no pair whose two sides are identical unless ``config["queue_identical"]``."""
     # NOT EXISTS rather than ``gold__isnull`` (a LEFT JOIN … IS NULL): the planner estimates an anti-join
     # well, and with a good estimate it walks the pair index in id order for ``_available``'s LIMIT 1
     # instead of sorting every candidate.
+    config = project.config or {}
     qs = CandidatePair.objects.filter(article__project=project, origin__in=QUEUE_ORIGINS).filter(
         ~Exists(Adjudication.objects.filter(pair=OuterRef("pk"))))
-    run = (project.config or {}).get("queue_run")
+    if not config.get("queue_identical"):
+        qs = qs.filter(identical=False)
+    run = config.get("queue_run")
     if run not in (None, ""):
         try:
-            qs = qs.filter(run_id=int(run))
+            qs = qs.filter(Exists(Prediction.objects.filter(pair=OuterRef("pk"), run_id=int(run))))
         except (TypeError, ValueError):
             raise ValueError(f"project config queue_run must be a run id, got {run!r}") from None
     return qs
@@ -280,17 +285,19 @@ def _serve_skipped(user, project: Project, config: qc.QcConfig, excluded) -> Can
 
 def submit(user, project: Project, pair_id: int, *, value: str = "", ratings: dict | None = None, comment: str = "",
            seconds: float = 0.0, client_token: uuid.UUID | None = None,
-           exclusion: str | None | object = qc.NOT_LOADED) -> tuple[Label, bool]:
-    """Label a pair of the annotator's queue (idempotent per ``client_token``); returns (label, created)."""
+           exclusion: str | None | object = qc.NOT_LOADED, change: bool = False) -> tuple[Label, bool]:
+    """Label a pair of the annotator's queue (idempotent per ``client_token``); returns (label, created).
+    Another value for a pair they labelled already raises ``labelling.LabelConflict`` unless ``change``."""
     label, created, *_ = _submit(user, project, pair_id, value=value, ratings=ratings, comment=comment,
-                                   seconds=seconds, client_token=client_token, exclusion=exclusion, serve=False)
+                                   seconds=seconds, client_token=client_token, exclusion=exclusion, serve=False,
+                                   change=change)
     return label, created
 
 
 def submit_and_next(user, project: Project, pair_id: int, *, value: str = "", ratings: dict | None = None,
                     comment: str = "", seconds: float = 0.0, client_token: uuid.UUID | None = None,
                     exclusion: str | None | object = qc.NOT_LOADED, with_context: bool = False,
-                    newest_pair: int | None = None) -> tuple[Label, bool, dict]:
+                    newest_pair: int | None = None, change: bool = False) -> tuple[Label, bool, dict]:
     """:func:`submit`, then :func:`state` with the next item: (label, created, state).
 
     The common case takes one transaction: the label, its assignment, and the next fresh pair
@@ -300,7 +307,7 @@ def submit_and_next(user, project: Project, pair_id: int, *, value: str = "", ra
     """
     label, created, mine, served, excluded_now = _submit(
         user, project, pair_id, value=value, ratings=ratings, comment=comment, seconds=seconds,
-        client_token=client_token, exclusion=exclusion, serve=True)
+        client_token=client_token, exclusion=exclusion, serve=True, change=change)
     if excluded_now:  # this test answer just excluded them: the label stays, no next item
         qc.ensure_not_excluded(user, project)
     config = qc.qc_config(project)
@@ -316,7 +323,7 @@ def submit_and_next(user, project: Project, pair_id: int, *, value: str = "", ra
 
 
 def _submit(user, project: Project, pair_id: int, *, value: str, ratings: dict | None, comment: str, seconds: float,
-            client_token: uuid.UUID | None, exclusion, serve: bool
+            client_token: uuid.UUID | None, exclusion, serve: bool, change: bool = False
             ) -> tuple[Label, bool, _Mine, CandidatePair | None, bool]:
     """Store the label; with ``serve``, also claim the next fresh pair in the same transaction when
     nothing else comes first. Returns (label, created, the annotator's counts before, the pair served
@@ -328,7 +335,7 @@ def _submit(user, project: Project, pair_id: int, *, value: str, ratings: dict |
     if assignment.status == Assignment.SKIPPED:
         raise NotAssigned(f"you skipped pair #{pair_id}; it comes back at the end of your queue")
     fields = labelling.checked_fields(user, project, value=value, ratings=ratings, comment=comment, seconds=seconds,
-                                      assignment=assignment, exclusion=exclusion)
+                                      assignment=assignment, exclusion=exclusion, source=labelling.QUEUE)
     config = qc.qc_config(project)
     still_open = mine.open - (assignment.status == Assignment.OPEN)
     inline = (serve and not assignment.is_test and not still_open
@@ -345,10 +352,10 @@ def _submit(user, project: Project, pair_id: int, *, value: str, ratings: dict |
                     served = None  # nothing written; the commit releases the lock, the general way goes on
     except IntegrityError:  # labelled before (a retry, a second tab): the slow path, no serving
         served = None
-        label, created = labelling.store_existing(user, pair_id, fields, client_token)
+        label, created = labelling.store_existing(user, pair_id, fields, client_token, change=change)
     if served is not None:
         _count_served(project)
-    excluded_now = assignment.is_test and qc.record_test_answer(user, project)
+    excluded_now = created and assignment.is_test and qc.record_test_answer(user, project)
     return label, created, mine, served, excluded_now
 
 
@@ -371,7 +378,7 @@ def undo(user, project: Project, *, exclusion: str | None | object = qc.NOT_LOAD
         if label is None:
             raise NothingToUndo("nothing to undo: you have no labels in this project yet")
         pair = label.pair
-        label.delete()
+        labelling.delete_label(user, label, source=labelling.UNDO)
         Assignment.objects.filter(pair=pair, annotator=user).update(status=Assignment.OPEN, assigned_at=timezone.now(),
                                                                     completed_at=None)
     return pair

@@ -43,7 +43,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
-from ..models import Adjudication, CandidatePair, Job, ModelVersion, PairSentence, Project, Side
+from ..models import Adjudication, CandidatePair, Job, ModelVersion, PairSentence, Prediction, Project, Side
 from . import progress
 from .projects import find_project
 
@@ -173,7 +173,7 @@ def target_pairs(project: Project, params: dict):
     """The pairs a job scores: the project's, or one run's, optionally of one origin."""
     qs = CandidatePair.objects.filter(article__project=project)
     if params.get("run") is not None:
-        qs = qs.filter(run_id=params["run"])
+        qs = qs.filter(pk__in=Prediction.objects.filter(run_id=params["run"]).values("pair_id"))
     if params.get("origin"):
         qs = qs.filter(origin=params["origin"])
     return qs

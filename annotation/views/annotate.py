@@ -5,11 +5,13 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
+from django.views.decorators.cache import never_cache
 
 from ..permissions import visible_projects
 from ..services import qc, queue
 
 
+@never_cache  # Cache-Control: no-store (and friends): Back/Forward reloads the current item
 @login_required
 def annotate(request: HttpRequest, pk: int) -> HttpResponse:
     project = get_object_or_404(visible_projects(request.user).select_related("label_scheme"), pk=pk)

@@ -1,16 +1,70 @@
-"""Labels: annotators submit their own; researchers read all labels of their projects."""
+"""Labels: annotators submit and edit their own; researchers read all labels of their projects.
+
+* ``POST /api/labels/ {pair, value | ratings, comment, seconds, client_token, change}`` — through the
+  same gate as the queue (``services.labelling``): 201 new, 200 the stored label (same token or
+  same content), 409 with the stored label when the pair was labelled before with other content
+  and ``change`` is not true, 403 when the pair was not served to the user, 400 for bad input.
+* ``GET /api/labels/?mine=1&value=&article=&project=&since=&until=&q=`` — filters ("My labels");
+  ``q`` searches the pair's sentences and the comment.
+* ``PATCH /api/labels/<id>/ {value | ratings, comment}`` — the annotator edits their own label;
+  the old value goes into the history. ``GET /api/labels/<id>/history/`` lists it.
+"""
 from __future__ import annotations
 
-from django.db.models import Q
-from rest_framework import mixins, status, viewsets
-from rest_framework.exceptions import PermissionDenied, ValidationError
+import datetime
+
+from django.db.models import Exists, OuterRef, Q
+from django.utils.dateparse import parse_date, parse_datetime
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.response import Response
 
-from ..models import CandidatePair, Label
+from ..models import CandidatePair, Label, LabelChange, PairSentence
 from ..permissions import can_annotate, researched_projects, visible_projects
 from ..serializers import LabelSerializer
-from ..services import labelling
+from ..services import labelling, qc
 from .mixins import int_param
+
+MAX_QUERY_CHARS = 200
+
+
+class LabelEdit(serializers.Serializer):
+    value = serializers.CharField(required=False, allow_blank=True, default="", max_length=labelling.MAX_VALUE_CHARS,
+                                  trim_whitespace=False)
+    ratings = serializers.DictField(required=False, default=dict)
+    comment = serializers.CharField(required=False, allow_blank=True, allow_null=True, default=None,
+                                    max_length=labelling.MAX_COMMENT_CHARS, trim_whitespace=False)
+
+
+def refused(exc: ValueError) -> Response:
+    """The HTTP answer to a label the gate refused."""
+    if isinstance(exc, labelling.LabelConflict):
+        return Response(exc.payload(), status=status.HTTP_409_CONFLICT)
+    if isinstance(exc, qc.AnnotatorExcluded):
+        return Response({"detail": str(exc), "code": "excluded", "excluded": True}, status=status.HTTP_403_FORBIDDEN)
+    if isinstance(exc, labelling.NotServed):
+        return Response({"detail": str(exc), "code": "not_served"}, status=status.HTTP_403_FORBIDDEN)
+    code = "too_fast" if isinstance(exc, qc.LabelTooFast) else "invalid"
+    return Response({"detail": str(exc), "code": code}, status=status.HTTP_400_BAD_REQUEST)
+
+
+def _date_param(request, name: str, *, end: bool = False) -> datetime.datetime | None:
+    raw = request.query_params.get(name)
+    if not raw:
+        return None
+    parsed = parse_datetime(raw) if "T" in raw or " " in raw else None
+    if parsed is None:
+        try:
+            day = parse_date(raw)
+        except ValueError:
+            day = None
+        if day is None:
+            raise ValidationError({name: f"must be a date (YYYY-MM-DD) or date-time, got {raw[:40]!r}"})
+        parsed = datetime.datetime.combine(day, datetime.time.max if end else datetime.time.min)
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=datetime.UTC)
+    return parsed
 
 
 class LabelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
@@ -20,9 +74,38 @@ class LabelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         user = self.request.user
         qs = Label.objects.filter(
             Q(annotator=user) | Q(pair__article__project__in=researched_projects(user))
-        ).select_related("annotator").order_by("id")
-        pair = int_param(self.request, "pair")
-        return qs.filter(pair_id=pair) if pair is not None else qs
+        ).select_related("annotator", "pair__article").order_by("id")
+        if self.action != "list":
+            return qs
+        return self.filtered(qs)
+
+    def filtered(self, qs):
+        request = self.request
+        params = request.query_params
+        if params.get("mine", "").lower() in ("1", "true", "yes"):
+            qs = qs.filter(annotator=request.user).order_by("-updated_at", "-id")
+        for name, field in (("pair", "pair_id"), ("article", "pair__article_id"), ("project", "pair__article__project_id")):
+            value = int_param(request, name)
+            if value is not None:
+                qs = qs.filter(**{field: value})
+        if params.get("value"):
+            qs = qs.filter(value=self._text_param("value", labelling.MAX_VALUE_CHARS))
+        since, until = _date_param(request, "since"), _date_param(request, "until", end=True)
+        if since is not None:
+            qs = qs.filter(updated_at__gte=since)
+        if until is not None:
+            qs = qs.filter(updated_at__lte=until)
+        if params.get("q"):
+            q = self._text_param("q", MAX_QUERY_CHARS)
+            in_text = PairSentence.objects.filter(pair=OuterRef("pair_id"), sentence__text__icontains=q)
+            qs = qs.filter(Q(comment__icontains=q) | Exists(in_text) | Q(pair__article__title__icontains=q))
+        return qs
+
+    def _text_param(self, name: str, limit: int) -> str:
+        try:
+            return labelling.clean_text(name, self.request.query_params.get(name), limit)
+        except ValueError as exc:
+            raise ValidationError({name: str(exc)}) from exc
 
     def create(self, request, *args, **kwargs):
         serializer = self.get_serializer(data=request.data)
@@ -36,7 +119,32 @@ class LabelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
             label, created = labelling.submit_label(
                 request.user, pair, value=data.get("value", ""), ratings=data.get("ratings") or {},
                 comment=data.get("comment", ""), seconds=data.get("seconds", 0.0), client_token=data.get("client_token"),
+                source=labelling.API, change=bool(data.get("change")),
             )
         except ValueError as exc:
-            raise ValidationError({"value": str(exc)}) from exc
+            return refused(exc)
         return Response(self.get_serializer(label).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+    def partial_update(self, request, *args, **kwargs):
+        label = self.get_object()
+        if label.annotator_id != request.user.pk:
+            raise PermissionDenied("you can only edit your own labels")
+        edit = LabelEdit(data=request.data)
+        edit.is_valid(raise_exception=True)
+        d = edit.validated_data
+        try:
+            label = labelling.edit_label(request.user, label, value=d["value"], ratings=d["ratings"], comment=d["comment"])
+        except ValueError as exc:
+            return refused(exc)
+        return Response(self.get_serializer(label).data)
+
+    @action(detail=True, methods=["get"])
+    def history(self, request, pk=None):
+        label = self.get_object()
+        rows = LabelChange.objects.filter(pair_id=label.pair_id, annotator_id=label.annotator_id).select_related("changed_by")
+        if not rows.exists() and label is None:
+            raise NotFound()
+        return Response([{"old_value": r.old_value, "old_ratings": r.old_ratings, "old_comment": r.old_comment,
+                          "new_value": r.new_value, "new_ratings": r.new_ratings, "new_comment": r.new_comment,
+                          "source": r.source, "changed_by": r.changed_by.username if r.changed_by else None,
+                          "at": r.created_at.isoformat()} for r in rows])

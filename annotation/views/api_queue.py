@@ -17,6 +17,7 @@ from rest_framework.views import APIView
 from ..models import Assignment, CandidatePair, Project
 from ..permissions import is_admin
 from ..services import qc, queue
+from .api_labels import refused
 
 
 @dataclass(frozen=True)
@@ -60,8 +61,9 @@ class SubmitInput(serializers.Serializer):
     value = serializers.CharField(required=False, allow_blank=True, default="", max_length=50)
     ratings = serializers.DictField(required=False, default=dict)
     comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
-    seconds = serializers.FloatField(required=False, min_value=0, default=0.0)
+    seconds = serializers.FloatField(required=False, default=0.0)
     client_token = serializers.UUIDField(required=False, allow_null=True, default=None)
+    change = serializers.BooleanField(required=False, default=False)
 
 
 class PairInput(serializers.Serializer):
@@ -69,10 +71,7 @@ class PairInput(serializers.Serializer):
 
 
 def _refused(exc: ValueError) -> Response:
-    if isinstance(exc, qc.AnnotatorExcluded):
-        return Response({"detail": str(exc), "excluded": True}, status=status.HTTP_403_FORBIDDEN)
-    code = "too_fast" if isinstance(exc, qc.LabelTooFast) else "invalid"
-    return Response({"detail": str(exc), "code": code}, status=status.HTTP_400_BAD_REQUEST)
+    return refused(exc)
 
 
 class QueueView(APIView):
@@ -83,6 +82,12 @@ class QueueView(APIView):
 
     permission_classes = [IsAuthenticated, IsQueueMember]
     renderer_classes = [JSONRenderer]
+
+    def finalize_response(self, request, response, *args, **kwargs):
+        # Back/Forward and a second tab must never show a stale item from the browser's cache.
+        response = super().finalize_response(request, response, *args, **kwargs)
+        response["Cache-Control"] = "no-store"
+        return response
 
     def get_seat(self) -> Seat:
         if not hasattr(self, "_seat"):
@@ -128,7 +133,7 @@ class SubmitView(QueueView):
             label, created, state = queue.submit_and_next(
                 request.user, seat.project, d["pair"], value=d["value"], ratings=d["ratings"], comment=d["comment"],
                 seconds=d["seconds"], client_token=d["client_token"], exclusion=seat.exclusion,
-                with_context=self.with_context(), newest_pair=seat.newest_pair)
+                with_context=self.with_context(), newest_pair=seat.newest_pair, change=d["change"])
         except ValueError as exc:
             return _refused(exc)
         saved = {"id": label.pk, "pair": label.pair_id, "value": label.value, "ratings": label.ratings,

@@ -1,13 +1,14 @@
 """Alignment runs, jobs and candidate pairs."""
 from __future__ import annotations
 
+from django.db.models import Exists, OuterRef
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
-from ..models import AlignmentRun, CandidatePair, Job, Project
+from ..models import AlignmentRun, CandidatePair, Job, Prediction, Project
 from ..permissions import can_research, researched_projects, visible_projects
 from ..serializers import AlignmentRunSerializer, CandidatePairSerializer, JobSerializer
 from ..services import alignment_runs, jobs, pair_filters
@@ -86,11 +87,13 @@ class CandidatePairViewSet(viewsets.ReadOnlyModelViewSet):
 
     def get_queryset(self):
         qs = CandidatePair.objects.filter(article__project__in=visible_projects(self.request.user))
-        qs = qs.select_related("article").prefetch_related("members__sentence").order_by("id")
-        for name in ("run", "article"):
-            value = int_param(self.request, name)
-            if value is not None:
-                qs = qs.filter(**{f"{name}_id": value})
+        qs = qs.select_related("article").prefetch_related("members__sentence", "predictions__run").order_by("id")
+        article = int_param(self.request, "article")
+        if article is not None:
+            qs = qs.filter(article_id=article)
+        run = int_param(self.request, "run")
+        if run is not None:
+            qs = qs.filter(Exists(Prediction.objects.filter(pair=OuterRef("pk"), run_id=run)))
         project = int_param(self.request, "project")
         if project is not None:
             qs = qs.filter(article__project_id=project)

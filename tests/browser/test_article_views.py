@@ -60,7 +60,7 @@ def test_a_researcher_removes_an_automatic_paragraph_link_adds_another_and_candi
     sizes = {(d.pk, p.index): p.sentences.count() for d in docs for p in d.paragraphs.all()}
     expected = sum(sizes[(docs[0].pk, c)] * sizes[(docs[1].pk, s)] for c, s in active)
     run = pc.candidate_run(project, create=False)
-    assert CandidatePair.objects.filter(run=run, complex_document=docs[0], simple_document=docs[1]).count() == expected > 0
+    assert CandidatePair.objects.filter(predictions__run=run, complex_document=docs[0], simple_document=docs[1]).count() == expected > 0
 
 
 def test_an_annotator_links_sentences_with_the_keyboard_and_saves_them_as_labels(page, transactional_db):

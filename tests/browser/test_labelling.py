@@ -21,7 +21,7 @@ def demo_queue(transactional_db):
     project.save()
     run = AlignmentRun.objects.create(project=project, method="tfidf")
     alignment_runs.execute_run(run.pk)
-    assert CandidatePair.objects.filter(run=run).count() >= 12
+    assert CandidatePair.objects.filter(predictions__run=run).count() >= 12
     return project
 
 

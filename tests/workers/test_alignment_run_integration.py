@@ -29,7 +29,7 @@ def test_a_crf_run_from_the_api_completes_on_the_embedded_worker(api, embedded_w
     assert run.articles_total == run.articles_done == 8  # 4 demo articles × 2 adjacent level pairs
     assert run.pair_count > 0 and run.timings["total_s"] > 0
     pairs = client.get(f"/api/pairs/?run={run.pk}").json()
-    assert pairs["count"] == run.pair_count == CandidatePair.objects.filter(run=run).count()
+    assert pairs["count"] == run.pair_count == CandidatePair.objects.filter(predictions__run=run).count()
     first = pairs["results"][0]
     assert first["complex_text"] and first["simple_text"] and first["predicted_label"] in ("aligned", "partial")
 

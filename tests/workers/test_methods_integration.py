@@ -31,14 +31,14 @@ def test_sum4simp_wivico_and_muss_runs_complete_on_the_demo_corpus(api, embedded
     for method, run in runs.items():
         assert run.status == Status.SUCCEEDED, (method, run.error)
         assert run.articles_done == run.articles_total == 8 and run.progress == 100.0
-        assert run.pair_count == CandidatePair.objects.filter(run=run).count()
+        assert run.pair_count == CandidatePair.objects.filter(predictions__run=run).count()
     # The demo levels rewrite each other closely: every method finds pairs, with its own evidence.
     assert runs["sum4simp"].pair_count > 0 and runs["wivico"].pair_count > 0 and runs["muss"].pair_count > 0
-    s4s = CandidatePair.objects.filter(run=runs["sum4simp"]).first()
+    s4s = CandidatePair.objects.filter(predictions__run=runs["sum4simp"]).first()
     assert s4s.simple_key.count(",") == 0 and {"d_max", "n_stitched"} <= set(s4s.features)  # n:1 by design
-    wivico = CandidatePair.objects.filter(run=runs["wivico"]).first()
+    wivico = CandidatePair.objects.filter(predictions__run=runs["wivico"]).first()
     assert {"n", "m", "cutoff", "margin"} <= set(wivico.features) and wivico.score >= wivico.features["cutoff"]
-    muss = CandidatePair.objects.filter(run=runs["muss"]).first()
+    muss = CandidatePair.objects.filter(predictions__run=runs["muss"]).first()
     assert muss.predicted_label == "aligned" and muss.features["l2_distance"] <= 0.5
     ordered = client.get(f"/api/pairs/?run={runs['wivico'].pk}&ordering=-score").json()["results"]
     assert [p["score"] for p in ordered] == sorted((p["score"] for p in ordered), reverse=True)
@@ -56,7 +56,7 @@ def test_an_access_attributes_job_from_the_api_completes_on_the_embedded_worker(
     wait_for(lambda: Job.objects.get(pk=job_id).is_finished, 240, embedded_worker, "the access-attributes job")
     job = Job.objects.get(pk=job_id)
     assert job.status == Status.SUCCEEDED, job.error
-    pairs = CandidatePair.objects.filter(run_id=run["id"])
+    pairs = CandidatePair.objects.filter(predictions__run_id=run["id"])
     assert job.result["pairs"] == pairs.count() > 0 and job.progress == 100.0
     assert all(0 < p.features["access_char_ratio"] and 0 <= p.features["access_lev_sim"] <= 1 for p in pairs)
     shortest = client.get(f"/api/pairs/?run={run['id']}&ordering=features__access_char_ratio").json()["results"][0]

@@ -51,3 +51,18 @@ def split_sentences(paragraph: str, language: str = "en") -> list[str]:
 def split_document(text: str, language: str = "en") -> list[list[str]]:
     """Paragraphs of sentences for a raw text."""
     return [split_sentences(p, language) for p in split_paragraphs(text)]
+
+
+def normalise(text: str) -> str:
+    """``text`` for comparing two sides of a pair: Unicode NFKC, case-folded, punctuation dropped,
+    whitespace collapsed. Two sides that normalise alike are *identical* (nothing was simplified)."""
+    import unicodedata
+
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    kept = "".join(" " if unicodedata.category(ch).startswith("P") else ch for ch in folded)
+    return " ".join(kept.split())
+
+
+def is_identical(complex_text: str, simple_text: str) -> bool:
+    """Whether the two sides of a pair are the same text after :func:`normalise`."""
+    return normalise(complex_text) == normalise(simple_text)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Subquery
 
 from ...models import (
     Adjudication,
@@ -19,6 +19,7 @@ from ...models import (
     CandidatePair,
     Document,
     Label,
+    Prediction,
     Project,
     Sentence,
     Status,
@@ -114,12 +115,22 @@ class PairSource:
                 last_paragraph[doc_id] = paragraph_id
             documents[doc_id]["paragraphs"][-1].append(text)
 
-        pairs = CandidatePair.objects.filter(article_id__in=ids)
         if self.options.kind == "auto":
-            pairs = pairs.filter(run_id__in=self.run_ids)
+            # one row per (run, pair): the export keeps the latest run's prediction of each pair
+            pair_rows = (Prediction.objects.filter(pair__article_id__in=ids, run_id__in=self.run_ids)
+                         .order_by("pair__article_id", "pair_id", "run_id").values_list(
+                             "pair_id", "pair__article_id", "pair__complex_document_id", "pair__simple_document_id",
+                             "pair__complex_key", "pair__simple_key", "score", "predicted_label", "pair__features",
+                             "pair__origin", "run_id"))
         else:
-            pairs = pairs.filter(Exists(Adjudication.objects.filter(pair=OuterRef("pk")))
+            latest_run = Prediction.objects.filter(pair=OuterRef("pk")).order_by("-run_id").values("run_id")[:1]
+            pair_rows = (CandidatePair.objects.filter(article_id__in=ids)
+                         .filter(Exists(Adjudication.objects.filter(pair=OuterRef("pk")))
                                  | Exists(Label.objects.filter(pair=OuterRef("pk"), is_test_question=False)))
+                         .annotate(latest_run=Subquery(latest_run))
+                         .order_by("article_id", "id").values_list(
+                             "id", "article_id", "complex_document_id", "simple_document_id", "complex_key", "simple_key",
+                             "score", "predicted_label", "features", "origin", "latest_run"))
         stored: dict[int, tuple[str, str, str | None]] = {}
         for pair_id, value, provenance, reviewer_id, reviewer in (
                 Adjudication.objects.filter(pair__article_id__in=ids)
@@ -137,13 +148,10 @@ class PairSource:
         titles = {r[0]: r[1] for r in rows}
         split_of = {r[0]: r[2] for r in rows}
         seen_auto: dict[tuple, int] = {}
-        for (pair_id, article_id, c_doc, s_doc, c_key, s_key, score, predicted, features, origin, run_id) in (
-                pairs.order_by("article_id", "id").values_list(
-                    "id", "article_id", "complex_document_id", "simple_document_id", "complex_key", "simple_key",
-                    "score", "predicted_label", "features", "origin", "run_id")):
+        for (pair_id, article_id, c_doc, s_doc, c_key, s_key, score, predicted, features, origin, run_id) in pair_rows:
             pair_votes = votes.get(pair_id, [])
             if self.options.kind == "auto":
-                # several runs of one model version may propose the same pair: keep the latest run's
+                # several runs may predict the same pair: keep the latest run's prediction
                 key = (c_doc, s_doc, c_key, s_key)
                 label, provenance, reviewer = predicted or "", "model", None
                 klass = gold.auto_class(label, self.counts_as)

@@ -15,6 +15,7 @@ from annotation.models import (
     Side,
     indices_key,
 )
+from workers.engine.text import is_identical
 
 from .base import ParsedArticle
 
@@ -76,9 +77,11 @@ def write_articles(project: Project, parsed: list[ParsedArticle], *, source: str
             c_doc, s_doc = docs[p.complex_level], docs[p.simple_level]
             pair_rows.append(
                 CandidatePair(
-                    run=None, article=article, complex_document=c_doc, simple_document=s_doc,
+                    article=article, complex_document=c_doc, simple_document=s_doc,
                     complex_key=indices_key(p.complex), simple_key=indices_key(p.simple), origin="import",
                     score=p.score, features=dict(p.features),
+                    identical=is_identical(" ".join(by_doc[c_doc.pk][i].text for i in sorted(set(p.complex))),
+                                           " ".join(by_doc[s_doc.pk][i].text for i in sorted(set(p.simple)))),
                 )
             )
             pair_specs.append((p, c_doc, s_doc))

@@ -24,7 +24,7 @@ def test_align_now_runs_in_process_and_prints_a_summary(corpus):
     run = AlignmentRun.objects.get()
     assert run.status == Status.SUCCEEDED
     assert f"alignment run #{run.pk} (jaccard) succeeded: {run.pair_count} pairs" in out.getvalue()
-    assert CandidatePair.objects.filter(run=run).count() == run.pair_count >= 1
+    assert CandidatePair.objects.filter(predictions__run=run).count() == run.pair_count >= 1
 
 
 def test_align_without_now_only_queues(corpus):

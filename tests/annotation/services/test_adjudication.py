@@ -21,11 +21,11 @@ def make_pairs(project, n: int, *, scores: list[float] | None = None, run: Align
     run = run or AlignmentRun.objects.create(project=project, method="jaccard", status=Status.SUCCEEDED)
     scores = scores or [0.5] * n
     pairs = CandidatePair.objects.bulk_create([
-        CandidatePair(run=run, article=article, complex_document=complex_doc, simple_document=simple_doc,
+        CandidatePair(article=article, complex_document=complex_doc, simple_document=simple_doc,
                       complex_key=indices_key([i]), simple_key=indices_key([i]), score=scores[i])
         for i in range(n)])
     link_sentences(pairs)
-    return list(CandidatePair.objects.filter(article=article).order_by("id"))
+    return factories.predict(run, CandidatePair.objects.filter(article=article).order_by("id"))
 
 
 def vote(pair, user, value: str, *, seconds: float = 12.0, comment: str = "", test: bool = False) -> Label:

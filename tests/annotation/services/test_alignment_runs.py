@@ -29,15 +29,15 @@ def test_a_run_aligns_each_adjacent_pair_of_levels(corpus):
     alignment_runs.execute_run(run.pk)
     run.refresh_from_db()
     assert run.status == Status.SUCCEEDED and run.articles_total == 2
-    levels = set(CandidatePair.objects.filter(run=run).values_list("complex_document__level", "simple_document__level"))
+    levels = set(CandidatePair.objects.filter(predictions__run=run).values_list("complex_document__level", "simple_document__level"))
     assert levels == {("adv", "int"), ("int", "ele")}
-    assert run.pair_count == CandidatePair.objects.filter(run=run).count() > 0
+    assert run.pair_count == CandidatePair.objects.filter(predictions__run=run).count() > 0
 
 
 def test_explicit_level_pairs_limit_what_is_aligned(corpus):
     run = _run(corpus, level_pairs=[["adv", "ele"]])
     alignment_runs.execute_run(run.pk)
-    levels = set(CandidatePair.objects.filter(run=run).values_list("complex_document__level", "simple_document__level"))
+    levels = set(CandidatePair.objects.filter(predictions__run=run).values_list("complex_document__level", "simple_document__level"))
     assert levels == {("adv", "ele")}
 
 
@@ -93,8 +93,8 @@ def test_thresholds_calibrated_on_a_run_of_the_same_method_are_used_by_the_next_
     alignment_runs.execute_run(second.pk)
     second.refresh_from_db()
     assert second.result["project_defaults"] == {"aligned_threshold": 0.9, "partial_threshold": 0.6}
-    assert all(p.score >= 0.6 for p in CandidatePair.objects.filter(run=second))
-    assert CandidatePair.objects.filter(run=second).count() < CandidatePair.objects.filter(run=first).count()
+    assert all(p.score >= 0.6 for p in CandidatePair.objects.filter(predictions__run=second))
+    assert CandidatePair.objects.filter(predictions__run=second).count() < CandidatePair.objects.filter(predictions__run=first).count()
 
 
 def test_calibrated_thresholds_of_another_method_or_explicit_params_are_not_applied(corpus):
@@ -111,7 +111,7 @@ def test_calibrated_thresholds_of_another_method_or_explicit_params_are_not_appl
 def test_every_pair_a_run_writes_carries_the_access_attributes(corpus):
     run = _run(corpus)
     alignment_runs.execute_run(run.pk)
-    pairs = list(CandidatePair.objects.filter(run=run))
+    pairs = list(CandidatePair.objects.filter(predictions__run=run))
     assert pairs and all({"access_char_ratio", "access_lev_sim", "access_word_rank_ratio"} <= set(p.features) for p in pairs)
     for pair in pairs:
         complex_text = " ".join(m.sentence.text for m in pair.members.filter(side="complex").order_by("sentence__index"))
@@ -125,4 +125,4 @@ def test_every_pair_a_run_writes_carries_the_access_attributes(corpus):
 def test_access_attributes_can_be_switched_off_for_a_run(corpus):
     run = _run(corpus, params={"access_attributes": False})
     alignment_runs.execute_run(run.pk)
-    assert not any("access_char_ratio" in p.features for p in CandidatePair.objects.filter(run=run))
+    assert not any("access_char_ratio" in p.features for p in CandidatePair.objects.filter(predictions__run=run))

@@ -30,7 +30,7 @@ def run(article, docs):
     run = AlignmentRun.objects.create(project=article.project, method="jaccard", status=Status.SUCCEEDED)
     c, s = docs
     for ci, si, label in (([0], [0], "aligned"), ([1], [1], "aligned"), ([2, 3], [2], "partial")):
-        CandidatePair.objects.create(run=run, article=article, complex_document=c, simple_document=s, complex_key=indices_key(ci),
+        factories.make_pair(run, article=article, complex_document=c, simple_document=s, complex_key=indices_key(ci),
                                      simple_key=indices_key(si), predicted_label=label, score=0.9, origin="model")
     return run
 
@@ -59,7 +59,7 @@ def test_saving_links_creates_manual_pairs_labelled_by_the_annotator(users, arti
     saved = aa.save_links(anna, article, *docs, run, [{"complex": [0], "simple": [0], "label": "aligned"},
                                                     {"complex": [1], "simple": [1], "label": "partial"}])
     assert saved["links"] == 2 and saved["pairs_created"] == 2
-    manual = CandidatePair.objects.filter(run=None, origin="manual")
+    manual = CandidatePair.objects.filter(origin="manual")
     assert sorted(manual.values_list("complex_key", "simple_key")) == [("0", "0"), ("1", "1")]
     mine = labels_of(anna)
     assert mine[("0", "0", None)] == "aligned" and mine[("1", "1", None)] == "partial"
@@ -77,7 +77,7 @@ def test_model_pairs_the_annotator_removed_are_labelled_not_aligned(users, artic
 def test_an_n_to_m_link_is_one_pair_with_every_sentence_and_contained_model_pairs_are_left_alone(users, article, docs, run):
     anna = users["anna"]
     aa.save_links(anna, article, *docs, run, [{"complex": [0, 1], "simple": [0, 1], "label": "aligned"}])
-    pair = CandidatePair.objects.get(run=None, complex_key="0,1", simple_key="0,1")
+    pair = CandidatePair.objects.get(complex_key="0,1", simple_key="0,1")
     assert sorted(PairSentence.objects.filter(pair=pair).values_list("side", "sentence__index")) == [
         ("complex", 0), ("complex", 1), ("simple", 0), ("simple", 1)]
     mine = labels_of(anna)
@@ -145,7 +145,7 @@ def test_overlapping_links_and_indices_out_of_range_are_refused_with_every_probl
     assert "links 1 and 2 overlap: both contain complex sentence 0" in text
     assert "complex sentence 9 is out of range (the complex document has 4 sentences, 0–3)" in text
     assert "label 'maybe' is not one of: aligned, partial" in text
-    assert not Label.objects.exists() and not CandidatePair.objects.filter(run=None).exists()
+    assert not Label.objects.exists() and not CandidatePair.objects.filter(origin="manual").exists()
 
 
 def test_a_save_faster_than_the_projects_minimum_is_refused_and_writes_nothing(users, article, docs, run):

@@ -24,7 +24,7 @@ def labelled(project, users):
 
 def test_the_distribution_groups_scores_by_gold_or_majority_label_in_scheme_order(project, labelled):
     result = calibration.score_distribution(project)
-    assert result["run"] == labelled[0].run_id and result["pairs"] == 8
+    assert result["run"] == labelled[0].predictions.get().run_id and result["pairs"] == 8
     groups = {g["value"]: g for g in result["groups"]}
     assert [g["value"] for g in result["groups"]] == ["aligned", "partial", "not-aligned"]
     assert groups["aligned"]["n"] == 4  # the adjudicated pair counts as aligned, not as anna's not-aligned
@@ -39,7 +39,7 @@ def test_mean_valid_is_the_mean_score_of_the_pairs_counting_as_aligned(project, 
     assert stored["pairs"] == {"aligned": 4, "partial": 2, "not": 2}
     project.refresh_from_db()
     assert project.config["thresholds"]["aligned"] == pytest.approx(0.75)
-    assert project.config["thresholds"]["source_run"] == labelled[0].run_id
+    assert project.config["thresholds"]["source_run"] == labelled[0].predictions.get().run_id
     assert project.config["wivico"]["threshold"] == pytest.approx(0.75)
 
 
@@ -81,7 +81,7 @@ def test_calibration_without_aligned_pairs_says_what_is_missing(project, users):
 
 def test_the_default_run_is_the_newest_with_labelled_pairs_and_another_projects_run_is_refused(project, labelled):
     AlignmentRun.objects.create(project=project, method="sbert", status=Status.RUNNING)  # newer, nothing labelled
-    assert calibration.default_run(project) == labelled[0].run_id
+    assert calibration.default_run(project) == labelled[0].predictions.get().run_id
     other = Project.objects.get(name="Other")
     foreign = AlignmentRun.objects.create(project=other, method="sbert", status=Status.SUCCEEDED)
     with pytest.raises(calibration.CalibrationError, match="not a run of this project"):
@@ -95,7 +95,7 @@ def test_scores_of_another_run_are_kept_apart(project, labelled, users):
     [pair] = make_pairs(project, 1, scores=[0.99], run=newer, title="Newer article")
     vote(pair, bob, "aligned")
     assert calibration.score_distribution(project)["run"] == newer.pk
-    assert calibration.score_distribution(project, labelled[0].run_id)["pairs"] == 8
+    assert calibration.score_distribution(project, labelled[0].predictions.get().run_id)["pairs"] == 8
 
 
 def test_box_stats_use_tukey_whiskers():

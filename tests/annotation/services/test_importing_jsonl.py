@@ -62,7 +62,7 @@ def test_gold_links_become_imported_pairs_adjudicated_as_aligned(project):
     result = import_files(project, [("in.jsonl", jsonl(record))])
     assert result.pairs == 2
     pairs = list(CandidatePair.objects.order_by("complex_key"))
-    assert [(p.complex_key, p.simple_key, p.origin, p.run_id) for p in pairs] == [("0", "0", "import", None), ("2", "1", "import", None)]
+    assert [(p.complex_key, p.simple_key, p.origin, p.predictions.count()) for p in pairs] == [("0", "0", "import", 0), ("2", "1", "import", 0)]
     assert pairs[1].complex_document.level == "complex" and pairs[1].simple_document.level == "simple"
     members = {(m.side, m.sentence.text) for m in PairSentence.objects.filter(pair=pairs[1])}
     assert members == {("complex", "C2."), ("simple", "S1.")}

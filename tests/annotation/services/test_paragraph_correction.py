@@ -37,7 +37,7 @@ def active_links(docs) -> set[tuple[int, int]]:
 
 def candidates(project, docs) -> set[tuple[str, str]]:
     run = pc.candidate_run(project, create=False)
-    return set(CandidatePair.objects.filter(run=run, complex_document=docs[0], simple_document=docs[1])
+    return set(CandidatePair.objects.filter(predictions__run=run, complex_document=docs[0], simple_document=docs[1])
                .values_list("complex_key", "simple_key"))
 
 
@@ -88,20 +88,20 @@ def test_candidates_are_every_sentence_pair_within_the_aligned_paragraphs(users,
     assert saved["candidates"]["pairs"] == saved["candidates"]["created"] == 4 + 12
     run = pc.candidate_run(article.project)
     assert run.method == "candidates" and run.status == Status.SUCCEEDED and run.pair_count == 16
-    assert set(CandidatePair.objects.filter(run=run).values_list("origin", flat=True)) == {"candidate"}
-    assert CandidatePair.objects.get(run=run, complex_key="4", simple_key="2").members.count() == 2
+    assert set(CandidatePair.objects.filter(predictions__run=run).values_list("origin", flat=True)) == {"candidate"}
+    assert CandidatePair.objects.get(predictions__run=run, complex_key="4", simple_key="2").members.count() == 2
 
 
 def test_resaving_replaces_the_candidates_without_duplicates_and_keeps_labelled_ones(users, article, docs):
     pc.save_paragraph_links(users["anna"], article, *docs, [{"complex": 0, "simple": 0}, {"complex": 1, "simple": 1}])
     run = pc.candidate_run(article.project)
-    labelled = CandidatePair.objects.get(run=run, complex_key="2", simple_key="2")
+    labelled = CandidatePair.objects.get(predictions__run=run, complex_key="2", simple_key="2")
     Label.objects.create(pair=labelled, annotator=users["anna"], value="aligned")
-    gold = CandidatePair.objects.get(run=run, complex_key="3", simple_key="3")
+    gold = CandidatePair.objects.get(predictions__run=run, complex_key="3", simple_key="3")
     Adjudication.objects.create(pair=gold, value="aligned", provenance=Adjudication.IMPORTED)
     again = pc.save_paragraph_links(users["anna"], article, *docs, [{"complex": 0, "simple": 0}, {"complex": 1, "simple": 1}])
     assert (again["candidates"]["created"], again["candidates"]["deleted"]) == (0, 0)
-    assert CandidatePair.objects.filter(run=run).count() == 8
+    assert CandidatePair.objects.filter(predictions__run=run).count() == 8
     changed = pc.save_paragraph_links(users["anna"], article, *docs, [{"complex": 0, "simple": 0}, {"complex": 2, "simple": 2}])
     assert changed["candidates"] == {"run": run.pk, "pairs": 4 + 6, "created": 6, "deleted": 2, "kept_labelled": 2}
     assert candidates(article.project, docs) == ({(str(c), str(s)) for c in (0, 1) for s in (0, 1)}
@@ -115,7 +115,7 @@ def test_selected_candidates_take_the_top_complex_sentences_within_aligned_parag
     found = {(int(c), int(s)) for c, s in candidates(article.project, docs)}
     assert found == {(0, 0), (1, 1), (4, 4), (5, 5)}  # top-1 of both measures agree; ¶1 has no link
     assert saved["candidates"]["pairs"] == 4
-    features = CandidatePair.objects.get(run=pc.candidate_run(article.project), complex_key="5", simple_key="5").features
+    features = CandidatePair.objects.get(predictions__run=pc.candidate_run(article.project), complex_key="5", simple_key="5").features
     assert set(features) == {"charngram", "tfidf"}
 
 

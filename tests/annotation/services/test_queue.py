@@ -24,12 +24,12 @@ def build_queue(project, pairs: int, *, gold: int = 0, title: str = "Queue artic
                                                       "ele": [simple_sentences]})
     complex_doc, simple_doc = article.documents.order_by("rank")
     run = run or AlignmentRun.objects.create(project=project, method="jaccard", status=Status.SUCCEEDED)
-    rows = [CandidatePair(run=run, article=article, complex_document=complex_doc, simple_document=simple_doc,
+    rows = [CandidatePair(article=article, complex_document=complex_doc, simple_document=simple_doc,
                           complex_key=indices_key([i]), simple_key=indices_key([i]), score=0.5,
                           predicted_label="aligned", origin=origin) for i in range(n)]
     created = CandidatePair.objects.bulk_create(rows)
     link_sentences(created)
-    created = list(CandidatePair.objects.filter(article=article).order_by("id"))
+    created = factories.predict(run, CandidatePair.objects.filter(article=article).order_by("id"))
     for pair in created[pairs:]:
         Adjudication.objects.create(pair=pair, value="aligned", provenance=Adjudication.IMPORTED)
     return created[:pairs], created[pairs:]

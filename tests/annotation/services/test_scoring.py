@@ -90,12 +90,14 @@ def test_rerunning_access_attributes_overwrites_its_keys_and_keeps_the_others(pr
 
 
 def test_a_job_scores_only_the_pairs_of_the_given_run(project):
-    imported = parallel(project, "p", [("The cat sat on the mat.", "A cat sat.")])[0]
+    imported, predicted = parallel(project, "p", [("The cat sat on the mat.", "A cat sat."),
+                                                  ("The dog barked at the postman.", "A dog barked.")])[:2]
     run = AlignmentRun.objects.create(project=project, method="jaccard")
     alignment_runs.save_alignment(run, imported.article, imported.complex_document, imported.simple_document,
-                                  _alignment([(0, 0)]))
+                                  _alignment([(1, 1)]), )
     run_job(project, "access-attributes", parser=None, run=run.pk)
-    assert "access_char_ratio" in CandidatePair.objects.get(run=run).features
+    assert CandidatePair.objects.get(predictions__run=run).pk == predicted.pk  # the run predicted an existing pair
+    assert "access_char_ratio" in features(predicted)
     assert "access_char_ratio" not in features(imported)
 
 
@@ -242,7 +244,7 @@ def wivico_project(users, monkeypatch):
     article = project.articles.get()
     c, s = article.documents.order_by("rank")
     alignment_runs.save_alignment(run, article, c, s, _alignment([(0, 0), (1, 1), (2, 2), (3, 3)]))
-    pairs = list(CandidatePair.objects.filter(run=run).order_by("complex_key"))
+    pairs = list(CandidatePair.objects.filter(predictions__run=run).order_by("complex_key"))
     for pair, gold in zip(pairs, ["valid", "valid", "partially-valid", "non-valid"]):
         Adjudication.objects.create(pair=pair, value=gold, provenance=Adjudication.ADJUDICATED)
     return project

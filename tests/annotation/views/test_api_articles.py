@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.models import AlignmentRun, CandidatePair, Job, Label, ParagraphAlignment, Status
+from annotation.models import AlignmentRun, Job, Label, ParagraphAlignment, Status
 from tests import factories
 from tests.annotation.services.test_paragraph_correction import COMPLEX, SIMPLE
 
@@ -19,7 +19,7 @@ def article(project):
 def run(article):
     run = AlignmentRun.objects.create(project=article.project, method="jaccard", status=Status.SUCCEEDED)
     c, s = article.documents.order_by("rank")
-    CandidatePair.objects.create(run=run, article=article, complex_document=c, simple_document=s, complex_key="0",
+    factories.make_pair(run, article=article, complex_document=c, simple_document=s, complex_key="0",
                                  simple_key="0", predicted_label="aligned", origin="model")
     return run
 

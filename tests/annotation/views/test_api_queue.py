@@ -143,7 +143,7 @@ def test_an_excluded_annotator_is_told_why(api, users, project, work):
     qc.exclude(users["anna"], project, "Your accuracy on test questions is 40%.")
     response = api(users["anna"]).get(url(project, "next"))
     assert response.status_code == 403
-    assert response.json() == {"detail": "Your accuracy on test questions is 40%.", "excluded": True}
+    assert response.json() == {"detail": "Your accuracy on test questions is 40%.", "code": "excluded", "excluded": True}
 
 
 def test_likert_ratings_are_submitted_per_dimension(api, users):
@@ -155,7 +155,7 @@ def test_likert_ratings_are_submitted_per_dimension(api, users):
     client = api(users["anna"])
     assert client.get(url(project, "next")).json()["scheme"]["dimensions"] == ["simplicity", "adequacy", "fluency"]
     missing = client.post(url(project, "submit"), {"pair": work[0].pk, "ratings": {"simplicity": 4}}, format="json")
-    assert missing.status_code == 400 and "missing ratings for: adequacy, fluency" in missing.json()["detail"]
+    assert missing.status_code == 400 and "ratings: missing adequacy, fluency" in missing.json()["detail"]
     ok = client.post(url(project, "submit"), {"pair": work[0].pk, "ratings": {"simplicity": 4, "adequacy": 5, "fluency": 3}},
                      format="json")
     assert ok.status_code == 201

@@ -25,10 +25,10 @@ def pairs(project):
     ]
     made = {}
     for i, score, label, feats in rows:
-        made[i] = CandidatePair.objects.create(run=run, article=article, complex_document=c, simple_document=s,
+        made[i] = factories.make_pair(run, article=article, complex_document=c, simple_document=s,
                                                complex_key=str(i), simple_key=str(i), score=score,
                                                predicted_label=label, features=feats)
-    alignment_runs.link_sentences(CandidatePair.objects.filter(run=run))
+    alignment_runs.link_sentences(CandidatePair.objects.filter(predictions__run=run))
     return made
 
 

@@ -5,9 +5,12 @@ project), anna (annotator of the project), rita (researcher of the project), adm
 """
 from __future__ import annotations
 
-import pytest
+import datetime
 
-from annotation.models import AlignmentRun, CandidatePair, Label, Status, indices_key
+import pytest
+from django.utils import timezone
+
+from annotation.models import AlignmentRun, Assignment, CandidatePair, Label, Status, indices_key
 from annotation.services.alignment_runs import link_sentences
 from tests import factories
 
@@ -22,10 +25,13 @@ def world(project, users):
     })
     complex_doc, simple_doc = article.documents.order_by("rank")
     failed = AlignmentRun.objects.create(project=project, method="jaccard", status=Status.FAILED, error="boom")
-    pair = CandidatePair.objects.create(run=failed, article=article, complex_document=complex_doc,
+    pair = factories.make_pair(failed, article=article, complex_document=complex_doc,
                                         simple_document=simple_doc, complex_key=indices_key([0]),
                                         simple_key=indices_key([0]), score=0.8, predicted_label="aligned")
     link_sentences([pair])
+    served = timezone.now() - datetime.timedelta(seconds=60)  # on screen long enough for QC's minimum time
+    for name in ("anna", "rita", "admin"):
+        Assignment.objects.create(pair=pair, annotator=users[name], assigned_at=served)
     return {"p": project.pk, "a": article.pk, "d": complex_doc.pk, "run": failed.pk, "pair": pair.pk,
             "member": project.memberships.get(user__username="anna").pk}
 

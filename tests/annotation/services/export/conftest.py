@@ -21,11 +21,11 @@ from tests import factories
 def make_pair(article, complex_level: str, simple_level: str, complex_ids, simple_ids, *, run=None, **fields) -> CandidatePair:
     docs = {d.level: d for d in article.documents.all()}
     c_doc, s_doc = docs[complex_level], docs[simple_level]
-    pair = CandidatePair.objects.create(article=article, complex_document=c_doc, simple_document=s_doc, run=run,
-                                        complex_key=indices_key(complex_ids), simple_key=indices_key(simple_ids), **fields)
+    pair = factories.make_pair(run, article=article, complex_document=c_doc, simple_document=s_doc,
+                               complex_key=indices_key(complex_ids), simple_key=indices_key(simple_ids), **fields)
     for doc, ids, side in ((c_doc, complex_ids, Side.COMPLEX), (s_doc, simple_ids, Side.SIMPLE)):
         for i in ids:
-            PairSentence.objects.create(pair=pair, sentence=Sentence.objects.get(document=doc, index=i), side=side)
+            PairSentence.objects.get_or_create(pair=pair, sentence=Sentence.objects.get(document=doc, index=i), side=side)
     return pair
 
 
