@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from datetime import datetime
 
-from django.db.models import Count
+from django.db.models import Count, Exists, OuterRef
 
-from ..models import Adjudication, AlignmentRun, CandidatePair, Label, LabelScheme, Membership, Project, Role
+from ..models import Adjudication, AlignmentRun, CandidatePair, Label, LabelScheme, Membership, Prediction, Project, Role
 from . import adjudication, qc
 
 BREAK_SECONDS = 30 * 60
@@ -119,10 +119,22 @@ def project_progress(project: Project) -> dict:
 
 
 def run_statuses(project: Project, limit: int = 20) -> list[dict]:
+    """The latest runs with what they added: ``pair_count`` sentence pairs predicted, ``new_pairs``
+    of them predicted by no earlier run, ``labelled_pairs`` of them with a counted human vote (a
+    pair labelled once counts for every run that predicted it: labels belong to the pair)."""
+    runs = list(AlignmentRun.objects.filter(project=project).order_by("-created_at", "-pk")[:limit])
+    ids = [r.pk for r in runs]
+    labelled = qc.counted_labels(project).values("pair_id")
+    per_run = dict(Prediction.objects.filter(run_id__in=ids, pair__in=labelled).order_by().values_list("run_id")
+                   .annotate(n=Count("pair_id", distinct=True)))
+    earlier = Prediction.objects.filter(pair=OuterRef("pair"), run_id__lt=OuterRef("run_id"))
+    new = dict(Prediction.objects.filter(run_id__in=ids).filter(~Exists(earlier)).order_by().values_list("run_id")
+               .annotate(n=Count("id")))
     return [{"id": r.pk, "method": r.method, "status": r.status, "progress": r.progress, "message": r.message,
-             "error": r.error, "pair_count": r.pair_count, "created_at": r.created_at.isoformat(),
+             "error": r.error, "pair_count": r.pair_count, "new_pairs": new.get(r.pk, 0),
+             "labelled_pairs": per_run.get(r.pk, 0), "created_at": r.created_at.isoformat(),
              "finished_at": r.finished_at.isoformat() if r.finished_at else None}
-            for r in AlignmentRun.objects.filter(project=project).order_by("-created_at", "-pk")[:limit]]
+            for r in runs]
 
 
 def dashboard(project: Project) -> dict:

@@ -12,7 +12,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.db import connection
 
-from annotation.models import Assignment, Label, Membership
+from annotation.models import Assignment, Label, LabelChange, Membership
 from annotation.services import labelling, queue
 from tests import factories
 from tests.annotation.services.test_queue import build_queue, set_qc
@@ -118,9 +118,21 @@ def test_different_tokens_from_one_annotator_for_one_pair_make_one_label(crowd):
     annotator = people[0]
     queue.next_item(annotator, project)
     values = ["aligned", "partial", "not-aligned"]
-    in_threads(12, lambda i: labelling.submit_label(annotator, work[0], value=values[i % 3], client_token=uuid.uuid4()))
+
+    def submit(i):
+        try:
+            labelling.submit_label(annotator, work[0], value=values[i % 3], client_token=uuid.uuid4())
+            return values[i % 3], "stored"
+        except labelling.LabelConflict as conflict:
+            return values[i % 3], f"conflict with {conflict.label.value}"
+
+    outcomes = in_threads(12, submit)
     label = Label.objects.get()
     assert label.value in values and label.annotator == annotator
+    # the first value stands; the same value again is accepted, any other is a conflict, never an overwrite
+    assert sorted(outcomes) == sorted((v, "stored" if v == label.value else f"conflict with {label.value}")
+                                      for v in (values[i % 3] for i in range(12)))
+    assert not LabelChange.objects.exists()
 
 
 @pytest.mark.parametrize("test_every", [0, 3])
