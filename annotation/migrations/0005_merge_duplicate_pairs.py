@@ -35,77 +35,117 @@ def _create_predictions(apps) -> None:
     Prediction.objects.bulk_create(batch, ignore_conflicts=True)
 
 
-def _merge_labels(apps, keep_id: int, ids: list[int]) -> None:
+def _merge_labels(apps, keep_of: dict[int, int]) -> None:
+    """Per (kept pair, annotator) the latest label stands; the others become its history."""
     Label = apps.get_model("annotation", "Label")
     LabelChange = apps.get_model("annotation", "LabelChange")
-    by_annotator: dict[int, list] = {}
-    for label in Label.objects.filter(pair_id__in=ids).order_by("id"):
-        by_annotator.setdefault(label.annotator_id, []).append(label)
-    for annotator_id, labels in by_annotator.items():
+    groups: dict[tuple[int, int], list] = {}
+    for label in Label.objects.filter(pair_id__in=list(keep_of)).order_by("id"):
+        groups.setdefault((keep_of[label.pair_id], label.annotator_id), []).append(label)
+    changes, losers, moved = [], [], []
+    for (keep_id, annotator_id), labels in groups.items():
         labels.sort(key=lambda lb: (lb.updated_at or lb.created_at, lb.created_at, lb.id))
-        stands, folded = labels[-1], labels[:-1]
-        for old in folded:
-            LabelChange.objects.create(
-                pair_id=keep_id, annotator_id=annotator_id, changed_by=None, label_id=stands.id,
-                old_value=old.value, old_ratings=old.ratings or {}, old_comment=old.comment, old_at=old.created_at,
-                new_value=stands.value, new_ratings=stands.ratings or {}, new_comment=stands.comment, source="merge")
-            old.delete()
+        stands = labels[-1]
+        for old in labels[:-1]:
+            changes.append(LabelChange(
+                pair_id=keep_id, annotator_id=annotator_id, label_id=stands.id, old_value=old.value,
+                old_ratings=old.ratings or {}, old_comment=old.comment, old_at=old.created_at, new_value=stands.value,
+                new_ratings=stands.ratings or {}, new_comment=stands.comment, source="merge"))
+            losers.append(old.id)
         if stands.pair_id != keep_id:
-            Label.objects.filter(pk=stands.pk).update(pair_id=keep_id)
+            stands.pair_id = keep_id
+            moved.append(stands)
+    Label.objects.filter(pk__in=losers).delete()
+    Label.objects.bulk_update(moved, ["pair"], batch_size=500)
+    LabelChange.objects.bulk_create(changes, batch_size=CHUNK)
 
 
-def _merge_assignments(apps, keep_id: int, ids: list[int]) -> None:
+def _merge_assignments(apps, keep_of: dict[int, int]) -> None:
+    """One assignment per (kept pair, annotator): done over open over skipped, then the latest."""
     Assignment = apps.get_model("annotation", "Assignment")
-    by_annotator: dict[int, list] = {}
-    for a in Assignment.objects.filter(pair_id__in=ids).order_by("id"):
-        by_annotator.setdefault(a.annotator_id, []).append(a)
-    for assignments in by_annotator.values():
+    groups: dict[tuple[int, int], list] = {}
+    for a in Assignment.objects.filter(pair_id__in=list(keep_of)).order_by("id"):
+        groups.setdefault((keep_of[a.pair_id], a.annotator_id), []).append(a)
+    losers, moved = [], []
+    for (keep_id, _), assignments in groups.items():
         assignments.sort(key=lambda a: (ASSIGNMENT_RANK.get(a.status, 9), -a.assigned_at.timestamp()))
-        stays, rest = assignments[0], assignments[1:]
+        stays = assignments[0]
+        losers += [a.id for a in assignments[1:]]
         is_test = any(a.is_test for a in assignments)
-        Assignment.objects.filter(pk__in=[a.pk for a in rest]).delete()
-        Assignment.objects.filter(pk=stays.pk).update(pair_id=keep_id, is_test=is_test)
+        if stays.pair_id != keep_id or stays.is_test != is_test:
+            stays.pair_id, stays.is_test = keep_id, is_test
+            moved.append(stays)
+    Assignment.objects.filter(pk__in=losers).delete()
+    Assignment.objects.bulk_update(moved, ["pair", "is_test"], batch_size=500)
 
 
-def _merge_gold(apps, keep_id: int, ids: list[int]) -> None:
+def _merge_gold(apps, keep_of: dict[int, int]) -> None:
+    """The strongest gold of the copies stands; the others become its history."""
     Adjudication = apps.get_model("annotation", "Adjudication")
     AdjudicationChange = apps.get_model("annotation", "AdjudicationChange")
-    golds = sorted(Adjudication.objects.filter(pair_id__in=ids),
-                   key=lambda g: (PROVENANCE_RANK.get(g.provenance, 9), -g.created_at.timestamp()))
-    if not golds:
-        return
-    stands, folded = golds[0], golds[1:]
-    for old in folded:
-        AdjudicationChange.objects.create(
-            pair_id=keep_id, old_value=old.value, old_provenance=old.provenance, old_note=old.note,
-            new_value=stands.value, new_provenance=stands.provenance, new_note=stands.note, action="merge")
-        old.delete()
-    if stands.pair_id != keep_id:
-        Adjudication.objects.filter(pk=stands.pk).update(pair_id=keep_id)
+    groups: dict[int, list] = {}
+    for gold in Adjudication.objects.filter(pair_id__in=list(keep_of)):
+        groups.setdefault(keep_of[gold.pair_id], []).append(gold)
+    changes, losers, moved = [], [], []
+    for keep_id, golds in groups.items():
+        golds.sort(key=lambda g: (PROVENANCE_RANK.get(g.provenance, 9), -g.created_at.timestamp()))
+        stands = golds[0]
+        for old in golds[1:]:
+            changes.append(AdjudicationChange(
+                pair_id=keep_id, old_value=old.value, old_provenance=old.provenance, old_note=old.note,
+                new_value=stands.value, new_provenance=stands.provenance, new_note=stands.note, action="merge"))
+            losers.append(old.id)
+        if stands.pair_id != keep_id:
+            stands.pair_id = keep_id
+            moved.append(stands)
+    Adjudication.objects.filter(pk__in=losers).delete()
+    Adjudication.objects.bulk_update(moved, ["pair"], batch_size=500)
+    AdjudicationChange.objects.bulk_create(changes, batch_size=CHUNK)
+
+
+def _merge_chunk(apps, members: list[list]) -> int:
+    """Merge each group of copies (oldest first) into its oldest pair, in a constant number of queries."""
+    Pair = apps.get_model("annotation", "CandidatePair")
+    Prediction = apps.get_model("annotation", "Prediction")
+    keep_of = {p.id: group[0].id for group in members for p in group}
+    others = [pid for pid, keep in keep_of.items() if pid != keep]
+    moved = []
+    for prediction in Prediction.objects.filter(pair_id__in=others).only("id", "pair_id"):
+        prediction.pair_id = keep_of[prediction.pair_id]
+        moved.append(prediction)
+    Prediction.objects.bulk_update(moved, ["pair"], batch_size=500)
+    _merge_labels(apps, keep_of)
+    _merge_assignments(apps, keep_of)
+    _merge_gold(apps, keep_of)
+    kept = []
+    for group in members:
+        keep = group[0]
+        keep.origin = min((p.origin for p in group), key=lambda o: ORIGIN_RANK.get(o, 9))
+        features = {}
+        for p in group:  # oldest first: later runs' values win, nothing is dropped
+            features.update(p.features or {})
+        keep.features = features
+        kept.append(keep)
+    for start in range(0, len(others), CHUNK):
+        Pair.objects.filter(pk__in=others[start:start + CHUNK]).delete()
+    Pair.objects.bulk_update(kept, ["origin", "features"], batch_size=500)
+    return len(others)
 
 
 def _merge_duplicates(apps) -> int:
     Pair = apps.get_model("annotation", "CandidatePair")
-    Prediction = apps.get_model("annotation", "Prediction")
     keys = ("complex_document_id", "simple_document_id", "complex_key", "simple_key")
-    groups = (Pair.objects.values(*keys).annotate(n=Count("id")).filter(n__gt=1).order_by())
+    duplicated = (Pair.objects.values(*keys).annotate(n=Count("id")).filter(n__gt=1).order_by()
+                  .values_list("complex_document_id", flat=True).distinct())
+    documents = sorted(set(duplicated))
     merged = 0
-    for group in list(groups):
-        members = list(Pair.objects.filter(**{k: group[k] for k in keys}).order_by("id"))
-        keep, others = members[0], members[1:]
-        ids = [p.id for p in members]
-        other_ids = [p.id for p in others]
-        Prediction.objects.filter(pair_id__in=other_ids).update(pair_id=keep.id)
-        _merge_labels(apps, keep.id, ids)
-        _merge_assignments(apps, keep.id, ids)
-        _merge_gold(apps, keep.id, ids)
-        origin = min((p.origin for p in members), key=lambda o: ORIGIN_RANK.get(o, 9))
-        features = {}
-        for p in members:  # oldest first: later runs' values win, nothing is dropped
-            features.update(p.features or {})
-        Pair.objects.filter(pk__in=other_ids).delete()
-        Pair.objects.filter(pk=keep.id).update(origin=origin, features=features)
-        merged += len(other_ids)
+    # a chunk of complex documents at a time: every copy of a pair shares its complex document
+    for start in range(0, len(documents), 50):
+        groups: dict[tuple, list] = {}
+        for pair in (Pair.objects.filter(complex_document_id__in=documents[start:start + 50])
+                     .only("id", "origin", "features", *keys).order_by("id")):
+            groups.setdefault(tuple(getattr(pair, k) for k in keys), []).append(pair)
+        merged += _merge_chunk(apps, [g for g in groups.values() if len(g) > 1])
     return merged
 
 
@@ -113,11 +153,15 @@ def _latest_predictions(apps) -> None:
     """The pair shows the prediction of the newest run that predicted it."""
     Pair = apps.get_model("annotation", "CandidatePair")
     Prediction = apps.get_model("annotation", "Prediction")
-    multi = (Prediction.objects.values("pair_id").annotate(n=Count("id")).filter(n__gt=1).order_by()
-             .values_list("pair_id", flat=True))
-    for pair_id in list(multi):
-        latest = Prediction.objects.filter(pair_id=pair_id).order_by("-run_id").first()
-        Pair.objects.filter(pk=pair_id).update(score=latest.score, predicted_label=latest.predicted_label)
+    multi = list(Prediction.objects.values("pair_id").annotate(n=Count("id")).filter(n__gt=1).order_by()
+                 .values_list("pair_id", flat=True))
+    for start in range(0, len(multi), CHUNK):
+        latest = {}
+        for pair_id, score, label in (Prediction.objects.filter(pair_id__in=multi[start:start + CHUNK])
+                                      .order_by("pair_id", "run_id").values_list("pair_id", "score", "predicted_label")):
+            latest[pair_id] = (score, label)
+        Pair.objects.bulk_update([Pair(id=pid, score=score, predicted_label=label or "")
+                                  for pid, (score, label) in latest.items()], ["score", "predicted_label"], batch_size=500)
 
 
 def _normalise(text: str) -> str:
