@@ -22,6 +22,8 @@ class ModelVersion(models.Model):
     training_snapshot = models.JSONField(default=dict, blank=True)
     metrics = models.JSONField(default=dict, blank=True)
     parent = models.ForeignKey("self", null=True, blank=True, on_delete=models.SET_NULL)
+    job = models.OneToOneField("annotation.Job", null=True, blank=True, on_delete=models.SET_NULL, related_name="model_version")
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(default=timezone.now)
 
     class Meta:
@@ -79,6 +81,8 @@ class CandidatePair(models.Model):
     features = models.JSONField(default=dict, blank=True)
     origin = models.CharField(max_length=20, default="model", help_text="model, candidate, manual, derived, import, mined")
     identical = models.BooleanField(default=False, help_text="both sides are the same text after normalisation")
+    uncertainty = models.FloatField(null=True, blank=True, db_index=True,
+                                    help_text="how unsure the latest model was (active learning: highest first)")
     created_at = models.DateTimeField(default=timezone.now)
     sentences = models.ManyToManyField(Sentence, through="PairSentence", related_name="pairs")
     runs = models.ManyToManyField(AlignmentRun, through="Prediction", related_name="predicted_pairs")

@@ -11,6 +11,7 @@ class Status(models.TextChoices):
     RUNNING = "running", "Running"
     SUCCEEDED = "succeeded", "Succeeded"
     FAILED = "failed", "Failed"
+    CANCELLED = "cancelled", "Cancelled"
 
 
 class TrackedWork(models.Model):
@@ -34,7 +35,7 @@ class TrackedWork(models.Model):
 
     @property
     def is_finished(self) -> bool:
-        return self.status in (Status.SUCCEEDED, Status.FAILED)
+        return self.status in (Status.SUCCEEDED, Status.FAILED, Status.CANCELLED)
 
 
 class Job(TrackedWork):
