@@ -10,7 +10,7 @@ class Queue(str, Enum):
 
 
 # Tasks that run a neural model go to the gpu queue (they use CUDA when present, CPU otherwise).
-GPU_TASKS: tuple[str, ...] = ("workers.tasks.run_alignment",
+GPU_TASKS: tuple[str, ...] = ("workers.tasks.run_alignment", "workers.tasks.train_aligner",
                               "workers.tasks.wivico_thresholds", "workers.tasks.gain_classifier")
 
 

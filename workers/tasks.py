@@ -57,7 +57,11 @@ paragraph_alignment = job_task(
 export = job_task("export", "annotation.services.export.run_export_job",
                   "Write a gold or auto export (files, manifest, zip) under MEDIA_ROOT/exports/<id>/ (cpu queue).")
 
+train_aligner = job_task("train_aligner", "annotation.services.training.run_training_job",
+                         "Retrain the aligner (pair model + CRF) on the project's annotations (gpu queue).")
+
 JOB_TASKS = {
+    "train-aligner": train_aligner,
     "corpus-stats": corpus_stats,
     "access-attributes": access_attributes,
     "sum4simp-filter": sum4simp_filter,

@@ -54,6 +54,15 @@ def start_run(project: Project, method: str, *, params: dict | None = None, leve
     for pair in level_pairs or []:
         if not (isinstance(pair, (list, tuple)) and len(pair) == 2 and all(isinstance(x, str) for x in pair)):
             raise ValueError("level_pairs must be a list of [complex_level, simple_level] pairs")
+    skip = (params or {}).get("skip_articles", [])
+    if not isinstance(skip, list) or not all(isinstance(a, int) and not isinstance(a, bool) for a in skip):
+        raise ValueError("params.skip_articles must be a list of article ids")
+    if model_version is not None and model_version.project_id != project.pk:
+        raise ValueError("model_version: not a model version of this project")
+    if model_version is None and method == "crf":
+        from .training import default_version
+
+        model_version = default_version(project)  # the version a researcher promoted, if any
     run = AlignmentRun.objects.create(project=project, method=method, params=params or {}, level_pairs=level_pairs or [],
                                       model_version=model_version, created_by=user, queue=queue)
     if enqueue:
@@ -130,6 +139,8 @@ def execute_run(run_id: int) -> None:
     report = progress.reporter(AlignmentRun, run_id)
     try:
         _execute(AlignmentRun.objects.select_related("model_version").get(pk=run_id), report)
+    except progress.Cancelled:
+        return  # someone cancelled the run: the document pairs written so far stay, nothing more is done
     except Exception as exc:  # noqa: BLE001 - stored on the run (errors as data), then re-raised
         progress.fail(AlignmentRun, run_id, exc)
         raise
@@ -147,11 +158,14 @@ def _execute(run: AlignmentRun, report) -> None:
     access = AccessScorer(run.project.language) if run.params.get("access_attributes", True) else None
     load_seconds = time.monotonic() - started
 
-    work = [(a, c, s) for a in run.project.articles.order_by("id") for c, s in document_pairs(a, run.level_pairs)]
+    skip = set(run.params.get("skip_articles") or ())
+    work = [(a, c, s) for a in run.project.articles.order_by("id") if a.pk not in skip
+            for c, s in document_pairs(a, run.level_pairs)]
     AlignmentRun.objects.filter(pk=run.pk).update(articles_total=len(work), articles_done=0)
     align_seconds = write_seconds = 0.0
     done = 0
     for batch in _batches(work, ARTICLES_PER_BATCH):
+        progress.check_cancelled(AlignmentRun, run.pk)
         inputs = [ArticlePair(id=f"{c.pk}-{s.pk}", complex=engine_document(c), simple=engine_document(s)) for _, c, s in batch]
         t0 = time.monotonic()
         base = done / max(1, len(work))
@@ -175,7 +189,7 @@ def _execute(run: AlignmentRun, report) -> None:
 
 
 # Run params the application reads itself; the rest go to the engine method.
-APP_PARAMS = ("model", "access_attributes")
+APP_PARAMS = ("model", "access_attributes", "skip_articles")
 
 
 class AccessScorer:

@@ -12,7 +12,17 @@ from datetime import datetime
 
 from django.db.models import Count, Exists, OuterRef
 
-from ..models import Adjudication, AlignmentRun, CandidatePair, Label, LabelScheme, Membership, Prediction, Project, Role
+from ..models import (
+    Adjudication,
+    AlignmentRun,
+    CandidatePair,
+    Label,
+    LabelScheme,
+    Membership,
+    Prediction,
+    Project,
+    Role,
+)
 from . import adjudication, qc
 
 BREAK_SECONDS = 30 * 60

@@ -41,8 +41,24 @@ def reporter(model: type[Model], pk: int, *, every_seconds: float = 0.5) -> Call
     return report
 
 
+class Cancelled(Exception):
+    """The row was cancelled while its work ran: stop, write nothing more."""
+
+
+def cancel(model: type[Model], pk: int) -> bool:
+    """Cancel queued or running work (the worker stops at its next check); False if it had finished."""
+    return bool(model.objects.filter(pk=pk, status__in=[Status.QUEUED, Status.RUNNING]).update(
+        status=Status.CANCELLED, finished_at=timezone.now(), message="cancelled"))
+
+
+def check_cancelled(model: type[Model], pk: int) -> None:
+    """Raise :class:`Cancelled` when someone cancelled the row (call it between steps of long work)."""
+    if model.objects.filter(pk=pk, status=Status.CANCELLED).exists():
+        raise Cancelled(f"{model.__name__} #{pk} was cancelled")
+
+
 def succeed(model: type[Model], pk: int, *, result: dict | None = None, timings: dict | None = None, **fields) -> None:
-    model.objects.filter(pk=pk).update(
+    model.objects.filter(pk=pk).exclude(status=Status.CANCELLED).update(
         status=Status.SUCCEEDED, progress=100.0, message="done", finished_at=timezone.now(),
         result=result or {}, timings=timings or {}, **fields,
     )
@@ -51,6 +67,6 @@ def succeed(model: type[Model], pk: int, *, result: dict | None = None, timings:
 def fail(model: type[Model], pk: int, exc: BaseException) -> None:
     """Store the error as data so the UI and API can show it (and a retry can be offered)."""
     detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-    model.objects.filter(pk=pk).update(
+    model.objects.filter(pk=pk).exclude(status=Status.CANCELLED).update(
         status=Status.FAILED, finished_at=timezone.now(), error=detail[:5000], message="failed"
     )

@@ -4,14 +4,14 @@ from __future__ import annotations
 from django.db.models import Exists, OuterRef
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
 from ..models import AlignmentRun, CandidatePair, Job, Prediction, Project
 from ..permissions import can_research, researched_projects, visible_projects
 from ..serializers import AlignmentRunSerializer, CandidatePairSerializer, JobSerializer
-from ..services import alignment_runs, jobs, pair_filters
+from ..services import alignment_runs, jobs, pair_filters, progress, run_comparison
 from .mixins import int_param
 
 
@@ -57,6 +57,41 @@ class AlignmentRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet
             raise ValidationError({"detail": str(exc)}) from exc
         return Response(self.get_serializer(run).data, status=status.HTTP_202_ACCEPTED)
 
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, pk=None):
+        """Stop a queued or running run (the worker stops before its next batch of articles)."""
+        run = self.get_object()
+        if not can_research(request.user, run.project_id):
+            raise PermissionDenied("only the project's researchers can cancel runs")
+        if not progress.cancel(AlignmentRun, run.pk):
+            raise ValidationError({"detail": f"run #{run.pk} has finished ({run.status}); nothing to cancel"})
+        run.refresh_from_db()
+        return Response(self.get_serializer(run).data)
+
+    @action(detail=False, methods=["get"])
+    def compare(self, request):
+        """``GET /api/runs/compare/?old=<id>&new=<id>[&pairs=1]`` → counts by kind of change, per
+        article, agreement; with ``pairs=1`` every changed pair with its old and new prediction."""
+        old, new = (self._research_run(request, name) for name in ("old", "new"))
+        try:
+            data = run_comparison.summary(old, new)
+            if request.query_params.get("pairs") in ("1", "true"):
+                data["changes"] = [c.as_dict() for c in run_comparison.changes(old, new)]
+        except run_comparison.ComparisonError as exc:
+            raise ValidationError({"detail": str(exc)}) from exc
+        return Response(data)
+
+    def _research_run(self, request, name: str) -> AlignmentRun:
+        pk = int_param(request, name)
+        if pk is None:
+            raise ValidationError({name: "required: a run id"})
+        run = self.get_queryset().filter(pk=pk).first()
+        if run is None:
+            raise NotFound(f"run {pk} not found")
+        if not can_research(request.user, run.project_id):
+            raise PermissionDenied("only the project's researchers can compare runs")
+        return run
+
 
 class JobViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = JobSerializer
@@ -65,6 +100,15 @@ class JobViewSet(viewsets.ReadOnlyModelViewSet):
         qs = Job.objects.filter(project__in=researched_projects(self.request.user))
         project = int_param(self.request, "project")
         return qs.filter(project_id=project) if project is not None else qs
+
+    @action(detail=True, methods=["post"])
+    def cancel(self, request, pk=None):
+        """Stop a queued or running job (a training job stops at its next epoch or step)."""
+        job = self.get_object()
+        if not progress.cancel(Job, job.pk):
+            raise ValidationError({"detail": f"job #{job.pk} has finished ({job.status}); nothing to cancel"})
+        job.refresh_from_db()
+        return Response(self.get_serializer(job).data)
 
 
 class CandidatePairViewSet(viewsets.ReadOnlyModelViewSet):
