@@ -1,12 +1,13 @@
-"""Researcher-only API of the review area: adjudication queue and decisions, automatic gold,
-agreement, dashboard numbers, score distributions and threshold calibration.
+"""Researcher-only API of the review area: adjudication queue and decisions, a decided pair's gold
+history and its revert, automatic gold (previewed, then confirmed), agreement, dashboard numbers,
+score distributions and threshold calibration.
 
 All under ``/api/projects/<id>/``; annotators of the project get 403, anyone else 404.
 """
 from __future__ import annotations
 
 from rest_framework import serializers, status
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -76,21 +77,97 @@ class AdjudicationView(ReviewView):
                         status=status.HTTP_200_OK if existed else status.HTTP_201_CREATED)
 
 
+def _pair_or_404(project, pair_pk: int) -> CandidatePair:
+    pair = (CandidatePair.objects.filter(pk=pair_pk, article__project=project)
+            .select_related("article__project__label_scheme").first())
+    if pair is None:
+        raise NotFound({"pair": f"pair #{pair_pk} is not in this project"})
+    return pair
+
+
+class DecidedView(ReviewView):
+    """``GET`` → the pairs whose gold a reviewer decided, changed or reverted, the latest first,
+    paginated like the queue; each with its current gold (to open, change or revert)."""
+
+    def get(self, request, project_pk: int):
+        project = self.get_project()
+        paginator = QueuePagination()
+        page = paginator.paginate_queryset(adjudication.recently_decided_pair_ids(project), request, view=self)
+        return paginator.get_paginated_response(adjudication.queue_items(project, list(page)))
+
+
+class PairReviewView(ReviewView):
+    """``GET`` → one pair as the review page shows it (texts, votes, gold) with its gold history
+    (oldest first) and ``revert_to``: the gold a revert would restore (``value`` empty: no gold;
+    null: nothing to revert). A decided pair is changed with ``POST adjudication/``."""
+
+    def get(self, request, project_pk: int, pair_pk: int):
+        project = self.get_project()
+        return Response(adjudication.pair_review(project, _pair_or_404(project, pair_pk)))
+
+
+class RevertView(ReviewView):
+    """``POST`` → take back the pair's latest gold change not reverted yet (recorded as a change
+    itself); answers the pair as ``GET`` does plus the number of pairs left in the queue. 400 when
+    nothing is left to revert."""
+
+    def post(self, request, project_pk: int, pair_pk: int):
+        project = self.get_project()
+        pair = _pair_or_404(project, pair_pk)
+        try:
+            adjudication.revert(pair, request.user)
+        except adjudication.AdjudicationError as exc:
+            raise ValidationError({"pair": str(exc)}) from exc
+        return Response({**adjudication.pair_review(project, pair), "remaining": adjudication.remaining(project)})
+
+
 class AutoGoldInput(serializers.Serializer):
     policy = serializers.ChoiceField(choices=adjudication.POLICIES, default="majority")
+    confirm = serializers.BooleanField(required=False, default=False)
+    expected = serializers.IntegerField(required=False, min_value=0, allow_null=True, default=None)
 
 
 class AutoGoldView(ReviewView):
-    """``POST {policy: majority|single}`` → counts of gold labels created/updated/removed."""
+    """Automatic gold in two steps, so nobody decides hundreds of pairs by accident.
 
-    def post(self, request, project_pk: int):
-        data = AutoGoldInput(data=request.data)
-        data.is_valid(raise_exception=True)
+    ``GET ?policy=majority|single`` (or ``POST {policy}`` without confirmation) → the preview:
+    what it would create/update/remove and ``total``, nothing written (``applied: false``).
+    ``POST {policy, confirm: true}`` or ``POST {policy, expected: <the preview's total>}`` → applies
+    it and answers the counts (``applied: true``) and the gold per provenance. When ``expected`` no
+    longer matches (votes changed since the preview), 409 with the new preview and nothing written.
+    """
+
+    def _policy(self, data) -> dict:
+        checked = AutoGoldInput(data=data)
+        checked.is_valid(raise_exception=True)
+        return checked.validated_data
+
+    def _preview(self, policy: str) -> dict:
         try:
-            result = adjudication.auto_gold(self.get_project(), data.validated_data["policy"])
+            preview = adjudication.auto_gold_preview(self.get_project(), policy)
         except adjudication.AdjudicationError as exc:
             raise ValidationError({"policy": str(exc)}) from exc
-        return Response({"policy": data.validated_data["policy"], **result,
+        return {"policy": policy, "applied": False, **preview, "gold": adjudication.gold_counts(self.get_project())}
+
+    def get(self, request, project_pk: int):
+        return Response(self._preview(self._policy(request.query_params)["policy"]))
+
+    def post(self, request, project_pk: int):
+        data = self._policy(request.data)
+        policy = data["policy"]
+        if not data["confirm"] and data["expected"] is None:
+            return Response(self._preview(policy))
+        if data["expected"] is not None:
+            preview = self._preview(policy)
+            if preview["total"] != data["expected"]:
+                return Response({**preview, "detail": f"The votes changed: this would now decide {preview['total']} "
+                                                      f"items, not {data['expected']}. Confirm again."},
+                                status=status.HTTP_409_CONFLICT)
+        try:
+            result = adjudication.auto_gold(self.get_project(), policy, by=request.user)
+        except adjudication.AdjudicationError as exc:
+            raise ValidationError({"policy": str(exc)}) from exc
+        return Response({"policy": policy, "applied": True, **result,
                          "gold": adjudication.gold_counts(self.get_project())})
 
 

@@ -100,3 +100,69 @@ def test_an_annotator_cannot_open_the_review_pages(page, review_project):
     page.goto(f"/projects/{project.pk}/")
     assert page.locator("#open-dashboard").count() == 0
     assert Project.objects.count() == 1
+
+
+def test_adjudication_revert_a_researcher_changes_a_decided_pair_sees_its_history_and_reverts(page, review_project):
+    project, pairs = review_project
+    rita = project.memberships.get(role="researcher").user
+    adjudication.decide(pairs[0], "aligned", rita, "same facts")
+    login(page, "rita", "pw-rita")
+    page.goto(f"/projects/{project.pk}/adjudicate/")
+    page.locator(f"#decided tr[data-pair='{pairs[0].pk}']").wait_for()
+    page.locator("#remaining", has_text="1 to adjudicate").wait_for()
+
+    page.click(f"#decided tr[data-pair='{pairs[0].pk}'] button.open")
+    page.locator("#opened-bar").wait_for(state="visible")
+    assert page.locator("#pair-id").inner_text() == f"#{pairs[0].pk}"
+    assert "Revert (remove the gold)" in page.locator("#revert").inner_text()
+
+    page.keyboard.press("2")  # change the gold to partial
+    page.locator("#history tbody tr[data-action='change']").wait_for()
+    assert Adjudication.objects.get(pair=pairs[0]).value == "partial"
+    assert page.locator("#revert").inner_text() == "Revert to Aligned (adjudicated)"
+    rows = page.locator("#history tbody tr")
+    assert rows.count() == 2 and "rita" in rows.nth(1).inner_text()
+    screenshot(page, "adjudication-history")
+
+    page.click("#revert")
+    page.locator("#history tbody tr[data-action='revert']").wait_for()
+    gold = Adjudication.objects.get(pair=pairs[0])
+    assert (gold.value, gold.note) == ("aligned", "same facts")
+    assert "reverted: Aligned (adjudicated)" in page.locator("#status").inner_text()
+
+    page.click("#revert")  # the first decision: reverting it takes the gold away
+    page.locator("#revert-none").wait_for(state="visible")
+    assert not Adjudication.objects.filter(pair=pairs[0]).exists()
+    assert page.locator("#remaining").inner_text() == "2 to adjudicate"
+    page.locator(f"#decided tr[data-pair='{pairs[0].pk}']", has_text="no gold").wait_for()
+    page.keyboard.press("Escape")  # back to the queue, where the pair is again
+    page.locator("#opened-bar").wait_for(state="hidden")
+    assert page.locator("#pair-id").inner_text() == f"#{pairs[0].pk}"
+
+
+def test_majority_as_gold_says_how_many_items_it_decides_and_asks_first(page, review_project):
+    project, pairs = review_project
+    login(page, "rita", "pw-rita")
+    page.goto(f"/projects/{project.pk}/adjudicate/")
+    page.locator("#item").wait_for(state="visible")
+    questions = []
+
+    def answer(accept):
+        def handler(dialog):
+            questions.append(dialog.message)
+            dialog.accept() if accept else dialog.dismiss()
+        return handler
+
+    page.once("dialog", answer(False))
+    page.click("#auto-gold [data-policy='majority']")
+    page.locator("#auto-gold-result", has_text="Cancelled").wait_for()
+    assert questions == ["This will decide 6 items (0 updated, 0 removed). Continue?"]
+    assert not Adjudication.objects.exists()
+
+    page.once("dialog", answer(True))
+    page.click("#auto-gold [data-policy='majority']")
+    page.locator("#auto-gold-result", has_text="6 created").wait_for()
+    assert Adjudication.objects.filter(provenance=Adjudication.MAJORITY).count() == 6
+    page.click("#auto-gold [data-policy='majority']")  # nothing left: no question
+    page.locator("#auto-gold-result", has_text="Nothing to decide").wait_for()
+    assert len(questions) == 2

@@ -3,8 +3,18 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.models import Adjudication, AlignmentRun, CandidatePair, Label, Membership, Status, indices_key
-from annotation.services import adjudication, qc
+from annotation.models import (
+    Adjudication,
+    AdjudicationChange,
+    AlignmentRun,
+    Assignment,
+    CandidatePair,
+    Label,
+    Membership,
+    Status,
+    indices_key,
+)
+from annotation.services import adjudication, labelling, qc
 from annotation.services.alignment_runs import link_sentences
 from tests import factories
 
@@ -148,3 +158,142 @@ def test_single_annotator_gold_covers_pairs_with_one_vote(project, crowd):
     assert (gold.pair_id, gold.value, gold.provenance) == (one.pk, "partial", Adjudication.SINGLE)
     with pytest.raises(adjudication.AdjudicationError, match="majority, single"):
         adjudication.auto_gold(project, "everyone")
+
+
+# --- Change, history, revert ----------------------------------------------------------------------
+
+def gold_of(pair) -> tuple[str, str] | None:
+    gold = Adjudication.objects.filter(pair=pair).first()
+    return (gold.value, gold.provenance) if gold else None
+
+
+def test_changing_a_decision_is_recorded_with_the_old_and_new_value(project, crowd, users):
+    [pair] = make_pairs(project, 1)
+    adjudication.decide(pair, "aligned", users["rita"], "first look")
+    adjudication.decide(pair, "partial", users["admin"], "second look")
+    adjudication.decide(pair, "partial", users["admin"], "second look")  # the same again: no new row
+    rows = [(c.action, c.old_value, c.new_value, c.new_note, c.changed_by.username) for c in adjudication.history(pair)]
+    assert rows == [("decide", "", "aligned", "first look", "rita"), ("change", "aligned", "partial", "second look", "admin")]
+
+
+def test_revert_restores_the_previous_value_and_is_itself_recorded(project, crowd, users):
+    [pair] = make_pairs(project, 1)
+    adjudication.decide(pair, "aligned", users["rita"], "first look")
+    adjudication.decide(pair, "partial", users["admin"], "second look")
+    assert adjudication.revert_target(pair).old_value == "aligned"
+    gold = adjudication.revert(pair, users["admin"])
+    assert (gold.value, gold.provenance, gold.note, gold.reviewer) == ("aligned", Adjudication.ADJUDICATED, "first look",
+                                                                       users["rita"])
+    last = adjudication.history(pair)[-1]
+    assert (last.action, last.old_value, last.new_value, last.changed_by) == ("revert", "partial", "aligned", users["admin"])
+
+
+def test_reverting_the_first_decision_removes_the_gold_and_then_nothing_is_left_to_revert(project, crowd, users):
+    anna, bob, _ = crowd
+    [pair] = make_pairs(project, 1)
+    vote(pair, anna, "aligned"), vote(pair, bob, "partial")
+    adjudication.decide(pair, "partial", users["rita"])
+    adjudication.decide(pair, "aligned", users["rita"])
+    assert adjudication.revert(pair, users["rita"]).value == "partial"
+    assert adjudication.revert(pair, users["rita"]) is None  # reverting again walks back to "no gold"
+    assert not Adjudication.objects.filter(pair=pair).exists()
+    assert adjudication.queue_pair_ids(project) == [pair.pk]  # undecided again: back in the queue
+    assert adjudication.revert_target(pair) is None
+    with pytest.raises(adjudication.AdjudicationError, match="no gold change to revert"):
+        adjudication.revert(pair, users["rita"])
+    assert [c.action for c in adjudication.history(pair)] == ["decide", "change", "revert", "revert"]
+
+
+def test_a_revert_can_restore_automatic_gold_overridden_by_a_decision(project, crowd, users):
+    anna, bob, _ = crowd
+    [pair] = make_pairs(project, 1)
+    vote(pair, anna, "aligned"), vote(pair, bob, "aligned")
+    adjudication.auto_gold(project)
+    adjudication.decide(pair, "not-aligned", users["rita"])
+    gold = adjudication.revert(pair, users["rita"])
+    assert (gold.value, gold.provenance, gold.reviewer) == ("aligned", Adjudication.MAJORITY, None)
+
+
+def test_auto_gold_records_what_it_creates_updates_and_removes(project, crowd, users):
+    anna, bob, cleo = crowd
+    follows, tie_later = make_pairs(project, 2)
+    for pair in (follows, tie_later):
+        vote(pair, anna, "aligned"), vote(pair, bob, "aligned")
+    adjudication.auto_gold(project, by=users["rita"])
+    Label.objects.filter(pair=follows).update(value="partial")
+    Label.objects.filter(pair=tie_later, annotator=bob).update(value="partial")
+    assert adjudication.auto_gold(project) == {"created": 0, "updated": 1, "unchanged": 0, "removed": 1, "ties": 1}
+    assert [(c.action, c.old_value, c.new_value, c.new_provenance, c.changed_by) for c in adjudication.history(follows)] == [
+        ("majority", "", "aligned", "majority", users["rita"]), ("majority", "aligned", "partial", "majority", None)]
+    assert [(c.old_value, c.new_value) for c in adjudication.history(tie_later)] == [("", "aligned"), ("aligned", "")]
+
+
+def test_the_preview_counts_what_auto_gold_would_do_without_writing(project, crowd, users):
+    anna, bob, cleo = crowd
+    new, changed, tie, decided = make_pairs(project, 4)
+    for pair in (new, changed, decided):
+        vote(pair, anna, "aligned"), vote(pair, bob, "aligned")
+    vote(tie, anna, "aligned"), vote(tie, bob, "partial")
+    Adjudication.objects.create(pair=changed, value="partial", provenance=Adjudication.MAJORITY)
+    Adjudication.objects.create(pair=tie, value="aligned", provenance=Adjudication.MAJORITY)
+    adjudication.decide(decided, "not-aligned", users["rita"])
+    before = (list(Adjudication.objects.values_list("pair_id", "value", "provenance")),
+              AdjudicationChange.objects.count())
+    preview = adjudication.auto_gold_preview(project, "majority")
+    assert preview == {"created": 1, "updated": 1, "unchanged": 0, "removed": 1, "ties": 1, "total": 3}
+    assert (list(Adjudication.objects.values_list("pair_id", "value", "provenance")),
+            AdjudicationChange.objects.count()) == before
+    done = adjudication.auto_gold(project, "majority")
+    assert {k: done[k] for k in ("created", "updated", "removed")} == {"created": 1, "updated": 1, "removed": 1}
+    assert adjudication.auto_gold_preview(project)["total"] == 0
+
+
+def test_majority_gold_follows_an_edited_vote_but_adjudicated_gold_does_not(project, crowd, users,
+                                                                          django_capture_on_commit_callbacks):
+    anna, bob, cleo = crowd
+    automatic, decided = make_pairs(project, 2)
+    for pair in (automatic, decided):
+        vote(pair, anna, "aligned"), vote(pair, bob, "aligned"), vote(pair, cleo, "partial")
+    adjudication.auto_gold(project)
+    adjudication.decide(decided, "aligned", users["rita"], "checked")
+    for pair in (automatic, decided):
+        with django_capture_on_commit_callbacks(execute=True):
+            labelling.edit_label(bob, Label.objects.get(pair=pair, annotator=bob), value="partial")
+    assert gold_of(automatic) == ("partial", Adjudication.MAJORITY)
+    assert gold_of(decided) == ("aligned", Adjudication.ADJUDICATED)
+    assert Adjudication.objects.get(pair=decided).note == "checked"
+    last = adjudication.history(automatic)[-1]
+    assert (last.action, last.old_value, last.new_value, last.changed_by) == ("majority", "aligned", "partial", None)
+    assert [c.action for c in adjudication.history(decided)] == ["majority", "change"]  # the vote edit added none
+
+
+def test_majority_gold_follows_a_new_vote_and_goes_when_it_becomes_a_tie(project, crowd, users,
+                                                                          django_capture_on_commit_callbacks):
+    anna, bob, cleo = crowd
+    project.config = {"qc": {"min_seconds": 0, "test_every": 0}}
+    project.save()
+    [pair] = make_pairs(project, 1)
+    vote(pair, anna, "aligned"), vote(pair, bob, "partial"), vote(pair, cleo, "partial")
+    adjudication.auto_gold(project)
+    assert gold_of(pair) == ("partial", Adjudication.MAJORITY)
+    dave = factories.make_user("dave")
+    Membership.objects.create(project=project, user=dave, role="annotator")
+    Assignment.objects.create(pair=pair, annotator=dave)
+    with django_capture_on_commit_callbacks(execute=True):
+        labelling.submit_label(dave, CandidatePair.objects.get(pk=pair.pk), value="aligned", seconds=5)
+    assert gold_of(pair) is None  # 2 aligned, 2 partial: a tie, for the review queue
+    assert adjudication.history(pair)[-1].new_value == "" and pair.pk in adjudication.queue_pair_ids(project)
+
+
+def test_recently_decided_pairs_come_latest_first_and_carry_their_history(project, crowd, users):
+    first, second, automatic = make_pairs(project, 3)
+    anna, bob, _ = crowd
+    vote(automatic, anna, "aligned"), vote(automatic, bob, "aligned")
+    adjudication.auto_gold(project)
+    adjudication.decide(first, "aligned", users["rita"])
+    adjudication.decide(second, "partial", users["rita"])
+    adjudication.revert(first, users["rita"])
+    assert adjudication.recently_decided_pair_ids(project) == [first.pk, second.pk]
+    review = adjudication.pair_review(project, second)
+    assert review["gold"]["reviewer"] == "rita" and review["revert_to"] == {"value": "", "provenance": ""}
+    assert [h["action"] for h in review["history"]] == ["decide"] and review["history"][0]["new"]["value"] == "partial"

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.models import Adjudication, Membership
+from annotation.models import Adjudication, AdjudicationChange, Membership
 from tests import factories
 from tests.annotation.services.test_adjudication import make_pairs, vote
 
 GETS = ["adjudication", "agreement", "dashboard", "score-distribution"]
-POSTS = [("adjudication", {"pair": 0, "value": "aligned"}), ("gold", {"policy": "majority"}),
+POSTS = [("adjudication", {"pair": 0, "value": "aligned"}), ("gold", {"policy": "majority", "confirm": True}),
          ("calibrate", {"method": "mean-valid"})]
 
 
@@ -76,10 +76,65 @@ def test_bad_decisions_are_refused_with_a_reason(api, users, project, disagreeme
 
 
 def test_automatic_gold_reports_what_it_did(api, users, project, disagreement):
-    response = api(users["rita"]).post(url(project, "gold"), {"policy": "majority"}, format="json")
+    response = api(users["rita"]).post(url(project, "gold"), {"policy": "majority", "confirm": True}, format="json")
     assert response.status_code == 200
-    assert response.json()["created"] == 2 and response.json()["ties"] == 1
+    assert response.json()["created"] == 2 and response.json()["ties"] == 1 and response.json()["applied"] is True
     assert response.json()["gold"] == {"majority": 2}
+    assert {c.changed_by for c in AdjudicationChange.objects.all()} == {users["rita"]}
+
+
+def test_automatic_gold_without_confirmation_only_answers_the_preview(api, users, project, disagreement):
+    client = api(users["rita"])
+    preview = client.get(url(project, "gold") + "?policy=majority").json()
+    assert preview == {"policy": "majority", "applied": False, "created": 2, "updated": 0, "unchanged": 0, "removed": 0,
+                       "ties": 1, "total": 2, "gold": {}}
+    assert client.post(url(project, "gold"), {"policy": "majority"}, format="json").json() == preview
+    assert not Adjudication.objects.exists()
+    assert client.get(url(project, "gold") + "?policy=everyone").status_code == 400
+
+
+def test_automatic_gold_applies_with_the_previewed_count_and_refuses_a_stale_one(api, users, project, disagreement):
+    client = api(users["rita"])
+    stale = client.post(url(project, "gold"), {"policy": "majority", "expected": 5}, format="json")
+    assert stale.status_code == 409 and stale.json()["total"] == 2 and "would now decide 2 items" in stale.json()["detail"]
+    assert not Adjudication.objects.exists()
+    done = client.post(url(project, "gold"), {"policy": "majority", "expected": 2}, format="json")
+    assert done.status_code == 200 and done.json()["created"] == 2 and Adjudication.objects.count() == 2
+
+
+def test_a_reviewer_changes_a_decision_sees_its_history_and_reverts_it(api, users, project, disagreement):
+    client = api(users["rita"])
+    pair = disagreement[0].pk
+    client.post(url(project, "adjudication"), {"pair": pair, "value": "partial", "note": "clause dropped"}, format="json")
+    changed = client.post(url(project, "adjudication"), {"pair": pair, "value": "aligned"}, format="json")
+    assert changed.status_code == 200 and changed.json()["remaining"] == 0
+    decided = client.get(url(project, "adjudication/decided")).json()
+    assert decided["count"] == 1 and decided["results"][0]["gold"]["value"] == "aligned"
+    item = client.get(url(project, f"adjudication/{pair}")).json()
+    assert [(h["action"], h["old"] and h["old"]["value"], h["new"]["value"], h["by"]) for h in item["history"]] == [
+        ("decide", None, "partial", "rita"), ("change", "partial", "aligned", "rita")]
+    assert item["revert_to"] == {"value": "partial", "provenance": "adjudicated"} and len(item["votes"]) == 2
+    reverted = client.post(url(project, f"adjudication/{pair}/revert"), format="json")
+    assert reverted.status_code == 200
+    assert reverted.json()["gold"]["value"] == "partial" and reverted.json()["history"][-1]["action"] == "revert"
+    assert Adjudication.objects.get(pair_id=pair).note == "clause dropped"
+    emptied = client.post(url(project, f"adjudication/{pair}/revert"), format="json").json()
+    assert emptied["gold"] is None and emptied["revert_to"] is None and emptied["remaining"] == 1
+    again = client.post(url(project, f"adjudication/{pair}/revert"), format="json")
+    assert again.status_code == 400 and "no gold change to revert" in str(again.json())
+
+
+def test_history_and_revert_are_for_the_projects_researchers_only(api, users, project, disagreement):
+    pair = disagreement[0].pk
+    api(users["rita"]).post(url(project, "adjudication"), {"pair": pair, "value": "partial"}, format="json")
+    for path in (f"adjudication/{pair}", "adjudication/decided"):
+        assert api(users["anna"]).get(url(project, path)).status_code == 403
+        assert api(users["olga"]).get(url(project, path)).status_code == 404
+    assert api(users["anna"]).post(url(project, f"adjudication/{pair}/revert"), format="json").status_code == 403
+    assert Adjudication.objects.get(pair_id=pair).value == "partial"
+    other = make_pairs(factories.make_project("Third"), 1)[0]
+    assert api(users["rita"]).get(url(project, f"adjudication/{other.pk}")).status_code == 404
+    assert api(users["rita"]).post(url(project, f"adjudication/{other.pk}/revert"), format="json").status_code == 404
 
 
 def test_agreement_and_dashboard_carry_the_numbers_the_page_shows(api, users, project, disagreement):
