@@ -6,14 +6,15 @@ from django.db import transaction
 from ..models import AlignmentRun, Job, Project, Status
 
 
-def start_job(project: Project, kind: str, *, params: dict | None = None, user=None) -> Job:
+def start_job(project: Project, kind: str, *, params: dict | None = None, user=None, enqueue: bool = True) -> Job:
     from workers import tasks
 
     task = tasks.JOB_TASKS.get(kind)
     if task is None:
         raise ValueError(f"unknown job kind {kind!r}; choose one of: {', '.join(sorted(tasks.JOB_TASKS))}")
     job = Job.objects.create(project=project, kind=kind, params=params or {}, created_by=user)
-    transaction.on_commit(lambda: task.delay(job.pk))
+    if enqueue:
+        transaction.on_commit(lambda: task.delay(job.pk))
     return job
 
 

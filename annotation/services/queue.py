@@ -23,7 +23,7 @@ from dataclasses import dataclass, replace
 
 from django.core.cache import cache
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, Exists, Max, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
@@ -62,6 +62,11 @@ def queue_pairs(project: Project) -> QuerySet[CandidatePair]:
         ~Exists(Adjudication.objects.filter(pair=OuterRef("pk"))))
     if not config.get("queue_identical"):
         qs = qs.filter(identical=False)
+    changes = config.get("queue_changes")
+    if isinstance(changes, dict) and changes.get("old") and changes.get("new"):
+        from .run_comparison import only_changed
+
+        qs = only_changed(qs, int(changes["old"]), int(changes["new"]))
     run = config.get("queue_run")
     if run not in (None, ""):
         try:
@@ -102,7 +107,26 @@ def _available(user, project: Project, config: qc.QcConfig, excluded) -> QuerySe
             .filter(~Exists(Assignment.objects.filter(pair=OuterRef("pk"), annotator=user)))
             .annotate(taken=Coalesce(Subquery(taken), Value(0)))
             .filter(taken__lt=config.overlap)
-            .order_by("id"))
+            .order_by(*queue_order(project)))
+
+
+ORDERS = ("corpus", "random", "uncertainty")
+
+
+def queue_order(project: Project) -> tuple:
+    """The order fresh pairs are served in (``config["queue_order"]``): ``corpus`` (id order: the pairs
+    of one article together), ``random`` (a fixed pseudo-random permutation per project), or
+    ``uncertainty`` (active learning: the pairs the latest model was least sure about first; see
+    :func:`uncertainty_of`)."""
+    order = (project.config or {}).get("queue_order", "corpus")
+    if order not in ORDERS:
+        raise ValueError(f"project config queue_order must be one of {', '.join(ORDERS)}, got {order!r}")
+    if order == "uncertainty":
+        return (F("uncertainty").desc(nulls_last=True), "id")
+    if order == "random":
+        # multiplicative hashing of the id, salted with the project: stable, no extra column, any database
+        return ((F("id") * 2654435761 + project.pk * 40503) % 4294967291, "id")
+    return ("id",)
 
 
 def _count_taken(pair_id: int, excluded, *, besides=None) -> int:
@@ -297,7 +321,8 @@ def submit(user, project: Project, pair_id: int, *, value: str = "", ratings: di
 def submit_and_next(user, project: Project, pair_id: int, *, value: str = "", ratings: dict | None = None,
                     comment: str = "", seconds: float = 0.0, client_token: uuid.UUID | None = None,
                     exclusion: str | None | object = qc.NOT_LOADED, with_context: bool = False,
-                    newest_pair: int | None = None, change: bool = False) -> tuple[Label, bool, dict]:
+                    newest_pair: int | None = None, change: bool = False, reveal: bool = False
+                    ) -> tuple[Label, bool, dict]:
     """:func:`submit`, then :func:`state` with the next item: (label, created, state).
 
     The common case takes one transaction: the label, its assignment, and the next fresh pair
@@ -319,7 +344,7 @@ def submit_and_next(user, project: Project, pair_id: int, *, value: str = "", ra
     else:
         pair, mine = served, replace(mine, total=mine.total + 1, open=mine.open + 1, seen=mine.seen + 1)
     return label, created, _answer(project, config, pair, _progress_of(project, config, excluded, mine, pair, newest_pair),
-                                   with_context=with_context)
+                                   with_context=with_context, reveal=reveal)
 
 
 def _submit(user, project: Project, pair_id: int, *, value: str, ratings: dict | None, comment: str, seconds: float,
@@ -483,9 +508,10 @@ def _sentence(s: Sentence, members: set[int] | None = None) -> dict:
     return data
 
 
-def item_payload(pair: CandidatePair, project: Project, *, with_context: bool = False) -> dict:
+def item_payload(pair: CandidatePair, project: Project, *, with_context: bool = False, reveal: bool = False) -> dict:
     """One pair as the labelling page shows it. Blind: no other annotator's label, and no model
-    score or prediction unless the project's config has ``"show_predictions": true``."""
+    score, prediction or reason for serving it unless ``reveal`` (the viewer is a researcher) or the
+    project's config has ``"show_predictions": true``."""
     members = list(pair.members.select_related("sentence__paragraph", "sentence__document").order_by("sentence__index"))
     documents = {m.sentence.document_id: m.sentence.document for m in members}
     sides = {}
@@ -502,11 +528,29 @@ def item_payload(pair: CandidatePair, project: Project, *, with_context: bool = 
         "simple": sides[Side.SIMPLE],
         "shape": f"{len(sides[Side.COMPLEX]['indices'])}:{len(sides[Side.SIMPLE]['indices'])}",
     }
-    if (project.config or {}).get("show_predictions"):
+    if reveal or (project.config or {}).get("show_predictions"):
         payload["prediction"] = {"score": pair.score, "label": pair.predicted_label}
+        payload["why"] = why_served(pair, project)
     if with_context:
         payload["context"] = context(pair)
     return payload
+
+
+def why_served(pair: CandidatePair, project: Project) -> dict:
+    """Why the queue picked this pair: the queue's order, the model's uncertainty, what changed
+    between the runs under review, and every run's prediction of it."""
+    config = project.config or {}
+    why = {"order": config.get("queue_order", "corpus"), "uncertainty": pair.uncertainty,
+           "predictions": [{"run": r, "method": m, "label": lab, "score": s} for r, m, lab, s in
+                           pair.predictions.order_by("-run_id").values_list("run_id", "run__method", "predicted_label",
+                                                                            "score")[:5]]}
+    changes = config.get("queue_changes")
+    if isinstance(changes, dict):
+        links = dict(pair.predictions.filter(run_id__in=[changes.get("old"), changes.get("new")])
+                     .values_list("run_id", "predicted_label"))
+        why["change"] = {"old_run": changes.get("old"), "new_run": changes.get("new"),
+                         "old": links.get(changes.get("old"), ""), "new": links.get(changes.get("new"), "")}
+    return why
 
 
 def context(pair: CandidatePair) -> dict:
@@ -527,7 +571,7 @@ def context(pair: CandidatePair) -> dict:
 
 
 def state(user, project: Project, *, with_context: bool = False, pair: CandidatePair | None = None,
-          exclusion: str | None | object = qc.NOT_LOADED, newest_pair: int | None = None) -> dict:
+          exclusion: str | None | object = qc.NOT_LOADED, newest_pair: int | None = None, reveal: bool = False) -> dict:
     """What the queue endpoints answer: the next item (or None), progress and the label scheme.
     ``exclusion`` and ``newest_pair``: see :func:`next_item` and :func:`queue_size`."""
     config = qc.qc_config(project)
@@ -537,7 +581,7 @@ def state(user, project: Project, *, with_context: bool = False, pair: Candidate
         qc.ensure_not_excluded(user, project, exclusion)
         pair, mine = _next(user, project, config, excluded, mine)
     return _answer(project, config, pair, _progress_of(project, config, excluded, mine, pair, newest_pair),
-                   with_context=with_context)
+                   with_context=with_context, reveal=reveal)
 
 
 def _progress_of(project: Project, config: qc.QcConfig, excluded, mine: _Mine, pair: CandidatePair | None,
@@ -549,11 +593,11 @@ def _progress_of(project: Project, config: qc.QcConfig, excluded, mine: _Mine, p
 
 
 def _answer(project: Project, config: qc.QcConfig, pair: CandidatePair | None, counts: Progress, *,
-            with_context: bool) -> dict:
+            with_context: bool, reveal: bool = False) -> dict:
     if pair is not None and "article" not in pair._state.fields_cache:
         pair = CandidatePair.objects.select_related("article").get(pk=pair.pk)
     return {
-        "item": item_payload(pair, project, with_context=with_context) if pair is not None else None,
+        "item": item_payload(pair, project, with_context=with_context, reveal=reveal) if pair is not None else None,
         "done": pair is None,
         "message": "" if pair is not None else "All done: there are no more items in your queue. Thank you!",
         "progress": counts.as_dict(),

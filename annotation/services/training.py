@@ -220,7 +220,7 @@ def default_version(project: Project) -> ModelVersion | None:
 
 
 def start_training(project: Project, *, user=None, config: dict | None = None, seed: int = 0,
-                   base_version: ModelVersion | None = None) -> Job:
+                   base_version: ModelVersion | None = None, enqueue: bool = True) -> Job:
     """Check the data and options now (clear errors before anything is queued), then queue the job."""
     from workers.engine.training.config import TrainConfig
 
@@ -240,7 +240,7 @@ def start_training(project: Project, *, user=None, config: dict | None = None, s
         raise TrainingError("the CRF needs at least one exhaustively annotated article pair (train or dev): mark "
                             "an article pair complete in the whole-article view, or import gold")
     params = {"config": config or {}, "seed": seed, "base_version": base_version.pk if base_version else None}
-    return jobs.start_job(project, TRAIN_JOB, params=params, user=user)
+    return jobs.start_job(project, TRAIN_JOB, params=params, user=user, enqueue=enqueue)
 
 
 def cancel(job: Job) -> bool:

@@ -20,7 +20,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.response import Response
 
-from ..models import CandidatePair, Label, LabelChange, PairSentence
+from ..models import CandidatePair, Label, LabelChange, PairSentence, Side
 from ..permissions import can_annotate, researched_projects, visible_projects
 from ..serializers import LabelSerializer
 from ..services import labelling, qc
@@ -35,6 +35,27 @@ class LabelEdit(serializers.Serializer):
     ratings = serializers.DictField(required=False, default=dict)
     comment = serializers.CharField(required=False, allow_blank=True, allow_null=True, default=None,
                                     max_length=labelling.MAX_COMMENT_CHARS, trim_whitespace=False)
+
+
+class MyLabelSerializer(LabelSerializer):
+    """One's own label with its pair's two sides' text (the "My labels" page)."""
+
+    complex_text = serializers.SerializerMethodField()
+    simple_text = serializers.SerializerMethodField()
+
+    class Meta(LabelSerializer.Meta):
+        fields = LabelSerializer.Meta.fields + ["complex_text", "simple_text"]
+
+    @staticmethod
+    def _text(label: Label, side: str) -> str:
+        members = sorted((m.sentence for m in label.pair.members.all() if m.side == side), key=lambda s: s.index)
+        return " ".join(s.text for s in members)
+
+    def get_complex_text(self, label: Label) -> str:
+        return self._text(label, Side.COMPLEX)
+
+    def get_simple_text(self, label: Label) -> str:
+        return self._text(label, Side.SIMPLE)
 
 
 def refused(exc: ValueError) -> Response:
@@ -67,8 +88,17 @@ def _date_param(request, name: str, *, end: bool = False) -> datetime.datetime |
     return parsed
 
 
+def _mine(request) -> bool:
+    return request.query_params.get("mine", "").lower() in ("1", "true", "yes")
+
+
 class LabelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     serializer_class = LabelSerializer
+
+    def get_serializer_class(self):
+        if (self.action == "list" and _mine(self.request)) or self.action == "partial_update":
+            return MyLabelSerializer
+        return LabelSerializer
 
     def get_queryset(self):
         user = self.request.user
@@ -82,8 +112,9 @@ class LabelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     def filtered(self, qs):
         request = self.request
         params = request.query_params
-        if params.get("mine", "").lower() in ("1", "true", "yes"):
-            qs = qs.filter(annotator=request.user).order_by("-updated_at", "-id")
+        if _mine(request):
+            qs = (qs.filter(annotator=request.user).prefetch_related("pair__members__sentence")
+                  .order_by("-updated_at", "-id"))
         for name, field in (("pair", "pair_id"), ("article", "pair__article_id"), ("project", "pair__article__project_id")):
             value = int_param(request, name)
             if value is not None:

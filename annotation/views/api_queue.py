@@ -107,7 +107,7 @@ class QueueView(APIView):
         seat = self.get_seat()
         try:
             data = queue.state(self.request.user, seat.project, with_context=self.with_context(), pair=pair,
-                               exclusion=seat.exclusion, newest_pair=seat.newest_pair)
+                               exclusion=seat.exclusion, newest_pair=seat.newest_pair, reveal=seat.role != "annotator")
         except ValueError as exc:
             return _refused(exc)
         return Response({**extra, **data}, status=code)
@@ -133,7 +133,8 @@ class SubmitView(QueueView):
             label, created, state = queue.submit_and_next(
                 request.user, seat.project, d["pair"], value=d["value"], ratings=d["ratings"], comment=d["comment"],
                 seconds=d["seconds"], client_token=d["client_token"], exclusion=seat.exclusion,
-                with_context=self.with_context(), newest_pair=seat.newest_pair, change=d["change"])
+                with_context=self.with_context(), newest_pair=seat.newest_pair, change=d["change"],
+                reveal=seat.role != "annotator")
         except ValueError as exc:
             return _refused(exc)
         saved = {"id": label.pk, "pair": label.pair_id, "value": label.value, "ratings": label.ratings,

@@ -3,6 +3,11 @@
 // Every label is written to localStorage (with its client_token) before it is sent and removed
 // only when the server confirmed it, so a dropped connection or a closed tab loses nothing: the
 // pending label is re-sent on the next load or action, and the server stores it once.
+//
+// Nothing is overwritten silently: another value for an item labelled before (a second tab, an old
+// page) answers 409, and a dialog asks whether to keep the stored label or change it (an explicit
+// change, recorded in the label's history). Back/Forward never shows a stale item: a page restored
+// from the back-forward cache, or a history step within it, asks the server for the current one.
 
 import { csrfToken } from "./http.js";
 
@@ -13,12 +18,16 @@ const el = {
   complex: $("#complex"), simple: $("#simple"), complexLevel: $("#complex-level"), simpleLevel: $("#simple-level"),
   title: $("#article-title"), shape: $("#shape"), answer: $("#answer"), comment: $("#comment"),
   submit: $("#submit"), countdown: $("#countdown"), help: $("#help"), context: $("#toggle-context"),
+  conflict: $("#conflict"), conflictStored: $("#conflict-stored"), conflictAt: $("#conflict-at"),
+  conflictComment: $("#conflict-comment"), conflictNew: $("#conflict-new"),
+  conflictKeep: $("#conflict-keep"), conflictChange: $("#conflict-change"),
 };
 const PENDING_KEY = `alignapp.pending.${cfg.project}`;
 const CONTEXT_KEY = "alignapp.showContext";
 const likert = cfg.scheme.kind === "likert";
 const dimensions = cfg.scheme.dimensions;
 const keyToValue = new Map(cfg.scheme.values.map((v) => [String(v.key), v.value]));
+const valueName = new Map(cfg.scheme.values.map((v) => [v.value, v.name]));
 
 let item = null;          // the item on screen (API payload) or null
 let minSeconds = cfg.min_seconds;
@@ -30,6 +39,8 @@ let busy = false;         // a request is in flight: further actions wait
 let stopped = false;      // excluded: nothing more to do
 let showContext = localStorage.getItem(CONTEXT_KEY) === "1";
 let retryTimer = null;
+let conflict = null;      // {label} while the conflict dialog asks: keep the stored label or change it
+let reloadAfterRun = false;  // Back/Forward came while a request was in flight
 
 // --- Word-level differences (longest common subsequence over words) ---------------------------
 
@@ -281,7 +292,9 @@ async function flushPending() {
     throw err;
   }
   localStorage.removeItem(PENDING_KEY);
+  res.label = label;
   if (res.ok) show(res.data);
+  else if (res.status === 409 && res.data.code === "conflict") showConflict(label, res.data.stored);
   else refused(res);
   return res;
 }
@@ -295,9 +308,11 @@ async function run(action) {
   try {
     const flushed = await flushPending();
     if (flushed?.ok) {
-      say(flushed.data.created ? "Saved." : "Saved (the server already had it).");
+      if (flushed.label.change) say(`Changed to ${describe(flushed.label)}: the earlier label is kept in its history.`);
+      else say(flushed.data.created ? "Saved." : "Saved (the server already had it).");
       return;
     }
+    if (flushed?.status === 409) return;  // the conflict dialog decides what comes next
     if (action) await action();
   } catch (err) {
     if (!(err instanceof NetworkError)) throw err;
@@ -305,6 +320,10 @@ async function run(action) {
   } finally {
     busy = false;
     tick();
+    if (reloadAfterRun) {
+      reloadAfterRun = false;
+      setTimeout(reloadCurrent);
+    }
   }
 }
 
@@ -333,10 +352,74 @@ const undo = () => run(async () => {
   if (res.ok) { show(res.data); say("Undone: label this item again."); } else refused(res);
 });
 
-const load = () => run(async () => {
+const load = (message = "") => run(async () => {
   const res = await call("GET", "next/");
-  if (res.ok) show(res.data); else refused(res);
+  if (res.ok) { show(res.data); if (message) say(message); } else refused(res);
 });
+
+// --- A label that conflicts with the one given before ----------------------------------------
+
+function describe(label) {
+  if (likert) return dimensions.map((d) => `${d} ${label.ratings?.[d] ?? "–"}`).join(", ");
+  return valueName.get(label.value) ?? label.value;
+}
+
+function showConflict(label, stored) {
+  conflict = { label };
+  el.conflictStored.textContent = describe(stored);
+  el.conflictAt.dateTime = stored.updated_at;
+  el.conflictAt.textContent = new Date(stored.updated_at).toLocaleString();
+  el.conflictComment.hidden = !stored.comment;
+  el.conflictComment.textContent = stored.comment ? `Your comment then: “${stored.comment}”` : "";
+  el.conflictNew.textContent = describe(label);
+  el.conflict.hidden = false;
+  el.conflictKeep.focus();
+  say("You labelled this item before: keep that label, or change it.");
+}
+
+function closeConflict() {
+  const open = conflict;
+  conflict = null;
+  if (el.conflict) el.conflict.hidden = true;
+  return open;
+}
+
+// Keep: nothing is written; the page moves on to whatever the queue serves now.
+function keepStored() {
+  if (closeConflict()) load("Kept your earlier label.");
+}
+
+// Change: the same label again, as an explicit change (kept in localStorage until confirmed).
+function changeStored() {
+  const open = closeConflict();
+  if (!open) return;
+  localStorage.setItem(PENDING_KEY, JSON.stringify({ ...open.label, change: true }));
+  run(null);
+}
+
+function conflictKey(e) {
+  if (e.ctrlKey || e.metaKey || e.altKey) return;
+  switch (e.key) {
+    case "k": case "Escape": e.preventDefault(); keepStored(); break;
+    case "c": e.preventDefault(); changeStored(); break;
+    case "Tab": {  // focus stays in the dialog
+      e.preventDefault();
+      (document.activeElement === el.conflictKeep ? el.conflictChange : el.conflictKeep).focus();
+      break;
+    }
+    case "Enter": case " ": break;  // the focused button's own click
+    default: e.preventDefault();    // nothing else happens while the dialog asks
+  }
+}
+
+// --- Back/Forward -------------------------------------------------------------------------------
+
+function reloadCurrent() {
+  if (!el.item || stopped) return;
+  closeConflict();  // its question may be stale as well; nothing was written
+  if (busy) { reloadAfterRun = true; return; }
+  load();
+}
 
 async function toggleContext() {
   showContext = !showContext;
@@ -379,6 +462,7 @@ function moveRow(step) {
 const toggleHelp = (visible = el.help.hidden) => { el.help.hidden = !visible; };
 
 document.addEventListener("keydown", (e) => {
+  if (conflict) { conflictKey(e); return; }
   const typing = e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLInputElement;
   if (typing) {
     if (e.key === "Escape") { e.target.blur(); e.preventDefault(); }
@@ -418,5 +502,9 @@ el.submit?.addEventListener("click", submit);
 el.context?.addEventListener("click", (e) => { e.currentTarget.blur(); toggleContext(); });
 $("#close-help").addEventListener("click", () => toggleHelp(false));
 window.addEventListener("online", () => pending() && run(null));
+el.conflictKeep?.addEventListener("click", keepStored);
+el.conflictChange?.addEventListener("click", changeStored);
+window.addEventListener("pageshow", (e) => { if (e.persisted) reloadCurrent(); });
+window.addEventListener("popstate", reloadCurrent);
 
 if (el.item) load();

@@ -1,0 +1,135 @@
+"""The model registry API: train, list versions, promote, re-align, download.
+
+* ``POST /api/projects/<p>/train/ {config, seed, base_version}`` → 202 the training job (queued on
+  ``gpu``); 400 with the reason when there is nothing to train on or an option is bad.
+* ``GET /api/projects/<p>/model-versions/`` → the project's trained versions, newest first.
+* ``POST /api/model-versions/<id>/promote/`` → the project's default for crf runs.
+* ``POST /api/model-versions/<id>/realign/ {scope: all|unlabelled}`` → 201 the new crf run.
+* ``GET /api/model-versions/<id>/download/`` → the version's files as a zip.
+Researchers of the project only; everyone else gets 404 (or 403 for members who are annotators).
+"""
+from __future__ import annotations
+
+from django.http import FileResponse
+from django.shortcuts import get_object_or_404
+from rest_framework import serializers, status
+from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ..models import ModelVersion
+from ..permissions import can_research, visible_projects
+from ..serializers import AlignmentRunSerializer, JobSerializer
+from ..services import training
+from .mixins import ProjectFromUrl
+
+
+def version_payload(version: ModelVersion, default_pk: int | None) -> dict:
+    snapshot = version.training_snapshot or {}
+    return {"id": version.pk, "name": version.name, "kind": version.kind, "parent": version.parent_id,
+            "created_at": version.created_at.isoformat(), "default": version.pk == default_pk,
+            "job": version.job_id, "metrics": version.metrics,
+            "data": {k: snapshot.get(k) for k in ("articles", "exhaustive_links", "exhaustive_sources", "pair_examples",
+                                                   "pair_example_classes", "hash")},
+            "config": snapshot.get("config", {}), "seed": snapshot.get("seed")}
+
+
+class TrainInput(serializers.Serializer):
+    config = serializers.DictField(required=False, default=dict)
+    seed = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**31 - 1)
+    base_version = serializers.IntegerField(required=False, allow_null=True, default=None)
+
+
+class ResearcherProject(ProjectFromUrl):
+    def researched(self):
+        project = self.get_project()
+        if not can_research(self.request.user, project):
+            raise PermissionDenied("only the project's researchers train and manage models")
+        return project
+
+
+class TrainView(ResearcherProject, APIView):
+    def post(self, request, project_pk: int):
+        project = self.researched()
+        data = TrainInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        d = data.validated_data
+        base = None
+        if d["base_version"] is not None:
+            base = training.model_versions(project).filter(pk=d["base_version"]).first()
+            if base is None:
+                raise ValidationError({"base_version": "not a model version of this project"})
+        try:
+            job = training.start_training(project, user=request.user, config=d["config"], seed=d["seed"], base_version=base)
+        except training.TrainingError as exc:
+            raise ValidationError({"detail": str(exc)}) from exc
+        return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+class VersionListView(ResearcherProject, APIView):
+    def get(self, request, project_pk: int):
+        project = self.researched()
+        default = training.default_version(project)
+        return Response([version_payload(v, default.pk if default else None)
+                         for v in training.model_versions(project).order_by("-created_at", "-pk")])
+
+
+class VersionView(APIView):
+    def version(self, request, pk: int) -> ModelVersion:
+        version = get_object_or_404(ModelVersion.objects.filter(project__in=visible_projects(request.user))
+                                    .select_related("project"), pk=pk)
+        if not can_research(request.user, version.project):
+            raise PermissionDenied("only the project's researchers manage models")
+        return version
+
+
+class PromoteView(VersionView):
+    def post(self, request, pk: int):
+        version = self.version(request, pk)
+        training.promote(version)
+        return Response(version_payload(version, version.pk))
+
+
+class RealignView(VersionView):
+    def post(self, request, pk: int):
+        version = self.version(request, pk)
+        try:
+            run = training.realign(version, scope=request.data.get("scope", "all"), user=request.user)
+        except ValueError as exc:
+            raise ValidationError({"detail": str(exc)}) from exc
+        return Response(AlignmentRunSerializer(run).data, status=status.HTTP_201_CREATED)
+
+
+class DownloadView(VersionView):
+    def get(self, request, pk: int):
+        version = self.version(request, pk)
+        try:
+            path = training.zip_version(version)
+        except training.TrainingError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_404_NOT_FOUND)
+        return FileResponse(path.open("rb"), as_attachment=True, filename=f"{version.name}.zip")
+
+
+class ReviewChangesView(ResearcherProject, APIView):
+    """``POST /api/projects/<p>/review-changes/ {old, new}`` → the annotation queue holds only the
+    pairs whose prediction differs between the two runs (what changed with a new model version);
+    ``{"clear": true}`` → back to the whole queue."""
+
+    def post(self, request, project_pk: int):
+        project = self.researched()
+        config = dict(project.config or {})
+        if request.data.get("clear"):
+            config.pop("queue_changes", None)
+        else:
+            runs = {}
+            for name in ("old", "new"):
+                value = request.data.get(name)
+                if isinstance(value, bool) or not isinstance(value, int) or not project.runs.filter(pk=value).exists():
+                    raise ValidationError({name: "must be the id of a run of this project"})
+                runs[name] = value
+            if runs["old"] == runs["new"]:
+                raise ValidationError({"detail": "choose two different runs"})
+            config["queue_changes"] = runs
+        project.config = config
+        project.save(update_fields=["config"])
+        return Response({"queue_changes": config.get("queue_changes")})

@@ -1,0 +1,69 @@
+// "What changed" between two runs: counts by kind, per article, every changed pair with its old and
+// new prediction, and a button that narrows the annotation queue to these pairs.
+
+import { api } from "./http.js";
+
+const cfg = JSON.parse(document.getElementById("compare-config").textContent);
+const $ = (sel) => document.querySelector(sel);
+const form = $("#compare-form");
+let current = null;
+
+function rowOf(values) {
+  const tr = document.createElement("tr");
+  for (const v of values) {
+    const td = document.createElement("td");
+    td.textContent = v;
+    tr.append(td);
+  }
+  return tr;
+}
+
+async function compare(oldRun, newRun) {
+  try {
+    const data = await api(`${cfg.compare_api}?old=${oldRun}&new=${newRun}&pairs=1`);
+    current = { old: Number(oldRun), new: Number(newRun) };
+    const c = data.counts;
+    $("#counts").innerHTML = "";
+    for (const [name, n] of [["Added", c.added], ["Removed", c.removed], ["Label changed", c.label_changed],
+      ["Unchanged links", c.unchanged], ["Agreement (κ)", data.agreement.kappa ?? "—"]]) {
+      const div = document.createElement("div");
+      div.innerHTML = "<dt></dt><dd></dd>";
+      div.querySelector("dt").textContent = name;
+      div.querySelector("dd").textContent = n;
+      $("#counts").append(div);
+    }
+    $("#per-article tbody").replaceChildren(...data.per_article.map((a) => rowOf([a.title, a.added, a.removed, a.label_changed])));
+    $("#changes tbody").replaceChildren(...data.changes.map((ch) => rowOf([`#${ch.pair}`, ch.article, ch.kind.replace("_", " "),
+      ch.old.label || "—", ch.new.label || "—"])));
+    $("#compare-message").textContent = data.changes.length ? "" : "The two runs link exactly the same pairs.";
+    $("#review-changes").disabled = !data.changes.length;
+  } catch (err) {
+    $("#compare-message").textContent = err.message;
+  }
+}
+
+form.addEventListener("submit", (event) => {
+  event.preventDefault();
+  compare(form.old.value, form.new.value);
+});
+
+$("#review-changes").addEventListener("click", async () => {
+  await api(cfg.review_api, { method: "POST", body: JSON.stringify(current) });
+  $("#compare-message").textContent = "The annotation queue now serves only these changed pairs.";
+  $("#clear-review").hidden = false;
+});
+
+$("#clear-review").addEventListener("click", async () => {
+  await api(cfg.review_api, { method: "POST", body: JSON.stringify({ clear: true }) });
+  $("#compare-message").textContent = "The annotation queue serves every pair again.";
+  $("#clear-review").hidden = true;
+});
+
+if (cfg.old && cfg.new) {
+  form.old.value = cfg.old;
+  form.new.value = cfg.new;
+  compare(cfg.old, cfg.new);
+} else if (form.new.options.length > 1) {
+  form.new.selectedIndex = 0;
+  form.old.selectedIndex = 1;
+}

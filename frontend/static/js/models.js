@@ -1,0 +1,131 @@
+// Model registry page: train a new version (live progress, cancel), list versions with their test
+// metrics beside the previous version's and the untrained crf's, a chart across versions, and
+// promote / re-align / download per version.
+
+import { api } from "./http.js";
+
+const cfg = JSON.parse(document.getElementById("models-config").textContent);
+const $ = (sel) => document.querySelector(sel);
+const f1 = (m, task) => (m && m[task] ? Number(m[task].f1).toFixed(3) : "—");
+
+function cell(text) {
+  const td = document.createElement("td");
+  td.textContent = text;
+  return td;
+}
+
+function button(label, onClick) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.textContent = label;
+  b.addEventListener("click", onClick);
+  return b;
+}
+
+async function act(url, body, message) {
+  try {
+    const data = await api(url, { method: "POST", body: JSON.stringify(body || {}) });
+    $("#version-message").textContent = message(data);
+    await loadVersions();
+  } catch (err) {
+    $("#version-message").textContent = err.message;
+  }
+}
+
+function row(v) {
+  const tr = document.createElement("tr");
+  tr.dataset.version = v.id;
+  const test = v.metrics?.test || {};
+  const name = cell(v.name + (v.default ? " (default)" : ""));
+  const data = v.data || {};
+  tr.append(name, cell(v.parent ? `#${v.parent}` : "—"), cell(new Date(v.created_at).toLocaleString()),
+    cell(`${data.exhaustive_links?.train ?? 0} links, ${data.pair_examples ?? 0} pairs`),
+    cell(`${f1(test.this, "task1")} · ${f1(test.previous, "task1")} · ${f1(test.untrained, "task1")}`),
+    cell(`${f1(test.this, "task2")} · ${f1(test.previous, "task2")} · ${f1(test.untrained, "task2")}`),
+    cell(v.metrics?.dev?.task1 ? `${f1(v.metrics.dev, "task1")} / ${f1(v.metrics.dev, "task2")}` : "—"));
+  const actions = document.createElement("td");
+  actions.append(
+    button("Promote", () => act(`/api/model-versions/${v.id}/promote/`, {}, () => `${v.name} is now the default for crf runs.`)),
+    button("Re-align all", () => act(`/api/model-versions/${v.id}/realign/`, { scope: "all" }, (run) => `Run #${run.id} started.`)),
+    button("Re-align unlabelled", () => act(`/api/model-versions/${v.id}/realign/`, { scope: "unlabelled" }, (run) => `Run #${run.id} started.`)));
+  const link = document.createElement("a");
+  link.href = `/api/model-versions/${v.id}/download/`;
+  link.textContent = "Download";
+  actions.append(" ", link);
+  tr.append(actions);
+  return tr;
+}
+
+let chart = null;
+function drawChart(versions) {
+  const canvas = $("#metrics-chart");
+  if (!window.Chart) {
+    $("#chart-message").textContent = "charts unavailable: run make setup";
+    $("#chart-message").hidden = false;
+    canvas.hidden = true;
+    return;
+  }
+  const ordered = [...versions].reverse();
+  const series = (task, which) => ordered.map((v) => v.metrics?.test?.[which]?.[task]?.f1 ?? null);
+  const data = {
+    labels: ordered.map((v) => v.name),
+    datasets: [
+      { label: "Task 1 F1 (test)", data: series("task1", "this"), borderColor: "#2457c5" },
+      { label: "Task 2 F1 (test)", data: series("task2", "this"), borderColor: "#c28a00" },
+      { label: "Task 2 F1 untrained", data: series("task2", "untrained"), borderColor: "#999", borderDash: [4, 4] },
+    ],
+  };
+  if (chart) chart.destroy();
+  chart = new window.Chart(canvas, { type: "line", data, options: { scales: { y: { min: 0, max: 1 } } } });
+}
+
+async function loadVersions() {
+  const versions = await api(cfg.versions_api);
+  const body = $("#versions tbody");
+  body.replaceChildren(...(versions.length ? versions.map(row) : [Object.assign(document.createElement("tr"), {
+    className: "empty", innerHTML: '<td colspan="8">No trained version yet.</td>' })]));
+  const select = $("#train-form [name=base_version]");
+  select.replaceChildren(new Option("the default encoder", ""), ...versions.map((v) => new Option(v.name, v.id)));
+  if (versions.length) drawChart(versions);
+}
+
+let watching = null;
+async function watch(jobId) {
+  $("#train-progress").hidden = false;
+  $("#cancel-training").hidden = false;
+  $("#cancel-training").onclick = async () => {
+    try { await api(`/api/jobs/${jobId}/cancel/`, { method: "POST", body: "{}" }); } catch (err) { $("#train-status").textContent = err.message; }
+  };
+  clearInterval(watching);
+  watching = setInterval(async () => {
+    const job = await api(`/api/jobs/${jobId}/`);
+    $("#train-progress").value = job.progress;
+    $("#train-status").textContent = `Training job #${job.id}: ${job.status} · ${job.message}${job.error ? " · " + job.error : ""}`;
+    if (["succeeded", "failed", "cancelled"].includes(job.status)) {
+      clearInterval(watching);
+      $("#cancel-training").hidden = true;
+      await loadVersions();
+    }
+  }, 1500);
+}
+
+$("#train-form").addEventListener("submit", async (event) => {
+  event.preventDefault();
+  const form = new FormData(event.target);
+  const body = { seed: Number(form.get("seed") || 0), config: { epochs: Number(form.get("epochs") || 4) } };
+  if (form.get("base_version")) body.base_version = Number(form.get("base_version"));
+  try {
+    const job = await api(cfg.train_api, { method: "POST", body: JSON.stringify(body) });
+    $("#train-status").textContent = `Training job #${job.id} queued.`;
+    watch(job.id);
+  } catch (err) {
+    $("#train-status").textContent = err.message;
+  }
+});
+
+(async () => {
+  await loadVersions();
+  const jobs = await api(cfg.jobs_api);
+  const running = (jobs.results || jobs).find((j) => j.kind === "train-aligner" && ["queued", "running"].includes(j.status));
+  if (running) watch(running.id);
+})();
