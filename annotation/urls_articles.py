@@ -8,6 +8,8 @@ urlpatterns = [
     path("articles/<int:pk>/align/", articles.align, name="article-align"),
     path("articles/<int:pk>/paragraphs/", articles.paragraphs, name="article-paragraphs"),
     path("api/articles/<int:pk>/alignment/", api_articles.AlignmentView.as_view(), name="article-alignment-api"),
+    path("api/articles/<int:pk>/alignment/completion/", api_articles.CompletionView.as_view(),
+         name="article-completion-api"),
     path("api/articles/<int:pk>/paragraphs/", api_articles.ParagraphsView.as_view(), name="article-paragraphs-api"),
     path("api/projects/<int:project_pk>/paragraph-alignment/", api_articles.ProjectParagraphJobView.as_view(),
          name="project-paragraph-job"),

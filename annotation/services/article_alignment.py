@@ -6,20 +6,27 @@ predicted by an alignment run (blind annotation: annotators see the model's link
 project's config has ``"show_predictions": true``; researchers always see them).
 
 A link is a group: a set of complex sentences and a set of simple sentences (n:m); a sentence is in
-at most one link. Saving turns the annotator's links into labels, through ``labelling.submit_label``:
+at most one link. **Saving** records what the annotator judged, and nothing else, through
+``labelling.submit_label`` (``source="article"``, explicit changes):
 
-* every link becomes the project's sentence pair of those sentence sets (origin ``manual`` when
-  nobody proposed it before; an existing pair, predicted or imported, is reused) labelled with
-  the scheme value that counts as ``aligned`` or ``partial``;
-* every other pair in scope — the shown run's predicted pairs and the pairs the annotator labelled
-  before — that is not contained in one of the links gets the scheme value that counts as ``not``:
-  the correction is recorded on the model's pair, and a link removed since the last save stops
-  being one. A pair contained in a link (e.g. a 1:1 pair inside an n:m link) is left as it is,
-  unless this annotator had labelled it ``not``: then it takes the link's label.
+* every link becomes the project's sentence pair of those sentence sets — an existing pair
+  (predicted, imported, mined) is reused, a new one gets origin ``manual`` — labelled with the
+  scheme value counting as ``aligned`` or ``partial``;
+* a model link the annotator saw and removed (the client lists it in ``removed``) gives "not
+  aligned" to the run's predicted pairs inside it that no link of theirs still contains;
+* an earlier link of the annotator's own (a pair they labelled aligned/partial) that no current
+  link contains any more was removed since their last save: it becomes "not aligned" too.
+
+Pairs the annotator did not judge — model links they never saw or left alone, candidates, other
+people's pairs — get no label: an unlinked pair means "not aligned" only once the annotator
+declares the document pair **complete** (:func:`mark_complete`, stored with who, when and the time
+spent; :func:`reopen` withdraws it). :func:`complete_article_pairs` reads those exhaustively
+annotated document pairs with their links (what CRF training uses).
 
 Labels whose value would not change are not rewritten, so saving twice writes nothing the second
-time. QC applies as for any label: an excluded annotator is refused, and ``seconds`` (time on the
-page before saving, given to every label written) must reach the project's minimum.
+time. An excluded annotator is refused; the per-item minimum time does not apply (an article is not
+a queue item): the save's ``seconds`` (time on the page since it was opened or last saved) are
+shared out over the labels it writes, so summing label times counts them once.
 
 Example:
     >>> components([((0,), (0,), "aligned"), ((0,), (1,), "partial"), ((2,), (3,), "aligned")])
@@ -27,15 +34,18 @@ Example:
 """
 from __future__ import annotations
 
+import math
+from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.db import IntegrityError, transaction
-from django.db.models import Q
 
 from ..models import (
     AlignmentRun,
     Article,
+    ArticleCompletion,
     CandidatePair,
     Document,
     Label,
@@ -48,7 +58,7 @@ from ..models import (
 from ..permissions import can_research
 from . import qc
 from .alignment_runs import document_pairs, link_sentences
-from .labelling import ARTICLE, submit_label
+from .labelling import ARTICLE, MAX_SECONDS, submit_label
 
 LINK_LABELS: tuple[str, ...] = ("aligned", "partial")
 CANDIDATE_RUN_METHOD = "candidates"  # runs holding candidates, not predictions (services.paragraph_correction)
@@ -218,7 +228,9 @@ def document_payload(doc: Document) -> dict:
 
 
 def load_alignment(user, article: Article, complex_doc: Document, simple_doc: Document, run: AlignmentRun | None) -> dict:
-    """What the whole-article view shows: both documents, the links and where they come from."""
+    """What the whole-article view shows: both documents, the links and where they come from, the
+    model's links (when the user may see them: the client reports the ones it showed and the
+    annotator removed) and whether the document pair is complete."""
     project = article.project
     visible = shows_predictions(user, project)
     predicted = model_links(run, complex_doc, simple_doc) if visible else []
@@ -242,7 +254,7 @@ def load_alignment(user, article: Article, complex_doc: Document, simple_doc: Do
         "links": [link.as_dict() for link in links],
         "model_links": [link.as_dict() for link in predicted],
         "scheme": {"kind": scheme.kind, "values": scheme.values},
-        "min_seconds": qc.qc_config(project).min_seconds,
+        **completion_state(user, project, complex_doc, simple_doc),
     }
 
 
@@ -303,61 +315,220 @@ def parse_links(raw, n_complex: int, n_simple: int, *, has_partial: bool = True)
     return links
 
 
+def parse_removed(raw, n_complex: int, n_simple: int) -> list[Link]:
+    """Validate the removed model links ``[{"complex": [..], "simple": [..]}, ...]`` (None = none).
+
+    Raises:
+        AlignmentInputError: listing every problem (bad shape, index out of range).
+    """
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise AlignmentInputError("'removed' must be a list of {complex, simple} objects: the model's links you removed")
+    problems: list[str] = []
+    removed: list[Link] = []
+    for n, item in enumerate(raw, start=1):
+        where = f"removed link {n}"
+        if not isinstance(item, dict):
+            problems.append(f"{where}: must be an object with 'complex' and 'simple'")
+            continue
+        c = _indices(item.get("complex"), "complex", where, n_complex, problems)
+        s = _indices(item.get("simple"), "simple", where, n_simple, problems)
+        if c and s:
+            removed.append(Link(c, s, "aligned"))
+    if problems:
+        raise AlignmentInputError(problems)
+    return removed
+
+
 def _manual_pair(article: Article, complex_doc: Document, simple_doc: Document, link: Link) -> tuple[CandidatePair, bool]:
+    """The project's sentence pair of ``link`` (reused when anyone proposed it before), or a new
+    ``manual`` one."""
     keys = {"complex_key": indices_key(link.complex), "simple_key": indices_key(link.simple)}
     try:
         with transaction.atomic():
-            return CandidatePair.objects.get_or_create(
+            pair, created = CandidatePair.objects.get_or_create(
                 complex_document=complex_doc, simple_document=simple_doc, **keys,
                 defaults={"article": article, "origin": "manual"},
             )
     except IntegrityError:  # created concurrently by another request
-        return CandidatePair.objects.get(complex_document=complex_doc, simple_document=simple_doc, **keys), False
+        pair, created = CandidatePair.objects.get(complex_document=complex_doc, simple_document=simple_doc, **keys), False
+    pair.article = article  # saves submit_label a query per pair
+    return pair, created
+
+
+@dataclass
+class SavePlan:
+    """The labels one save writes: ``writes`` maps pair id → (pair, value); ``not_aligned`` the
+    pair ids among them that become "not aligned"."""
+
+    writes: dict[int, tuple[CandidatePair, str]] = field(default_factory=dict)
+    not_aligned: set[int] = field(default_factory=set)
+    pairs_created: int = 0
+
+
+def _plan(user, article: Article, complex_doc: Document, simple_doc: Document, run: AlignmentRun | None,
+          links: list[Link], removed: list[Link], values: dict[str, str | None]) -> SavePlan:
+    """Decide what a save writes (module docstring), creating the links' missing pairs."""
+    plan = SavePlan()
+    counts = _counts_as(article.project.label_scheme)
+    mine = dict(Label.objects.filter(annotator=user, pair__complex_document=complex_doc,
+                                     pair__simple_document=simple_doc).values_list("pair_id", "value"))
+    linked: list[CandidatePair] = []
+    for link in links:
+        pair, created = _manual_pair(article, complex_doc, simple_doc, link)
+        plan.pairs_created += created
+        linked.append(pair)
+        want = values[link.label]
+        if mine.get(pair.pk) != want:
+            plan.writes[pair.pk] = (pair, want)
+    link_sentences(linked)
+
+    def still_linked(pair: CandidatePair) -> bool:
+        return any(link.contains(pair.complex_indices, pair.simple_indices) for link in links)
+
+    def not_aligned(pair: CandidatePair) -> None:
+        if pair.pk not in plan.writes and mine.get(pair.pk) != values["not"] and not still_linked(pair):
+            pair.article = article
+            plan.writes[pair.pk] = (pair, values["not"])
+            plan.not_aligned.add(pair.pk)
+
+    # the annotator's own earlier links that no current link contains: removed since the last save
+    own = [pk for pk, value in mine.items() if counts.get(value) in LINK_LABELS]
+    for pair in CandidatePair.objects.filter(pk__in=own).order_by("pk"):
+        not_aligned(pair)
+    # the model's links the annotator saw and removed: the run's predicted pairs inside them
+    if removed and run is not None:
+        predicted = (CandidatePair.objects.filter(complex_document=complex_doc, simple_document=simple_doc,
+                                                  predictions__run=run, predictions__predicted_label__in=LINK_LABELS)
+                     .order_by("pk"))
+        for pair in predicted:
+            if any(group.contains(pair.complex_indices, pair.simple_indices) for group in removed):
+                not_aligned(pair)
+    return plan
 
 
 def save_links(user, article: Article, complex_doc: Document, simple_doc: Document, run: AlignmentRun | None,
-               raw_links, *, seconds: float = 0.0) -> dict:
+               raw_links, *, removed=None, seconds: float = 0.0) -> dict:
     """Store the user's alignment of the document pair as labels (see the module docstring).
 
-    Returns counts: ``links``, ``pairs_created``, ``labels_written`` and ``not_aligned`` (pairs
-    labelled not aligned by this save). Raises AlignmentInputError for invalid links and
-    ``qc.QualityControlError`` when quality control refuses the labels; nothing is written then.
+    ``raw_links`` are the links on screen; ``removed`` the model links of ``run`` the annotator was
+    shown and removed (the only model pairs this labels "not aligned"); ``seconds`` the time on the
+    page since it was opened or last saved, shared out over the labels written.
+
+    Returns counts: ``links``, ``pairs_created``, ``labels_written`` and ``not_aligned`` (labels of
+    this save that say not aligned). Raises AlignmentInputError for invalid input and
+    ``qc.AnnotatorExcluded`` for an excluded annotator; nothing is written then.
     """
     project = article.project
     values = scheme_values(project.label_scheme)
-    links = parse_links(raw_links, complex_doc.sentences.count(), simple_doc.sentences.count(),
-                        has_partial=values["partial"] is not None)
+    n_complex, n_simple = complex_doc.sentences.count(), simple_doc.sentences.count()
+    links = parse_links(raw_links, n_complex, n_simple, has_partial=values["partial"] is not None)
+    removed_links = parse_removed(removed, n_complex, n_simple)
+    if removed_links and not shows_predictions(user, project):
+        raise AlignmentInputError("removed: this project does not show you the model's links, so there are none to remove")
+    if removed_links and run is None:
+        raise AlignmentInputError("removed: there is no alignment run whose links you could have removed")
+    seconds = _checked_seconds(seconds)
     qc.ensure_not_excluded(user, project)
-    qc.check_seconds(qc.qc_config(project), float(seconds))
-    counts = _counts_as(project.label_scheme)
-    written = not_aligned = created_pairs = 0
     with transaction.atomic():
-        manual: list[tuple[CandidatePair, Link]] = []
-        for link in links:
-            pair, created = _manual_pair(article, complex_doc, simple_doc, link)
-            created_pairs += created
-            manual.append((pair, link))
-        link_sentences(pair for pair, _ in manual)
-        pairs = _pairs(complex_doc, simple_doc)
-        mine = dict(Label.objects.filter(annotator=user, pair__in=pairs).values_list("pair_id", "value"))
-        for pair, link in manual:
-            want = values[link.label]
-            if mine.get(pair.pk) != want:
-                submit_label(user, pair, value=want, seconds=seconds, source=ARTICLE, change=True)
-                written += 1
-        scope = Q(pk__in=list(mine))
-        if run is not None:
-            scope |= Q(predictions__run=run, predictions__predicted_label__in=LINK_LABELS)
-        keep = {pair.pk for pair, _ in manual}
-        for pair in pairs.filter(scope).exclude(pk__in=keep).select_related("article__project"):
-            inside = next((link for link in links if link.contains(pair.complex_indices, pair.simple_indices)), None)
-            if inside is not None:
-                # within a link: an earlier "not aligned" from this annotator no longer holds
-                if counts.get(mine.get(pair.pk)) == "not":
-                    submit_label(user, pair, value=values[inside.label], seconds=seconds, source=ARTICLE, change=True)
-                    written += 1
-            elif mine.get(pair.pk) != values["not"]:
-                submit_label(user, pair, value=values["not"], seconds=seconds, source=ARTICLE, change=True)
-                written += 1
-                not_aligned += 1
-    return {"links": len(links), "pairs_created": created_pairs, "labels_written": written, "not_aligned": not_aligned}
+        plan = _plan(user, article, complex_doc, simple_doc, run, links, removed_links, values)
+        share = min(seconds / len(plan.writes), MAX_SECONDS) if plan.writes else 0.0
+        for pair, value in plan.writes.values():
+            submit_label(user, pair, value=value, seconds=share, source=ARTICLE, change=True)
+    return {"links": len(links), "pairs_created": plan.pairs_created, "labels_written": len(plan.writes),
+            "not_aligned": len(plan.not_aligned)}
+
+
+def _checked_seconds(seconds) -> float:
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) or seconds < 0:
+        raise AlignmentInputError("'seconds' must be a non-negative number")
+    return float(seconds)
+
+
+# --- Completion ----------------------------------------------------------------------------------
+
+def _completion_dict(completion: ArticleCompletion) -> dict:
+    return {"annotator": completion.annotator.get_username(), "completed_at": completion.completed_at.isoformat(),
+            "seconds": round(completion.seconds, 1)}
+
+
+def completion_state(user, project: Project, complex_doc: Document, simple_doc: Document) -> dict:
+    """``completion``: the user's own completion of the document pair (None while open);
+    ``completions``: everyone's for researchers, the user's own for annotators (blind to others)."""
+    rows = (ArticleCompletion.objects.filter(complex_document=complex_doc, simple_document=simple_doc)
+            .select_related("annotator").order_by("completed_at", "pk"))
+    if not can_research(user, project):
+        rows = rows.filter(annotator=user)
+    rows = list(rows)
+    own = next((c for c in rows if c.annotator_id == user.pk), None)
+    return {"completion": _completion_dict(own) if own else None, "completions": [_completion_dict(c) for c in rows]}
+
+
+def mark_complete(user, article: Article, complex_doc: Document, simple_doc: Document, *,
+                  seconds: float = 0.0) -> tuple[ArticleCompletion, bool]:
+    """Declare the user's alignment of the document pair exhaustive: from now on every pair they did
+    not link counts as not aligned. Returns (completion, created); marking it again keeps the first
+    declaration. ``seconds``: time the annotator spent on the page (capped at a day).
+
+    Raises AlignmentInputError when the project's scheme has no aligned/not values, and
+    ``qc.AnnotatorExcluded`` for an excluded annotator.
+    """
+    scheme_values(article.project.label_scheme)
+    seconds = min(_checked_seconds(seconds), MAX_SECONDS)
+    qc.ensure_not_excluded(user, article.project)
+    try:
+        with transaction.atomic():
+            return ArticleCompletion.objects.get_or_create(
+                complex_document=complex_doc, simple_document=simple_doc, annotator=user,
+                defaults={"article": article, "seconds": seconds})
+    except IntegrityError:  # marked concurrently (a double click)
+        return ArticleCompletion.objects.get(complex_document=complex_doc, simple_document=simple_doc, annotator=user), False
+
+
+def reopen(user, complex_doc: Document, simple_doc: Document) -> bool:
+    """Withdraw the user's completion of the document pair (their labels stay); False if it was open."""
+    deleted, _ = ArticleCompletion.objects.filter(complex_document=complex_doc, simple_document=simple_doc,
+                                                  annotator=user).delete()
+    return bool(deleted)
+
+
+@dataclass(frozen=True)
+class CompletedPair:
+    """A document pair an annotator declared complete, with their links: every sentence pair of the
+    two documents outside ``links`` is not aligned."""
+
+    article_id: int
+    complex_document: Document
+    simple_document: Document
+    annotator_id: int
+    annotator: str
+    links: list[Link]
+    completed_at: datetime
+    seconds: float
+
+
+def complete_article_pairs(project: Project) -> list[CompletedPair]:
+    """The project's exhaustively annotated document pairs, one per (document pair, annotator), in
+    article order, with the annotator's current links (their aligned/partial labels, as the
+    whole-article view shows them). Three queries whatever the size."""
+    completions = list(ArticleCompletion.objects.filter(article__project=project)
+                       .select_related("complex_document", "simple_document", "annotator")
+                       .order_by("article_id", "complex_document__rank", "simple_document__rank", "annotator_id"))
+    if not completions:
+        return []
+    counts = _counts_as(project.label_scheme)
+    link_values = [value for value, kind in counts.items() if kind in LINK_LABELS]
+    groups: dict[tuple[int, int, int], list[tuple[list[int], list[int], str]]] = defaultdict(list)
+    rows = (Label.objects.filter(pair__article_id__in={c.article_id for c in completions},
+                                 annotator_id__in={c.annotator_id for c in completions}, value__in=link_values)
+            .values_list("annotator_id", "pair__complex_document_id", "pair__simple_document_id",
+                         "pair__complex_key", "pair__simple_key", "value"))
+    for annotator_id, complex_id, simple_id, complex_key, simple_key, value in rows:
+        groups[(complex_id, simple_id, annotator_id)].append((_indices_of(complex_key), _indices_of(simple_key),
+                                                              counts[value]))
+    return [CompletedPair(article_id=c.article_id, complex_document=c.complex_document, simple_document=c.simple_document,
+                          annotator_id=c.annotator_id, annotator=c.annotator.get_username(),
+                          links=components(groups.get((c.complex_document_id, c.simple_document_id, c.annotator_id), [])),
+                          completed_at=c.completed_at, seconds=c.seconds)
+            for c in completions]

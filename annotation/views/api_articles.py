@@ -1,7 +1,13 @@
 """Article-level API: the whole-article alignment and the paragraph-alignment correction.
 
-* ``GET/PUT /api/articles/<id>/alignment/?complex=&simple=&run=`` — the user's links (PUT body
-  ``{"links": [{"complex": [..], "simple": [..], "label": "aligned"|"partial"}], "seconds": 12.5}``).
+* ``GET/PUT /api/articles/<id>/alignment/?complex=&simple=&run=`` — the user's links. PUT body
+  ``{"links": [{"complex": [..], "simple": [..], "label": "aligned"|"partial"}], "removed": [{"complex":
+  [..], "simple": [..]}], "seconds": 12.5}``: the links on screen, the model links of ``run`` the
+  page showed and the annotator removed (the only model pairs labelled "not aligned"), and the time
+  since the page was opened or last saved. Answers ``{"saved": {counts}, ...the GET payload}``.
+* ``POST/DELETE /api/articles/<id>/alignment/completion/?complex=&simple=`` — mark the user's
+  alignment of the document pair complete (body ``{"seconds": 300}``; 201, or 200 when it already
+  was) or reopen it; answers ``{"completion": {annotator, completed_at, seconds} | null, "completions": [..]}``.
 * ``GET/PUT /api/articles/<id>/paragraphs/?complex=&simple=`` — paragraph links (PUT body
   ``{"links": [{"complex": 0, "simple": 1}, ...]}``); saving regenerates the sentence candidates.
 * ``POST /api/projects/<id>/paragraph-alignment/`` — researchers: recompute the automatic
@@ -62,21 +68,44 @@ class AlignmentView(ArticleView):
         return Response(article_alignment.load_alignment(request.user, self.get_article(), complex_doc, simple_doc, run))
 
     def put(self, request, pk: int) -> Response:
-        seconds = request.data.get("seconds", 0) if isinstance(request.data, dict) else 0
+        body = request.data
         try:
-            if not isinstance(request.data, dict) or "links" not in request.data:
-                raise article_alignment.AlignmentInputError("send {\"links\": [{\"complex\": [..], \"simple\": [..], \"label\": ..}]}")
-            if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds < 0:
-                raise article_alignment.AlignmentInputError("'seconds' must be a non-negative number")
+            if not isinstance(body, dict) or "links" not in body:
+                raise article_alignment.AlignmentInputError(
+                    "send {\"links\": [{\"complex\": [..], \"simple\": [..], \"label\": ..}], \"removed\": [..], \"seconds\": ..}")
             complex_doc, simple_doc = self.documents()
             article = self.get_article()
             run = article_alignment.resolve_run(article.project, int_param(request, "run"))
-            saved = article_alignment.save_links(request.user, article, complex_doc, simple_doc, run,
-                                                 request.data["links"], seconds=float(seconds))
+            saved = article_alignment.save_links(request.user, article, complex_doc, simple_doc, run, body["links"],
+                                                 removed=body.get("removed"), seconds=body.get("seconds", 0))
         except ValueError as exc:
             return _problem(exc)
         data = article_alignment.load_alignment(request.user, article, complex_doc, simple_doc, run)
         return Response({"saved": saved, **data})
+
+
+class CompletionView(ArticleView):
+    """The user declares their alignment of the document pair complete (POST) or reopens it (DELETE)."""
+
+    def post(self, request, pk: int) -> Response:
+        seconds = request.data.get("seconds", 0) if isinstance(request.data, dict) else 0
+        try:
+            complex_doc, simple_doc = self.documents()
+            article = self.get_article()
+            _, created = article_alignment.mark_complete(request.user, article, complex_doc, simple_doc, seconds=seconds)
+        except ValueError as exc:
+            return _problem(exc)
+        state = article_alignment.completion_state(request.user, article.project, complex_doc, simple_doc)
+        return Response({"created": created, **state}, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+    def delete(self, request, pk: int) -> Response:
+        try:
+            complex_doc, simple_doc = self.documents()
+        except ValueError as exc:
+            return _problem(exc)
+        reopened = article_alignment.reopen(request.user, complex_doc, simple_doc)
+        state = article_alignment.completion_state(request.user, self.get_project(), complex_doc, simple_doc)
+        return Response({"reopened": reopened, **state})
 
 
 class ParagraphsView(ArticleView):

@@ -1,13 +1,27 @@
-"""Real headless Chromium: a researcher corrects a paragraph link; an annotator links sentences with
-the keyboard in the whole-article view. Screenshots: paragraphs.png, article-align.png."""
+"""Real headless Chromium: a researcher corrects a paragraph link; in the whole-article view an
+annotator links sentences with the keyboard, a save of one new link writes exactly one label, linking
+into a link says it merges, a document pair is marked complete and reopened, and a researcher's
+removal of one model link is the only "not aligned" written. Screenshots: paragraphs.png,
+article-align.png, article-complete.png."""
 from __future__ import annotations
 
 import pytest
+from django.contrib.auth import get_user_model
 
-from annotation.models import CandidatePair, Label, ParagraphAlignment
+from annotation.models import (
+    AlignmentRun,
+    ArticleCompletion,
+    CandidatePair,
+    Label,
+    LabelChange,
+    ParagraphAlignment,
+    Status,
+)
+from annotation.services import article_alignment as aa
 from annotation.services import paragraph_correction as pc
 from annotation.services.article_alignment import resolve_documents
 from annotation.services.demo import ensure_demo
+from tests import factories
 from tests.browser.conftest import login, screenshot
 
 pytestmark = pytest.mark.browser
@@ -89,7 +103,124 @@ def test_an_annotator_links_sentences_with_the_keyboard_and_saves_them_as_labels
     labels = {(lab.pair.complex_key, lab.pair.simple_key): lab.value
               for lab in Label.objects.filter(annotator__username="annotator").select_related("pair")}
     assert labels == {("0", "0"): "aligned", ("1", "1"): "partial"}
-    assert set(CandidatePair.objects.filter(labels__annotator__username="annotator").values_list("run", "origin")) == {(None, "manual")}
+    assert set(CandidatePair.objects.filter(labels__annotator__username="annotator").values_list("origin", flat=True)) == {"manual"}
     page.reload()
     page.wait_for_selector("circle.handle")
     assert page.locator("circle.handle").count() == 2 and "your saved alignment" in page.locator("#status").inner_text()
+
+
+def _with_predictions(min_seconds: int = 0):
+    """The Volcano article with a run predicting C0→S0, C1→S1 and C2→S2 (aligned), shown to annotators."""
+    project, article, docs = _volcano()
+    project.config = {"qc": {"min_seconds": min_seconds, "test_every": 0}, "show_predictions": True}
+    project.save()
+    run = AlignmentRun.objects.create(project=project, method="jaccard", status=Status.SUCCEEDED)
+    for i in range(3):
+        factories.make_pair(run, article=article, complex_document=docs[0], simple_document=docs[1], complex_key=str(i),
+                            simple_key=str(i), predicted_label="aligned", score=0.9, origin="model")
+    return project, article, docs, run
+
+
+def _focus(page, side: str, index: int) -> None:
+    """Move the keyboard focus to ``side`` sentence ``index`` (Tab switches column, j/k move)."""
+    if page.locator(f"#{side}-col .asent.focus").count() == 0:
+        page.keyboard.press("Tab")
+    while int(page.locator(f"#{side}-col .asent.focus").get_attribute("data-index")) != index:
+        current = int(page.locator(f"#{side}-col .asent.focus").get_attribute("data-index"))
+        page.keyboard.press("j" if current < index else "k")
+
+
+def test_whole_article_save_of_one_new_link_writes_exactly_one_label(page, transactional_db):
+    """The annotator saved C0→S0 before; the model's links exist but are not on screen (their own
+    alignment is). One new link, saved with the keyboard, is one label: no "not aligned" for the
+    model's pairs, nothing rewritten, and the project's per-item minimum time does not refuse it."""
+    project, article, docs, run = _with_predictions(min_seconds=60)
+    annotator = get_user_model().objects.get(username="annotator")
+    aa.save_links(annotator, article, *docs, run, [{"complex": [0], "simple": [0]}], seconds=20)
+    before = set(Label.objects.values_list("pk", "value", "updated_at"))
+
+    login(page, "annotator", "annotator")
+    page.goto(f"/articles/{article.pk}/align/")
+    page.wait_for_selector("#complex-col .asent.focus")
+    assert "your saved alignment" in page.locator("#status").inner_text()
+    assert page.locator("circle.handle").count() == 1
+    assert "Not marked complete" in page.locator("#completion").inner_text()
+    _focus(page, "complex", 3)
+    page.keyboard.press("Enter")
+    _focus(page, "simple", 3)
+    page.keyboard.press("Enter")
+    page.keyboard.press("l")
+    assert page.locator("circle.handle").count() == 2
+    page.keyboard.press("s")
+    page.wait_for_selector("#status[data-saved]")
+    assert "Saved 2 links: 1 label written." in page.locator("#status").inner_text()
+
+    new = Label.objects.exclude(pk__in=[pk for pk, _, _ in before])
+    assert new.count() == 1 and Label.objects.count() == len(before) + 1
+    label = new.select_related("pair").get()
+    assert (label.pair.complex_key, label.pair.simple_key, label.value, label.source) == ("3", "3", "aligned", "article")
+    assert 0 < label.seconds < 60  # recorded, and below the per-item minimum without being refused
+    assert set(Label.objects.filter(pk__in=[pk for pk, _, _ in before]).values_list("pk", "value", "updated_at")) == before
+    assert not LabelChange.objects.exists()
+    assert not Label.objects.filter(pair__predictions__run=run).exclude(pair__complex_key="0").exists()
+    # saving again without a change writes nothing
+    page.keyboard.press("s")
+    page.wait_for_selector('#status[data-saved="2"]')
+    assert "nothing changed" in page.locator("#status").inner_text()
+    assert Label.objects.count() == len(before) + 1
+
+
+def test_linking_into_a_link_says_it_merges_and_the_pair_is_marked_complete_then_reopened(page, transactional_db):
+    project, article, docs, run = _with_predictions()
+    annotator = get_user_model().objects.get(username="annotator")
+    aa.save_links(annotator, article, *docs, run, [{"complex": [0], "simple": [0]}])
+
+    login(page, "annotator", "annotator")
+    page.goto(f"/articles/{article.pk}/align/")
+    page.wait_for_selector("circle.handle")
+    _focus(page, "complex", 1)
+    page.keyboard.press("Enter")
+    _focus(page, "simple", 0)
+    page.keyboard.press("Enter")
+    assert "S0 is in link C0 → S0: linking it to another sentence merges into that link" in page.locator("#status").inner_text()
+    page.keyboard.press("l")
+    assert "Merging into link C0 → S0: now one link C0–1 → S0" in page.locator("#status").inner_text()
+    assert page.locator("#status").get_attribute("data-merged") == "C0–1 → S0"
+    assert page.locator("circle.handle").count() == 2  # one n:m link, two lines
+
+    page.keyboard.press("c")  # unsaved links are saved first, then the pair is marked complete
+    page.wait_for_selector('#completion[data-complete="1"]')
+    assert "Complete — marked by annotator" in page.locator("#completion").inner_text()
+    screenshot(page, "article-complete")
+    completion = ArticleCompletion.objects.get()
+    assert (completion.annotator.username, completion.complex_document, completion.simple_document) == ("annotator", *docs)
+    assert completion.seconds > 0
+    [done] = aa.complete_article_pairs(project)
+    assert done.annotator == "annotator" and done.links == [aa.Link((0, 1), (0,), "aligned")]
+
+    page.reload()
+    page.wait_for_selector('#completion[data-complete="1"]')
+    assert page.locator("#reopen").is_visible() and not page.locator("#complete").is_visible()
+    page.keyboard.press("o")
+    page.wait_for_selector('#completion[data-complete="0"]')
+    assert not ArticleCompletion.objects.exists()
+    assert Label.objects.filter(annotator=annotator, pair__complex_key="0,1", pair__simple_key="0").exists()  # links kept
+
+
+def test_a_researcher_removes_one_model_link_and_only_that_pair_is_labelled_not_aligned(page, transactional_db):
+    project, article, docs, run = _with_predictions()
+    login(page, "researcher", "researcher")
+    page.goto(f"/articles/{article.pk}/align/?run={run.pk}")
+    page.wait_for_selector("circle.handle")
+    assert "the model's links" in page.locator("#status").inner_text()
+    assert page.locator("circle.handle").count() == 3
+    _focus(page, "complex", 1)  # focusing a linked sentence selects its link
+    page.keyboard.press("x")
+    assert page.locator("circle.handle").count() == 2
+    page.keyboard.press("s")
+    page.wait_for_selector("#status[data-saved]")
+    assert "3 labels written, 1 of them not aligned" in page.locator("#status").inner_text()
+    labels = {(lab.pair.complex_key, lab.pair.simple_key): lab.value
+              for lab in Label.objects.filter(annotator__username="researcher").select_related("pair")}
+    assert labels == {("0", "0"): "aligned", ("1", "1"): "not-aligned", ("2", "2"): "aligned"}
+    assert CandidatePair.objects.filter(origin="manual").count() == 0  # the kept links are the predicted pairs

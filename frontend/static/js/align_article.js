@@ -2,7 +2,10 @@
 // clicks or keys, saved through PUT /api/articles/<id>/alignment/ as the annotator's labels.
 //
 // A link is {complex: [..], simple: [..], label: "aligned"|"partial"}; a sentence is in at most one
-// link, so linking sentences that already belong to links merges those links (n:m).
+// link, so linking sentences that already belong to links merges those links (n:m) — the status line
+// says so. Saving sends the links on screen and the model links this page showed that the annotator
+// removed (the only model pairs the server labels "not aligned"). Marking the document pair complete
+// (c; o reopens) is a separate action: only then do unlinked pairs count as not aligned.
 
 import { csrfToken } from "./http.js";
 
@@ -13,17 +16,21 @@ const SIDES = ["complex", "simple"];
 const el = {
   board: $("#board"), svg: $("#links"), status: $("#status"), source: $("#source"), save: $("#save"),
   useModel: $("#use-model"), cols: { complex: $("#complex-col"), simple: $("#simple-col") },
+  completion: $("#completion"), complete: $("#complete"), reopen: $("#reopen"),
 };
+const completionApi = `${cfg.api}completion/`;
 
 let data = null;                       // last GET/PUT payload
 let links = [];                        // the links on screen
+let shownModel = [];                   // the model's links this page put on screen (to report removals)
 let nodes = { complex: [], simple: [] };  // sentence elements in order
 let focus = { side: "complex", pos: 0 };
 let selection = { complex: new Set(), simple: new Set() };
 let active = null;                     // index of the selected link
 let dirty = false;
 let busy = false;
-let startedAt = performance.now();
+const openedAt = performance.now();    // time on the page, recorded when it is marked complete
+let sinceSave = performance.now();     // time since the last save, recorded with the labels it writes
 
 function query() {
   const params = new URLSearchParams(cfg.query);
@@ -39,6 +46,23 @@ function markDirty() {
   dirty = true;
   say("Unsaved changes — press s to save.");
 }
+
+// "C3–4" for complex sentences [3, 4]: runs of consecutive indices as ranges.
+function spans(prefix, indices) {
+  const runs = [];
+  for (const i of [...indices].sort((x, y) => x - y)) {
+    const last = runs[runs.length - 1];
+    if (last && i === last[1] + 1) last[1] = i;
+    else runs.push([i, i]);
+  }
+  return prefix + runs.map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`)).join(",");
+}
+
+function describe(link) {
+  return `${spans("C", link.complex)} → ${spans("S", link.simple)}`;
+}
+
+const linkKey = (link) => `${link.complex.join(",")}:${link.simple.join(",")}`;
 
 // --- Rendering -----------------------------------------------------------------------------
 
@@ -166,11 +190,18 @@ function linkSelection() {
     if (l.label === "partial") label = "partial";
   }
   links = links.filter((l) => !touching.includes(l));
-  links.push({ complex: [...complex].sort((x, y) => x - y), simple: [...simple].sort((x, y) => x - y), label });
+  const merged = { complex: [...complex].sort((x, y) => x - y), simple: [...simple].sort((x, y) => x - y), label };
+  links.push(merged);
   links.sort((x, y) => x.complex[0] - y.complex[0] || x.simple[0] - y.simple[0]);
-  active = links.findIndex((l) => l.complex.includes([...complex][0]));
+  active = links.indexOf(merged);
   selection = { complex: new Set(), simple: new Set() };
   markDirty();
+  if (touching.length) {
+    const into = touching.map(describe).join(" and ");
+    say(`Merging into link${touching.length === 1 ? "" : "s"} ${into}: now one link ${describe(merged)}` +
+      `${label === "partial" ? " (partial)" : ""}. Unsaved — press s to save, x to undo the link.`);
+    el.status.dataset.merged = describe(merged);
+  }
   paint();
 }
 
@@ -213,6 +244,7 @@ function clickSentence(side, pos, shift) {
     }
     const k = linkOf(side, index);
     active = k >= 0 ? k : active;
+    if (k >= 0) hintMerge(side, index, k);
   }
   paint();
 }
@@ -226,8 +258,18 @@ function clickLink(k) {
 }
 
 function toggleSelect(side, index) {
-  if (selection[side].has(index)) selection[side].delete(index);
-  else selection[side].add(index);
+  if (selection[side].has(index)) {
+    selection[side].delete(index);
+    return;
+  }
+  selection[side].add(index);
+  const k = linkOf(side, index);
+  if (k >= 0) hintMerge(side, index, k);
+}
+
+function hintMerge(side, index, k) {
+  say(`${spans(side === "complex" ? "C" : "S", [index])} is in link ${describe(links[k])}: ` +
+    "linking it to another sentence merges into that link (a/p relabel it, x unlinks).");
 }
 
 function moveFocus(delta) {
@@ -275,10 +317,36 @@ function show(payload) {
   cfg.query = { complex: payload.complex.id, simple: payload.simple.id, ...(payload.run ? { run: payload.run.id } : {}) };
   fillChoices();
   el.useModel.hidden = !(payload.show_predictions && payload.source !== "model" && payload.model_links.length);
+  shownModel = payload.source === "model" ? payload.model_links.map((l) => ({ ...l })) : [];
   focus = { side: "complex", pos: Math.min(focus.pos, nodes.complex.length - 1) };
   active = null;
   dirty = false;
+  showCompletion(payload);
   paint();
+}
+
+function when(iso) {
+  return new Date(iso).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
+// Whether the annotator declared this document pair complete, and (researchers) who else did.
+function showCompletion(state) {
+  const own = state.completion;
+  const others = state.completions.filter((c) => !own || c.annotator !== own.annotator);
+  let text = own
+    ? `Complete — marked by ${own.annotator} on ${when(own.completed_at)}: every pair you did not link counts as not aligned.`
+    : "Not marked complete: unlinked pairs say nothing until you mark the pair complete (c).";
+  if (others.length) text += ` Also complete for: ${others.map((c) => `${c.annotator} (${when(c.completed_at)})`).join(", ")}.`;
+  el.completion.textContent = text;
+  el.completion.dataset.complete = own ? "1" : "0";
+  el.complete.hidden = Boolean(own);
+  el.reopen.hidden = !own;
+}
+
+// The model links shown on this page that are no longer on screen as they were.
+function removedModelLinks() {
+  const onScreen = new Set(links.map(linkKey));
+  return shownModel.filter((l) => !onScreen.has(linkKey(l))).map((l) => ({ complex: l.complex, simple: l.simple }));
 }
 
 const SOURCES = {
@@ -297,33 +365,89 @@ async function load() {
   say(`Starting from ${SOURCES[payload.source]}${run}.`);
 }
 
+async function send(url, method, body) {
+  const response = await fetch(`${url}${query()}`, {
+    method,
+    headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrfToken() },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const payload = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    say((payload.errors || [payload.detail || `Refused (${response.status}).`]).join(" · "), true);
+    return null;
+  }
+  return payload;
+}
+
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+// Save the links; true when saved. Used by s and before marking complete.
 async function save() {
-  if (busy) return;
+  if (busy) return false;
   busy = true;
   el.save.disabled = true;
   say("Saving…");
   try {
-    const seconds = (performance.now() - startedAt) / 1000;
-    const response = await fetch(`${cfg.api}${query()}`, {
-      method: "PUT",
-      headers: { "Content-Type": "application/json", Accept: "application/json", "X-CSRFToken": csrfToken() },
-      body: JSON.stringify({ links, seconds }),
-    });
-    const payload = await response.json();
-    if (!response.ok) {
-      say((payload.errors || [payload.detail || `Not saved (${response.status}).`]).join(" · "), true);
-      return;
-    }
+    const seconds = (performance.now() - sinceSave) / 1000;
+    const payload = await send(cfg.api, "PUT", { links, removed: removedModelLinks(), seconds });
+    if (!payload) return false;
+    sinceSave = performance.now();
     show(payload);
     const s = payload.saved;
-    say(`Saved ${s.links} link${s.links === 1 ? "" : "s"}: ${s.labels_written} label${s.labels_written === 1 ? "" : "s"} written, ` +
-      `${s.not_aligned} model pair${s.not_aligned === 1 ? "" : "s"} marked not aligned.`);
-    el.status.dataset.saved = "1";
+    say(s.labels_written
+      ? `Saved ${plural(s.links, "link")}: ${plural(s.labels_written, "label")} written` +
+        `${s.not_aligned ? `, ${s.not_aligned} of them not aligned (links you removed)` : ""}.`
+      : `Saved ${plural(s.links, "link")}: nothing changed since your last save.`);
+    el.status.dataset.saved = String(Number(el.status.dataset.saved || 0) + 1);
+    return true;
   } catch (err) {
     say(`Not saved: ${err}. Your links are still on screen; try again.`, true);
+    return false;
   } finally {
     busy = false;
     el.save.disabled = false;
+  }
+}
+
+// Declare the document pair exhaustively aligned (saving unsaved links first), or withdraw that.
+async function complete() {
+  if (busy) return;
+  if (data.completion) {
+    say("Already marked complete (o reopens it).");
+    return;
+  }
+  if (dirty && !(await save())) return;
+  busy = true;
+  try {
+    const payload = await send(completionApi, "POST", { seconds: (performance.now() - openedAt) / 1000 });
+    if (!payload) return;
+    Object.assign(data, { completion: payload.completion, completions: payload.completions });
+    showCompletion(data);
+    say("Marked complete: every pair you did not link now counts as not aligned (o reopens).");
+  } catch (err) {
+    say(`Not marked complete: ${err}.`, true);
+  } finally {
+    busy = false;
+  }
+}
+
+async function reopen() {
+  if (busy) return;
+  if (!data.completion) {
+    say("This pair is not marked complete (c marks it).");
+    return;
+  }
+  busy = true;
+  try {
+    const payload = await send(completionApi, "DELETE");
+    if (!payload) return;
+    Object.assign(data, { completion: payload.completion, completions: payload.completions });
+    showCompletion(data);
+    say("Reopened: unlinked pairs no longer count as not aligned. Your links are kept.");
+  } catch (err) {
+    say(`Not reopened: ${err}.`, true);
+  } finally {
+    busy = false;
   }
 }
 
@@ -341,7 +465,7 @@ document.addEventListener("keydown", (ev) => {
     l: linkSelection, a: () => setLabel("aligned"), p: () => setLabel("partial"),
     x: () => unlink(active), Delete: () => unlink(active),
     Escape: () => { selection = { complex: new Set(), simple: new Set() }; active = null; paint(); },
-    s: save,
+    s: save, c: complete, o: reopen,
   }[ev.key];
   if (handled) {
     ev.preventDefault();
@@ -350,8 +474,11 @@ document.addEventListener("keydown", (ev) => {
 });
 
 el.save.addEventListener("click", save);
+el.complete.addEventListener("click", complete);
+el.reopen.addEventListener("click", reopen);
 el.useModel.addEventListener("click", () => {
   links = data.model_links.map((l) => ({ ...l }));
+  shownModel = data.model_links.map((l) => ({ ...l }));
   active = null;
   markDirty();
   paint();

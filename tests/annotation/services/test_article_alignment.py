@@ -1,9 +1,20 @@
-"""Whole-article alignment: links saved as labels, idempotently; what each role starts from."""
+"""Whole-article alignment: links saved as labels (only what the annotator judged), idempotently; what
+each role starts from; complete / reopen; the complete document pairs training reads."""
 from __future__ import annotations
 
 import pytest
 
-from annotation.models import AlignmentRun, CandidatePair, Label, LabelScheme, PairSentence, Status, indices_key
+from annotation.models import (
+    AlignmentRun,
+    ArticleCompletion,
+    CandidatePair,
+    Label,
+    LabelChange,
+    LabelScheme,
+    PairSentence,
+    Status,
+    indices_key,
+)
 from annotation.services import article_alignment as aa
 from annotation.services import qc
 from tests import factories
@@ -35,9 +46,15 @@ def run(article, docs):
     return run
 
 
-def labels_of(user) -> dict[tuple[str, str, int | None], str]:
-    return {(lab.pair.complex_key, lab.pair.simple_key, lab.pair.run_id): lab.value
+def labels_of(user) -> dict[tuple[str, str], str]:
+    return {(lab.pair.complex_key, lab.pair.simple_key): lab.value
             for lab in Label.objects.filter(annotator=user).select_related("pair")}
+
+
+def writes() -> tuple:
+    """Everything a save could write: pairs, their sentences, labels (with their times) and history."""
+    return (CandidatePair.objects.count(), PairSentence.objects.count(),
+            list(Label.objects.values_list("pk", "value", "updated_at")), LabelChange.objects.count())
 
 
 def test_the_default_documents_are_the_first_adjacent_levels_and_the_run_the_latest_succeeded(article, docs, run):
@@ -54,66 +71,121 @@ def test_a_document_of_another_article_is_refused_with_the_valid_choices(article
         aa.resolve_documents(article, stranger.pk, None)
 
 
-def test_saving_links_creates_manual_pairs_labelled_by_the_annotator(users, article, docs, run):
+def test_new_links_become_manual_pairs_labelled_by_the_annotator_with_the_article_as_source(users, article, docs, run):
     anna = users["anna"]
-    saved = aa.save_links(anna, article, *docs, run, [{"complex": [0], "simple": [0], "label": "aligned"},
-                                                    {"complex": [1], "simple": [1], "label": "partial"}])
-    assert saved["links"] == 2 and saved["pairs_created"] == 2
+    saved = aa.save_links(anna, article, *docs, run, [{"complex": [0, 1], "simple": [1], "label": "aligned"},
+                                                    {"complex": [2], "simple": [2], "label": "partial"}])
+    assert saved == {"links": 2, "pairs_created": 2, "labels_written": 2, "not_aligned": 0}
     manual = CandidatePair.objects.filter(origin="manual")
-    assert sorted(manual.values_list("complex_key", "simple_key")) == [("0", "0"), ("1", "1")]
-    mine = labels_of(anna)
-    assert mine[("0", "0", None)] == "aligned" and mine[("1", "1", None)] == "partial"
+    assert sorted(manual.values_list("complex_key", "simple_key")) == [("0,1", "1"), ("2", "2")]
+    assert labels_of(anna) == {("0,1", "1"): "aligned", ("2", "2"): "partial"}
+    assert set(Label.objects.values_list("source", flat=True)) == {"article"}
 
 
-def test_model_pairs_the_annotator_removed_are_labelled_not_aligned(users, article, docs, run):
+def test_model_links_the_annotator_did_not_touch_get_no_label(users, article, docs, run):
+    """A researcher sees the model's links but saves only one new link of their own: the model's
+    three links were neither kept on screen nor reported removed, so nothing is said about them."""
+    rita = users["rita"]
+    saved = aa.save_links(rita, article, *docs, run, [{"complex": [1], "simple": [0]}])
+    assert saved["labels_written"] == 1 and saved["not_aligned"] == 0
+    assert labels_of(rita) == {("1", "0"): "aligned"}
+
+
+def test_a_removed_model_link_gets_exactly_one_not_aligned_label_and_kept_ones_their_link_label(users, article, docs, run):
+    rita = users["rita"]
+    shown = aa.load_alignment(rita, article, *docs, run)
+    assert shown["source"] == "model" and len(shown["links"]) == 3
+    kept = [link for link in shown["links"] if link["complex"] != [1]]
+    saved = aa.save_links(rita, article, *docs, run, kept, removed=[{"complex": [1], "simple": [1]}])
+    assert saved == {"links": 2, "pairs_created": 0, "labels_written": 3, "not_aligned": 1}
+    assert labels_of(rita) == {("0", "0"): "aligned", ("1", "1"): "not-aligned", ("2,3", "2"): "partial"}
+    assert Label.objects.filter(value="not-aligned").count() == 1
+
+
+def test_a_removed_model_link_whose_sentences_are_still_linked_together_is_not_labelled(users, article, docs, run):
+    """C0→S0 grew into C0→S0+S1: the model's pair is inside the annotator's link, not rejected."""
+    rita = users["rita"]
+    aa.save_links(rita, article, *docs, run, [{"complex": [0], "simple": [0, 1]}],
+                  removed=[{"complex": [0], "simple": [0]}, {"complex": [1], "simple": [1]}])
+    assert labels_of(rita) == {("0", "0,1"): "aligned", ("1", "1"): "not-aligned"}
+
+
+def test_an_annotator_who_is_not_shown_the_models_links_cannot_report_them_removed(users, article, docs, run):
+    with pytest.raises(aa.AlignmentInputError, match="does not show you the model's links"):
+        aa.save_links(users["anna"], article, *docs, run, [], removed=[{"complex": [1], "simple": [1]}])
+    assert not Label.objects.exists()
+
+
+def test_an_n_to_m_link_reuses_the_predicted_pair_of_the_same_sentences(users, article, docs, run):
     anna = users["anna"]
-    saved = aa.save_links(anna, article, *docs, run, [{"complex": [0], "simple": [0]}])
-    assert saved["not_aligned"] == 2
-    mine = labels_of(anna)
-    assert mine[("1", "1", run.pk)] == "not-aligned" and mine[("2,3", "2", run.pk)] == "not-aligned"
-    assert ("0", "0", run.pk) not in mine  # kept: the manual pair holds the label
+    predicted = CandidatePair.objects.get(complex_key="2,3", simple_key="2")
+    before = CandidatePair.objects.count()
+    saved = aa.save_links(anna, article, *docs, run, [{"complex": [3, 2], "simple": [2], "label": "aligned"}])
+    assert saved["pairs_created"] == 0 and CandidatePair.objects.count() == before
+    assert Label.objects.get(annotator=anna).pair == predicted
+    assert not CandidatePair.objects.filter(origin="manual").exists()
 
 
-def test_an_n_to_m_link_is_one_pair_with_every_sentence_and_contained_model_pairs_are_left_alone(users, article, docs, run):
+def test_an_n_to_m_link_is_one_pair_with_every_sentence(users, article, docs, run):
     anna = users["anna"]
     aa.save_links(anna, article, *docs, run, [{"complex": [0, 1], "simple": [0, 1], "label": "aligned"}])
     pair = CandidatePair.objects.get(complex_key="0,1", simple_key="0,1")
+    assert pair.origin == "manual"
     assert sorted(PairSentence.objects.filter(pair=pair).values_list("side", "sentence__index")) == [
         ("complex", 0), ("complex", 1), ("simple", 0), ("simple", 1)]
-    mine = labels_of(anna)
-    assert ("0", "0", run.pk) not in mine and ("1", "1", run.pk) not in mine
-    assert mine[("2,3", "2", run.pk)] == "not-aligned"
+    assert labels_of(anna) == {("0,1", "0,1"): "aligned"}
 
 
-def test_saving_the_same_links_twice_writes_nothing_new(users, article, docs, run):
-    anna = users["anna"]
+def test_saving_the_same_links_twice_writes_nothing(users, article, docs, run):
+    rita = users["rita"]
     links = [{"complex": [0], "simple": [0]}, {"complex": [2, 3], "simple": [2], "label": "partial"}]
-    aa.save_links(anna, article, *docs, run, links)
-    before = (CandidatePair.objects.count(), PairSentence.objects.count(), list(Label.objects.values_list("pk", "value", "updated_at")))
-    again = aa.save_links(anna, article, *docs, run, links)
+    aa.save_links(rita, article, *docs, run, links, removed=[{"complex": [1], "simple": [1]}], seconds=30)
+    before = writes()
+    again = aa.save_links(rita, article, *docs, run, links, removed=[{"complex": [1], "simple": [1]}], seconds=30)
     assert again == {"links": 2, "pairs_created": 0, "labels_written": 0, "not_aligned": 0}
-    assert (CandidatePair.objects.count(), PairSentence.objects.count(), list(Label.objects.values_list("pk", "value", "updated_at"))) == before
+    assert writes() == before
 
 
-def test_a_link_removed_since_the_last_save_is_labelled_not_aligned_and_no_longer_shown(users, article, docs, run):
+def test_an_own_link_removed_since_the_last_save_is_labelled_not_aligned_with_its_history(users, article, docs, run):
     anna = users["anna"]
-    aa.save_links(anna, article, *docs, run, [{"complex": [0, 1], "simple": [0]}])
-    aa.save_links(anna, article, *docs, run, [{"complex": [0], "simple": [0]}])
-    assert labels_of(anna)[("0,1", "0", None)] == "not-aligned"
+    aa.save_links(anna, article, *docs, run, [{"complex": [0, 1], "simple": [0]}, {"complex": [3], "simple": [2]}])
+    saved = aa.save_links(anna, article, *docs, run, [{"complex": [0], "simple": [0]}, {"complex": [3], "simple": [2]}])
+    assert saved == {"links": 2, "pairs_created": 0, "labels_written": 2, "not_aligned": 1}  # C0→S0: the predicted pair
+    assert labels_of(anna) == {("0,1", "0"): "not-aligned", ("0", "0"): "aligned", ("3", "2"): "aligned"}
+    change = LabelChange.objects.get()
+    assert (change.old_value, change.new_value, change.source, change.changed_by) == ("aligned", "not-aligned", "article", anna)
     view = aa.load_alignment(anna, article, *docs, run)
     assert view["source"] == "own"
-    assert view["links"] == [{"complex": [0], "simple": [0], "label": "aligned"}]
+    assert view["links"] == [{"complex": [0], "simple": [0], "label": "aligned"}, {"complex": [3], "simple": [2], "label": "aligned"}]
 
 
-def test_a_model_pair_marked_not_aligned_earlier_takes_the_label_of_the_link_that_now_contains_it(users, article, docs, run):
+def test_an_earlier_not_aligned_on_a_pair_now_inside_a_link_is_left_as_the_annotator_gave_it(users, article, docs, run):
+    rita = users["rita"]
+    aa.save_links(rita, article, *docs, run, [], removed=[{"complex": [1], "simple": [1]}])
+    aa.save_links(rita, article, *docs, run, [{"complex": [1, 2, 3], "simple": [1, 2], "label": "partial"}])
+    assert labels_of(rita) == {("1", "1"): "not-aligned", ("1,2,3", "1,2"): "partial"}
+    assert aa.load_alignment(rita, article, *docs, run)["links"] == [{"complex": [1, 2, 3], "simple": [1, 2], "label": "partial"}]
+
+
+def test_the_per_item_minimum_time_does_not_apply_and_the_time_is_shared_over_the_labels_written(users, article, docs, run):
+    article.project.config["qc"] = {"min_seconds": 10}
+    article.project.save()
     anna = users["anna"]
-    aa.save_links(anna, article, *docs, run, [])
-    assert set(labels_of(anna).values()) == {"not-aligned"}
-    aa.save_links(anna, article, *docs, run, [{"complex": [0], "simple": [0]}, {"complex": [1, 2, 3], "simple": [1, 2], "label": "partial"}])
-    mine = labels_of(anna)
-    assert (mine[("0", "0", run.pk)], mine[("1", "1", run.pk)], mine[("2,3", "2", run.pk)]) == ("aligned", "partial", "partial")
-    assert aa.load_alignment(anna, article, *docs, run)["links"] == [
-        {"complex": [0], "simple": [0], "label": "aligned"}, {"complex": [1, 2, 3], "simple": [1, 2], "label": "partial"}]
+    aa.save_links(anna, article, *docs, run, [{"complex": [0], "simple": [0]}, {"complex": [1], "simple": [1]}], seconds=3)
+    assert sorted(Label.objects.filter(annotator=anna).values_list("seconds", "source")) == [(1.5, "article"), (1.5, "article")]
+
+
+@pytest.mark.parametrize("seconds", [-1, True, float("nan"), "ten"])
+def test_a_bad_time_is_refused(users, article, docs, run, seconds):
+    with pytest.raises(aa.AlignmentInputError, match="'seconds' must be a non-negative number"):
+        aa.save_links(users["anna"], article, *docs, run, [{"complex": [0], "simple": [0]}], seconds=seconds)
+
+
+def test_an_excluded_annotator_cannot_save(users, article, docs, run):
+    qc.exclude(users["anna"], article.project, "test accuracy too low")
+    with pytest.raises(qc.AnnotatorExcluded):
+        aa.save_links(users["anna"], article, *docs, run, [{"complex": [0], "simple": [0]}])
+    assert not Label.objects.exists() and not CandidatePair.objects.filter(origin="manual").exists()
 
 
 def test_a_blind_annotator_starts_from_an_empty_alignment(users, article, docs, run):
@@ -148,21 +220,13 @@ def test_overlapping_links_and_indices_out_of_range_are_refused_with_every_probl
     assert not Label.objects.exists() and not CandidatePair.objects.filter(origin="manual").exists()
 
 
-def test_a_save_faster_than_the_projects_minimum_is_refused_and_writes_nothing(users, article, docs, run):
-    article.project.config["qc"] = {"min_seconds": 10}
-    article.project.save()
-    with pytest.raises(qc.LabelTooFast):
-        aa.save_links(users["anna"], article, *docs, run, [{"complex": [0], "simple": [0]}], seconds=3)
-    assert not Label.objects.exists()
-    aa.save_links(users["anna"], article, *docs, run, [{"complex": [0], "simple": [0]}], seconds=42)
-    assert Label.objects.filter(annotator=users["anna"], seconds=42).count() == 3
-
-
 def test_the_projects_scheme_values_are_used_for_aligned_partial_and_not(users, article, docs, run):
     article.project.label_scheme = LabelScheme.objects.get(slug="wivico-validity")
     article.project.save()
-    aa.save_links(users["anna"], article, *docs, run, [{"complex": [2, 3], "simple": [2], "label": "partial"}])
-    assert set(labels_of(users["anna"]).values()) == {"partially-valid", "non-valid"}
+    rita = users["rita"]
+    aa.save_links(rita, article, *docs, run, [{"complex": [2, 3], "simple": [2], "label": "partial"}],
+                  removed=[{"complex": [0], "simple": [0]}])
+    assert labels_of(rita) == {("2,3", "2"): "partially-valid", ("0", "0"): "non-valid"}
 
 
 def test_a_likert_project_cannot_use_the_whole_article_view(users, article, docs, run):
@@ -175,3 +239,50 @@ def test_a_likert_project_cannot_use_the_whole_article_view(users, article, docs
 def test_groups_sharing_a_sentence_merge_into_one_link():
     assert aa.components([((0,), (0,), "aligned"), ((1,), (0,), "aligned"), ((3,), (2,), "partial")]) == [
         aa.Link((0, 1), (0,), "aligned"), aa.Link((3,), (2,), "partial")]
+
+
+def test_marking_a_document_pair_complete_stores_who_when_and_the_time_and_reopening_removes_it(users, article, docs, run):
+    anna = users["anna"]
+    aa.save_links(anna, article, *docs, run, [{"complex": [0], "simple": [0]}])
+    labels = writes()
+    completion, created = aa.mark_complete(anna, article, *docs, seconds=95.5)
+    assert created and (completion.annotator, completion.article, completion.seconds) == (anna, article, 95.5)
+    assert (completion.complex_document, completion.simple_document) == docs and completion.completed_at is not None
+    again, created = aa.mark_complete(anna, article, *docs, seconds=200)
+    assert not created and again.pk == completion.pk and again.seconds == 95.5  # the first declaration holds
+    assert writes() == labels  # completing writes no labels
+    state = aa.load_alignment(anna, article, *docs, run)
+    assert state["completion"] == {"annotator": "anna", "completed_at": completion.completed_at.isoformat(), "seconds": 95.5}
+    assert aa.reopen(anna, *docs) is True and not ArticleCompletion.objects.exists()
+    assert aa.reopen(anna, *docs) is False
+    assert aa.load_alignment(anna, article, *docs, run)["completion"] is None
+    assert writes() == labels  # reopening keeps the labels
+
+
+def test_researchers_see_everyones_completions_annotators_only_their_own(users, article, docs, run):
+    aa.mark_complete(users["anna"], article, *docs)
+    aa.mark_complete(users["rita"], article, *docs)
+    assert [c["annotator"] for c in aa.load_alignment(users["rita"], article, *docs, run)["completions"]] == ["anna", "rita"]
+    assert [c["annotator"] for c in aa.load_alignment(users["anna"], article, *docs, run)["completions"]] == ["anna"]
+
+
+def test_a_likert_project_cannot_be_marked_complete(users, article, docs):
+    article.project.label_scheme = LabelScheme.objects.get(slug="likert-human-eval")
+    article.project.save()
+    with pytest.raises(aa.AlignmentInputError, match="needs a categorical scheme"):
+        aa.mark_complete(users["anna"], article, *docs)
+
+
+def test_training_reads_only_complete_document_pairs_with_the_annotators_links(users, article, docs, run, project):
+    anna, rita = users["anna"], users["rita"]
+    aa.save_links(anna, article, *docs, run, [{"complex": [0, 1], "simple": [0]}, {"complex": [3], "simple": [2], "label": "partial"}])
+    aa.save_links(anna, article, *docs, run, [{"complex": [0], "simple": [0]}, {"complex": [3], "simple": [2], "label": "partial"}])
+    aa.save_links(rita, article, *docs, run, [{"complex": [1], "simple": [1]}])  # rita never completes
+    assert aa.complete_article_pairs(project) == []
+    aa.mark_complete(anna, article, *docs, seconds=60)
+    [done] = aa.complete_article_pairs(project)
+    assert (done.article_id, done.complex_document, done.simple_document, done.annotator) == (article.pk, *docs, "anna")
+    assert done.links == [aa.Link((0,), (0,), "aligned"), aa.Link((3,), (2,), "partial")]
+    assert done.seconds == 60
+    aa.reopen(anna, *docs)
+    assert aa.complete_article_pairs(project) == []

@@ -1,9 +1,10 @@
-"""The article API: whole-article alignment and paragraph correction; who may use them; errors."""
+"""The article API: whole-article alignment (links, removed model links, completion) and paragraph
+correction; who may use them; errors."""
 from __future__ import annotations
 
 import pytest
 
-from annotation.models import AlignmentRun, Job, Label, ParagraphAlignment, Status
+from annotation.models import AlignmentRun, ArticleCompletion, Job, Label, ParagraphAlignment, Status
 from tests import factories
 from tests.annotation.services.test_paragraph_correction import COMPLEX, SIMPLE
 
@@ -53,10 +54,33 @@ def test_an_annotator_saves_links_and_gets_the_saved_alignment_back(api, users, 
                                                            "seconds": 25}, format="json")
     assert response.status_code == 200, response.json()
     data = response.json()
-    assert data["saved"] == {"links": 1, "pairs_created": 1, "labels_written": 2, "not_aligned": 1}
+    assert data["saved"] == {"links": 1, "pairs_created": 1, "labels_written": 1, "not_aligned": 0}
     assert data["source"] == "own" and data["links"] == [{"complex": [2, 3], "simple": [2], "label": "partial"}]
-    assert dict(Label.objects.filter(annotator=users["anna"]).values_list("pair__origin", "value")) == {
-        "manual": "partial", "model": "not-aligned"}
+    assert data["completion"] is None and data["completions"] == []
+    assert list(Label.objects.filter(annotator=users["anna"]).values_list("pair__origin", "value", "seconds", "source")) == [
+        ("manual", "partial", 25.0, "article")]
+
+
+def test_a_researcher_removes_the_models_link_and_only_that_pair_is_labelled_not_aligned(api, users, article, run):
+    client = api(users["rita"])
+    shown = client.get(alignment(article, run=run.pk)).json()
+    assert shown["source"] == "model" and shown["model_links"] == [{"complex": [0], "simple": [0], "label": "aligned"}]
+    response = client.put(alignment(article, run=run.pk), {"links": [{"complex": [1], "simple": [1]}],
+                                                           "removed": shown["model_links"], "seconds": 8}, format="json")
+    assert response.status_code == 200, response.json()
+    assert response.json()["saved"] == {"links": 1, "pairs_created": 1, "labels_written": 2, "not_aligned": 1}
+    assert dict(Label.objects.filter(annotator=users["rita"]).values_list("pair__origin", "value")) == {
+        "manual": "aligned", "model": "not-aligned"}
+    again = client.put(alignment(article, run=run.pk), {"links": [{"complex": [1], "simple": [1]}], "removed": [], "seconds": 3},
+                       format="json")
+    assert again.json()["saved"]["labels_written"] == 0
+
+
+def test_a_blind_annotator_cannot_report_model_links_removed(api, users, article, run):
+    response = api(users["anna"]).put(alignment(article), {"links": [], "removed": [{"complex": [0], "simple": [0]}]},
+                                      format="json")
+    assert response.status_code == 400 and "does not show you the model's links" in response.json()["detail"]
+    assert not Label.objects.exists()
 
 
 def test_a_blind_annotator_gets_no_model_links_but_a_researcher_does(api, users, article, run):
@@ -78,7 +102,9 @@ def test_invalid_links_are_refused_with_clear_messages(api, users, article, run)
 
 
 @pytest.mark.parametrize("body,message", [({}, "send {\"links\""), ({"links": "all"}, "'links' must be a list"),
-                                          ({"links": [], "seconds": -1}, "'seconds' must be a non-negative number")])
+                                          ({"links": [], "seconds": -1}, "'seconds' must be a non-negative number"),
+                                          ({"links": [], "removed": "all"}, "'removed' must be a list"),
+                                          ({"links": [], "removed": [{"complex": [0]}]}, "removed link 1: 'simple' must be")])
 def test_a_malformed_body_is_refused(api, users, article, run, body, message):
     response = api(users["anna"]).put(alignment(article), body, format="json")
     assert response.status_code == 400 and message in response.json()["detail"]
@@ -95,12 +121,53 @@ def test_documents_and_runs_of_other_articles_or_projects_are_refused(api, users
     assert client.get(alignment(article, complex="x")).status_code == 400
 
 
-def test_a_too_fast_save_says_how_long_to_spend(api, users, article, run):
+def test_the_per_item_minimum_time_does_not_refuse_an_article_save(api, users, article, run):
     article.project.config = {"qc": {"min_seconds": 10}}
     article.project.save()
-    response = api(users["anna"]).put(alignment(article), {"links": [], "seconds": 2}, format="json")
-    assert response.status_code == 400 and response.json()["code"] == "too_fast"
-    assert "at least 10 seconds" in response.json()["detail"]
+    response = api(users["anna"]).put(alignment(article), {"links": [{"complex": [0], "simple": [0]}], "seconds": 2},
+                                      format="json")
+    assert response.status_code == 200, response.json()
+    assert Label.objects.get().seconds == 2
+
+
+def completion(article, **query) -> str:
+    params = "&".join(f"{k}={v}" for k, v in query.items())
+    return f"/api/articles/{article.pk}/alignment/completion/" + (f"?{params}" if params else "")
+
+
+def test_an_annotator_marks_the_document_pair_complete_and_reopens_it(api, users, article, run):
+    client = api(users["anna"])
+    c, s = article.documents.order_by("rank")
+    response = client.post(completion(article, complex=c.pk, simple=s.pk), {"seconds": 120}, format="json")
+    assert response.status_code == 201, response.json()
+    data = response.json()
+    assert data["created"] and data["completion"]["annotator"] == "anna" and data["completion"]["seconds"] == 120
+    stored = ArticleCompletion.objects.get()
+    assert (stored.annotator, stored.complex_document, stored.simple_document, stored.article) == (users["anna"], c, s, article)
+    assert data["completion"]["completed_at"] == stored.completed_at.isoformat()
+    assert client.post(completion(article), {"seconds": 5}, format="json").status_code == 200  # already complete
+    assert client.get(alignment(article)).json()["completion"]["annotator"] == "anna"
+    reopened = client.delete(completion(article))
+    assert reopened.status_code == 200 and reopened.json() == {"reopened": True, "completion": None, "completions": []}
+    assert not ArticleCompletion.objects.exists() and client.delete(completion(article)).json()["reopened"] is False
+
+
+@pytest.mark.parametrize("role,expected", [("anon", 401), ("olga", 404), ("ursula", 404)])
+def test_outsiders_cannot_complete_or_reopen(api, users, article, role, expected):
+    client = api(None if role == "anon" else users[role])
+    assert client.post(completion(article), {}, format="json").status_code == expected
+    assert client.delete(completion(article)).status_code == expected
+    assert not ArticleCompletion.objects.exists()
+
+
+def test_a_bad_completion_request_is_refused(api, users, article):
+    client = api(users["anna"])
+    response = client.post(completion(article), {"seconds": "long"}, format="json")
+    assert response.status_code == 400 and "'seconds' must be a non-negative number" in response.json()["detail"]
+    other = factories.make_article(article.project, "Other", {"adv": [["x."]], "int": [["y."]]})
+    response = client.post(completion(article, complex=other.documents.first().pk), {}, format="json")
+    assert response.status_code == 400 and "is not a version of this article" in response.json()["detail"]
+    assert not ArticleCompletion.objects.exists()
 
 
 def test_an_annotator_corrects_paragraph_links_and_candidates_are_regenerated(api, users, article):
