@@ -266,7 +266,42 @@ def save_alignment(run: AlignmentRun, article: Article, complex_doc: Document, s
         update_conflicts=True, unique_fields=["run", "pair"], update_fields=["score", "predicted_label", "features", "rank"],
     )
     link_sentences([pairs[key] for key in keyed])
+    _store_uncertainty(run, [(pairs[key], p) for key, p in keyed.items()])
     return len(rows)
+
+
+LINKS = ("aligned", "partial")
+UNCERTAINTY_SOURCES = ("model", "disagreement")
+
+
+def uncertainty_of(prediction: AlignedPair) -> float | None:
+    """How unsure the model was of its decision on a pair, 0 (sure) … 1 (a coin toss): the engine's
+    own ``uncertainty`` feature when it gives one (the trained crf: the pair model's class margin and
+    the CRF marginal of the chosen link), else from a score in [0, 1] as ``1 − |2·score − 1|``."""
+    features = prediction.features or {}
+    if "uncertainty" in features:
+        return float(features["uncertainty"])
+    score = float(prediction.score)
+    return 1.0 - abs(2.0 * score - 1.0) if 0.0 <= score <= 1.0 else None
+
+
+def _store_uncertainty(run: AlignmentRun, predicted: list[tuple[CandidatePair, AlignedPair]]) -> None:
+    """Set each pair's ``uncertainty`` (the active-learning order) from this run's prediction, or, with
+    ``config["queue_uncertainty"] == "disagreement"``, the share of other methods' runs that decide
+    the link differently."""
+    source = (run.project.config or {}).get("queue_uncertainty", "model")
+    if source == "disagreement":
+        others: dict[int, dict[str, bool]] = {}
+        for pair_id, method, label in (Prediction.objects.filter(pair__in=[p for p, _ in predicted])
+                                       .exclude(run__method=run.method).order_by("run_id")
+                                       .values_list("pair_id", "run__method", "predicted_label")):
+            others.setdefault(pair_id, {})[method] = label in LINKS  # the latest run of each method
+        values = {pair.pk: (sum(v != (p.label in LINKS) for v in others[pair.pk].values()) / len(others[pair.pk])
+                            if others.get(pair.pk) else None) for pair, p in predicted}
+    else:
+        values = {pair.pk: uncertainty_of(p) for pair, p in predicted}
+    CandidatePair.objects.bulk_update([CandidatePair(pk=pk, uncertainty=u) for pk, u in values.items()],
+                                      ["uncertainty"], batch_size=500)
 
 
 def sentence_texts(document_ids: list[int]) -> dict[int, dict[int, str]]:
