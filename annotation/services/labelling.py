@@ -161,8 +161,9 @@ def checked_fields(user, project: Project, *, value: str, ratings: dict | None, 
     if source != ARTICLE:
         qc.check_seconds(qc.qc_config(project), fields["seconds"], assignment)
     server_seconds = (timezone.now() - assignment.assigned_at).total_seconds() if served_open else None
+    # a pair the queue holds as a hidden test question is scored as one only when the queue served it
     return {**fields, "server_seconds": server_seconds, "source": source,
-            "is_test_question": bool(assignment and assignment.is_test)}
+            "is_test_question": bool(source != ARTICLE and assignment and assignment.is_test)}
 
 
 # --- History -------------------------------------------------------------------------------------
@@ -243,6 +244,8 @@ def _apply_change(label: Label, fields: dict, *, source: str, by) -> Label:
     record_change(label, new=fields, source=source, by=by)
     now = timezone.now()
     updates = {k: v for k, v in fields.items() if k not in ("is_test_question", "server_seconds")}
+    if source != MY_LABELS:  # time spent on the item again adds to the time spent before
+        updates["seconds"] = label.seconds + fields["seconds"]
     Label.objects.filter(pk=label.pk).update(**updates, updated_at=now)
     for name, value in updates.items():
         setattr(label, name, value)

@@ -134,7 +134,9 @@ def exhaustive_document_pairs(project: Project) -> list[tuple[int, int, int, lis
     """``(article, complex doc, simple doc, completing annotators, has imported gold)`` of every
     exhaustively annotated document pair of the project."""
     found: dict[tuple[int, int, int], tuple[list[int], bool]] = {}
+    excluded = qc.excluded_annotators(project)  # quality control applies to completed article pairs too
     for article, c, s, annotator in (ArticleCompletion.objects.filter(article__project=project)
+                                     .exclude(annotator_id__in=excluded)
                                      .values_list("article_id", "complex_document_id", "simple_document_id", "annotator_id")):
         found.setdefault((article, c, s), ([], False))[0].append(annotator)
     for article, c, s in (CandidatePair.objects.filter(article__project=project, gold__provenance=Adjudication.IMPORTED)
