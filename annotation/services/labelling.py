@@ -243,7 +243,7 @@ def _apply_change(label: Label, fields: dict, *, source: str, by) -> Label:
     """Change ``label`` to ``fields`` with a history row, in the caller's transaction."""
     record_change(label, new=fields, source=source, by=by)
     now = timezone.now()
-    updates = {k: v for k, v in fields.items() if k not in ("is_test_question", "server_seconds")}
+    updates = {k: v for k, v in fields.items() if k not in ("is_test_question", "server_seconds", "source")}
     if source != MY_LABELS:  # time spent on the item again adds to the time spent before
         updates["seconds"] = label.seconds + fields["seconds"]
     Label.objects.filter(pk=label.pk).update(**updates, updated_at=now)
