@@ -174,6 +174,24 @@ function renderItem() {
   el.context.firstChild.textContent = showContext ? "Hide context " : "Show context ";
 }
 
+// Why the queue picked this item: only in the payload for researchers (and projects that show
+// predictions); blind annotators never get it.
+function showWhy(current) {
+  const why = current.why;
+  const line = document.getElementById("why");
+  if (!why) {
+    line.hidden = true;
+    return;
+  }
+  const parts = [`queue order: ${why.order}`];
+  if (why.uncertainty !== null && why.uncertainty !== undefined) parts.push(`uncertainty ${Number(why.uncertainty).toFixed(2)}`);
+  if (why.change) parts.push(`run #${why.change.old_run}: ${why.change.old || "no link"} → run #${why.change.new_run}: ${why.change.new || "no link"}`);
+  const runs = (why.predictions || []).map((p) => `${p.method} #${p.run} ${p.label || "—"}${p.score === null ? "" : " " + Number(p.score).toFixed(2)}`);
+  if (runs.length) parts.push(`predicted by ${runs.join(", ")}`);
+  line.textContent = `Why this item: ${parts.join(" · ")}`;
+  line.hidden = false;
+}
+
 function show(state) {
   if (state.progress) {
     const p = state.progress;
@@ -194,6 +212,7 @@ function show(state) {
   el.item.dataset.pair = item.pair;
   el.title.textContent = item.article.title;
   el.shape.textContent = `${item.shape} pair`;
+  showWhy(item);
   el.complexLevel.textContent = item.complex.level;
   el.simpleLevel.textContent = item.simple.level;
   choice = null;
