@@ -10,7 +10,12 @@ and the sentence pairs to label are generated inside the aligned paragraphs only
   A researcher can (re)compute them for the whole project with the project's own similarity
   (SBERT included) in a background job (:func:`start_paragraph_job`); document pairs an annotator
   already corrected are left alone there.
-* **Saving** a corrected set of links stores the automatic links first (if they were only
+* **Who applies a correction.** A researcher's (or admin's) save applies at once. An annotator's
+  save is a :class:`~annotation.models.ParagraphProposal` (the whole proposed set of links) that
+  changes nothing until a researcher accepts it (``services.paragraph_proposals``) — unless the
+  project lets annotators' corrections apply directly (``config["paragraph_corrections"] =
+  "direct"``; default ``"proposals"``).
+* **Applying** a corrected set of links stores the automatic links first (if they were only
   computed), then: a link that is not stored yet gets a ``manual`` row; a stored one that was
   removed is kept with ``active=False`` (the correction is recorded); a removed one that comes back
   is active again. Saving the same set twice changes nothing.
@@ -27,6 +32,7 @@ and the sentence pairs to label are generated inside the aligned paragraphs only
 Project config (all optional)::
 
     {"paragraph_alignment": {"similarity": "charngram", "variant": "newsela", "thresholds": {"tau1": 0.1, ...}},
+     "paragraph_corrections": "proposals",        # or "direct": annotators' corrections apply at once
      "candidates": "all-in-paragraphs",
      "candidate_selection": {"measures": ["charngram", "tfidf"], "k": 1}}
 """
@@ -40,6 +46,7 @@ import numpy as np
 from django.conf import settings as django_settings
 from django.db import transaction
 from django.db.models import Q
+from django.utils import timezone
 
 from workers.engine.paragraph_alignment import (
     PARAGRAPH_VARIANTS,
@@ -58,10 +65,12 @@ from ..models import (
     Document,
     Job,
     ParagraphAlignment,
+    ParagraphProposal,
     Prediction,
     Project,
     Status,
 )
+from ..permissions import can_research
 from . import jobs, progress
 from .alignment_runs import document_pairs, link_sentences, sentence_texts
 from .article_alignment import CANDIDATE_RUN_METHOD, AlignmentInputError, document_payload
@@ -71,6 +80,8 @@ INLINE_FALLBACK = "charngram"
 CANDIDATE_MODES = ("all-in-paragraphs", "selected")
 PARAGRAPH_JOB = "paragraph-alignment"
 CANDIDATES_JOB = "regenerate-candidates"
+PROPOSALS, DIRECT = "proposals", "direct"
+CORRECTION_MODES = (PROPOSALS, DIRECT)
 
 
 @dataclass(frozen=True)
@@ -126,6 +137,20 @@ def settings_for(project: Project) -> ParagraphSettings:
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ValueError(f"project config candidate_selection.k must be an integer >= 1, got {k!r}")
     return ParagraphSettings(similarity, variant, thresholds, mode, tuple(measures), k)
+
+
+def corrections_mode(project: Project) -> str:
+    """``"proposals"`` (default: annotators' corrections wait for a researcher) or ``"direct"``."""
+    mode = (project.config or {}).get("paragraph_corrections", PROPOSALS)
+    if mode not in CORRECTION_MODES:
+        raise ValueError(f"project config paragraph_corrections {mode!r} is not one of: {', '.join(CORRECTION_MODES)}")
+    return mode
+
+
+def applies_directly(user, project: Project) -> bool:
+    """Whether ``user``'s paragraph corrections apply at once (researchers, admins, or everyone in
+    a project set to ``"direct"``) rather than becoming proposals."""
+    return can_research(user, project) or corrections_mode(project) == DIRECT
 
 
 def _similarity(name: str) -> SimilarityModel:
@@ -247,14 +272,70 @@ def parse_paragraph_links(raw, complex_doc: Document, simple_doc: Document) -> s
     return out
 
 
+def current_links(article: Article, complex_doc: Document, simple_doc: Document,
+                  settings: ParagraphSettings | None = None) -> set[tuple[int, int]]:
+    """The links in force now: the stored active ones, or the automatic ones while none are stored."""
+    if stored_links(complex_doc, simple_doc).exists():
+        return set(stored_links(complex_doc, simple_doc).filter(active=True)
+                   .values_list("complex_paragraph__index", "simple_paragraph__index"))
+    settings = settings or settings_for(article.project)
+    return {(a.complex, a.simple) for a in compute_auto_links(complex_doc, simple_doc, settings)}
+
+
 def save_paragraph_links(user, article: Article, complex_doc: Document, simple_doc: Document, raw_links) -> dict:
+    """Save a corrected set of paragraph links: applied at once when :func:`applies_directly`,
+    otherwise stored as the user's pending proposal for a researcher (nothing else changes).
+
+    Applied: ``{"applied": True, "added", "removed", "restored", "links", "candidates": {...}}``
+    (:func:`apply_paragraph_links`). Proposed: ``{"applied": False, "links", "added", "removed",
+    "proposal": {...}}`` where ``added``/``removed`` compare the proposal with the links in force,
+    and ``proposal`` is None when it would change nothing (a pending proposal of the user for the
+    document pair is then withdrawn). One pending proposal per user and document pair: saving
+    again replaces it.
+    """
+    wanted = parse_paragraph_links(raw_links, complex_doc, simple_doc)
+    if applies_directly(user, article.project):
+        return {"applied": True, **apply_paragraph_links(user, article, complex_doc, simple_doc, wanted)}
+    return {"applied": False, **propose_paragraph_links(user, article, complex_doc, simple_doc, wanted)}
+
+
+def propose_paragraph_links(user, article: Article, complex_doc: Document, simple_doc: Document,
+                            wanted: set[tuple[int, int]]) -> dict:
+    """Store ``wanted`` as ``user``'s pending proposal for the document pair (see :func:`save_paragraph_links`)."""
+    now_links = current_links(article, complex_doc, simple_doc)
+    links = sorted([c, s] for c, s in wanted)
+    with transaction.atomic():
+        mine = ParagraphProposal.objects.select_for_update().filter(
+            article=article, complex_document=complex_doc, simple_document=simple_doc, proposed_by=user,
+            status=ParagraphProposal.PENDING).order_by("-created_at", "-pk")
+        proposal = mine.first()
+        if wanted == now_links:
+            mine.update(status=ParagraphProposal.REJECTED, decided_by=user, decided_at=timezone.now(),
+                        note="withdrawn: the annotator saved the links in force")
+            proposal = None
+        elif proposal is None:
+            proposal = ParagraphProposal.objects.create(article=article, complex_document=complex_doc,
+                                                        simple_document=simple_doc, links=links, proposed_by=user)
+        else:
+            proposal.links, proposal.created_at = links, timezone.now()
+            proposal.save(update_fields=["links", "created_at"])
+            mine.exclude(pk=proposal.pk).update(status=ParagraphProposal.REJECTED, decided_by=user,
+                                                decided_at=timezone.now(), note=f"replaced by proposal #{proposal.pk}")
+    return {"links": len(wanted), "added": len(wanted - now_links), "removed": len(now_links - wanted),
+            "proposal": None if proposal is None else {"id": proposal.pk, "status": proposal.status,
+                                                       "created_at": proposal.created_at.isoformat()}}
+
+
+def apply_paragraph_links(user, article: Article, complex_doc: Document, simple_doc: Document,
+                          wanted: set[tuple[int, int]], *, created_by=None) -> dict:
     """Store the corrected paragraph links, then regenerate the sentence candidates.
 
-    Returns ``{"added", "removed", "restored", "links", "candidates": {...}}``; ``candidates`` is
-    the regeneration summary, or ``{"job": id}`` when it was queued.
+    New manual links are ``created_by`` (default ``user``: an accepted proposal credits its
+    annotator); a queued regeneration job is ``user``'s. Returns ``{"added", "removed",
+    "restored", "links", "candidates": {...}}``; ``candidates`` is the regeneration summary, or
+    ``{"job": id}`` when it was queued.
     """
     settings = settings_for(article.project)
-    wanted = parse_paragraph_links(raw_links, complex_doc, simple_doc)
     c_ids, s_ids = _paragraph_ids(complex_doc), _paragraph_ids(simple_doc)
     added = removed = restored = 0
     with transaction.atomic():
@@ -271,7 +352,7 @@ def save_paragraph_links(user, article: Article, complex_doc: Document, simple_d
                 ParagraphAlignment.objects.filter(pk=row.pk).update(active=True)
                 restored += 1
         new = [ParagraphAlignment(complex_paragraph_id=c_ids[c], simple_paragraph_id=s_ids[s], source=ParagraphAlignment.MANUAL,
-                                  created_by=user) for c, s in sorted(wanted - set(existing))]
+                                  created_by=created_by or user) for c, s in sorted(wanted - set(existing))]
         ParagraphAlignment.objects.bulk_create(new, ignore_conflicts=True)
         added = len(new)
         if settings.regenerates_inline:

@@ -3,7 +3,8 @@
 Every write checks its input here and raises :class:`SettingsError` (or :class:`QcSettingsError`
 with one message per field) before saving anything, so the page shows the problem and the project
 stays as it was. QC values are checked by :func:`annotation.services.qc.validate`, the one place
-their defaults and ranges live; the adjudication modes come from :mod:`annotation.services.adjudication`.
+their defaults and ranges live; the adjudication modes come from :mod:`annotation.services.adjudication`,
+the paragraph-correction modes from :mod:`annotation.services.paragraph_correction`.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from workers.engine.text import SUPPORTED_LANGUAGES
 from ..models import Adjudication, Assignment, Label, LabelScheme, Membership, Project, Role
 from . import qc
 from .adjudication import MODES as ADJUDICATION_MODES
+from .paragraph_correction import CORRECTION_MODES, PROPOSALS
 
 QC_FIELDS: tuple[str, ...] = tuple(qc.DEFAULTS)
 
@@ -50,10 +52,17 @@ def shows_predictions(project: Project) -> bool:
     return bool((project.config or {}).get("show_predictions", False))
 
 
+def paragraph_corrections(project: Project) -> str:
+    """``"proposals"`` (annotators' paragraph corrections wait for a researcher) or ``"direct"``."""
+    return (project.config or {}).get("paragraph_corrections", PROPOSALS)
+
+
 def update_general(project: Project, *, description: str, language: str, show_predictions: bool,
-                   adjudicate: str, label_scheme: str | None = None) -> Project:
-    """Save description, language, blind annotation (``show_predictions``) and the adjudication mode;
-    ``label_scheme`` (a slug) only while the project has no labels.
+                   adjudicate: str, label_scheme: str | None = None,
+                   paragraph_corrections: str | None = None) -> Project:
+    """Save description, language, blind annotation (``show_predictions``), the adjudication mode and
+    (unless None: kept as is) whether annotators' paragraph corrections are ``"proposals"`` for a
+    researcher or apply ``"direct"``ly; ``label_scheme`` (a slug) only while the project has no labels.
 
     Raises:
         SettingsError: an unsupported language or mode, an unknown scheme, or a scheme change
@@ -63,6 +72,9 @@ def update_general(project: Project, *, description: str, language: str, show_pr
         raise SettingsError(f"Unsupported language {language!r}; choose one of: {', '.join(SUPPORTED_LANGUAGES)}.")
     if adjudicate not in ADJUDICATION_MODES:
         raise SettingsError(f"Adjudication mode must be one of: {', '.join(ADJUDICATION_MODES)} (got {adjudicate!r}).")
+    if paragraph_corrections is not None and paragraph_corrections not in CORRECTION_MODES:
+        raise SettingsError(f"Annotators' paragraph corrections must be one of: {', '.join(CORRECTION_MODES)} "
+                            f"(got {paragraph_corrections!r}).")
     with transaction.atomic():
         project = Project.objects.select_for_update().select_related("label_scheme").get(pk=project.pk)
         scheme = project.label_scheme
@@ -78,6 +90,8 @@ def update_general(project: Project, *, description: str, language: str, show_pr
         project.label_scheme = scheme
         project.config = {**(project.config or {}), "show_predictions": bool(show_predictions),
                           "adjudicate": adjudicate}
+        if paragraph_corrections is not None:
+            project.config["paragraph_corrections"] = paragraph_corrections
         project.save(update_fields=["description", "language", "label_scheme", "config"])
     return project
 

@@ -1,7 +1,8 @@
 """Article pages: the whole-article alignment and the paragraph-alignment correction.
 
 Server-rendered shells; ``static/js/align_article.js`` and ``static/js/paragraphs.js`` load and
-save through ``views.api_articles``.
+save through ``views.api_articles`` (and the paragraph page's proposals through
+``views.api_paragraph_proposals``).
 """
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from django.urls import reverse
 
 from ..models import Article
 from ..permissions import can_research, visible_projects
+from ..services.paragraph_correction import applies_directly
 
 
 def _article(request: HttpRequest, pk: int) -> Article:
@@ -36,6 +38,10 @@ def align(request: HttpRequest, pk: int) -> HttpResponse:
 def paragraphs(request: HttpRequest, pk: int) -> HttpResponse:
     article = _article(request, pk)
     is_researcher = can_research(request.user, article.project)
+    direct = applies_directly(request.user, article.project)
     page = _page(request, article, "article-paragraphs-api", align=reverse("article-align", args=[article.pk]),
-                 job_api=reverse("project-paragraph-job", args=[article.project_id]) if is_researcher else None)
-    return render(request, "articles/paragraphs.html", {"article": article, "page": page, "is_researcher": is_researcher})
+                 job_api=reverse("project-paragraph-job", args=[article.project_id]) if is_researcher else None,
+                 proposals_api=reverse("project-paragraph-proposals", args=[article.project_id]),
+                 is_researcher=is_researcher, applies_directly=direct)
+    return render(request, "articles/paragraphs.html", {"article": article, "page": page, "is_researcher": is_researcher,
+                                                        "applies_directly": direct})

@@ -39,10 +39,12 @@ def _render(request: HttpRequest, project: Project, *, general: dict | None = No
             "description": project.description, "language": project.language,
             "show_predictions": service.shows_predictions(project), "adjudicate": service.adjudication_mode(project),
             "label_scheme": project.label_scheme.slug,
+            "paragraph_corrections": service.paragraph_corrections(project),
         },
         "general_error": general_error,
         "languages": SUPPORTED_LANGUAGES,
         "adjudication_modes": service.ADJUDICATION_MODES,
+        "correction_modes": service.CORRECTION_MODES,
         "has_labels": service.has_labels(project),
         "schemes": LabelScheme.objects.order_by("name"),
         "qc_fields": [(name, current_qc.get(name, ""), qc.DEFAULTS[name], (qc_errors or {}).get(name, ""))
@@ -68,11 +70,13 @@ def save_general(request: HttpRequest, pk: int) -> HttpResponse:
         "show_predictions": request.POST.get("show_predictions") == "on",
         "adjudicate": request.POST.get("adjudicate", ""),
         "label_scheme": request.POST.get("label_scheme") or project.label_scheme.slug,
+        "paragraph_corrections": request.POST.get("paragraph_corrections"),  # absent: kept as is
     }
     try:
         service.update_general(project, **general)
     except service.SettingsError as exc:
-        return _render(request, project, general=general, general_error=str(exc), status=400)
+        shown = {**general, "paragraph_corrections": general["paragraph_corrections"] or service.paragraph_corrections(project)}
+        return _render(request, project, general=shown, general_error=str(exc), status=400)
     messages.success(request, "General settings saved.")
     return redirect("project-settings", pk=project.pk)
 

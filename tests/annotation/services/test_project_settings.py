@@ -142,3 +142,15 @@ def test_reinstating_undoes_a_qc_exclusion(project, users):
     reinstated = service.reinstate_member(project, anna.pk)
     assert (reinstated.excluded_at, reinstated.exclusion_reason) == (None, "")
     assert qc.exclusion_reason(users["anna"], project) is None
+
+
+def test_annotators_paragraph_corrections_are_proposals_by_default_and_can_apply_directly(project):
+    assert service.paragraph_corrections(project) == "proposals"
+    service.update_general(project, **general(paragraph_corrections="direct"))
+    project.refresh_from_db()
+    assert service.paragraph_corrections(project) == "direct" and project.config["paragraph_corrections"] == "direct"
+    service.update_general(project, **general())  # not given: kept as it is
+    assert service.paragraph_corrections(Project.objects.get(pk=project.pk)) == "direct"
+    with pytest.raises(service.SettingsError, match="must be one of: proposals, direct"):
+        service.update_general(project, **general(paragraph_corrections="sometimes"))
+    assert Project.objects.get(pk=project.pk).config["paragraph_corrections"] == "direct"

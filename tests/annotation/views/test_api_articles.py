@@ -171,6 +171,8 @@ def test_a_bad_completion_request_is_refused(api, users, article):
 
 
 def test_an_annotator_corrects_paragraph_links_and_candidates_are_regenerated(api, users, article):
+    article.project.config = {**article.project.config, "paragraph_corrections": "direct"}  # else: a proposal
+    article.project.save()
     client = api(users["anna"])
     state = client.get(paragraphs(article)).json()
     assert state["origin"] == "computed" and len(state["links"]) == 3

@@ -128,3 +128,15 @@ def test_a_researcher_who_steps_down_lands_on_the_project_page(client_for, users
     response = client.post(f"/projects/{project.pk}/settings/members/{member(project, 'rita').pk}/role/",
                            {"role": "annotator"})
     assert response.status_code == 302 and response.url == f"/projects/{project.pk}/"
+
+
+def test_the_paragraph_corrections_setting_is_shown_saved_and_validated(client_for, users, project):
+    client = client_for(users["rita"])
+    html = client.get(urls(project)["page"]).content.decode()
+    assert 'name="paragraph_corrections"' in html and '<option value="proposals" selected>' in html
+    client.post(urls(project)["general"], {**GENERAL_FORM, "paragraph_corrections": "direct"})
+    assert Project.objects.get(pk=project.pk).config["paragraph_corrections"] == "direct"
+    assert '<option value="direct" selected>' in client.get(urls(project)["page"]).content.decode()
+    refused = client.post(urls(project)["general"], {**GENERAL_FORM, "paragraph_corrections": "sometimes"})
+    assert refused.status_code == 400 and "must be one of: proposals, direct" in refused.content.decode()
+    assert Project.objects.get(pk=project.pk).config["paragraph_corrections"] == "direct"

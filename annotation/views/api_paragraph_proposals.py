@@ -1,0 +1,121 @@
+"""API of annotators' paragraph-correction proposals (``services.paragraph_proposals``).
+
+* ``GET /api/projects/<id>/paragraph-proposals/?status=pending|accepted|rejected|all&article=&complex=&simple=``
+  — researchers: the project's proposals (default: pending), each with its diff against the links
+  in force; annotators: their own only. Paginated (``page``, ``page_size``).
+* ``GET /api/paragraph-proposals/<id>/`` — one proposal (researchers, or the annotator who made it).
+* ``POST /api/paragraph-proposals/<id>/accept/`` ``{"note"?}`` — researchers: apply it (links stored,
+  candidates regenerated); answers ``{"proposal", "saved"}``.
+* ``POST /api/paragraph-proposals/<id>/reject/`` ``{"note"}`` — researchers: reject it; links unchanged.
+
+Deciding a proposal that is no longer pending answers 409. Outsiders of the project get 404.
+"""
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from rest_framework import serializers, status
+from rest_framework.exceptions import ValidationError
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ..models import ParagraphProposal
+from ..permissions import IsProjectMember, IsProjectResearcher, can_research, visible_projects
+from ..services import article_alignment, paragraph_proposals
+from .mixins import ProjectFromUrl, int_param
+
+
+def _with_urls(item: dict) -> dict:
+    """The proposal with where to decide it and where to see it on the paragraph page."""
+    page = reverse("article-paragraphs", args=[item["article"]])
+    return {**item, "accept_url": reverse("paragraph-proposal-accept", args=[item["id"]]),
+            "reject_url": reverse("paragraph-proposal-reject", args=[item["id"]]),
+            "page_url": f"{page}?complex={item['complex']['id']}&simple={item['simple']['id']}"}
+
+
+class ProposalPagination(PageNumberPagination):
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 200
+
+
+class ProjectProposalsView(ProjectFromUrl, APIView):
+    permission_classes = [IsAuthenticated & IsProjectMember]
+
+    def get(self, request, project_pk: int) -> Response:
+        project = self.get_project()
+        raw_status = request.query_params.get("status") or ParagraphProposal.PENDING
+        filters = {"status": None if raw_status == "all" else raw_status}
+        if not can_research(request.user, project):
+            filters["proposed_by"] = request.user
+        article_id, complex_id, simple_id = (int_param(request, n) for n in ("article", "complex", "simple"))
+        try:
+            rows = paragraph_proposals.proposals(project, **filters)
+        except paragraph_proposals.ProposalError as exc:
+            raise ValidationError({"status": str(exc)}) from exc
+        if article_id is not None:
+            rows = rows.filter(article_id=article_id)
+        if complex_id is not None:
+            rows = rows.filter(complex_document_id=complex_id)
+        if simple_id is not None:
+            rows = rows.filter(simple_document_id=simple_id)
+        paginator = ProposalPagination()
+        page = paginator.paginate_queryset(rows, request, view=self)
+        return paginator.get_paginated_response([_with_urls(paragraph_proposals.payload(p)) for p in page])
+
+
+class ProposalView(APIView):
+    """The proposal in the URL: 404 unless the user is a member of its project."""
+
+    permission_classes = [IsAuthenticated & IsProjectMember]
+
+    def get_proposal(self) -> ParagraphProposal:
+        if not hasattr(self, "_proposal"):
+            rows = ParagraphProposal.objects.filter(article__project__in=visible_projects(self.request.user))
+            self._proposal = get_object_or_404(
+                rows.select_related("article__project", "complex_document", "simple_document", "proposed_by",
+                                    "decided_by"), pk=self.kwargs["pk"])
+        return self._proposal
+
+    def get_project(self):
+        return self.get_proposal().article.project
+
+    def get(self, request, pk: int) -> Response:
+        proposal = self.get_proposal()
+        if proposal.proposed_by_id != request.user.pk and not can_research(request.user, self.get_project()):
+            return Response({"detail": "only researchers and its author see a proposal"}, status=status.HTTP_403_FORBIDDEN)
+        return Response(_with_urls(paragraph_proposals.payload(proposal)))
+
+
+class DecisionInput(serializers.Serializer):
+    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
+
+
+class AcceptView(ProposalView):
+    permission_classes = [IsAuthenticated & IsProjectMember & IsProjectResearcher]
+
+    def post(self, request, pk: int) -> Response:
+        data = DecisionInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            result = paragraph_proposals.accept(self.get_proposal(), request.user, data.validated_data["note"])
+        except paragraph_proposals.ProposalError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        except article_alignment.AlignmentInputError as exc:
+            return Response({"detail": "; ".join(exc.messages), "errors": exc.messages}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(result)
+
+
+class RejectView(ProposalView):
+    permission_classes = [IsAuthenticated & IsProjectMember & IsProjectResearcher]
+
+    def post(self, request, pk: int) -> Response:
+        data = DecisionInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            result = paragraph_proposals.reject(self.get_proposal(), request.user, data.validated_data["note"])
+        except paragraph_proposals.ProposalError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response(result)
