@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.models import Adjudication, AlignmentRun, Export, Split
+from annotation.models import Adjudication, AlignmentRun, CandidatePair, Export, Split
 from annotation.services import alignment_runs
 from annotation.services.demo import ensure_demo
 from tests.browser.conftest import login, screenshot
@@ -15,7 +15,7 @@ def test_a_researcher_previews_and_downloads_a_gold_export(page, embedded_worker
     project, _ = ensure_demo()
     run = AlignmentRun.objects.create(project=project, method="tfidf", params={"access_attributes": False})
     alignment_runs.execute_run(run.pk)
-    gold = list(run.pairs.order_by("id")[:6])
+    gold = list(CandidatePair.objects.filter(predictions__run=run).order_by("id")[:6])
     for pair in gold:
         Adjudication.objects.create(pair=pair, value="aligned", provenance=Adjudication.ADJUDICATED)
 
