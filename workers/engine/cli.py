@@ -5,6 +5,8 @@ Commands:
               [--language en]``: align every article pair; progress on stderr.
     evaluate  ``--pred P.jsonl --gold G.jsonl``: Task 1 / Task 2 P/R/F1, printed as JSON on the
               last line of stdout.
+    mine      ``--input DOCS.jsonl --output PAIRS.jsonl [--model PATH] [--config JSON]``: MUSS
+              paraphrase mining over a whole corpus (see :mod:`workers.engine.mining_cli`).
 
 Bad input gives a one-line ``error: file:line: field ...: message`` on stderr and exit status 2;
 a model that cannot be loaded gives exit status 1.
@@ -122,6 +124,10 @@ def build_parser() -> argparse.ArgumentParser:
     from .simplicity.cli import add_subcommands  # pair-level tools: score, metric sari
 
     add_subcommands(sub)
+
+    from .mining_cli import add_mine_subcommand  # corpus mining: mine
+
+    add_mine_subcommand(sub)
     return parser
 
 

@@ -143,6 +143,18 @@ class SentenceEncoder:
                 out[i] = v
         return out
 
+    def encode_uncached(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit-length embeddings without the cache (corpus mining: every text is seen once, and
+        caching a million sequences would only grow the worker's memory)."""
+        if len(texts) == 0:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        t0 = time.perf_counter()
+        vecs = self._model.encode(list(texts), batch_size=self.batch_size, convert_to_numpy=True,
+                                  normalize_embeddings=True, show_progress_bar=False).astype(np.float32)
+        self.seconds_encoding += time.perf_counter() - t0
+        self.n_encoded += len(texts)
+        return vecs
+
     def clear_cache(self) -> None:
         with self._lock:
             self._cache.clear()

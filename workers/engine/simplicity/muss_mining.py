@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -57,12 +57,18 @@ from .embedding import Encoder, default_encoder
 
 __all__ = [
     "MinedPair",
+    "PoolMeta",
     "Sequence_",
+    "blocked_counts",
     "build_index",
+    "contained",
     "extract_sequences",
+    "filter_candidates",
     "is_noisy",
     "mine_paraphrases",
+    "near_identical",
     "punctuation_ratio",
+    "search_admissible",
 ]
 
 SameDocument = Literal["overlapping", "any", "keep"]
@@ -232,58 +238,139 @@ def mine_paraphrases(
     p_doc = np.array([doc_codes.setdefault(s.doc, len(doc_codes)) for s in pool], dtype=np.int64)
     p_start = np.array([s.start for s in pool], dtype=np.int64)
     p_end = np.array([s.end for s in pool], dtype=np.int64)
+    pool_meta = PoolMeta(p_doc, p_start, p_end)
     block_rule = same_document if exclude_first else "keep"  # "keep": only the query itself
+    rows_of, skipped = search_admissible(
+        index, q_arr, np.arange(len(qseqs)) if self_query else None, pool_meta, k, block_rule)
+    if exclude_first:
+        stats["same_document"] += skipped
 
-    def blocked_mask(rows: np.ndarray, ids: np.ndarray) -> np.ndarray:
-        """``[len(rows), kk]``: neighbour may not be paired with its (pool) query."""
-        if not self_query:
-            return np.zeros(ids.shape, dtype=bool)
-        safe = np.where(ids < 0, 0, ids)
-        mask = safe == rows[:, None]
-        if block_rule != "keep":
-            same = p_doc[safe] == p_doc[rows][:, None]
-            if block_rule == "overlapping":
-                same &= (p_start[safe] < p_end[rows][:, None]) & (p_start[rows][:, None] < p_end[safe])
-            mask |= same
-        return mask & (ids >= 0)
+    def in_eval(s: Sequence_, docs: Mapping[str, Sequence[str]]) -> bool:
+        if not evalset:
+            return False
+        return _norm(s.text) in evalset or any(_norm(t) in evalset for t in docs[s.doc][s.start : s.end])
 
-    def blocked(qi: int, q: Sequence_, j: int) -> bool:
+    def post_blocked(qi: int, j: int) -> bool:
         """Post-filter form of the same-document rule (``exclude_same_document_first=False``)."""
-        c = pool[j]
+        q, c = qseqs[qi], pool[j]
         return self_query and q.doc == c.doc and (
             same_document == "any" or (same_document == "overlapping" and q.overlaps(c)))
 
-    # How many pool sequences each query may not be paired with (itself included): searching
-    # k + that many neighbours guarantees k admissible ones when they exist.
-    n_blocked = np.zeros(len(qseqs), dtype=np.int64)
-    if self_query:
-        n_blocked[:] = 1
-        if block_rule != "keep":
-            order = np.lexsort((p_start, p_doc))
-            bounds = np.flatnonzero(np.diff(p_doc[order], prepend=-1, append=-1))
-            for a, b in zip(bounds[:-1], bounds[1:]):
-                members = order[a:b]
-                if block_rule == "any":
-                    n_blocked[members] = len(members)
-                else:
-                    st, en = p_start[members], p_end[members]
-                    n_blocked[members] = ((st[None, :] < en[:, None]) & (st[:, None] < en[None, :])).sum(axis=1)
-    n_pool = len(pool)
+    passed = filter_candidates(
+        rows_of, [q.text for q in qseqs], lambda j: pool[j].text, stats,
+        max_distance=max_distance, max_relative=max_relative, min_change=min_change,
+        blocked=None if exclude_first else post_blocked,
+        in_evaluation_set=(lambda qi, j: in_eval(qseqs[qi], queries or documents) or in_eval(pool[j], documents))
+        if evalset else None,
+    )
+    seen: set[tuple[tuple[str, int, int], tuple[str, int, int]]] = set()
+    kept: list[MinedPair] = []
+    for qi, j, d, rel in passed:
+        q, c = qseqs[qi], pool[j]
+        key_q, key_c = (q.doc, q.start, q.end), (c.doc, c.start, c.end)
+        key = (key_q, key_c) if queries is not None or key_q <= key_c else (key_c, key_q)
+        if key in seen:
+            stats["duplicate"] += 1
+            stats["kept"] -= 1
+            continue
+        seen.add(key)
+        kept.append(MinedPair(q, c, d, rel))
+    return kept, stats
 
-    rows_of: list[list[tuple[float, int]]] = [[] for _ in qseqs]
+
+@dataclass(frozen=True)
+class PoolMeta:
+    """Integer views of the indexed pool: document code, first and end sentence of each sequence.
+
+    Sequences of one document must be contiguous and ``doc`` non-decreasing (documents in order),
+    which is how :func:`mine_paraphrases` and the corpus miner lay the pool out.
+    """
+
+    doc: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+
+    def doc_bounds(self, codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """First and one-past-last pool row of each document code."""
+        return np.searchsorted(self.doc, codes, "left"), np.searchsorted(self.doc, codes, "right")
+
+
+def blocked_counts(rows: np.ndarray, pool: PoolMeta, rule: SameDocument) -> np.ndarray:
+    """How many pool sequences each query row (a pool row) may not be paired with, itself included.
+
+    Example:
+        >>> meta = PoolMeta(np.array([0, 0, 0, 1]), np.array([0, 0, 1, 0]), np.array([1, 2, 2, 1]))
+        >>> blocked_counts(np.array([0, 2, 3]), meta, "overlapping").tolist()
+        [2, 2, 1]
+    """
+    out = np.ones(len(rows), dtype=np.int64)
+    if rule == "keep" or not len(rows):
+        return out
+    q_doc = pool.doc[rows]
+    codes, inverse = np.unique(q_doc, return_inverse=True)
+    lo, hi = pool.doc_bounds(codes)
+    if rule == "any":
+        return (hi - lo)[inverse].astype(np.int64)
+    order = np.argsort(inverse, kind="stable")
+    groups = np.flatnonzero(np.diff(inverse[order], prepend=-1, append=-1))
+    for a, b in zip(groups[:-1], groups[1:]):
+        members = order[a:b]
+        g = inverse[members[0]]
+        st, en = pool.start[lo[g]:hi[g]], pool.end[lo[g]:hi[g]]
+        q_st, q_en = pool.start[rows[members]], pool.end[rows[members]]
+        out[members] = ((st[None, :] < q_en[:, None]) & (q_st[:, None] < en[None, :])).sum(axis=1)
+    return out
+
+
+def search_admissible(
+    index, q_arr: np.ndarray, rows: np.ndarray | None, pool: PoolMeta, k: int, rule: SameDocument,  # type: ignore[no-untyped-def]
+) -> tuple[list[list[tuple[float, int]]], int]:
+    """Each query's top-``k`` *admissible* neighbours ``[(squared L2 distance, pool row)]``.
+
+    ``rows[i]`` is query ``i``'s own pool row when the pool queries itself (its own sequence and,
+    by ``rule``, its same-document neighbours are skipped before the top-k is taken), or None for
+    outside queries (nothing skipped). The index is searched for ``k`` + a capped surplus, then a
+    second time only for the queries whose skipped neighbours crowded out the first pass.
+
+    Returns:
+        The neighbour lists and how many same-document neighbours (not the query itself) were
+        skipped ahead of a query's k-th admissible neighbour.
+    """
+    n_pool = int(index.ntotal)
+    n_q = len(q_arr)
+    self_query = rows is not None
+    n_blocked = blocked_counts(rows, pool, rule) if self_query else np.zeros(n_q, dtype=np.int64)
+    rows_of: list[list[tuple[float, int]]] = [[] for _ in range(n_q)]
+    if n_q == 0 or n_pool == 0:
+        return rows_of, 0
+
+    def blocked_mask(pending: np.ndarray, ids: np.ndarray) -> np.ndarray:
+        if not self_query:
+            return np.zeros(ids.shape, dtype=bool)
+        own = rows[pending]  # type: ignore[index]
+        safe = np.where(ids < 0, 0, ids)
+        mask = safe == own[:, None]
+        if rule != "keep":
+            same = pool.doc[safe] == pool.doc[own][:, None]
+            if rule == "overlapping":
+                same &= (pool.start[safe] < pool.end[own][:, None]) & (pool.start[own][:, None] < pool.end[safe])
+            mask |= same
+        return mask & (ids >= 0)
+
+    skipped_total = 0
     kk = min(n_pool, k + int(min(n_blocked.max(initial=0), max(4 * k, 32))))
-    pending = np.arange(len(qseqs))
+    pending = np.arange(n_q)
     while len(pending):
-        sims, ids = index.search(q_arr[pending], kk)
+        sims, ids = index.search(np.ascontiguousarray(q_arr[pending], dtype=np.float32), kk)
         dists = np.maximum(0.0, 2.0 - 2.0 * sims)
         blk = blocked_mask(pending, ids)
         ok = (ids >= 0) & ~blk
         rank = np.cumsum(ok, axis=1)  # admissible neighbours up to and including each slot
         take = ok & (rank <= k)
-        # blocked neighbours that sat ahead of the k-th admissible one (self not counted)
-        skipped = blk & (rank < k) & (ids != pending[:, None])
-        if exclude_first:
-            stats["same_document"] += int(skipped.sum())
+        # blocked neighbours that sat ahead of the k-th admissible one (the query itself not counted)
+        own = rows[pending][:, None] if self_query else -1  # type: ignore[index]
+        skipped = blk & (rank < k) & (ids != own)
+        skipped_total += int(skipped.sum())
         got = take.sum(axis=1)
         exhausted = (ids < 0).any(axis=1)
         for r, qi in enumerate(pending):
@@ -293,46 +380,48 @@ def mine_paraphrases(
         if not need.any() or kk >= n_pool:
             break
         # second pass, only for the queries whose blocked neighbours crowded out the first
-        if exclude_first:
-            stats["same_document"] -= int(skipped[need].sum())
+        skipped_total -= int(skipped[need].sum())
         pending = pending[need]
         kk = min(n_pool, k + int(n_blocked[pending].max()))
+    return rows_of, skipped_total
 
-    def in_eval(s: Sequence_, docs: Mapping[str, Sequence[str]]) -> bool:
-        if not evalset:
-            return False
-        return _norm(s.text) in evalset or any(_norm(t) in evalset for t in docs[s.doc][s.start : s.end])
 
-    seen: set[tuple[tuple[str, int, int], tuple[str, int, int]]] = set()
-    kept: list[MinedPair] = []
-    for qi, q in enumerate(qseqs):
-        row = rows_of[qi]
+def filter_candidates(
+    rows_of: Sequence[Sequence[tuple[float, int]]],
+    q_texts: Sequence[str],
+    pool_text: Callable[[int], str],
+    stats: dict[str, int],
+    *,
+    max_distance: float,
+    max_relative: float,
+    min_change: float,
+    blocked: Callable[[int, int], bool] | None = None,
+    in_evaluation_set: Callable[[int, int], bool] | None = None,
+) -> Iterator[tuple[int, int, float, float]]:
+    """The criteria of §3.1/A.1 in order: distance bound, margin (relative distance to the mean of
+    the query's candidates), [same document, post-filter order], near-identical, containment,
+    evaluation set. Yields ``(query, pool row, distance, relative distance)`` of the pairs that pass
+    and counts every candidate in ``stats`` (``kept`` for those yielded)."""
+    for qi, row in enumerate(rows_of):
         if not row:
             continue
         mean_d = sum(d for d, _ in row) / len(row)
+        q_text = q_texts[qi]
         for d, j in row:
             stats["candidates"] += 1
-            c = pool[j]
             rel = d / mean_d if mean_d > 0 else 0.0
             if d > max_distance:
                 stats["too_far"] += 1
             elif len(row) > 1 and rel > max_relative:
                 stats["margin"] += 1
-            elif not exclude_first and blocked(qi, q, j):
+            elif blocked is not None and blocked(qi, j):
                 stats["same_document"] += 1
-            elif near_identical(q.text, c.text, min_change):
+            elif near_identical(q_text, c_text := pool_text(j), min_change):
                 stats["near_identical"] += 1
-            elif contained(q.text, c.text):
+            elif contained(q_text, c_text):
                 stats["contained"] += 1
-            elif in_eval(q, queries or documents) or in_eval(c, documents):
+            elif in_evaluation_set is not None and in_evaluation_set(qi, j):
                 stats["evaluation_set"] += 1
             else:
-                key_q, key_c = (q.doc, q.start, q.end), (c.doc, c.start, c.end)
-                key = (key_q, key_c) if queries is not None or key_q <= key_c else (key_c, key_q)
-                if key in seen:
-                    stats["duplicate"] += 1
-                    continue
-                seen.add(key)
-                kept.append(MinedPair(q, c, d, rel))
                 stats["kept"] += 1
-    return kept, stats
+                yield qi, j, d, rel
