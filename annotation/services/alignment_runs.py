@@ -89,7 +89,7 @@ def engine_document(doc: Document) -> EngineDocument:
 # Settings a job stored in ``project.config[method]`` that a run of that method uses unless its own
 # params set any of them (the ``wivico-thresholds`` job writes ``config["wivico"]``).
 PROJECT_METHOD_KEYS: dict[str, tuple[str, ...]] = {
-    "wivico": ("threshold", "partial_threshold", "thresholds", "propagation"),
+    "wivico": ("threshold", "partial_threshold", "thresholds", "partial_thresholds", "propagation"),
 }
 
 
@@ -147,7 +147,7 @@ def execute_run(run_id: int) -> None:
 
 
 def _execute(run: AlignmentRun, report) -> None:
-    from workers.engine.methods import get_aligner
+    from workers.engine.methods import get_aligner, is_run_level
 
     started = time.monotonic()
     model_path = run.model_version.path if run.model_version else (run.params.get("model") or settings.DEFAULT_ENCODER or None)
@@ -162,14 +162,25 @@ def _execute(run: AlignmentRun, report) -> None:
     work = [(a, c, s) for a in run.project.articles.order_by("id") if a.pk not in skip
             for c, s in document_pairs(a, run.level_pairs)]
     AlignmentRun.objects.filter(pk=run.pk).update(articles_total=len(work), articles_done=0)
+    # A run-level method (WIVICO's cut-offs) first sees every document pair of the run, so what it
+    # decides for one does not depend on the batch that document pair lands in.
+    run_level: dict | None = None
+    start = 0.0
+    prepare_seconds = 0.0
+    if is_run_level(aligner) and work:
+        t0 = time.monotonic()
+        start = RUN_LEVEL_SHARE
+        run_level = aligner.prepare(  # type: ignore[attr-defined]
+            _engine_pairs(run, work), progress=lambda f, m: report(start * f, m), total=len(work))
+        prepare_seconds = time.monotonic() - t0
     align_seconds = write_seconds = 0.0
     done = 0
     for batch in _batches(work, ARTICLES_PER_BATCH):
         progress.check_cancelled(AlignmentRun, run.pk)
-        inputs = [ArticlePair(id=f"{c.pk}-{s.pk}", complex=engine_document(c), simple=engine_document(s)) for _, c, s in batch]
+        inputs = [engine_pair(c, s) for _, c, s in batch]
         t0 = time.monotonic()
-        base = done / max(1, len(work))
-        span = len(batch) / max(1, len(work))
+        base = start + (1 - start) * done / max(1, len(work))
+        span = (1 - start) * len(batch) / max(1, len(work))
         outputs = aligner.align(inputs, progress=lambda f, m, base=base, span=span: report(base + span * f, m))
         t1 = time.monotonic()
         for (article, complex_doc, simple_doc), pair, alignment in zip(batch, inputs, outputs):
@@ -178,14 +189,36 @@ def _execute(run: AlignmentRun, report) -> None:
         align_seconds += t1 - t0
         done += len(batch)
         AlignmentRun.objects.filter(pk=run.pk).update(articles_done=done)
-        report(done / max(1, len(work)), f"aligned {done}/{len(work)} document pairs")
+        report(start + (1 - start) * done / max(1, len(work)), f"aligned {done}/{len(work)} document pairs")
     pair_count = Prediction.objects.filter(run=run).count()
     timings = {"load_model_s": round(load_seconds, 3), "align_s": round(align_seconds, 3),
                "write_s": round(write_seconds, 3), "total_s": round(time.monotonic() - started, 3)}
+    if run_level is not None:
+        timings["run_level_s"] = round(prepare_seconds, 3)
     result = {"document_pairs": len(work), "pairs": pair_count, "project_defaults": defaults}
+    if run_level is not None:
+        result["run_level"] = run_level
     if access is not None:
         result["access_attributes"] = {"parser": access.parser_note, "skipped": access.skipped}
     progress.succeed(AlignmentRun, run.pk, result=result, timings=timings, pair_count=pair_count)
+
+
+# Share of a run's progress bar that a run-level method's first pass takes.
+RUN_LEVEL_SHARE = 0.4
+
+
+def engine_pair(complex_doc: Document, simple_doc: Document) -> ArticlePair:
+    """The engine's input for one document pair (id ``"<complex pk>-<simple pk>"``)."""
+    return ArticlePair(id=f"{complex_doc.pk}-{simple_doc.pk}", complex=engine_document(complex_doc),
+                       simple=engine_document(simple_doc))
+
+
+def _engine_pairs(run: AlignmentRun, work: list) -> Iterator[ArticlePair]:
+    """Every document pair of the run, loaded one at a time (the run-level pass streams them)."""
+    for k, (_, complex_doc, simple_doc) in enumerate(work):
+        if k % ARTICLES_PER_BATCH == 0:
+            progress.check_cancelled(AlignmentRun, run.pk)
+        yield engine_pair(complex_doc, simple_doc)
 
 
 # Run params the application reads itself; the rest go to the engine method.

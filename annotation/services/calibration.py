@@ -1,10 +1,15 @@
 """Score distributions per human label and the thresholds calibrated from them.
 
-WIVICO (§3.2.2, Fig. 2) plots the SBERT score of 500 annotated pairs as one box per human label
-(valid / partially valid / non-valid) and takes the **mean score of the valid pairs** (0.81 there)
-as the cut-off. The alternative here is the threshold that **maximises F1** of the model's
-predictions against the human labels (:func:`workers.engine.metrics.tune_threshold`, the same search
-the heuristic aligners use on dev data).
+WIVICO (§3.2.2, Fig. 2) plots the SBERT score of 500 annotated W1:V1 pairs as one box per human
+label (valid / partially valid / non-valid) and takes the **mean score of the valid pairs** (0.81
+there) as the 1:1 cut-off, then propagates it to the other eight W_n:V_m configurations over the
+corpus' window means. That rule (``mean-valid``) is offered only for a **wivico run**, on its 1:1
+pairs: another method's scores (a Jaccard overlap, a CRF marginal) are on another scale, and its
+mean would become WIVICO's SBERT cut-off. The nine cut-offs are propagated over the window means the
+run recorded for all its document pairs (``run.result["run_level"]``). The alternative, for any run,
+is the threshold that **maximises F1** of the model's predictions against the human labels
+(:func:`workers.engine.metrics.tune_threshold`, the same search the heuristic aligners use on dev
+data).
 
 A pair's human label is its gold (:class:`~annotation.models.Adjudication`) when it has one, else
 the majority of its counted votes (ties: unlabelled). Classes come from the scheme's ``counts_as``.
@@ -13,7 +18,8 @@ the majority of its counted votes (ties: unlabelled). Classes come from the sche
 
     project.config["thresholds"] = {"aligned": 0.81, "partial": 0.64, "method": "mean-valid",
                                     "source_run": 12, "pairs": {...}, "computed_at": "..."}
-    project.config["wivico"]["threshold" / "partial_threshold"]   # mean-valid only (WIVICO's rule)
+    project.config["wivico"] = {"threshold", "partial_threshold", "thresholds", "partial_thresholds",
+                                "propagation", "derived_from"}   # mean-valid on a wivico run only
 """
 from __future__ import annotations
 
@@ -29,6 +35,7 @@ from . import qc
 from .adjudication import majority_value
 
 METHODS = ("mean-valid", "max-f1")
+WIVICO_RULE = "mean-valid"
 MAX_OUTLIERS = 200
 
 
@@ -89,12 +96,15 @@ def default_run(project: Project) -> int | None:
     return None
 
 
-def labelled_scores(project: Project, run: int | None) -> list[tuple[float, str, str]]:
-    """``[(score, value, class), ...]`` of the run's scored pairs that have a human label."""
+def labelled_scores(project: Project, run: int | None, *, one_to_one: bool = False) -> list[tuple[float, str, str]]:
+    """``[(score, value, class), ...]`` of the run's scored pairs that have a human label (only the
+    1:1 pairs with ``one_to_one``)."""
     if project.label_scheme.kind == LabelScheme.LIKERT:
         return []
     counts_as = {v["value"]: v.get("counts_as", "not") for v in project.label_scheme.values}
     pairs = _scored_pairs(project, run)
+    if one_to_one:
+        pairs = pairs.exclude(complex_key__contains=",").exclude(simple_key__contains=",")
     labels = human_labels(project, pairs)
     return [(float(score), labels[pid][0], counts_as.get(labels[pid][0], "not"))
             for pid, score in _scores(project, _labelled(pairs, project), run) if pid in labels]
@@ -161,11 +171,26 @@ def thresholds_from(data: list[tuple[float, str, str]], method: str) -> dict:
     return out
 
 
-def suggestions(data: list[tuple[float, str, str]]) -> dict[str, dict | None]:
+def wivico_rule(project: Project, run: int | None) -> dict:
+    """Whether WIVICO's rule applies to ``run``: ``{"available", "reason", "one_to_one_pairs"}``."""
+    method = AlignmentRun.objects.filter(project=project, pk=run).values_list("method", flat=True).first()
+    if method != "wivico":
+        what = f"run #{run} is a {method} run" if method else "no run chosen"
+        return {"available": False, "one_to_one_pairs": 0,
+                "reason": f"WIVICO's rule is for wivico runs ({what}): the mean SBERT score of its valid 1:1 pairs "
+                          "becomes the wivico cut-off, and other methods' scores are on other scales"}
+    n = len(labelled_scores(project, run, one_to_one=True))
+    return {"available": True, "one_to_one_pairs": n, "reason": None}
+
+
+def suggestions(data: list[tuple[float, str, str]], one_to_one: list[tuple[float, str, str]] | None = None
+                ) -> dict[str, dict | None]:
+    """What each method would store; ``mean-valid`` from the 1:1 rows of a wivico run (None: not offered)."""
     out: dict[str, dict | None] = {}
     for method in METHODS:
+        rows = one_to_one if method == WIVICO_RULE else data
         try:
-            out[method] = thresholds_from(data, method)
+            out[method] = thresholds_from(rows, method) if rows is not None else None
         except CalibrationError:
             out[method] = None
     return out
@@ -186,34 +211,67 @@ def score_distribution(project: Project, run: int | None = None) -> dict:
     groups = [{"value": v["value"], "name": v.get("name", v["value"]), "counts_as": v.get("counts_as"),
                "n": len(by_value.get(v["value"], [])), "stats": box_stats(by_value.get(v["value"], []))}
               for v in project.label_scheme.values] if project.label_scheme.kind != LabelScheme.LIKERT else []
-    return {"run": run, "runs": choices, "pairs": len(data), "groups": groups,
-            "suggested": suggestions(data), "current": (project.config or {}).get("thresholds")}
+    rule = wivico_rule(project, run)
+    one_to_one = labelled_scores(project, run, one_to_one=True) if rule["available"] else None
+    return {"run": run, "runs": choices, "pairs": len(data), "groups": groups, "wivico_rule": rule,
+            "suggested": suggestions(data, one_to_one), "current": (project.config or {}).get("thresholds"),
+            "wivico": (project.config or {}).get("wivico")}
 
 
 def calibrate(project: Project, method: str, run: int | None = None) -> dict:
     """Compute thresholds with ``method`` on the run's labelled pairs and store them in the project's
-    config (``thresholds``; for mean-valid also WIVICO's 1:1 ``threshold``). Returns what was stored."""
+    config (``thresholds``). ``mean-valid`` is WIVICO's rule: only for a wivico run, on its labelled
+    1:1 pairs, and it also stores WIVICO's 1:1 cut-offs and the eight others propagated from them.
+    Returns what was stored.
+
+    Raises:
+        CalibrationError: run of another project, WIVICO's rule on a non-wivico run, no aligned pair.
+    """
     if run is None:
         run = default_run(project)
     elif not AlignmentRun.objects.filter(project=project, pk=run).exists():
         raise CalibrationError(f"run #{run} is not a run of this project")
-    result = thresholds_from(labelled_scores(project, run), method)
+    if method == WIVICO_RULE:
+        rule = wivico_rule(project, run)
+        if not rule["available"]:
+            raise CalibrationError(rule["reason"] + "; use max-f1 for this run")
+    result = thresholds_from(labelled_scores(project, run, one_to_one=method == WIVICO_RULE), method)
     stored = {**result, "source_run": run, "computed_at": timezone.now().isoformat()}
     with transaction.atomic():
         locked = Project.objects.select_for_update().get(pk=project.pk)
         config = dict(locked.config or {})
         config["thresholds"] = stored
-        if method == "mean-valid":
-            wivico = {k: v for k, v in (config.get("wivico") or {}).items() if k != "thresholds"}
-            # the propagated n:m cut-offs derive from the 1:1 one: dropped so the next run re-derives them
-            wivico["threshold"] = stored["aligned"]
-            if stored["partial"] is not None:
-                wivico["partial_threshold"] = stored["partial"]
-            else:  # an older cut-off may lie above the new threshold; the method's default applies
-                wivico.pop("partial_threshold", None)
-            wivico["derived_from"] = {"calibration": "mean-valid", "source_run": run, "pairs": result["pairs"]}
-            config["wivico"] = wivico
+        if method == WIVICO_RULE:
+            config["wivico"] = _wivico_cutoffs(config.get("wivico") or {}, stored, AlignmentRun.objects.get(pk=run))
         locked.config = config
         locked.save(update_fields=["config"])
     project.config = config
     return stored
+
+
+def _wivico_cutoffs(previous: dict, stored: dict, run: AlignmentRun) -> dict:
+    """WIVICO's config after a mean-valid calibration on ``run``: the 1:1 cut-offs and, propagated
+    over the window means the run recorded for all its document pairs, every other configuration's."""
+    from workers.engine.simplicity.wivico_thresholds import propagate_thresholds
+
+    propagation = previous.get("propagation") or run.params.get("propagation") or "paper"
+    wivico = {k: v for k, v in previous.items() if k not in ("thresholds", "partial_thresholds", "partial_threshold")}
+    wivico.update(threshold=stored["aligned"], propagation=propagation)
+    if stored["partial"] is not None:
+        wivico["partial_threshold"] = stored["partial"]
+    # else an older partial cut-off may lie above the new threshold: the method's default applies
+    derived = {"calibration": WIVICO_RULE, "source_run": run.pk, "pairs": stored["pairs"]}
+    means = ((run.result or {}).get("run_level") or {}).get("config_means") or {}
+    if "1:1" in means:
+        parsed = {tuple(int(x) for x in k.split(":")): float(v) for k, v in means.items()}
+        partial = stored["partial"] if stored["partial"] is not None else stored["aligned"] - 0.15
+        valid = propagate_thresholds(parsed, stored["aligned"], propagation)
+        partials = propagate_thresholds(parsed, partial, propagation)
+        key = lambda d: {f"{n}:{m}": v for (n, m), v in sorted(d.items())}  # noqa: E731
+        wivico["thresholds"] = key(valid)
+        wivico["partial_thresholds"] = key({c: min(v, valid[c]) for c, v in partials.items()})
+        derived.update(config_means=means, document_pairs=(run.result or {}).get("run_level", {}).get("document_pairs"))
+    else:  # a run from before run-level means were recorded: the next wivico run propagates over its own
+        derived["propagated"] = f"at the next wivico run (run #{run.pk} recorded no window means)"
+    wivico["derived_from"] = derived
+    return wivico

@@ -9,10 +9,11 @@ Five job kinds, each a :class:`~annotation.models.Job` run by a thin Celery task
   pairs, e.g. a WikiLarge ``.src/.dst`` import), saves the fit as a ``ModelVersion`` (JSON under
   ``MODEL_ROOT``) and stores ``sum4simp_<attribute>``, ``sum4simp_t_<attribute>``, ``sum4simp_T``
   and ``sum4simp_keep`` (1.0/0.0) on every pair.
-* ``wivico-thresholds`` — the WIVICO 1:1 cut-off = mean SBERT cosine of the project's 1:1 pairs
-  annotated as valid (a value whose ``counts_as`` is ``aligned``), propagated to the n:m
-  configurations with the paper's decreasing shift over the corpus' window means; stored in
-  ``project.config["wivico"]`` where later ``wivico`` runs pick them up.
+* ``wivico-thresholds`` — the WIVICO 1:1 cut-off = mean SBERT cosine of a *wivico run's* W1:V1
+  pairs annotated as valid (a value whose ``counts_as`` is ``aligned``; ``run``, default the newest
+  wivico run with such pairs), propagated to the n:m configurations with the paper's decreasing
+  shift over the window means of every document pair that run aligned; all nine valid and partial
+  cut-offs are stored in ``project.config["wivico"]`` where later ``wivico`` runs pick them up.
 * ``gain-classifier`` — trains WIVICO's simplicity-gain FFNN on a reference project (positives =
   its pairs, negatives = the same pairs swapped), saves it as a ``ModelVersion`` (torch file under
   ``MODEL_ROOT``), stores ``gain_prob`` on every pair and reports counts per cut-off 0.5…0.9.
@@ -43,7 +44,17 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
-from ..models import Adjudication, CandidatePair, Job, ModelVersion, PairSentence, Prediction, Project, Side
+from ..models import (
+    Adjudication,
+    AlignmentRun,
+    CandidatePair,
+    Job,
+    ModelVersion,
+    PairSentence,
+    Prediction,
+    Project,
+    Side,
+)
 from . import progress
 from .projects import find_project
 
@@ -133,6 +144,11 @@ def validate(project: Project, kind: str, params: dict | None, *, visible=None) 
         if project.language not in FRES_COEFFICIENTS:
             raise ValueError(f"no FRES coefficients for the project's language {project.language!r}; "
                              f"supported: {', '.join(sorted(FRES_COEFFICIENTS))}")
+    if kind == "wivico-thresholds" and params.get("run") is not None:
+        method = project.runs.get(pk=params["run"]).method
+        if method != "wivico":
+            raise ValueError(f"run {params['run']} is a {method} run; WIVICO's cut-offs are learnt from a wivico run's "
+                             "annotated 1:1 pairs")
     if kind == "wivico-thresholds" and "propagation" in params:
         from workers.engine.simplicity.wivico_thresholds import PROPAGATION_METHODS
 
@@ -179,14 +195,19 @@ def target_pairs(project: Project, params: dict):
     return qs
 
 
-def pair_texts(pair_ids: list[int]) -> dict[int, tuple[str, str]]:
-    """``{pair id: (complex text, simple text)}``, sentences joined in document order."""
+def pair_sentences(pair_ids: list[int]) -> dict[int, tuple[list[str], list[str]]]:
+    """``{pair id: (complex sentences, simple sentences)}`` in document order."""
     sides: dict[int, dict[str, list[tuple[int, str]]]] = defaultdict(lambda: {Side.COMPLEX: [], Side.SIMPLE: []})
     rows = PairSentence.objects.filter(pair_id__in=pair_ids).values_list("pair_id", "side", "sentence__index", "sentence__text")
     for pair_id, side, index, text in rows.iterator():
         sides[pair_id][side].append((index, text))
-    return {pid: (" ".join(t for _, t in sorted(s[Side.COMPLEX])), " ".join(t for _, t in sorted(s[Side.SIMPLE])))
+    return {pid: ([t for _, t in sorted(s[Side.COMPLEX])], [t for _, t in sorted(s[Side.SIMPLE])])
             for pid, s in sides.items()}
+
+
+def pair_texts(pair_ids: list[int]) -> dict[int, tuple[str, str]]:
+    """``{pair id: (complex text, simple text)}``, sentences joined in document order."""
+    return {pid: (" ".join(c), " ".join(s)) for pid, (c, s) in pair_sentences(pair_ids).items()}
 
 
 def _batches(ids: list[int], size: int = BATCH) -> Iterator[list[int]]:
@@ -204,13 +225,14 @@ def write_features(updates: dict[int, dict[str, float]], prefix: str) -> None:
         CandidatePair.objects.bulk_update(pairs, ["features"])
 
 
-def score_each(job: Job, report: ProgressFn, score: Callable[[list[tuple[str, str]]], list[dict[str, float]]],
-               prefix: str) -> int:
-    """Score the job's target pairs batch by batch with ``score(texts) -> features``; returns the count."""
+def score_each(job: Job, report: ProgressFn, score: Callable[[list], list[dict[str, float]]],
+               prefix: str, *, sentences: bool = False) -> int:
+    """Score the job's target pairs batch by batch with ``score(texts) -> features`` (``texts``: a
+    (complex, simple) text per pair, or with ``sentences`` their sentence lists); returns the count."""
     ids = list(target_pairs(job.project, job.params).order_by("id").values_list("id", flat=True))
     done = 0
     for batch in _batches(ids):
-        texts = pair_texts(batch)
+        texts = pair_sentences(batch) if sentences else pair_texts(batch)
         present = [pid for pid in batch if pid in texts]
         rows = score([texts[pid] for pid in present])
         write_features(dict(zip(present, rows)), prefix)
@@ -310,17 +332,19 @@ def sum4simp_job(job: Job, report: ProgressFn) -> dict:
         )
     kept = 0
 
-    def score(texts):
+    def score(sentences):
         nonlocal kept
         rows = []
-        for complex_text, simple_text in texts:
-            values = flt.score_pair(complex_text, simple_text, refs.get(_norm(complex_text), ()))
+        for complex_sentences, simple_sentences in sentences:
+            # an n:1 pair's source is its stitched sentences: §3.2's length uses their average length
+            complex_text = " ".join(complex_sentences)
+            values = flt.score_pair(complex_sentences, " ".join(simple_sentences), refs.get(_norm(complex_text), ()))
             keep = values.pop("keep")
             kept += int(keep)
             rows.append({**{f"sum4simp_{k}": v for k, v in values.items()}, "sum4simp_keep": keep})
         return rows
 
-    n = score_each(job, report, score, PREFIXES[job.kind])
+    n = score_each(job, report, score, PREFIXES[job.kind], sentences=True)
     return {"pairs": n, "kept": kept, "keep_rate": round(kept / n, 4) if n else 0.0, "model_version": mv.pk,
             "threshold": flt.threshold, "attributes": sorted(flt.fits),
             "sari": "used" if "sari" in flt.fits else "left out: no reference simplifications (refs_project)"}
@@ -344,30 +368,63 @@ def annotated_classes(project: Project, pairs) -> dict[int, str]:
     return {pid: cls for pid, cls in out.items() if cls}
 
 
+WIVICO_RUN_KEYS = ("max_n", "max_m", "max_tokens")  # a source run's window settings the window means reuse
+
+
+def wivico_source_run(project: Project, params: dict) -> AlignmentRun:
+    """The wivico run whose annotated 1:1 pairs give WIVICO's 1:1 cut-off: ``params["run"]`` (it must
+    be a wivico run), else the newest wivico run with an annotated 1:1 pair that counts as valid.
+
+    Raises:
+        ValueError: the given run is not a wivico run, or no wivico run has such a pair.
+    """
+    if params.get("run") is not None:
+        run = AlignmentRun.objects.get(pk=params["run"], project=project)
+        if run.method != "wivico":
+            raise ValueError(f"run #{run.pk} is a {run.method} run: WIVICO's 1:1 cut-off is the mean SBERT score of "
+                             "valid pairs of a wivico run (its scores are on that scale); choose a wivico run")
+        return run
+    for run in project.runs.filter(method="wivico").order_by("-created_at", "-pk"):
+        chosen, classes = _wivico_one_to_one(project, run, params)
+        if any(classes[p.pk] == "aligned" for p in chosen):
+            return run
+    raise ValueError("no annotated 1:1 pair of a wivico run counts as valid (aligned) in this project; run wivico, "
+                     "then label or adjudicate some of its 1:1 pairs first")
+
+
+def _wivico_one_to_one(project: Project, run: AlignmentRun, params: dict) -> tuple[list[CandidatePair], dict[int, str]]:
+    """The run's predicted W1:V1 pairs annotated valid or partially valid, and their classes."""
+    pairs = target_pairs(project, {**params, "run": run.pk}).exclude(complex_key__contains=",").exclude(
+        simple_key__contains=",")
+    classes = annotated_classes(project, pairs)
+    chosen = [p for p in pairs.filter(pk__in=list(classes)).only("id", "complex_key", "simple_key")
+              if classes[p.pk] in ("aligned", "partial")]
+    return chosen, classes
+
+
 def wivico_job(job: Job, report: ProgressFn) -> dict:
+    """WIVICO §3.2.2: 1:1 cut-off = mean SBERT score of a wivico run's valid W1:V1 pairs; the other
+    configurations' cut-offs by the decreasing shift over the window means of **every** document pair
+    the run aligned (Figure 3: all samples of the corpus); all of them stored for later runs."""
     import numpy as np
 
     from workers.engine.methods.wivico import WivicoAligner
     from workers.engine.simplicity.embedding import default_encoder
     from workers.engine.simplicity.wivico_thresholds import calibrate_label_thresholds
-    from workers.engine.types import ArticlePair
 
-    from .alignment_runs import document_pairs, engine_document
+    from .alignment_runs import document_pairs, engine_pair
 
     project, params = job.project, job.params
-    pairs = target_pairs(project, params)
-    classes = annotated_classes(project, pairs)
-    one_to_one = [p for p in pairs.filter(pk__in=list(classes)).only("id", "complex_key", "simple_key")
-                  if "," not in p.complex_key and "," not in p.simple_key
-                  and classes[p.pk] in ("aligned", "partial")]
+    run = wivico_source_run(project, params)
+    one_to_one, classes = _wivico_one_to_one(project, run, params)
     if not any(classes[p.pk] == "aligned" for p in one_to_one):
-        raise ValueError("no annotated 1:1 pair counts as valid (aligned) in this project; label or adjudicate "
-                         "some pairs first")
+        raise ValueError(f"no annotated 1:1 pair of wivico run #{run.pk} counts as valid (aligned); label or "
+                         "adjudicate some of its 1:1 pairs first")
     texts = pair_texts([p.pk for p in one_to_one])
     one_to_one = [p for p in one_to_one if p.pk in texts]
-    model = params.get("model") or settings.DEFAULT_ENCODER or None
+    model = params.get("model") or run.params.get("model") or settings.DEFAULT_ENCODER or None
     encoder = default_encoder(model)
-    report(0.1, f"wivico-thresholds: encoding {len(one_to_one)} annotated 1:1 pairs")
+    report(0.05, f"wivico-thresholds: encoding {len(one_to_one)} annotated 1:1 pairs of run #{run.pk}")
     complex_vec = encoder.encode([texts[p.pk][0] for p in one_to_one])
     simple_vec = encoder.encode([texts[p.pk][1] for p in one_to_one])
     cosines = np.sum(np.asarray(complex_vec) * np.asarray(simple_vec), axis=1).astype(float).tolist()
@@ -377,33 +434,30 @@ def wivico_job(job: Job, report: ProgressFn) -> dict:
     partial = cut.get("partial", threshold - 0.15)
 
     propagation = params.get("propagation", "paper")
-    limit = int(params.get("max_document_pairs", 200))
-    work = []
-    for article in project.articles.order_by("id"):
-        for complex_doc, simple_doc in document_pairs(article, []):
-            work.append(ArticlePair(id=f"{complex_doc.pk}-{simple_doc.pk}", complex=engine_document(complex_doc),
-                                    simple=engine_document(simple_doc)))
-            if len(work) >= limit:
-                break
-        if len(work) >= limit:
-            break
-    aligner = WivicoAligner({"threshold": threshold, "partial_threshold": partial, "propagation": propagation},
-                            model=model, encoder=encoder)
-    meta = {}
-    if work:
-        out = aligner.align(work, progress=lambda f, m: report(0.3 + 0.6 * f, f"wivico-thresholds: window means ({m})"))
-        meta = out[0].meta
-    thresholds = meta.get("thresholds") or {"1:1": threshold}
-    partial_thresholds = meta.get("partial_thresholds") or {"1:1": partial}
-    derived = {"job": job.pk, "valid_pairs": labels.count("aligned"), "partial_pairs": labels.count("partial"),
-               "document_pairs": len(work), "config_means": meta.get("config_means", {}), "model": model or "default"}
+    limit = params.get("max_document_pairs")  # None: every document pair of the run (the paper's corpus)
+    skip = set(run.params.get("skip_articles") or ())
+    work = [(c, s) for a in project.articles.order_by("id") if a.pk not in skip
+            for c, s in document_pairs(a, run.level_pairs)]
+    if limit is not None:
+        work = work[:int(limit)]
+    window_settings = {k: run.params[k] for k in WIVICO_RUN_KEYS if k in run.params}
+    aligner = WivicoAligner({"threshold": threshold, "partial_threshold": partial, "propagation": propagation,
+                             **window_settings}, model=model, encoder=encoder)
+    means = aligner.prepare((engine_pair(c, s) for c, s in work), total=len(work),
+                            progress=lambda f, m: report(0.1 + 0.85 * f, f"wivico-thresholds: {m}"))
+    thresholds = means["thresholds"] or {"1:1": threshold}
+    partial_thresholds = means["partial_thresholds"] or {"1:1": partial}
+    derived = {"job": job.pk, "source_run": run.pk, "valid_pairs": labels.count("aligned"),
+               "partial_pairs": labels.count("partial"), "document_pairs": len(work),
+               "capped": limit is not None, "config_means": means["config_means"], "windows": means["windows"],
+               "model": model or "default"}
     stored = {"threshold": threshold, "partial_threshold": partial, "thresholds": thresholds,
-              "propagation": propagation, "derived_from": derived}
+              "partial_thresholds": partial_thresholds, "propagation": propagation, "derived_from": derived}
     with transaction.atomic():
         locked = Project.objects.select_for_update().get(pk=project.pk)
         locked.config = {**(locked.config or {}), "wivico": stored}
         locked.save(update_fields=["config"])
-    return {**stored, "partial_thresholds": partial_thresholds}
+    return stored
 
 
 def gain_job(job: Job, report: ProgressFn) -> dict:

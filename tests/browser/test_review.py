@@ -21,7 +21,8 @@ def review_project(transactional_db):
     project = factories.make_project("Review project", rita="researcher", anna="annotator", bob="annotator")
     anna, bob = (Membership.objects.get(project=project, user__username=n).user for n in ("anna", "bob"))
     scores = [0.62, 0.35, 0.91, 0.84, 0.87, 0.55, 0.21, 0.15]
-    pairs = make_pairs(project, len(scores), scores=scores)
+    run = AlignmentRun.objects.create(project=project, method="wivico", status=Status.SUCCEEDED)
+    pairs = make_pairs(project, len(scores), scores=scores, run=run)
     vote(pairs[0], anna, "aligned", seconds=14, comment="same facts"), vote(pairs[0], bob, "partial", seconds=22)
     vote(pairs[1], anna, "partial"), vote(pairs[1], bob, "not-aligned")
     for pair, value in zip(pairs[2:], ["aligned", "aligned", "aligned", "partial", "not-aligned", "not-aligned"]):
@@ -77,6 +78,18 @@ def test_a_researcher_applies_a_threshold_from_the_distribution_chart(page, revi
     assert project.config["thresholds"]["method"] == "mean-valid"
     assert project.config["thresholds"]["aligned"] == pytest.approx(expected)
     screenshot(page, "dashboard")
+
+
+def test_wivicos_rule_is_not_offered_for_a_run_of_another_method(page, review_project):
+    project, pairs = review_project
+    AlignmentRun.objects.filter(project=project).update(method="jaccard")
+    adjudication.decide(pairs[0], "aligned", project.memberships.get(role="researcher").user)
+    login(page, "rita", "pw-rita")
+    page.goto(f"/projects/{project.pk}/dashboard/")
+    row = page.locator("#thresholds tr[data-method='mean-valid']")
+    row.locator(".basis", has_text="WIVICO's rule is for wivico runs").wait_for()
+    assert row.locator("button.apply").is_disabled()
+    assert page.locator("#thresholds tr[data-method='max-f1'] button.apply").is_enabled()
 
 
 def test_the_dashboard_shows_a_runs_progress_until_it_finishes(page, review_project):

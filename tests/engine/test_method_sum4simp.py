@@ -57,3 +57,18 @@ def test_with_minilm_a_summary_sentence_finds_its_two_source_sentences():
     [res] = get_aligner("sum4simp").align([ArticlePair("x", Document((tuple(doc),)), Document((tuple(summary),)))])
     assert res.pairs, "no alignment found"
     assert 1 in res.pairs[0].complex and 3 not in res.pairs[0].complex
+
+
+def test_the_filter_measures_a_stitched_pair_against_the_average_source_sentence(tmp_path):
+    from workers.engine.simplicity.pairs import TextPair
+    from workers.engine.simplicity.sum4simp_filter import Sum4SimpFilter
+
+    path = tmp_path / "filter.json"
+    Sum4SimpFilter.fit([TextPair("a b c d e f.", "a b c."), TextPair("m n o p q.", "m n o.")]).save(path)
+    ap = ArticlePair("a1", Document((tuple(DOC),)), Document((tuple(SUMMARY),)))
+    aligner = Sum4SimpAligner(config={**PARAMS, "filter": str(path), "keep_filtered": True}, encoder=BagOfWordsEncoder())
+    by_target = {p.simple: p for p in aligner.align([ap])[0].pairs}
+    stitched = by_target[(0,)]
+    assert stitched.complex == (0, 2)  # "c d y." + "a b x.": two 3-word sentences for the 4-word "a b c d."
+    assert stitched.features["s4s_len"] == pytest.approx(4 / 3)  # not 4 / 6
+    assert by_target[(1,)].features["s4s_len"] == pytest.approx(1.0)

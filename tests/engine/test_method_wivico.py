@@ -78,3 +78,59 @@ def test_the_offset_propagation_can_be_chosen():
     gap = 0.8 - res.meta["config_means"]["1:1"]
     assert res.meta["thresholds"]["2:2"] == pytest.approx(min(1.0, res.meta["config_means"]["2:2"] + gap))
     assert res.meta["propagation"] == "offset"
+
+
+OTHERS = [
+    ArticlePair("w4", Document((("sigma tau upsilon.", "phi chi psi omega.", "alpha beta."),)),
+                Document((("sigma tau.", "phi chi psi omega alpha beta."),))),
+    ArticlePair("w5", Document((("one two three four.", "five six seven."),)),
+                Document((("one two.", "three four five six seven.", "eight nine."),))),
+]
+
+
+def _cutoffs(alignment) -> tuple[dict, dict]:
+    return alignment.meta["thresholds"], alignment.meta["partial_thresholds"]
+
+
+def test_cut_offs_are_the_runs_whatever_batch_an_article_is_aligned_in():
+    run = [_pair(), *OTHERS]
+    alone = WivicoAligner({"threshold": 0.8}, encoder=BagOfWordsEncoder()).align([_pair()])[0]
+    whole = WivicoAligner({"threshold": 0.8}, encoder=BagOfWordsEncoder()).align(run)  # one call = one run
+    assert _cutoffs(alone) != _cutoffs(whole[0])  # the run's means are not one article's
+    aligner = WivicoAligner({"threshold": 0.8}, encoder=BagOfWordsEncoder())
+    prepared = aligner.prepare(iter(run), total=len(run))
+    assert prepared["scope"] == "run" and prepared["document_pairs"] == 3 and len(prepared["thresholds"]) == 9
+    for batches in ([[run[0]], [run[1]], [run[2]]], [[run[0], run[1]], [run[2]]], [[run[2], run[0]], [run[1]]]):
+        got = {a.id: a for batch in batches for a in aligner.align(batch)}
+        for expected in whole:
+            assert _cutoffs(got[expected.id]) == _cutoffs(expected)
+            assert got[expected.id].pairs == expected.pairs
+            assert got[expected.id].meta["cutoff_scope"] == "run"
+        aligner.prepare(iter(run))  # the next "run": prepared again
+    assert prepared["thresholds"] == whole[0].meta["thresholds"]
+
+
+def test_the_second_pass_reuses_the_first_pass_window_scores():
+    encoder = BagOfWordsEncoder()
+    aligner = WivicoAligner({"threshold": 0.8}, encoder=encoder)
+    aligner.prepare([_pair(), *OTHERS])
+    calls = encoder.calls
+    aligner.align([_pair()])
+    assert encoder.calls == calls  # cached: no window encoded twice
+    tight = WivicoAligner({"threshold": 0.8, "cache_mb": 0}, encoder=BagOfWordsEncoder())
+    tight.prepare([_pair(), *OTHERS])
+    assert tight.align([_pair()])[0].pairs == aligner.align([_pair()])[0].pairs  # recomputed, same result
+
+
+def test_explicit_cut_offs_need_no_first_pass_and_keep_their_partial_values():
+    encoder = BagOfWordsEncoder()
+    valid = {f"{n}:{m}": 0.9 for n in (1, 2, 3) for m in (1, 2, 3)}
+    partial = {**{k: 0.5 for k in valid}, "1:1": 0.85}
+    aligner = WivicoAligner({"thresholds": valid, "partial_thresholds": partial}, encoder=encoder)
+    state = aligner.prepare(iter([_pair()]))
+    assert encoder.calls == 0 and state["scope"] == "explicit" and state["partial_thresholds"]["1:1"] == 0.85
+    [res] = aligner.align([_pair()])
+    got = {(p.complex, p.simple): p for p in res.pairs}
+    assert got[((2,), (1,))].label == "partial" and got[((2,), (1,))].features["cutoff"] == 0.85
+    with pytest.raises(ValueError, match="partial_thresholds needs thresholds"):
+        WivicoAligner({"partial_thresholds": partial})

@@ -80,15 +80,27 @@ function draw() {
   });
 }
 
+// WIVICO's rule (mean-valid) is offered only for a wivico run, on its labelled 1:1 pairs: another
+// method's scores are on another scale. The server says why when it is not offered.
 function renderThresholds() {
+  const rule = distribution.wivico_rule ?? { available: true };
   for (const row of document.querySelectorAll("#thresholds tbody tr")) {
-    const s = distribution.suggested[row.dataset.method];
+    const method = row.dataset.method;
+    const s = distribution.suggested[method];
+    const refused = method === "mean-valid" && !rule.available;
+    row.classList.toggle("unavailable", refused);
     row.querySelector(".aligned").textContent = fmt(s?.aligned);
     row.querySelector(".partial").textContent = fmt(s?.partial);
-    row.querySelector(".basis").textContent = s
-      ? `${s.pairs.aligned} aligned, ${s.pairs.partial} partial, ${s.pairs.not} not${s.f1 ? ` · F1 ${fmt(s.f1.aligned.f1, 2)}` : ""}`
-      : "needs labelled pairs that count as aligned";
-    row.querySelector("button.apply").disabled = !s;
+    let basis = "needs labelled pairs that count as aligned";
+    if (refused) basis = rule.reason;
+    else if (s) {
+      const scope = method === "mean-valid" ? " (1:1 pairs; n:m cut-offs propagated)" : "";
+      basis = `${s.pairs.aligned} aligned, ${s.pairs.partial} partial, ${s.pairs.not} not${scope}${s.f1 ? ` · F1 ${fmt(s.f1.aligned.f1, 2)}` : ""}`;
+    }
+    row.querySelector(".basis").textContent = basis;
+    const button = row.querySelector("button.apply");
+    button.disabled = refused || !s;
+    button.title = refused ? rule.reason : "";
   }
 }
 

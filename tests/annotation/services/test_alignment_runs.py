@@ -126,3 +126,34 @@ def test_access_attributes_can_be_switched_off_for_a_run(corpus):
     run = _run(corpus, params={"access_attributes": False})
     alignment_runs.execute_run(run.pk)
     assert not any("access_char_ratio" in p.features for p in CandidatePair.objects.filter(predictions__run=run))
+
+
+def _wivico_run_outcome(project, monkeypatch, per_batch: int) -> tuple[dict, set]:
+    from tests.engine.simplicity._fakes import BagOfWordsEncoder
+
+    monkeypatch.setattr("workers.engine.simplicity.embedding.default_encoder",
+                        lambda model=None, device=None: BagOfWordsEncoder())
+    monkeypatch.setattr(alignment_runs, "ARTICLES_PER_BATCH", per_batch)
+    run = _run(project, method="wivico", params={"threshold": 0.8, "access_attributes": False})
+    alignment_runs.execute_run(run.pk)
+    run.refresh_from_db()
+    assert run.status == Status.SUCCEEDED, run.error
+    predictions = {(p.pair.complex_document_id, p.pair.complex_key, p.pair.simple_key, p.predicted_label,
+                    round(p.score, 9), p.features["cutoff"]) for p in run.predictions.select_related("pair")}
+    return run.result["run_level"], predictions
+
+
+def test_wivico_cut_offs_are_the_same_whatever_the_batch_size(corpus, monkeypatch):
+    factories.make_article(corpus, "Wasps", {
+        "adv": [["Wasps eat many garden pests every summer.", "Gardeners rarely thank them for it."]],
+        "ele": [["Wasps eat pests.", "Gardeners do not thank wasps."]],
+    })
+    factories.make_article(corpus, "Rain", {
+        "adv": [["Heavy rain flooded the valley overnight.", "Roads were closed until noon.", "Schools stayed shut."]],
+        "ele": [["It rained a lot.", "The roads and schools were closed."]],
+    })
+    one_by_one = _wivico_run_outcome(corpus, monkeypatch, 1)
+    together = _wivico_run_outcome(corpus, monkeypatch, 8)
+    assert one_by_one[0] == together[0]  # one set of cut-offs per run
+    assert one_by_one[1] == together[1] and one_by_one[1]  # and so the same pairs, labels and cut-offs
+    assert together[0]["document_pairs"] == 4 and len(together[0]["thresholds"]) == 9

@@ -11,6 +11,7 @@ from annotation.models import Adjudication, AlignmentRun, CandidatePair, Job, La
 from annotation.services import alignment_runs, scoring
 from annotation.services.importing import import_files
 from tests import factories
+from workers.engine.types import AlignedPair, Alignment
 
 pytestmark = pytest.mark.django_db
 
@@ -240,7 +241,7 @@ def wivico_project(users, monkeypatch):
              "A3.": [0, 1, 0], "B3.": [0.8, 0.6, 0],  # cosine 0.6
              "A4.": [1, 0, 0], "B4.": [0, 1, 0]}  # cosine 0.0
     monkeypatch.setattr("workers.engine.simplicity.embedding.default_encoder", lambda model=None, device=None: TableEncoder(table))
-    run = AlignmentRun.objects.create(project=project, method="manual")
+    run = AlignmentRun.objects.create(project=project, method="wivico", status=Status.SUCCEEDED)
     article = project.articles.get()
     c, s = article.documents.order_by("rank")
     alignment_runs.save_alignment(run, article, c, s, _alignment([(0, 0), (1, 1), (2, 2), (3, 3)]))
@@ -248,6 +249,11 @@ def wivico_project(users, monkeypatch):
     for pair, gold in zip(pairs, ["valid", "valid", "partially-valid", "non-valid"]):
         Adjudication.objects.create(pair=pair, value=gold, provenance=Adjudication.ADJUDICATED)
     return project
+
+
+def _more_documents(project, n: int) -> None:
+    for k in range(n):
+        factories.make_article(project, f"Doc {k + 2}", {"complex": [["A2.", "A4.", "A3."]], "simple": [["B3.", "B2."]]})
 
 
 def test_the_one_to_one_threshold_is_the_mean_score_of_the_valid_pairs(wivico_project):
@@ -274,13 +280,52 @@ def test_derived_thresholds_are_stored_for_later_wivico_runs(wivico_project):
     wivico_project.refresh_from_db()
     stored = wivico_project.config["wivico"]
     assert stored["thresholds"] == job.result["thresholds"] and stored["threshold"] == pytest.approx(0.8)
+    assert len(stored["thresholds"]) == len(stored["partial_thresholds"]) == 9  # every propagated cut-off
+    assert stored["partial_thresholds"]["1:1"] == pytest.approx(0.6)
+    assert all(stored["partial_thresholds"][k] <= v for k, v in stored["thresholds"].items())
     defaults = alignment_runs.project_method_defaults(wivico_project, "wivico", {})
-    assert set(defaults) == {"threshold", "partial_threshold", "thresholds", "propagation"}
+    assert set(defaults) == {"threshold", "partial_threshold", "thresholds", "partial_thresholds", "propagation"}
     from workers.engine.methods.wivico import WivicoAligner
 
     WivicoAligner(defaults)  # accepted as a run configuration
     assert alignment_runs.project_method_defaults(wivico_project, "wivico", {"threshold": 0.7}) == {}
     assert alignment_runs.project_method_defaults(wivico_project, "crf", {}) == {}
+
+
+def test_the_window_means_cover_every_document_pair_of_the_run_not_the_first_200(wivico_project, monkeypatch):
+    _more_documents(wivico_project, 3)
+    job = run_job(wivico_project, "wivico-thresholds")
+    assert job.result["derived_from"]["document_pairs"] == 4 and not job.result["derived_from"]["capped"]
+    # 4 complex × 4 simple 1:1 windows in the first document pair, 3 × 2 in each of the other three
+    assert job.result["derived_from"]["windows"]["1:1"] == 16 + 3 * 6
+    capped = run_job(wivico_project, "wivico-thresholds", max_document_pairs=1)
+    assert capped.result["derived_from"]["document_pairs"] == 1 and capped.result["derived_from"]["capped"]
+    assert capped.result["derived_from"]["config_means"] != job.result["derived_from"]["config_means"]
+
+
+def test_only_annotated_one_to_one_pairs_of_a_wivico_run_set_the_cut_off(wivico_project, users):
+    # a 2:1 pair of the wivico run, and a 1:1 pair proposed only by another method, both labelled valid
+    wivico_run = wivico_project.runs.get()
+    article = wivico_project.articles.get()
+    c, s = article.documents.order_by("rank")
+    alignment_runs.save_alignment(wivico_run, article, c, s, Alignment("a", [AlignedPair((2, 3), (3,), "aligned", 0.5)]))
+    sbert = AlignmentRun.objects.create(project=wivico_project, method="sbert", status=Status.SUCCEEDED)
+    alignment_runs.save_alignment(sbert, article, c, s, _alignment([(3, 0)]))
+    for pair in CandidatePair.objects.filter(complex_key__in=["2,3", "3"], simple_key__in=["3", "0"]).exclude(
+            complex_key="3", simple_key="3"):
+        Adjudication.objects.create(pair=pair, value="valid", provenance=Adjudication.ADJUDICATED)
+    job = run_job(wivico_project, "wivico-thresholds")
+    assert job.result["threshold"] == pytest.approx(0.8)  # still the mean of A1–B1 (1.0) and A2–B2 (0.6)
+    assert job.result["derived_from"]["source_run"] == wivico_run.pk
+    with pytest.raises(ValueError, match="is a sbert run"):
+        scoring.start_scoring(wivico_project, "wivico-thresholds", {"run": sbert.pk}, enqueue=False)
+
+
+def test_labelled_pairs_of_other_methods_alone_do_not_make_a_wivico_cut_off(wivico_project):
+    wivico_project.runs.update(method="jaccard")
+    job = scoring.start_scoring(wivico_project, "wivico-thresholds", {}, enqueue=False)
+    with pytest.raises(ValueError, match="of a wivico run counts as valid"):
+        scoring.run_scoring_job(job.pk)
 
 
 def test_majority_labels_count_when_there_is_no_gold_and_ties_do_not(wivico_project, users):
@@ -300,7 +345,7 @@ def test_without_annotated_valid_pairs_the_job_fails_with_a_reason(wivico_projec
     with pytest.raises(ValueError):
         scoring.run_scoring_job(job.pk)
     job.refresh_from_db()
-    assert job.status == Status.FAILED and "no annotated 1:1 pair counts as valid" in job.error
+    assert job.status == Status.FAILED and "of a wivico run counts as valid" in job.error
 
 
 # --- validation ----------------------------------------------------------------------------------

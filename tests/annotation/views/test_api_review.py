@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.models import Adjudication, AdjudicationChange, Membership
+from annotation.models import Adjudication, AdjudicationChange, AlignmentRun, Membership
 from tests import factories
 from tests.annotation.services.test_adjudication import make_pairs, vote
 
@@ -148,6 +148,9 @@ def test_agreement_and_dashboard_carry_the_numbers_the_page_shows(api, users, pr
 
 def test_calibrate_stores_thresholds_and_the_distribution_shows_them(api, users, project, disagreement):
     client = api(users["rita"])
+    response = client.post(url(project, "calibrate"), {"method": "mean-valid"}, format="json")
+    assert response.status_code == 400 and "WIVICO's rule is for wivico runs" in response.json()["detail"]
+    AlignmentRun.objects.filter(project=project).update(method="wivico")
     client.post(url(project, "adjudication"), {"pair": disagreement[0].pk, "value": "aligned"}, format="json")
     distribution = client.get(url(project, "score-distribution")).json()
     assert distribution["suggested"]["mean-valid"]["aligned"] == 0.9 and distribution["current"] is None

@@ -69,6 +69,21 @@ def test_T_is_the_weighted_sum_and_the_threshold_decides():
     assert bad["keep"] == 0.0
 
 
+def test_a_stitched_source_is_measured_by_its_average_sentence_length():
+    # Algorithm 1 stitched a 9-word and a 7-word source sentence for one 8-word target: §3.2 compares the
+    # target with the *average* source sentence, so len = 8 / 8 = 1.0 (not 8 / 16 = 0.5: stitching is no
+    # compression)
+    flt = Sum4SimpFilter.fit(REFERENCE)
+    stitched = ["The city council approved the new park on Monday.", "Construction will begin in the early spring."]
+    target = "The council approved a park that opens soon."
+    attrs = flt.attributes(stitched, target)
+    assert attrs["len"] == pytest.approx(8 / ((9 + 7) / 2)) == 1.0
+    assert flt.attributes(" ".join(stitched), target)["len"] == pytest.approx(8 / 16)  # a string is one sentence
+    # the other attributes read the stitched source as one text
+    assert attrs["comp"] == pytest.approx(flt.attributes(" ".join(stitched), target)["comp"])
+    assert flt.score_pair(stitched, target)["len"] == attrs["len"]
+
+
 def test_missing_sari_rescales_T_over_the_available_attributes():
     flt = Sum4SimpFilter.fit(REFERENCE)
     s = flt.score_pair("He subsequently relocated to the metropolis.", "He moved to the city.")

@@ -3,13 +3,19 @@
 A method module defines a class implementing :class:`Aligner` and decorates it with
 ``@register("name")``. Every module in this package is imported on first lookup, so adding
 a method is adding a file.
+
+A method whose decisions depend on the whole run (WIVICO: its n:m cut-offs come from window means
+over every article pair) also implements :class:`RunLevelAligner`: a caller that aligns one run in
+several ``align`` calls (the application's batches) first calls ``prepare`` once with every
+article pair of the run, so no article's result depends on the batch it lands in. A single
+``align`` call without ``prepare`` is one run by itself (the ``align`` CLI over a whole file).
 """
 from __future__ import annotations
 
 import importlib
 import pkgutil
-from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Protocol, runtime_checkable
 
 from ..types import Alignment, ArticlePair
 
@@ -26,6 +32,24 @@ class Aligner(Protocol):
     ) -> list[Alignment]:
         """Align each article pair; call ``progress(fraction_done, message)`` as work advances."""
         ...
+
+
+@runtime_checkable
+class RunLevelAligner(Aligner, Protocol):
+    """A method with run-level state, learned in a first pass over the whole run."""
+
+    def prepare(
+        self, pairs: Iterable[ArticlePair], progress: ProgressFn | None = None, total: int | None = None
+    ) -> dict[str, Any]:
+        """Learn the run-level state from **every** article pair of the run (streamed; ``total``, when
+        known, scales the progress); later ``align`` calls use it. Returns it as JSON for the record.
+        """
+        ...
+
+
+def is_run_level(aligner: object) -> bool:
+    """Whether ``aligner`` needs :meth:`RunLevelAligner.prepare` before a run aligned in batches."""
+    return callable(getattr(aligner, "prepare", None))
 
 
 _REGISTRY: dict[str, Callable[..., Aligner]] = {}

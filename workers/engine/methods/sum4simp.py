@@ -142,7 +142,7 @@ class Sum4SimpAligner(LazyEncoder):
             if self.filter is not None:
                 kept = []
                 for p in found:
-                    f = self.filter.score_pair(" ".join(src[i] for i in p.complex), tgt[p.simple[0]])
+                    f = self.filter.score_pair([src[i] for i in p.complex], tgt[p.simple[0]])  # stitched sentences
                     if f["keep"] or self.keep_filtered:
                         kept.append(AlignedPair(p.complex, p.simple, p.label, p.score,
                                                 {**p.features, **{f"s4s_{k2}": v for k2, v in f.items()}}))

@@ -3,8 +3,13 @@ Simplification", §3.2–3.3, App. A; SPEC §5.4).
 
 Four attributes φ describe how much a (source → target) pair simplifies:
 
-* ``len``  — length ratio: words(target) / words(source) (the source may be several stitched
-  sentences; §3.3 calls it "the ratio of sentence length"). Lower = simpler.
+* ``len``  — length ratio: words(target) / the **average length of the source sentences** in words.
+  §3.2 compares "the length of the target sentence" with "the average length of the source
+  sentences" (Algorithm 1 stitches up to L_max source sentences into one source), and §3.3 / §5 call
+  φ "the ratio of sentence length" (simplified length divided by original length). So a target of
+  10 words aligned to two stitched 10-word sentences has len = 1.0, not 0.5: stitching does not
+  make a pair look compressed. Give the source as its list of sentences; a string is one sentence.
+  Lower = simpler.
 * ``comp`` — mean word complexity of the target minus that of the source. With a lexicon (TSV
   ``word<TAB>score``, e.g. Maddela & Xu 2018, 1–6) words missing from it are ignored; without one
   the complexity is derived from ``wordfreq``: ``8 − Zipf(w)`` (rare words are complex). Lower = simpler.
@@ -181,12 +186,24 @@ class Sum4SimpFilter:
             scores = [8.0 - zipf(w, self.language) for w in ws]
         return sum(scores) / len(scores) if scores else None
 
-    def attributes(self, source: str, target: str, refs: Sequence[str] = ()) -> dict[str, float]:
-        """The four φ of §3.2 for one pair (``sari`` only when refs are given)."""
+    def attributes(self, source: str | Sequence[str], target: str, refs: Sequence[str] = ()) -> dict[str, float]:
+        """The four φ of §3.2 for one pair (``sari`` only when refs are given).
+
+        ``source`` is the list of (stitched) source sentences, or one sentence as a string; ``len``
+        divides by their average length, the other attributes read them joined.
+
+        Example:
+            >>> flt = Sum4SimpFilter(fits={}, odds=OddsRatios({}, 1.0))
+            >>> flt.attributes(["One two three four.", "Five six seven eight."], "One five six.")["len"]
+            0.75
+        """
+        sentences = [source] if isinstance(source, str) else list(source)
+        lengths = [len(words(s)) for s in sentences]
+        source = " ".join(sentences)
         out: dict[str, float] = {}
-        n_src = len(words(source))
-        if n_src:
-            out["len"] = len(words(target)) / n_src
+        average = sum(lengths) / len(lengths) if lengths else 0.0
+        if average > 0:
+            out["len"] = len(words(target)) / average
         c_src, c_tgt = self.word_complexity(source), self.word_complexity(target)
         if c_src is not None and c_tgt is not None:
             out["comp"] = c_tgt - c_src
@@ -211,13 +228,13 @@ class Sum4SimpFilter:
         out["T"] = total * full / used if used > 0 else 0.0
         return out
 
-    def score_pair(self, source: str, target: str, refs: Sequence[str] = ()) -> dict[str, float]:
-        """Attributes, t-scores, T and ``keep`` (1.0/0.0) of one pair."""
+    def score_pair(self, source: str | Sequence[str], target: str, refs: Sequence[str] = ()) -> dict[str, float]:
+        """Attributes, t-scores, T and ``keep`` (1.0/0.0) of one pair (``source``: see :meth:`attributes`)."""
         attrs = self.attributes(source, target, refs)
         sc = self.scores(attrs)
         return {**attrs, **sc, "keep": 1.0 if sc["T"] > self.threshold else 0.0}
 
-    def keep(self, source: str, target: str, refs: Sequence[str] = ()) -> bool:
+    def keep(self, source: str | Sequence[str], target: str, refs: Sequence[str] = ()) -> bool:
         return self.score_pair(source, target, refs)["keep"] == 1.0
 
     # --- fitting and persistence -------------------------------------------------------------
