@@ -1,4 +1,5 @@
-"""FRES: formula per language, textstat-0.7.13 counting, and the optional shared reference."""
+"""FRES: formula per language, textstat-0.7.13 counting, textstat's own numbers on the repository's
+reference texts (tests/data/metrics/fres_textstat.json, see its README), and the optional shared reference."""
 from __future__ import annotations
 
 import json
@@ -9,6 +10,7 @@ import pytest
 from workers.engine.simplicity.readability import count_text, fres, fres_from_counts, syllables
 
 REFERENCE = Path(__file__).resolve().parents[3] / ".." / "shared" / "bench" / "metrics" / "readability_cases.json"
+TEXTSTAT = Path(__file__).resolve().parents[2] / "data" / "metrics" / "fres_textstat.json"
 
 
 def test_it_applies_each_languages_coefficients():
@@ -39,6 +41,19 @@ def test_shorter_plainer_sentences_read_easier():
     assert fres("Le chat dort sur le canapé.", "fr") > fres(
         "L'administration gouvernementale nécessitait une réorganisation extraordinairement compliquée.", "fr"
     )
+
+
+@pytest.mark.parametrize("lang,key", [("en", "fres_en"), ("fr", "fres_fr")])
+def test_it_matches_textstat_0_7_13_on_the_repositorys_reference_texts(lang, key):
+    cases = json.loads(TEXTSTAT.read_text(encoding="utf-8"))[key]
+    assert cases
+    for case in cases:
+        counts = count_text(case["text"], lang)
+        assert (counts.words, counts.sentences, counts.syllables) == (
+            case["words"], case["sentences"], case["syllables"]), case["text"]
+        assert fres_from_counts(case["words"], case["sentences"], case["syllables"], lang) == pytest.approx(
+            case["expected_fre"], abs=1e-6)
+        assert fres(case["text"], lang) == pytest.approx(case["expected_fre"], abs=1e-6), case["text"]
 
 
 @pytest.mark.skipif(not REFERENCE.exists(), reason=f"textstat reference values not found at {REFERENCE}")

@@ -1,4 +1,5 @@
-"""SARI: hand-worked cases, EASSE's conventions, and (optionally) the shared reference values."""
+"""SARI: hand-worked cases, EASSE's conventions, EASSE's own numbers on the repository's reference
+cases (tests/data/metrics/sari_easse.json, see its README), and (optionally) the shared reference values."""
 from __future__ import annotations
 
 import json
@@ -9,6 +10,12 @@ import pytest
 from workers.engine.simplicity.sari import corpus_sari, normalize, sentence_sari
 
 REFERENCE = Path(__file__).resolve().parents[3] / ".." / "shared" / "bench" / "metrics" / "sari_cases.json"
+EASSE = Path(__file__).resolve().parents[2] / "data" / "metrics" / "sari_easse.json"
+VARIANTS = {
+    "use_f1_for_deletion=False": {"use_f1_for_deletion": False},
+    "lowercase=False": {"lowercase": False},
+    "use_paper_version=True": {"use_paper_version": True},
+}
 
 
 def test_it_scores_a_perfect_one_reference_edit_as_worked_out_by_hand():
@@ -71,14 +78,28 @@ def test_it_rejects_misshaped_references():
         sentence_sari("a", "a", "a")
 
 
+def test_it_matches_easse_on_the_repositorys_reference_cases():
+    data = json.loads(EASSE.read_text(encoding="utf-8"))
+    assert data["corpus_cases"] and data["sentence_cases"]
+    for case in data["corpus_cases"]:
+        got = corpus_sari(case["orig_sents"], case["sys_sents"], case["refs_sents"])
+        for key in ("sari", "add", "keep", "del"):
+            assert got[key] == pytest.approx(case[f"expected_{key}"], abs=1e-6), (case["id"], key)
+        for name, kwargs in VARIANTS.items():
+            got_v = corpus_sari(case["orig_sents"], case["sys_sents"], case["refs_sents"], **kwargs)
+            assert got_v["sari"] == pytest.approx(case["variants"][name], abs=1e-6), (case["id"], name)
+    for case in data["sentence_cases"]:
+        got = sentence_sari(case["orig_sent"], case["sys_sent"], case["ref_sents"])
+        for key in ("sari", "add", "keep", "del"):
+            assert got[key] == pytest.approx(case[f"expected_{key}"], abs=1e-6), (case["id"], key)
+        prec = sentence_sari(case["orig_sent"], case["sys_sent"], case["ref_sents"], use_f1_for_deletion=False)
+        assert prec["sari"] == pytest.approx(case["expected_sari_del_precision"], abs=1e-6), case["id"]
+
+
 @pytest.mark.skipif(not REFERENCE.exists(), reason=f"EASSE reference values not found at {REFERENCE}")
 def test_it_matches_easse_reference_values_within_0_01():
     data = json.loads(REFERENCE.read_text(encoding="utf-8"))
-    variants = {
-        "use_f1_for_deletion=False": {"use_f1_for_deletion": False},
-        "lowercase=False": {"lowercase": False},
-        "use_paper_version=True": {"use_paper_version": True},
-    }
+    variants = VARIANTS
     for case in data["cases"]:
         got = corpus_sari(case["orig_sents"], case["sys_sents"], case["refs_sents"])
         for key in ("sari", "add", "keep", "del"):

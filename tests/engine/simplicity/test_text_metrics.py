@@ -1,5 +1,9 @@
-"""Sentence BLEU, the Levenshtein family and WER."""
+"""Sentence BLEU (against sacrebleu's own numbers in tests/data/metrics/bleu_sacrebleu.json, see its
+README), the Levenshtein family and WER."""
 from __future__ import annotations
+
+import json
+from pathlib import Path
 
 import pytest
 
@@ -20,6 +24,18 @@ def test_bleu_is_100_for_identical_text_and_asymmetric_otherwise():
     assert sentence_bleu("x", ["the cat", "the dog"]) == pytest.approx(0.0)
     with pytest.raises(ValueError):
         sentence_bleu("x", [])
+
+
+SACREBLEU = Path(__file__).resolve().parents[2] / "data" / "metrics" / "bleu_sacrebleu.json"
+
+
+def test_bleu_matches_sacrebleus_sentence_bleu_on_the_repositorys_reference_pairs():
+    pairs = json.loads(SACREBLEU.read_text(encoding="utf-8"))["pairs"]
+    assert pairs
+    for case in pairs:
+        assert sentence_bleu(case["simple"], case["complex"]) == pytest.approx(case["expected_bleu"], abs=1e-6), case["id"]
+        assert sentence_bleu(case["complex"], case["simple"]) == pytest.approx(
+            case["expected_bleu_reversed"], abs=1e-6), case["id"]
 
 
 def test_the_three_levenshtein_definitions_differ_as_documented():
