@@ -11,7 +11,8 @@ class Queue(str, Enum):
 
 # Tasks that run a neural model go to the gpu queue (they use CUDA when present, CPU otherwise).
 GPU_TASKS: tuple[str, ...] = ("workers.tasks.run_alignment", "workers.tasks.train_aligner",
-                              "workers.tasks.wivico_thresholds", "workers.tasks.gain_classifier")
+                              "workers.tasks.wivico_thresholds", "workers.tasks.gain_classifier",
+                              "workers.tasks.mine_encode_shard")
 
 
 def task_routes() -> dict[str, dict[str, str]]:

@@ -36,6 +36,36 @@ def job_task(name: str, service: str, doc: str):
                        retry_backoff=True, max_retries=3)(run)
 
 
+def mining_task(name: str, stage: str, doc: str):
+    """A thin task running one chunk of a mining run (``annotation.services.mining.run_chunk``).
+
+    Chunks are idempotent (a chunk whose output file exists is skipped; database writes are
+    upserts), so ``acks_late`` re-delivery after a worker died is safe. A transient error is
+    retried; on the last try, or on any other error, the run is marked failed."""
+
+    def run(self, run_id: int, chunk: int = 0) -> None:
+        from annotation.services.mining import run_chunk
+
+        run_chunk(run_id, stage, chunk, last_try=self.request.retries >= self.max_retries)
+
+    run.__name__ = run.__qualname__ = name
+    run.__doc__ = doc
+    return shared_task(name=f"workers.tasks.{name}", bind=True, acks_late=True, autoretry_for=TRANSIENT,
+                       retry_backoff=True, max_retries=3)(run)
+
+
+# Mining runs (method "muss-corpus"): run_alignment plans the job, these run its chunks.
+mine_encode_shard = mining_task("mine_encode_shard", "encode",
+                                "Embed one shard of a mining run's sequences (gpu queue: the sentence encoder).")
+mine_build_index = mining_task("mine_build_index", "index", "Build a mining run's faiss index from its shards (cpu queue).")
+mine_search_shard = mining_task("mine_search_shard", "search",
+                                "Search one shard's top-k neighbours and filter them (cpu queue).")
+mine_merge = mining_task("mine_merge", "merge", "Merge, de-duplicate and orient a mining run's pairs (cpu queue).")
+mine_save_shard = mining_task("mine_save_shard", "save", "Write one slice of mined pairs as sentence pairs (cpu queue).")
+
+MINING_TASKS = {"encode": mine_encode_shard, "index": mine_build_index, "search": mine_search_shard,
+                "merge": mine_merge, "save": mine_save_shard}
+
 corpus_stats = job_task("corpus_stats", "annotation.services.corpus_stats.run_stats_job",
                         "Count articles, documents and sentences per level (cpu queue).")
 

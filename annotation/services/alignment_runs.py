@@ -10,7 +10,6 @@ import importlib
 import time
 from collections.abc import Callable, Iterator
 
-from django.conf import settings
 from django.db import transaction
 
 from workers.engine.text import is_identical
@@ -31,14 +30,19 @@ from ..models import (
     indices_key,
 )
 from . import jobs, progress
+from .language_tools import BUNDLED_ENCODER, project_encoder, project_pipeline
 
 ARTICLES_PER_BATCH = 8
 
 
 def available_methods() -> list[str]:
+    """The engine's aligners, and ``muss-corpus``: mining across every document of the project
+    (:mod:`annotation.services.mining`)."""
     from workers.engine.methods import available_methods as engine_methods
 
-    return engine_methods()
+    from .mining import MINING_METHOD
+
+    return [*engine_methods(), MINING_METHOD]
 
 
 def start_run(project: Project, method: str, *, params: dict | None = None, level_pairs: list | None = None,
@@ -59,6 +63,10 @@ def start_run(project: Project, method: str, *, params: dict | None = None, leve
         raise ValueError("params.skip_articles must be a list of article ids")
     if model_version is not None and model_version.project_id != project.pk:
         raise ValueError("model_version: not a model version of this project")
+    if method == "muss-corpus":
+        from .mining import check_params
+
+        check_params(params or {})  # a bad mining option fails here, not in a worker
     if model_version is None and method == "crf":
         from .training import default_version
 
@@ -133,7 +141,13 @@ def _batches(items: list, size: int) -> Iterator[list]:
 
 
 def execute_run(run_id: int) -> None:
-    """Run the aligner for every article of the run's project and store the pairs."""
+    """Run the aligner for every article of the run's project and store the pairs (a mining run:
+    plan it and queue its chunks, see :mod:`annotation.services.mining`)."""
+    from . import mining
+
+    if AlignmentRun.objects.filter(pk=run_id, method=mining.MINING_METHOD).exists():
+        mining.execute(run_id)
+        return
     if not progress.claim(AlignmentRun, run_id):
         return
     report = progress.reporter(AlignmentRun, run_id)
@@ -150,12 +164,12 @@ def _execute(run: AlignmentRun, report) -> None:
     from workers.engine.methods import get_aligner, is_run_level
 
     started = time.monotonic()
-    model_path = run.model_version.path if run.model_version else (run.params.get("model") or settings.DEFAULT_ENCODER or None)
+    model_path = run.model_version.path if run.model_version else (run.params.get("model") or project_encoder(run.project))
     defaults = {**project_method_defaults(run.project, run.method, run.params),
                 **calibrated_defaults(run.project, run.method, run.params)}
     config = {**defaults, **{k: v for k, v in run.params.items() if k not in APP_PARAMS}}
     aligner = get_aligner(run.method, config, model_path)
-    access = AccessScorer(run.project.language) if run.params.get("access_attributes", True) else None
+    access = AccessScorer(run.project.language, project_pipeline(run.project)) if run.params.get("access_attributes", True) else None
     load_seconds = time.monotonic() - started
 
     skip = set(run.params.get("skip_articles") or ())
@@ -195,7 +209,11 @@ def _execute(run: AlignmentRun, report) -> None:
                "write_s": round(write_seconds, 3), "total_s": round(time.monotonic() - started, 3)}
     if run_level is not None:
         timings["run_level_s"] = round(prepare_seconds, 3)
-    result = {"document_pairs": len(work), "pairs": pair_count, "project_defaults": defaults}
+    result = {"document_pairs": len(work), "pairs": pair_count, "project_defaults": defaults,
+              "language_tools": {"encoder": model_path or BUNDLED_ENCODER,
+                                 "spacy_pipeline": access.pipeline if access is not None else None},
+              "missing_features": dict(access.skipped) if access is not None else
+              {"access_*": "ACCESS attributes switched off for this run (params.access_attributes = false)"}}
     if run_level is not None:
         result["run_level"] = run_level
     if access is not None:
@@ -229,11 +247,13 @@ class AccessScorer:
     """The ACCESS control attributes (MUSS §3.2 / SPEC §5.7) of every pair a run writes, stored in
     the pair's features as ``access_*``, so they are there for filters and exports without a job."""
 
-    def __init__(self, language: str) -> None:
+    def __init__(self, language: str, pipeline: str | None = None) -> None:
+        """``pipeline``: the project's spaCy pipeline (name or path), default the language's."""
         from workers.engine.simplicity.parsing import load_parser
 
         self.language = language
-        self.nlp, self.parser_note = load_parser(language)
+        self.pipeline = pipeline
+        self.nlp, self.parser_note = load_parser(language, pipeline)
         self.skipped: dict[str, str] = {}
 
     def for_pair(self, article_pair: ArticlePair) -> Callable[[AlignedPair], dict[str, float]]:
@@ -244,7 +264,9 @@ class AccessScorer:
 
             attrs, missing = access_attributes(" ".join(complex_sents[i] for i in p.complex),
                                                " ".join(simple_sents[i] for i in p.simple), self.language, parser=self.nlp)
-            self.skipped.update({f"access_{k}": why for k, why in missing.items()})
+            # without a pipeline, say why it could not be loaded (not access_attributes' "no parser requested")
+            self.skipped.update({f"access_{k}": why if self.nlp is not None else f"no dependency parser ({self.parser_note})"
+                                 for k, why in missing.items()})
             return {f"access_{k}": v for k, v in attrs.items()}
 
         return attributes

@@ -25,10 +25,17 @@ def enqueue_run(run: AlignmentRun) -> None:
 
 
 def retry_run(run: AlignmentRun) -> AlignmentRun:
-    """Queue a failed run again; pairs it already wrote are kept (writes are idempotent)."""
-    if run.status != Status.FAILED:
+    """Queue a failed run again; pairs it already wrote are kept (writes are idempotent).
+
+    A mining run (``muss-corpus``) resumes: its finished chunks are kept and only the missing ones
+    run. It may also be resumed while RUNNING — after a worker died and its messages were lost —
+    since a chunk that runs twice is skipped or rewrites the same file."""
+    resumable = (Status.FAILED, Status.RUNNING) if run.method == "muss-corpus" else (Status.FAILED,)
+    if run.status not in resumable:
         raise ValueError(f"only failed runs can be retried (this one is {run.status})")
-    AlignmentRun.objects.filter(pk=run.pk).update(status=Status.QUEUED, progress=0.0, message="queued for retry", error="")
+    AlignmentRun.objects.filter(pk=run.pk, status=run.status).update(
+        status=Status.QUEUED, progress=0.0 if run.method != "muss-corpus" else run.progress,
+        message="queued for retry", error="")
     run.refresh_from_db()
     enqueue_run(run)
     return run

@@ -682,11 +682,14 @@ class MiningWork:
 
     # -- results ---------------------------------------------------------------------------
 
-    def pairs(self) -> Iterator[CorpusPair]:
-        """The mined pairs (after the merge), best first."""
+    def pairs(self, start: int = 0, stop: int | None = None) -> Iterator[CorpusPair]:
+        """The mined pairs (after the merge), best first; ``start``/``stop`` slice them (lines
+        outside the slice are not parsed)."""
         with open(self.output("merge"), encoding="utf-8") as fh:
-            for line in fh:
-                if line.strip():
+            for n, line in enumerate(fh):
+                if stop is not None and n >= stop:
+                    return
+                if n >= start and line.strip():
                     yield CorpusPair.from_dict(json.loads(line))
 
     def n_pairs(self) -> int:
@@ -722,6 +725,15 @@ class MiningWork:
                           "workers": sorted({i.get("worker", "") for i in infos})}
         return out
 
+    def mark(self, name: str, info: Mapping[str, Any] | None = None) -> None:
+        """Record a step done outside the engine (the application's database writes) as
+        ``records/<name>.json``; :meth:`marked` tells whether it was."""
+        _atomic_json(self.folder / "records" / f"{name}.json", {"worker": worker_name(), **(info or {})})
+
+    def marked(self, name: str) -> dict[str, Any] | None:
+        path = self.folder / "records" / f"{name}.json"
+        return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
     def remove_intermediates(self) -> None:
         """Delete the embeddings and the index (the bulk of the folder) once the pairs are merged."""
         if not self.is_done("merge"):
@@ -741,6 +753,11 @@ def _pool_init(model: str | None, device: str | None, threads: int) -> None:
     from .simplicity.embedding import default_encoder
 
     default_encoder(model, device)  # load once per worker, before any stage is timed
+
+
+def _pool_ready(_: int) -> int:
+    time.sleep(0.2)  # long enough for the other workers to take the other items
+    return os.getpid()
 
 
 def _pool_run(args: tuple[str, str, int]) -> bool:
@@ -770,11 +787,17 @@ def run_local(work: MiningWork, *, encoder: Any = None, workers: int = 1,
         threads = max(1, (os.cpu_count() or 1) // workers)
         pool = mp.get_context("spawn").Pool(workers, initializer=_pool_init,
                                             initargs=(work.model, work.config.device, threads))
+        # every worker has loaded the encoder before the first stage is timed
+        started: set[int] = set()
+        for _ in range(20):
+            started |= set(pool.map(_pool_ready, range(workers), chunksize=1))
+            if len(started) >= workers:
+                break
     try:
         for n, stage in enumerate(STAGES):
             todo = work.missing(stage)
             t0 = time.perf_counter()
-            if pool is not None and len(todo) > 1:
+            if pool is not None and todo:
                 pool.map(_pool_run, [(str(work.folder), stage, c) for c in todo], chunksize=1)
             else:
                 for c in todo:

@@ -3,7 +3,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import AlignmentRun
-from annotation.services import alignment_runs
+from annotation.services import alignment_runs, mining
 from annotation.services.projects import find_project
 
 
@@ -13,7 +13,8 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("project", help="project name or id")
-        parser.add_argument("--method", default="crf", help="crf, sbert, tfidf, jaccard, charngram, sum4simp, wivico, muss")
+        parser.add_argument("--method", default="crf", help="crf, sbert, tfidf, jaccard, charngram, sum4simp, wivico, muss, "
+                                                            "or muss-corpus (mining across every document of the project)")
         parser.add_argument("--params", default="{}", help="method parameters as a JSON object")
         parser.add_argument("--levels", action="append", default=[], metavar="COMPLEX:SIMPLE",
                             help="level pair to align (repeatable); default: each adjacent pair of levels")
@@ -35,7 +36,10 @@ class Command(BaseCommand):
             self.stdout.write(f"queued alignment run #{run.pk} ({method}) for '{target.name}' on the {queue} queue")
             return
         try:
-            alignment_runs.execute_run(run.pk)
+            if method == mining.MINING_METHOD:
+                mining.run_inline(run.pk)  # every chunk here, in order
+            else:
+                alignment_runs.execute_run(run.pk)
         except Exception as exc:  # noqa: BLE001 - the run row holds the details
             raise CommandError(f"alignment run #{run.pk} failed: {exc}") from exc
         run = AlignmentRun.objects.get(pk=run.pk)

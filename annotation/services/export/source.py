@@ -101,19 +101,24 @@ class PairSource:
         ids = [r[0] for r in rows]
         documents: dict[int, dict] = {}
         docs_of: dict[int, list[int]] = defaultdict(list)
-        for doc_id, article_id, level, rank in (Document.objects.filter(article_id__in=ids)
-                                                .values_list("id", "article_id", "level", "rank")):
-            documents[doc_id] = {"level": level, "rank": rank, "paragraphs": []}
-            docs_of[article_id].append(doc_id)
         sentences: dict[int, list[str]] = defaultdict(list)
-        last_paragraph: dict[int, int] = {}
-        for doc_id, paragraph_id, text in (Sentence.objects.filter(document__article_id__in=ids)
-                                           .order_by("document_id", "index").values_list("document_id", "paragraph_id", "text")):
-            sentences[doc_id].append(text)
-            if last_paragraph.get(doc_id) != paragraph_id:
-                documents[doc_id]["paragraphs"].append([])
-                last_paragraph[doc_id] = paragraph_id
-            documents[doc_id]["paragraphs"][-1].append(text)
+
+        def load_documents(**where) -> None:
+            for doc_id, article_id, level, rank in (Document.objects.filter(**where)
+                                                    .values_list("id", "article_id", "level", "rank")):
+                documents[doc_id] = {"level": level, "rank": rank, "paragraphs": []}
+                if article_id in ids:
+                    docs_of[article_id].append(doc_id)
+            last_paragraph: dict[int, int] = {}
+            for doc_id, paragraph_id, text in (Sentence.objects.filter(**{f"document__{k}": v for k, v in where.items()})
+                                               .order_by("document_id", "index").values_list("document_id", "paragraph_id", "text")):
+                sentences[doc_id].append(text)
+                if last_paragraph.get(doc_id) != paragraph_id:
+                    documents[doc_id]["paragraphs"].append([])
+                    last_paragraph[doc_id] = paragraph_id
+                documents[doc_id]["paragraphs"][-1].append(text)
+
+        load_documents(article_id__in=ids)
 
         if self.options.kind == "auto":
             # one row per (run, pair): the export keeps the latest run's prediction of each pair
@@ -131,6 +136,11 @@ class PairSource:
                          .order_by("article_id", "id").values_list(
                              "id", "article_id", "complex_document_id", "simple_document_id", "complex_key", "simple_key",
                              "score", "predicted_label", "features", "origin", "latest_run"))
+        pair_rows = list(pair_rows)
+        # a mined pair may link two unrelated documents: its simple side can belong to another article
+        foreign = {d for row in pair_rows for d in (row[2], row[3])} - documents.keys()
+        if foreign:
+            load_documents(id__in=foreign)
         stored: dict[int, tuple[str, str, str | None]] = {}
         for pair_id, value, provenance, reviewer_id, reviewer in (
                 Adjudication.objects.filter(pair__article_id__in=ids)
