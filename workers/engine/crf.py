@@ -403,8 +403,12 @@ def train_crf(
     weight_decay: float = 0.0,
     seed: int = 0,
     progress: Callable[[float, str], None] | None = None,
+    on_epoch: Callable[[int, float], bool | None] | None = None,
 ) -> list[float]:
     """Maximise Σ log P(a*|S, C) over ``examples`` with Adam (Eq. 6); returns mean NLL per epoch.
+
+    ``on_epoch(epoch, nll_per_sentence)`` is called after every epoch with the model in eval
+    mode (to score held-out data, keep the best weights); returning ``True`` stops training.
 
     Example:
         >>> import numpy as np
@@ -439,6 +443,12 @@ def train_crf(
         history.append(tot / max(1, total_sents))
         if progress is not None:
             progress((ep + 1) / epochs, f"epoch {ep + 1}/{epochs}: nll/sentence {history[-1]:.4f}")
+        if on_epoch is not None:
+            model.eval()
+            stop = on_epoch(ep + 1, history[-1])
+            model.train()
+            if stop:
+                break
     model.eval()
     model._feat_cache.clear()
     return history

@@ -10,6 +10,12 @@ A group is labelled ``aligned`` when the similarity of its two sides (complex se
 vs simple sentences joined, in document order; see ``SimilarityModel.group_similarity``) reaches
 ``aligned_threshold``, else ``partial``: a split's pieces are each only partly similar to the long sentence, but together
 they cover it.
+
+A trained aligner decides instead from its pair model (``aligned_prob``, P(aligned | linked) per
+link): a group is ``aligned`` when the mean over its links reaches ``aligned_threshold`` for a
+1:1 group, ``group_aligned_threshold`` for an n:m one — the annotation guidelines label the pieces
+of a split and the parts of a fusion ``partial`` (paper §3.1), so n:m groups get their own
+cut-off, tuned on held-out articles.
 """
 from __future__ import annotations
 
@@ -79,11 +85,16 @@ def label_groups(
     similarity: SimilarityModel,
     aligned_threshold: float,
     extra_features: dict[Group, dict[str, float]] | None = None,
+    aligned_prob: np.ndarray | None = None,
+    group_aligned_threshold: float | None = None,
 ) -> list[AlignedPair]:
     """:class:`AlignedPair` per group with label, score and features.
 
     ``score`` is the similarity of the joined texts (for a 1:1 group the link similarity);
-    features: ``sim_max``/``sim_mean`` over the group's links and ``group_sim``.
+    features: ``sim_max``/``sim_mean`` over the group's links and ``group_sim``, plus
+    ``p_aligned`` (mean P(aligned | linked) of its links) when ``aligned_prob`` ``[n, m]`` is
+    given — then the label follows it (see module docstring; ``group_aligned_threshold``
+    defaults to ``aligned_threshold``).
     """
     if not groups:
         return []
@@ -105,5 +116,12 @@ def label_groups(
             feats.update(extra_features[(cs, ss)])
         score = float(joined[k])
         label = "aligned" if score >= aligned_threshold else "partial"
+        if aligned_prob is not None:
+            p_aligned = float(np.nanmean(aligned_prob[np.ix_(cs, ss)]))
+            feats["p_aligned"] = p_aligned
+            single = len(cs) == 1 and len(ss) == 1
+            cut = aligned_threshold if single or group_aligned_threshold is None \
+                else group_aligned_threshold
+            label = "aligned" if p_aligned >= cut else "partial"
         out.append(AlignedPair(cs, ss, label, score, feats))
     return out

@@ -204,10 +204,13 @@ def _iter_json(src: PathOrFile) -> Iterator[tuple[Any, str, int]]:
             owned.close()
 
 
-def iter_pairs(src: PathOrFile, *, language: str = "en") -> Iterator[ArticlePair]:
+def iter_pairs(
+    src: PathOrFile, *, language: str = "en", require_gold: bool = False
+) -> Iterator[ArticlePair]:
     """Stream :class:`ArticlePair` records from a JSONL file or open text stream.
 
-    Blank lines are skipped; a repeated ``id`` is an error.
+    Blank lines are skipped; a repeated ``id`` is an error. With ``require_gold`` every record
+    must have a ``gold`` field (training data: exhaustively annotated article pairs).
 
     Raises:
         EngineInputError: malformed JSON or record (file, line and field in the message).
@@ -221,11 +224,19 @@ def iter_pairs(src: PathOrFile, *, language: str = "en") -> Iterator[ArticlePair
                 f"duplicate id {pair.id!r} (first on line {seen[pair.id]})",
                 source=name, line=lineno, field="id",
             )
+        if require_gold and pair.gold is None:
+            raise EngineInputError(
+                "is missing: training needs exhaustively annotated article pairs "
+                "(every [complex_index, simple_index] link; [] when nothing is aligned)",
+                source=name, line=lineno, field="gold",
+            )
         seen[pair.id] = lineno
         yield pair
 
 
-def read_pairs(src: PathOrFile, *, language: str = "en") -> list[ArticlePair]:
+def read_pairs(
+    src: PathOrFile, *, language: str = "en", require_gold: bool = False
+) -> list[ArticlePair]:
     """Read a whole input JSONL file (see :func:`iter_pairs`).
 
     Example:
@@ -235,7 +246,7 @@ def read_pairs(src: PathOrFile, *, language: str = "en") -> list[ArticlePair]:
         >>> [p.id for p in read_pairs(f)]
         ['a']
     """
-    return list(iter_pairs(src, language=language))
+    return list(iter_pairs(src, language=language, require_gold=require_gold))
 
 
 def alignment_to_dict(alignment: Alignment, *, with_features: bool = True) -> dict[str, Any]:

@@ -11,7 +11,10 @@ scores, higher = more similar, in ``[0, 1]`` for all built-in backends:
 * ``sbert`` — cosine of sentence-transformers embeddings (default: bundled all-MiniLM-L6-v2),
   clipped to ``[0, 1]``; embeddings cached per sentence text.
 * ``cross-encoder`` — P(aligned) from a fine-tuned ``CrossEncoder`` given by path (the paper's
-  fine-tuned BERT, once annotations exist).
+  fine-tuned BERT, once annotations exist); for a 3-class model trained by
+  :mod:`workers.engine.training` (not_aligned / partial / aligned), P(linked) = 1 − P(not_aligned).
+* ``pair-model`` — the trained aligner's similarity (:mod:`workers.engine.pair_similarity`): that
+  3-class model on the candidates of a base similarity, mixed with it.
 * ``combined`` — ONE fixed model for every corpus: ``w·sbert + (1−w)·charngram`` (default
   ``w = 0.5``). News rewrites (Newsela, OneStopEnglish) keep many words, so lexical overlap is
   strong evidence there; Wikipedia and summaries paraphrase, where the embedding carries the
@@ -45,9 +48,10 @@ __all__ = [
     "get_similarity",
 ]
 
-SimilarityName = Literal["jaccard", "tfidf", "charngram", "sbert", "cross-encoder", "combined"]
+SimilarityName = Literal["jaccard", "tfidf", "charngram", "sbert", "cross-encoder", "combined",
+                         "pair-model"]
 SIMILARITY_NAMES: tuple[str, ...] = (
-    "jaccard", "tfidf", "charngram", "sbert", "cross-encoder", "combined",
+    "jaccard", "tfidf", "charngram", "sbert", "cross-encoder", "combined", "pair-model",
 )
 
 _WORD = r"(?u)\b\w+\b"
@@ -214,8 +218,10 @@ class SbertSimilarity(SimilarityModel):
 class CrossEncoderSimilarity(SimilarityModel):
     """P(aligned | complex, simple) from a fine-tuned ``sentence_transformers.CrossEncoder``.
 
-    The model reads the pair as ``(complex, simple)`` and has one output; a sigmoid turns it into
-    a probability. Scores are cached per pair of texts.
+    The model reads the pair as ``(complex, simple)``. With one output a sigmoid turns it into a
+    probability; with several (classes ``not_aligned, partial, aligned`` of a model trained by
+    :mod:`workers.engine.training`) a softmax does, and the score is 1 − P(class 0), the
+    probability that the pair is linked at all. Scores are cached per pair of texts.
 
     Args:
         model: path of a saved CrossEncoder directory.
@@ -239,9 +245,12 @@ class CrossEncoderSimilarity(SimilarityModel):
 
         todo = list(dict.fromkeys(p for p in pairs if p not in self._cache))
         if todo:
+            multi = int(self.model.num_labels) > 1
+            act = torch.nn.Softmax(dim=-1) if multi else torch.nn.Sigmoid()
             scores = self.model.predict(todo, batch_size=self.batch_size, show_progress_bar=False,
-                                        activation_fn=torch.nn.Sigmoid(), convert_to_numpy=True)
-            scores = np.asarray(scores, dtype=np.float32).reshape(len(todo), -1)[:, -1]
+                                        activation_fn=act, convert_to_numpy=True)
+            scores = np.asarray(scores, dtype=np.float32).reshape(len(todo), -1)
+            scores = 1.0 - scores[:, 0] if multi else scores[:, -1]
             self._cache.update(zip(todo, scores.tolist()))
         return np.array([self._cache[p] for p in pairs], dtype=np.float32)
 
@@ -311,7 +320,7 @@ def get_similarity(
     Args:
         name: one of ``SIMILARITY_NAMES``.
         model: bi-encoder name/path for ``sbert``/``combined``; CrossEncoder path for
-            ``cross-encoder`` (required there).
+            ``cross-encoder`` and ``pair-model`` (required there).
         device: torch device for neural models (``None`` = CUDA when available).
         sbert_weight: weight ``w`` of the embedding cosine in ``combined``.
 
@@ -334,6 +343,12 @@ def get_similarity(
         if not model:
             raise ValueError("similarity 'cross-encoder' needs a model path (--model)")
         return CrossEncoderSimilarity(model, device=device)
+    if name == "pair-model":
+        if not model:
+            raise ValueError("similarity 'pair-model' needs a trained model directory (--model)")
+        from .pair_similarity import PairModelSimilarity
+
+        return PairModelSimilarity(model, device=device)
     if name == "combined":
         if not 0.0 <= sbert_weight <= 1.0:
             raise ValueError(f"sbert_weight must be in [0, 1], got {sbert_weight}")

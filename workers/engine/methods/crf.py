@@ -20,11 +20,16 @@ Pipeline per article pair:
    reverse direction was rejected: its null/transition parameters are learned for the
    simple→complex direction, and the one-sided check is cheaper and keeps 1:1 precision;
 5. links → n:m groups (:func:`~workers.engine.grouping.group_links`); a group is ``aligned``
-   when the similarity of its joined texts reaches ``aligned_threshold``, else ``partial``.
+   when the similarity of its joined texts reaches ``aligned_threshold``, else ``partial``
+   (``label_rule="similarity"``), or — for a trained aligner (``label_rule="pair_model"``) — when
+   its pair model's P(aligned | linked) reaches ``aligned_threshold`` (1:1 groups) or
+   ``group_aligned_threshold`` (n:m groups).
 
 ``model`` may be a directory saved by :func:`save_crf_aligner` / ``NeuralCRF.save`` (CRF weights
-+ the settings it was trained with), a cross-encoder directory, or a sentence-transformers
-name/path for the bi-encoder.
++ the settings it was trained with), a MODEL_DIR written by ``python -m workers.engine train``
+(that plus the pair model and ``thresholds.json``, whose ``config`` overrides the saved settings;
+``--config`` overrides both), a cross-encoder directory, or a sentence-transformers name/path
+for the bi-encoder.
 
 Example:
     >>> from workers.engine.methods import get_aligner
@@ -41,8 +46,9 @@ from typing import Any
 import numpy as np
 
 from ..crf import CRFConfig, CRFExample, NeuralCRF, gold_labels_from_links, train_crf
-from ..errors import check_options
+from ..errors import EngineError, check_options
 from ..grouping import group_links, label_groups
+from ..pair_similarity import PairModelSimilarity
 from ..paragraph_alignment import (
     PARAGRAPH_VARIANTS,
     NewselaThresholds,
@@ -53,7 +59,12 @@ from ..similarity import SIMILARITY_NAMES, SimilarityModel, get_similarity
 from ..types import Alignment, ArticlePair
 from . import ProgressFn, register
 
-__all__ = ["CRFAlignerConfig", "CRFAligner", "crf_links", "train_crf_aligner", "save_crf_aligner"]
+__all__ = ["CRFAlignerConfig", "CRFAligner", "crf_links", "train_crf_aligner", "save_crf_aligner",
+           "THRESHOLDS_FILE", "LABEL_RULES"]
+
+THRESHOLDS_FILE = "thresholds.json"
+"""Tuned decision values of a trained MODEL_DIR: ``{"config": {option: value}, ...}``."""
+LABEL_RULES: tuple[str, ...] = ("similarity", "pair_model")
 
 # Paragraph thresholds calibrated (workers.engine.paragraph_alignment.calibrate) for the default
 # ``combined`` similarity on the ASSET-based dev set (paragraph-link F1 0.990 for Newsela's
@@ -85,6 +96,14 @@ class CRFAlignerConfig:
             all); the knob to tune on labelled dev data like a baseline's threshold (see
             ``bench/align_bench.py``).
         crf: :class:`~workers.engine.crf.CRFConfig` overrides (untrained model only).
+        label_rule: ``similarity`` (joined-text similarity ≥ ``aligned_threshold``) or
+            ``pair_model`` (P(aligned | linked) of a trained pair model, see
+            :mod:`workers.engine.grouping`; needs ``similarity="pair-model"``).
+        group_aligned_threshold: ``pair_model`` rule's cut-off for n:m groups (``None`` = the
+            1:1 one).
+        base_similarity, pair_model_weight, candidates_per_simple: the ``pair-model``
+            similarity's base backend, weight of P(linked) and candidates per simple sentence
+            (:class:`~workers.engine.pair_similarity.PairModelSimilarity`).
     """
 
     similarity: str = "combined"
@@ -98,6 +117,11 @@ class CRFAlignerConfig:
     batch_size: int = 16
     min_link_score: float = 0.0
     crf: dict[str, Any] = field(default_factory=dict)
+    label_rule: str = "similarity"
+    group_aligned_threshold: float | None = None
+    base_similarity: str = "combined"
+    pair_model_weight: float = 0.5
+    candidates_per_simple: int = 5
 
     @classmethod
     def build(cls, config: dict[str, Any]) -> CRFAlignerConfig:
@@ -111,6 +135,11 @@ class CRFAlignerConfig:
                              f"one of: off, {', '.join(PARAGRAPH_VARIANTS)}")
         if cfg.merge_window < 0 or cfg.batch_size < 1:
             raise ValueError("need merge_window >= 0 and batch_size >= 1")
+        if cfg.label_rule not in LABEL_RULES:
+            raise ValueError(f"unknown label_rule {cfg.label_rule!r}; choose one of: "
+                             f"{', '.join(LABEL_RULES)}")
+        if cfg.label_rule == "pair_model" and cfg.similarity != "pair-model":
+            raise ValueError("label_rule 'pair_model' needs similarity 'pair-model' (a trained model)")
         CRFConfig.from_dict(dict(cfg.crf))  # validates the keys
         return cfg
 
@@ -126,6 +155,20 @@ class CRFAlignerConfig:
             raise ValueError(f"unknown paragraph threshold(s) {sorted(unknown)}; valid: {sorted(d)}")
         d.update(self.paragraph_thresholds)
         return type(base)(**d)
+
+
+def _read_thresholds(model_dir: Path) -> dict[str, Any]:
+    """The ``config`` of ``thresholds.json`` in a trained MODEL_DIR (``{}`` when absent)."""
+    path = model_dir / THRESHOLDS_FILE
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise EngineError(f"cannot read {path}: {exc}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("config", {}), dict):
+        raise EngineError(f"{path} must be an object with a 'config' object")
+    return dict(data.get("config") or {})
 
 
 def _is_cross_encoder(path: Path) -> bool:
@@ -165,30 +208,52 @@ class CRFAligner:
 
     name = "crf"
 
-    def __init__(self, config: dict[str, Any] | None = None, model: str | None = None) -> None:
+    def __init__(self, config: dict[str, Any] | None = None, model: str | None = None, *,
+                 similarity: SimilarityModel | None = None, crf: NeuralCRF | None = None) -> None:
+        """Build from ``config`` and ``model`` (see module docstring).
+
+        ``similarity`` and ``crf`` inject ready objects instead (training decodes with the models
+        it is fitting).
+        """
         config = dict(config or {})
         self.crf: NeuralCRF
         sim_model: str | None = None
-        if model and (Path(model) / "crf.json").exists():
+        if crf is not None:
+            self.crf = crf
+            sim_model = model
+        elif model and (Path(model) / "crf.json").exists():
             self.crf, extra = NeuralCRF.load(model)
             saved = dict(extra.get("aligner_config") or {})
+            saved.update(_read_thresholds(Path(model)))
             saved.update(config)
             config = saved
             sm = extra.get("similarity_model")
-            if isinstance(sm, str) and sm:
+            if sm == ".":
+                sim_model = str(model)
+            elif isinstance(sm, str) and sm:
                 sim_model = str(Path(model) / sm) if (Path(model) / sm).exists() else sm
         else:
             sim_model = model
         self.config = CRFAlignerConfig.build(config)
-        if not (model and (Path(model) / "crf.json").exists()):
+        if crf is None and not (model and (Path(model) / "crf.json").exists()):
             self.crf = NeuralCRF(CRFConfig.from_dict(dict(self.config.crf)))
-        if sim_model and Path(sim_model).is_dir() and _is_cross_encoder(Path(sim_model)):
+        if sim_model and self.config.similarity != "pair-model" and Path(sim_model).is_dir() \
+                and _is_cross_encoder(Path(sim_model)):
             self.config.similarity = "cross-encoder"
         self.similarity_model = sim_model
-        self.similarity: SimilarityModel = get_similarity(
-            self.config.similarity, sim_model, device=self.config.device,
-            sbert_weight=self.config.sbert_weight)
+        self.similarity: SimilarityModel = similarity or self._build_similarity(sim_model)
         self.crf.eval()
+
+    def _build_similarity(self, sim_model: str | None) -> SimilarityModel:
+        cfg = self.config
+        if cfg.similarity == "pair-model":
+            if not sim_model:
+                raise ValueError("similarity 'pair-model' needs a trained model directory (--model)")
+            return PairModelSimilarity(sim_model, base=cfg.base_similarity,
+                                       weight=cfg.pair_model_weight,
+                                       candidates=cfg.candidates_per_simple, device=cfg.device)
+        return get_similarity(cfg.similarity, sim_model, device=cfg.device,
+                              sbert_weight=cfg.sbert_weight)
 
     # ------------------------------------------------------------------
     def similarities(self, pairs: Sequence[ArticlePair],
@@ -235,8 +300,14 @@ class CRFAligner:
             groups = group_links(links)
             extra = {g: {"merge_links": float(sum((c, s) in merges for c in g[0] for s in g[1]))}
                      for g in groups}
+            aligned_prob = None
+            if cfg.label_rule == "pair_model" and isinstance(self.similarity, PairModelSimilarity):
+                aligned_prob = self.similarity.aligned_share(
+                    pair.complex.sentences, pair.simple.sentences, links)
             pairs_out = label_groups(groups, pair.complex.sentences, pair.simple.sentences, sim,
-                                     self.similarity, cfg.aligned_threshold, extra)
+                                     self.similarity, cfg.aligned_threshold, extra,
+                                     aligned_prob=aligned_prob,
+                                     group_aligned_threshold=cfg.group_aligned_threshold)
             out.append(Alignment(pair.id, pairs_out, meta={"method": "crf"}))
         return out
 
