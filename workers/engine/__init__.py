@@ -54,6 +54,8 @@ __all__ = [
     "capture_rate",
     "train_crf_aligner",
     "save_crf_aligner",
+    "train_aligner",
+    "TrainingCancelled",
 ]
 
 _LAZY = {
@@ -63,6 +65,8 @@ _LAZY = {
     "capture_rate": "candidates",
     "train_crf_aligner": "methods.crf",
     "save_crf_aligner": "methods.crf",
+    "train_aligner": "training",
+    "TrainingCancelled": "training",
 }
 
 

@@ -5,6 +5,11 @@ Commands:
               [--language en]``: align every article pair; progress on stderr.
     evaluate  ``--pred P.jsonl --gold G.jsonl``: Task 1 / Task 2 P/R/F1, printed as JSON on the
               last line of stdout.
+    train     ``--method crf --input TRAIN.jsonl --output MODEL_DIR [--dev DEV.jsonl]
+              [--base MODEL] [--config JSON] [--seed N]``: train pair model + CRF + thresholds
+              on exhaustively annotated article pairs (``gold``, optional ``gold_labels``); a
+              line per epoch on stderr, the manifest's held-out metrics as JSON on the last line
+              of stdout. ``align --method crf --model MODEL_DIR`` then uses the model.
     mine      ``--input DOCS.jsonl --output PAIRS.jsonl [--model PATH] [--config JSON]``: MUSS
               paraphrase mining over a whole corpus (see :mod:`workers.engine.mining_cli`).
 
@@ -94,6 +99,34 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_train(args: argparse.Namespace) -> int:
+    from .io import read_pairs
+    from .training import train_aligner
+
+    config = _parse_config(args.config)
+    pairs = read_pairs(args.input, language=args.language, require_gold=True)
+    if not pairs:
+        raise EngineInputError("no article pair", source=args.input)
+    dev = read_pairs(args.dev, language=args.language, require_gold=True) if args.dev else None
+    if dev is not None and not dev:
+        raise EngineInputError("no article pair", source=args.dev)
+    held = f"{len(dev)} dev article pairs" if dev else "held-out articles of the input"
+    print(f"training {args.method} on {len(pairs)} article pairs ({held}), seed {args.seed}",
+          file=sys.stderr, flush=True)
+    t0 = time.perf_counter()
+
+    def progress(report: Any) -> None:
+        print(f"[{time.perf_counter() - t0:7.1f}s] {report.line()}", file=sys.stderr, flush=True)
+
+    manifest = train_aligner(pairs, args.output, dev=dev, base=args.base, config=config,
+                             seed=args.seed, progress=progress)
+    summary = {"output": str(args.output), "seconds": manifest["seconds"]["total"],
+               "thresholds": manifest["thresholds"], "heldout": manifest["metrics"]["heldout"]}
+    print(f"wrote {args.output} in {summary['seconds']:.0f}s", file=sys.stderr)
+    print(json.dumps(summary, sort_keys=True))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (one sub-parser per command)."""
     from .methods import available_methods
@@ -120,6 +153,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--keep-identical", action="store_true",
                    help="do not exclude identical sentence pairs")
     p.set_defaults(func=_cmd_evaluate)
+
+    p = sub.add_parser("train", help="train an aligner on exhaustively annotated article pairs")
+    p.add_argument("--method", required=True, choices=["crf"])
+    p.add_argument("--input", required=True, help="training JSONL with 'gold' (and 'gold_labels')")
+    p.add_argument("--output", required=True, help="MODEL_DIR to write")
+    p.add_argument("--dev", default=None,
+                   help="held-out JSONL for early stopping and thresholds (default: part of --input)")
+    p.add_argument("--base", default=None,
+                   help="encoder to start the pair model from (default: bundled all-MiniLM-L6-v2)")
+    p.add_argument("--config", default=None, help="training options as a JSON object (or @file)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--language", default="en", choices=SUPPORTED_LANGUAGES,
+                   help="language for splitting {'text': ...} documents")
+    p.set_defaults(func=_cmd_train)
 
     from .simplicity.cli import add_subcommands  # pair-level tools: score, metric sari
 

