@@ -151,4 +151,11 @@ def dashboard(project: Project) -> dict:
     """Everything the dashboard API returns (agreement and distributions have their own endpoints)."""
     return {"project": project.pk, "progress": project_progress(project), "annotators": annotator_progress(project),
             "labels": label_counts(project), "runs": run_statuses(project),
-            "thresholds": (project.config or {}).get("thresholds")}
+            "thresholds": (project.config or {}).get("thresholds"), **language_tool_status(project)}
+
+
+def language_tool_status(project: Project) -> dict:
+    """The project's encoder and spaCy pipeline, and the features its runs and jobs left out."""
+    from .language_tools import describe, missing_features
+
+    return {"language_tools": describe(project), "missing_features": missing_features(project)}

@@ -1,4 +1,5 @@
-"""What a project's researchers change on its settings page: general settings, crowd QC, members.
+"""What a project's researchers change on its settings page: general settings, language tools, crowd
+QC, members.
 
 Every write checks its input here and raises :class:`SettingsError` (or :class:`QcSettingsError`
 with one message per field) before saving anything, so the page shows the problem and the project
@@ -94,6 +95,21 @@ def update_general(project: Project, *, description: str, language: str, show_pr
             project.config["paragraph_corrections"] = paragraph_corrections
         project.save(update_fields=["description", "language", "label_scheme", "config"])
     return project
+
+
+def update_language_tools(project: Project, *, encoder: str, spacy_pipeline: str) -> Project:
+    """Save the project's sentence encoder and spaCy pipeline (each a name or a path; blank: the
+    default), which its runs and scoring jobs use (:mod:`annotation.services.language_tools`).
+
+    Raises:
+        SettingsError: a value that cannot be a name or path. Nothing is saved then.
+    """
+    from . import language_tools
+
+    try:
+        return language_tools.update(project, encoder=encoder, spacy_pipeline=spacy_pipeline)
+    except language_tools.LanguageToolsError as exc:
+        raise SettingsError(str(exc)) from exc
 
 
 # --- Crowd quality control --------------------------------------------------------------------

@@ -56,6 +56,7 @@ from ..models import (
     Side,
 )
 from . import progress
+from .language_tools import project_encoder, project_pipeline
 from .projects import find_project
 
 ProgressFn = Callable[[float, str], None]
@@ -288,20 +289,21 @@ def access_job(job: Job, report: ProgressFn) -> dict:
     language = job.project.language
     parser = job.params.get("parser", "auto")
     nlp, why = (None, "no parser requested") if parser in (None, "", "none") else load_parser(
-        language, None if parser == "auto" else parser)
+        language, project_pipeline(job.project) if parser == "auto" else parser)
     skipped: dict[str, str] = {}
 
     def score(texts):
         rows = []
         for complex_text, simple_text in texts:
             attrs, missing = access_attributes(complex_text, simple_text, language, parser=nlp)
-            skipped.update({f"access_{k}": why for k, why in missing.items()})
+            skipped.update({f"access_{k}": reason if nlp is not None else f"no dependency parser ({why})"
+                            for k, reason in missing.items()})
             rows.append({f"access_{k}": v for k, v in attrs.items()})
         return rows
 
     report(0.05, "access-attributes: parser " + ("loaded" if nlp is not None else "unavailable"))
     n = score_each(job, report, score, PREFIXES[job.kind])
-    return {"pairs": n, "language": language, "parser": why, "skipped": skipped,
+    return {"pairs": n, "language": language, "parser": why, "skipped": skipped, "missing_features": skipped,
             "keys": [k for k in ("access_char_ratio", "access_lev_sim", "access_word_rank_ratio",
                                  "access_dep_depth_ratio") if k not in skipped]}
 
@@ -347,7 +349,9 @@ def sum4simp_job(job: Job, report: ProgressFn) -> dict:
     n = score_each(job, report, score, PREFIXES[job.kind], sentences=True)
     return {"pairs": n, "kept": kept, "keep_rate": round(kept / n, 4) if n else 0.0, "model_version": mv.pk,
             "threshold": flt.threshold, "attributes": sorted(flt.fits),
-            "sari": "used" if "sari" in flt.fits else "left out: no reference simplifications (refs_project)"}
+            "sari": "used" if "sari" in flt.fits else "left out: no reference simplifications (refs_project)",
+            "missing_features": {} if "sari" in flt.fits else {
+                "sum4simp_sari": "no reference simplifications (refs_project); T rescaled over the other attributes"}}
 
 
 def annotated_classes(project: Project, pairs) -> dict[int, str]:
@@ -422,7 +426,7 @@ def wivico_job(job: Job, report: ProgressFn) -> dict:
                          "adjudicate some of its 1:1 pairs first")
     texts = pair_texts([p.pk for p in one_to_one])
     one_to_one = [p for p in one_to_one if p.pk in texts]
-    model = params.get("model") or run.params.get("model") or settings.DEFAULT_ENCODER or None
+    model = params.get("model") or run.params.get("model") or project_encoder(project)
     encoder = default_encoder(model)
     report(0.05, f"wivico-thresholds: encoding {len(one_to_one)} annotated 1:1 pairs of run #{run.pk}")
     complex_vec = encoder.encode([texts[p.pk][0] for p in one_to_one])
@@ -466,6 +470,8 @@ def gain_job(job: Job, report: ProgressFn) -> dict:
 
     params, language = job.params, job.project.language
     parser = params.get("parser", "auto")
+    if parser == "auto":
+        parser = project_pipeline(job.project) or "auto"  # the project's spaCy pipeline, name or path
     featurizer = GainFeaturizer(language, parser=None if parser in (None, "", "none") else parser)
     if params.get("model_version"):
         mv = ModelVersion.objects.get(pk=params["model_version"])
@@ -496,7 +502,8 @@ def gain_job(job: Job, report: ProgressFn) -> dict:
             shapes.append(f"{c.count(',') + 1}:{s.count(',') + 1}")
     counts = cutoff_counts(probs, shapes)
     return {"pairs": n, "model_version": mv.pk, "features": list(clf.feature_names), "metrics": clf.metrics,
-            "cutoff_counts": counts}
+            "cutoff_counts": counts, "parser": featurizer.parser_info,
+            "missing_features": {f"gain_classifier:{k}": why for k, why in sorted(clf.skipped.items())}}
 
 
 def pivot_job(job: Job, report: ProgressFn) -> dict:

@@ -76,5 +76,6 @@ def dashboard_page(request: HttpRequest, pk: int) -> HttpResponse:
         "agreement": _agreement_rows(agreement.project_agreement(project)),
         "runs": project.runs.order_by("-created_at")[:20],
         "thresholds": (project.config or {}).get("thresholds"),
+        **dashboard.language_tool_status(project),
     }
     return render(request, "review/dashboard.html", context)

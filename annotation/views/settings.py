@@ -1,4 +1,5 @@
-"""The project settings page (researchers and admins): general settings, crowd QC and members.
+"""The project settings page (researchers and admins): general settings, language tools, crowd QC and
+members.
 
 Plain POST forms, one small view each; the logic lives in ``services.project_settings``. Member
 changes redirect back with a message; refused general or QC settings re-render the page (400) with
@@ -17,8 +18,8 @@ from workers.engine.text import SUPPORTED_LANGUAGES
 
 from ..models import LabelScheme, Project, Role
 from ..permissions import can_research, visible_projects
+from ..services import language_tools, qc
 from ..services import project_settings as service
-from ..services import qc
 
 
 def _project_for_researcher(request: HttpRequest, pk: int) -> Project:
@@ -30,7 +31,8 @@ def _project_for_researcher(request: HttpRequest, pk: int) -> Project:
 
 
 def _render(request: HttpRequest, project: Project, *, general: dict | None = None, general_error: str = "",
-            qc_values: dict | None = None, qc_errors: dict | None = None, status: int = 200) -> HttpResponse:
+            qc_values: dict | None = None, qc_errors: dict | None = None, tools: dict | None = None,
+            tools_error: str = "", status: int = 200) -> HttpResponse:
     current_qc = qc_values if qc_values is not None else {
         name: f"{value:g}" for name, value in qc.qc_config(project).as_dict().items()}
     context = {
@@ -42,6 +44,10 @@ def _render(request: HttpRequest, project: Project, *, general: dict | None = No
             "paragraph_corrections": service.paragraph_corrections(project),
         },
         "general_error": general_error,
+        "language_tools": language_tools.describe(project),
+        "tools": tools or {"encoder": (project.config or {}).get(language_tools.ENCODER, ""),
+                           "spacy_pipeline": (project.config or {}).get(language_tools.PIPELINE, "")},
+        "tools_error": tools_error,
         "languages": SUPPORTED_LANGUAGES,
         "adjudication_modes": service.ADJUDICATION_MODES,
         "correction_modes": service.CORRECTION_MODES,
@@ -78,6 +84,19 @@ def save_general(request: HttpRequest, pk: int) -> HttpResponse:
         shown = {**general, "paragraph_corrections": general["paragraph_corrections"] or service.paragraph_corrections(project)}
         return _render(request, project, general=shown, general_error=str(exc), status=400)
     messages.success(request, "General settings saved.")
+    return redirect("project-settings", pk=project.pk)
+
+
+@login_required
+@require_POST
+def save_language_tools(request: HttpRequest, pk: int) -> HttpResponse:
+    project = _project_for_researcher(request, pk)
+    tools = {"encoder": request.POST.get("encoder", ""), "spacy_pipeline": request.POST.get("spacy_pipeline", "")}
+    try:
+        service.update_language_tools(project, **tools)
+    except service.SettingsError as exc:
+        return _render(request, project, tools=tools, tools_error=str(exc), status=400)
+    messages.success(request, "Language tools saved.")
     return redirect("project-settings", pk=project.pk)
 
 

@@ -129,6 +129,7 @@ def run_export(project: Project, options: ExportOptions, *, export: Export | Non
         filters=chain.describe(), dropped=dict(chain.dropped), tally=tally,
         model=manifests.model_description(options.model_version, source.runs),
         agreement=manifests.agreement_summary(project), files=manifests.checksums(root, paths), timings=timings,
+        tools=manifests.language_tools(project, source.runs),
     )
     (root / "manifest.json").write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str))
     archive_rel = ""

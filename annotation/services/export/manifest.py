@@ -1,7 +1,8 @@
 """The manifest written into every export (``manifest.json``): where the data came from and how it
 was made — project, split policy and seed, label policy, filters and what each dropped, model
-version and runs, counts per split / label / class / provenance / level pair, annotator agreement,
-file checksums (sha256) and the application version."""
+version and runs, the language tools and the features left out for want of one, counts per split /
+label / class / provenance / level pair, annotator agreement, file checksums (sha256) and the
+application version."""
 from __future__ import annotations
 
 import hashlib
@@ -114,9 +115,21 @@ def model_description(model_version_id: int | None, runs) -> dict | None:
     return out
 
 
+def language_tools(project: Project, runs) -> dict:
+    """The project's encoder and spaCy pipeline, and every feature the exported runs (an auto export)
+    or the project's latest runs (gold), and its latest scoring jobs, left out — with why — so a
+    consumer never mistakes an absent column for a zero."""
+    from ..language_tools import describe, missing_features
+
+    tools = describe(project)
+    return {"language": project.language, "encoder": tools["encoder"]["used"],
+            "spacy_pipeline": tools["spacy_pipeline"]["used"],
+            "missing_features": missing_features(project, runs or None)}
+
+
 def build(*, export_id: int | None, project: Project, options, split_policy: dict, split_articles: dict,
           label_policy: str | None, filters: dict, dropped: dict, tally: Tally, model: dict | None,
-          agreement: dict | None, files: dict, timings: dict) -> dict:
+          agreement: dict | None, files: dict, timings: dict, tools: dict | None = None) -> dict:
     return {
         "manifest_version": MANIFEST_VERSION,
         "export": export_id,
@@ -134,6 +147,7 @@ def build(*, export_id: int | None, project: Project, options, split_policy: dic
         "filters": filters,
         "dropped": dropped,
         "model": model,
+        "language_tools": tools,
         "counts": {"pairs": tally.total, "splits": tally.as_dict()},
         "agreement": agreement,
         "files": files,

@@ -79,6 +79,17 @@ def test_a_pair_with_identical_sides_gets_access_ratios_of_one(project):
     assert job.result["pairs"] == 2
 
 
+def test_access_attributes_use_the_projects_pipeline_and_list_what_it_could_not_compute(project):
+    from annotation.services.project_settings import update_language_tools
+
+    parallel(project, "p", [("The cat sat on the mat.", "A cat sat.")])
+    update_language_tools(project, encoder="", spacy_pipeline="xx_no_such_pipeline")
+    job = run_job(project, "access-attributes")
+    assert job.status == Status.SUCCEEDED, job.error
+    assert "'xx_no_such_pipeline' is not installed" in job.result["parser"]
+    assert "'xx_no_such_pipeline' is not installed" in job.result["missing_features"]["access_dep_depth_ratio"]
+
+
 def test_rerunning_access_attributes_overwrites_its_keys_and_keeps_the_others(project):
     (pair,) = parallel(project, "p", [("The cat sat on the mat.", "A cat sat.")])
     CandidatePair.objects.filter(pk=pair.pk).update(features={"crf_sim": 0.5, "access_char_ratio": 9.0, "access_stale": 1.0})
@@ -214,6 +225,9 @@ def test_the_gain_classifier_prefers_a_simplification_to_its_reverse(project, re
     mv = ModelVersion.objects.get(pk=job.result["model_version"])
     assert mv.kind == "gain-classifier" and (Path(mv.path) / "model.pt").exists()
     assert mv.metrics["n_pairs"] == len(REFERENCE)
+    # without a parser, WIVICO's syntactic gain features are listed as missing, not silently dropped
+    assert "gain_classifier:mdt" in job.result["missing_features"]
+    assert "no dependency parser" in job.result["missing_features"]["gain_classifier:mdt"]
 
 
 # --- WIVICO thresholds ---------------------------------------------------------------------------

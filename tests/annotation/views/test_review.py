@@ -32,6 +32,17 @@ def test_the_dashboard_renders_progress_and_agreement_tables(client_for, users, 
     assert 'id="agreement-summary"' in html and 'id="runs"' in html
 
 
+def test_the_dashboard_lists_the_features_a_missing_pipeline_left_out(client_for, users, project):
+    from annotation.models import AlignmentRun, Status
+
+    run = AlignmentRun.objects.create(project=project, method="jaccard", status=Status.SUCCEEDED, result={
+        "missing_features": {"access_dep_depth_ratio": "no dependency parser (spaCy pipeline 'en_core_web_sm' is not installed)"}})
+    html = client_for(users["rita"]).get(f"/projects/{project.pk}/dashboard/").content.decode()
+    assert 'id="missing-features"' in html and 'data-feature="access_dep_depth_ratio"' in html
+    assert f"run #{run.pk} (jaccard)" in html and "is not installed" in html
+    assert "en_core_web_sm" in html  # the pipeline the project uses, with its status
+
+
 def test_without_the_vendor_scripts_the_dashboard_says_how_to_get_charts(client_for, users, project, monkeypatch):
     from annotation.views import review
 

@@ -43,3 +43,16 @@ def test_counts_per_split_label_and_provenance(newsela, settings, tmp_path):
     bees = next(s for s in splits.values() if s["articles"] and "0-2" in s["level_pairs"])
     assert bees["provenance"]["derived"] == bees["derived"] == 3
     assert bees["labels"]["not-aligned"] == 1
+
+
+def test_the_manifest_lists_the_language_tools_and_the_features_the_exported_runs_left_out(auto_run, settings, tmp_path):
+    from annotation.models import AlignmentRun
+
+    AlignmentRun.objects.filter(pk=auto_run["run"].pk).update(result={
+        "missing_features": {"access_dep_depth_ratio": "no dependency parser (spaCy pipeline 'en_core_web_sm' is not installed)"}})
+    done, _ = run(auto_run["project"], settings, tmp_path, kind="auto", model_version=auto_run["model_version"].pk)
+    tools = done.manifest["language_tools"]
+    assert tools["language"] == auto_run["project"].language and tools["encoder"]
+    [missing] = tools["missing_features"]
+    assert missing["feature"] == "access_dep_depth_ratio" and missing["id"] == auto_run["run"].pk
+    assert "is not installed" in missing["why"]
