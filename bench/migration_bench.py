@@ -44,8 +44,9 @@ def setup_database() -> tuple[str, callable]:
         path = Path(tempfile.mkdtemp()) / "migration-bench.sqlite3"
         os.environ["DATABASE_URL"] = f"sqlite:///{path}"
         return "sqlite", lambda: path.unlink(missing_ok=True)
-    import psycopg
     from urllib.parse import urlparse, urlunparse
+
+    import psycopg
 
     parsed = urlparse(url)
     name = parsed.path.lstrip("/")
