@@ -110,6 +110,7 @@ def run_fold(pairs, test_idx, n_train, work: Path, name: str, config: dict, seed
     info = {"test_ids": [p.id for p in test], "train_ids": [p.id for p in train],
             "heldout_ids": manifest["data"]["heldout"]["ids"],
             "train_seconds": manifest["seconds"]["total"], "wall_seconds": manifest["wall_seconds"],
+            "train_cpu_seconds": manifest["cpu_seconds"], "stage_seconds": manifest["seconds"],
             "peak_rss_mb": manifest["peak_rss_mb"], "thresholds": manifest["thresholds"],
             "pair_model_epochs_run": len(manifest["metrics"]["pair_model_epochs"]),
             "heldout": manifest["metrics"]["heldout"],
@@ -122,7 +123,7 @@ def cross_validation(pairs, untrained, args, config, work) -> tuple[dict, dict]:
     folds = folds_of(pairs, args.folds)
     run = folds if args.only_folds is None else [folds[i] for i in args.only_folds]
     by_size: dict[int, dict] = {}
-    sizes = [s for s in args.sizes if s < len(pairs) - len(folds[0])] + [None]
+    sizes = [None] + [s for s in args.sizes if s < len(pairs) - len(folds[0])]  # full CV first
     for size in sizes:
         preds_all, per_fold = [], []
         for f, test_idx in zip(args.only_folds or range(len(folds)), run):
@@ -140,6 +141,7 @@ def cross_validation(pairs, untrained, args, config, work) -> tuple[dict, dict]:
         secs = [x["train_seconds"] for x in per_fold]
         by_size[size or -1] = {"per_fold": per_fold, "pooled": pooled,
                                "train_seconds_max": max(secs), "train_seconds_mean": r4(np.mean(secs)),
+                               "train_cpu_seconds_max": max(x["train_cpu_seconds"] for x in per_fold),
                                "peak_rss_mb_max": max(x["peak_rss_mb"] for x in per_fold)}
     full = by_size.pop(-1)
     curve = {str(s): {"pooled_trained": v["pooled"]["trained"], "train_seconds_mean": v["train_seconds_mean"]}
@@ -160,6 +162,7 @@ def transfer(manual, asset, config, args, work) -> dict:
     untrained = get_aligner("crf").align(asset)
     t_untrained = time.perf_counter() - t0
     return {"n_articles": len(asset), "train_seconds": manifest["seconds"]["total"],
+            "train_cpu_seconds": manifest["cpu_seconds"],
             "peak_rss_mb": manifest["peak_rss_mb"], "thresholds": manifest["thresholds"],
             "heldout_ids": manifest["data"]["heldout"]["ids"],
             "trained": short(evaluate(trained, asset)), "untrained": short(evaluate(untrained, asset)),

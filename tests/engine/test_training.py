@@ -241,9 +241,11 @@ def test_the_python_api_reports_every_epoch_and_uses_the_dev_set(tmp_path, tiny_
 
     cases = structured_cases()
     reports: list[EpochReport] = []
+    extra = [("Prices rose sharply.", "Prices went up a lot.", "aligned"),
+             ("Prices rose sharply.", "The lighthouse is old.", "not")]
     manifest = train_aligner(cases[:3], tmp_path / "m", dev=cases[3:], base=tiny_base,
                              config={**FAST, "epochs": 2, "patience": 5}, seed=1,
-                             progress=reports.append)
+                             progress=reports.append, extra_examples=extra)
     stages = [(r.stage, r.epoch) for r in reports]
     assert stages == [("pair_model", 1), ("pair_model", 2)] + [("crf", e) for e in range(6)]
     assert all(r.loss == r.loss and r.dev_f1 is not None for r in reports)  # not NaN
@@ -251,6 +253,18 @@ def test_the_python_api_reports_every_epoch_and_uses_the_dev_set(tmp_path, tiny_
     assert manifest["data"]["heldout_source"] == "dev"
     assert manifest["data"]["heldout"]["ids"] == [cases[3].id]
     assert manifest["data"]["train"]["ids"] == [c.id for c in cases[:3]]
+    assert manifest["data"]["extra_pair_examples"] == 2
+
+
+def test_labelled_pair_examples_need_a_known_label(tmp_path):
+    from workers.engine.training import train_aligner
+    from workers.engine.training.data import ALIGNED, NOT_ALIGNED, labelled_pair_examples
+
+    assert [e.label for e in labelled_pair_examples([("a", "b", "aligned"), ("a", "c", "not")])] == \
+        [ALIGNED, NOT_ALIGNED]
+    with pytest.raises(ValueError, match="unknown label 'good'.*aligned, partial, not"):
+        train_aligner(structured_cases(), tmp_path / "m", extra_examples=[("a", "b", "good")])
+    assert not (tmp_path / "m").exists()
 
 
 @pytest.mark.slow

@@ -35,6 +35,7 @@ __all__ = [
     "PairExample",
     "gold_label_map",
     "pair_examples",
+    "labelled_pair_examples",
     "split_holdout",
     "data_fingerprint",
 ]
@@ -79,6 +80,35 @@ def pair_examples(
             mask[c, s] = True
         for c, s in zip(*np.nonzero(mask)):
             out.append(PairExample(cs[c], ss[s], gold.get((int(c), int(s)), NOT_ALIGNED)))
+    return out
+
+
+_CLASS_NAMES = {"aligned": ALIGNED, "partial": PARTIAL, "not": NOT_ALIGNED,
+                "not_aligned": NOT_ALIGNED, "not-aligned": NOT_ALIGNED}
+
+
+def labelled_pair_examples(items: Sequence[tuple[str, str, str]]) -> list[PairExample]:
+    """Pair-model examples from labelled sentence pairs outside exhaustive articles.
+
+    Args:
+        items: ``(complex_text, simple_text, label)`` with label ``aligned``, ``partial`` or
+            ``not`` (also ``not_aligned``/``not-aligned``) — e.g. crowd-labelled candidates.
+
+    Raises:
+        ValueError: an unknown label (the message lists the valid ones) or an empty text.
+
+    Example:
+        >>> labelled_pair_examples([("A cat sat.", "A cat sat down.", "aligned")])[0].label
+        2
+    """
+    out = []
+    for k, (complex_text, simple_text, label) in enumerate(items):
+        if label not in _CLASS_NAMES:
+            raise ValueError(f"extra example {k}: unknown label {label!r}; choose one of: "
+                             f"{', '.join(_CLASS_NAMES)}")
+        if not complex_text or not simple_text:
+            raise ValueError(f"extra example {k}: empty text")
+        out.append(PairExample(complex_text, simple_text, _CLASS_NAMES[label]))
     return out
 
 

@@ -188,7 +188,8 @@ def train_pair_model(
     Args:
         model: from :func:`build_pair_model`.
         examples: training pairs (gold links + hard negatives).
-        cfg: epochs, learning rate, batch size, warm-up, weight decay, patience.
+        cfg: epochs, learning rate, batch size, warm-up, weight decay, patience, frozen
+            word embeddings.
         seed: shuffling and dropout seed.
         evaluate: held-out scores after an epoch (``"score"`` or ``"f1"`` is maximised).
         report: called with an :class:`EpochReport` after every epoch.
@@ -211,6 +212,8 @@ def train_pair_model(
                               "simple": [e.simple for e in examples],
                               "label": [e.label for e in examples]})
     callback = _callback(evaluate, report, should_stop, cfg.epochs, cfg.patience)
+    embeddings = model.model.get_input_embeddings()
+    embeddings.requires_grad_(not cfg.freeze_embeddings)  # the trainer skips frozen weights
     with tempfile.TemporaryDirectory(prefix="alignapp-train-") as tmp:
         args = CrossEncoderTrainingArguments(
             output_dir=tmp, num_train_epochs=cfg.epochs, per_device_train_batch_size=cfg.batch_size,
@@ -223,6 +226,7 @@ def train_pair_model(
                                       loss=losses.CrossEntropyLoss(model), callbacks=[callback])
         trainer.remove_callback(PrinterCallback)  # our report() prints one line per epoch
         trainer.train()
+    embeddings.requires_grad_(True)
     if callback.best_state is not None:
         model.load_state_dict(copy.deepcopy(callback.best_state))
     model.eval()

