@@ -46,8 +46,9 @@ from ..models import (
     ModelVersion,
     Project,
     Split,
+    Status,
 )
-from . import jobs, progress, qc
+from . import jobs, language_tools, progress, qc
 from .adjudication import majority_value
 from .alignment_runs import engine_document
 
@@ -226,9 +227,12 @@ def start_training(project: Project, *, user=None, config: dict | None = None, s
     """Check the data and options now (clear errors before anything is queued), then queue the job."""
     from workers.engine.training.config import TrainConfig
 
+    if config is not None and not isinstance(config, dict):
+        raise TrainingError("config: must be a JSON object of training options")
+    _check_types(config or {})
     try:
         TrainConfig.build(config)
-    except ValueError as exc:
+    except (ValueError, TypeError) as exc:  # TypeError: a value of the wrong type, e.g. "epochs": "many"
         raise TrainingError(f"config: {exc}") from None
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**31:
         raise TrainingError("seed: must be an integer from 0 to 2147483647")
@@ -243,6 +247,29 @@ def start_training(project: Project, *, user=None, config: dict | None = None, s
                             "an article pair complete in the whole-article view, or import gold")
     params = {"config": config or {}, "seed": seed, "base_version": base_version.pk if base_version else None}
     return jobs.start_job(project, TRAIN_JOB, params=params, user=user, enqueue=enqueue)
+
+
+def _check_types(config: dict) -> None:
+    """Each known option has the type of its default (ints for counts, numbers for rates, text)."""
+    from dataclasses import fields
+
+    from workers.engine.training.config import TrainConfig
+
+    for f in fields(TrainConfig):
+        if f.name not in config or config[f.name] is None:
+            continue
+        value, default = config[f.name], f.default
+        if isinstance(default, bool):
+            ok = isinstance(value, bool)
+        elif isinstance(default, int):
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        elif isinstance(default, float):
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        else:
+            ok = isinstance(value, str)
+        if not ok:
+            kind = "an integer" if isinstance(default, int) else "a number" if isinstance(default, float) else "text"
+            raise TrainingError(f"config: {f.name} must be {kind}, got {value!r}")
 
 
 def cancel(job: Job) -> bool:
@@ -275,7 +302,7 @@ def _version_dir(project: Project, name: str) -> Path:
 
 
 def _train(job: Job) -> ModelVersion:
-    from workers.engine.training import train_aligner
+    from workers.engine.training import TrainingCancelled, train_aligner
 
     project, params = job.project, job.params
     started = time.monotonic()
@@ -283,24 +310,31 @@ def _train(job: Job) -> ModelVersion:
     report(0.01, "collecting the training data")
     data = training_set(project)
     parent = model_versions(project).filter(pk=params.get("base_version")).first() or default_version(project)
-    base = settings.DEFAULT_ENCODER or None
+    base = language_tools.project_encoder(project)  # the project's encoder (None: the bundled MiniLM)
     name = f"crf-{timezone.now():%Y%m%d-%H%M%S}-job{job.pk}"
     out = _version_dir(project, name)
     if out.exists():
         shutil.rmtree(out)  # a redelivered job's half-written directory
     config = dict(params.get("config") or {})
 
-    def on_progress(fraction: float, message: str) -> None:
-        progress.check_cancelled(Job, job.pk)
-        report(0.05 + 0.85 * max(0.0, min(1.0, fraction)), message)
+    def on_epoch(epoch) -> None:  # an EpochReport: stage, epoch/epochs, loss, dev F1
+        stage = 0.0 if epoch.stage == "pair_model" else 0.5
+        report(0.05 + 0.85 * (stage + 0.5 * epoch.epoch / max(1, epoch.epochs)), epoch.line())
+
+    def cancelled() -> bool:
+        return Job.objects.filter(pk=job.pk, status=Status.CANCELLED).exists()
 
     train = data.exhaustive["train"] or data.exhaustive["dev"]
     dev = data.exhaustive["dev"] if data.exhaustive["train"] else []
-    manifest = train_aligner(train, str(out), dev=dev or None, base=base, config=config, seed=int(params.get("seed", 0)),
-                             progress=on_progress, extra_pairs=data.pair_examples)
+    try:
+        manifest = train_aligner(train, str(out), dev=dev or None, base=base, config=config,
+                                 seed=int(params.get("seed", 0)), progress=on_epoch, should_stop=cancelled,
+                                 extra_examples=data.pair_examples)
+    except TrainingCancelled:
+        raise progress.Cancelled(f"training job #{job.pk} was cancelled") from None
     progress.check_cancelled(Job, job.pk)
     report(0.92, "measuring on the test articles")
-    metrics = {"dev": manifest.get("metrics", {}), "test": _test_metrics(data.exhaustive["test"], out, parent)}
+    metrics = {"dev": (manifest.get("metrics") or {}).get("heldout", {}), "test": _test_metrics(data.exhaustive["test"], out, parent)}
     snapshot = {**data.snapshot, "manifest": manifest, "config": config, "seed": params.get("seed", 0),
                 "timings": {"total_s": round(time.monotonic() - started, 1)}}
     return ModelVersion.objects.create(project=project, name=name, kind=MODEL_KIND, path=str(out), parent=parent,
@@ -317,7 +351,7 @@ def _test_metrics(test: list[ArticlePair], path: Path, parent: ModelVersion | No
         result = evaluate(align(test, "crf", model=model), test)
         return {"task1": result["task1"], "task2": result["task2"]}
 
-    out = {"n_article_pairs": len(test), "this": score(str(path)), "untrained": score(settings.DEFAULT_ENCODER or None)}
+    out = {"n_article_pairs": len(test), "this": score(str(path)), "untrained": score(None)}
     if parent is not None and Path(parent.path).exists():
         out["previous"] = score(parent.path)
     return out
