@@ -32,6 +32,14 @@ async function act(url, body, message) {
   }
 }
 
+// held-out (dev) Task 1 / Task 2 F1 of the trained model, and of the untrained crf on the same articles
+function devText(dev) {
+  const fmt = (x) => (x === undefined || x === null ? "—" : Number(x).toFixed(3));
+  if (!dev?.trained) return "—";
+  const base = dev.untrained_crf ? ` (untrained ${fmt(dev.untrained_crf.task1_f1)} / ${fmt(dev.untrained_crf.task2_f1)})` : "";
+  return `${fmt(dev.trained.task1_f1)} / ${fmt(dev.trained.task2_f1)}${base}`;
+}
+
 function row(v) {
   const tr = document.createElement("tr");
   tr.dataset.version = v.id;
@@ -42,7 +50,7 @@ function row(v) {
     cell(`${data.exhaustive_links?.train ?? 0} links, ${data.pair_examples ?? 0} pairs`),
     cell(`${f1(test.this, "task1")} · ${f1(test.previous, "task1")} · ${f1(test.untrained, "task1")}`),
     cell(`${f1(test.this, "task2")} · ${f1(test.previous, "task2")} · ${f1(test.untrained, "task2")}`),
-    cell(v.metrics?.dev?.task1 ? `${f1(v.metrics.dev, "task1")} / ${f1(v.metrics.dev, "task2")}` : "—"));
+    cell(devText(v.metrics?.dev)));
   const actions = document.createElement("td");
   actions.append(
     button("Promote", () => act(`/api/model-versions/${v.id}/promote/`, {}, () => `${v.name} is now the default for crf runs.`)),
