@@ -252,7 +252,6 @@ class MiningConfig:
     nlist: int | None = None
     nprobe: int = 16
     shard_size: int = 4096
-    batch_size: int = 64
     seed: int = 0
     device: str | None = None
 
@@ -352,7 +351,8 @@ class MiningWork:
         if not plan_path.exists():
             raise FileNotFoundError(str(plan_path))
         self.plan: dict[str, Any] = json.loads(plan_path.read_text(encoding="utf-8"))
-        self.config = MiningConfig.from_dict(self.plan["config"])
+        known = {f.name for f in fields(MiningConfig)}  # a job planned by another version may have more keys
+        self.config = MiningConfig.from_dict({k: v for k, v in self.plan["config"].items() if k in known})
         self.model: str | None = self.plan.get("model")
         self._documents: list[CorpusDocument] | None = None
         self._sequences: np.ndarray | None = None
