@@ -1,7 +1,7 @@
 """The Celery app: two queues (``cpu``, ``gpu``), tasks routed by name.
 
 Broker: ``CELERY_BROKER_URL`` (Redis in production); with none configured, kombu's filesystem
-transport under ``var/broker`` so the embedded default needs no server.
+transport with every folder (messages, processed, control) under ``var/broker`` so the embedded default needs no server.
 """
 from __future__ import annotations
 
@@ -23,12 +23,13 @@ def _configure(app: Celery) -> None:
     transport_options: dict[str, object] = {"visibility_timeout": settings.CELERY_VISIBILITY_TIMEOUT}
     if broker.startswith("filesystem"):
         folder = settings.CELERY_BROKER_DIR
-        for sub in ("out", "processed"):
+        for sub in ("out", "processed", "control"):
             (folder / sub).mkdir(parents=True, exist_ok=True)
         transport_options = {
             "data_folder_in": str(folder / "out"),
             "data_folder_out": str(folder / "out"),
             "processed_folder": str(folder / "processed"),
+            "control_folder": str(folder / "control"),  # exchange tables; kombu's default is ./control
             "store_processed": False,
         }
     app.conf.update(
