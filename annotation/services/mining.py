@@ -46,6 +46,7 @@ from workers.engine.types import Document as EngineDocument
 
 from ..models import AlignmentRun, Document, Prediction, Sentence, Status
 from . import progress
+from .language_tools import BUNDLED_ENCODER, project_encoder, project_pipeline
 
 MINING_METHOD = "muss-corpus"
 APP_PARAMS = ("model", "access_attributes", "keep_files")
@@ -93,7 +94,7 @@ def plan(run: AlignmentRun) -> MiningWork:
     if MiningWork.exists(folder):
         return MiningWork(folder)
     config = check_params(run.params)
-    model = run.model_version.path if run.model_version else (run.params.get("model") or settings.DEFAULT_ENCODER or None)
+    model = run.model_version.path if run.model_version else (run.params.get("model") or project_encoder(run.project))
     return MiningWork.create(folder, project_documents(run.project), config, model=model)
 
 
@@ -199,7 +200,8 @@ def save_chunk(run: AlignmentRun, work: MiningWork, chunk: int) -> int:
     doc_ids = {int(d) for key in groups for d in key}
     documents = Document.objects.select_related("article").in_bulk(doc_ids)
     sentences = {d.id: d.sentences for d in work.documents if int(d.id) in doc_ids}
-    access = AccessScorer(run.project.language) if run.params.get("access_attributes", True) else None
+    access = (AccessScorer(run.project.language, project_pipeline(run.project))
+              if run.params.get("access_attributes", True) else None)
     written = 0
     for (c_id, s_id), group in groups.items():
         complex_doc, simple_doc = documents.get(int(c_id)), documents.get(int(s_id))
@@ -214,7 +216,8 @@ def save_chunk(run: AlignmentRun, work: MiningWork, chunk: int) -> int:
                 id=alignment.id, complex=EngineDocument(paragraphs=(sentences[c_id],)),
                 simple=EngineDocument(paragraphs=(sentences[s_id],))))
         written += save_alignment(run, complex_doc.article, complex_doc, simple_doc, alignment, extra)
-    work.mark(name, {"seconds": round(time.perf_counter() - t0, 4), "pairs": written})
+    work.mark(name, {"seconds": round(time.perf_counter() - t0, 4), "pairs": written,
+                     "missing_features": dict(access.skipped) if access is not None else {}})
     return written
 
 
@@ -236,7 +239,7 @@ def report(run_id: int, work: MiningWork) -> None:
 
 def finish(run_id: int, work: MiningWork) -> None:
     """Record the result, per-stage timings and who ran the chunks; drop the bulky files."""
-    run = AlignmentRun.objects.get(pk=run_id)
+    run = AlignmentRun.objects.select_related("project").get(pk=run_id)
     pair_count = Prediction.objects.filter(run_id=run_id).count()
     stage_times = work.timings()
     saves = [work.marked(f"save-{c:05d}") or {} for c in save_chunks(work)]
@@ -248,10 +251,15 @@ def finish(run_id: int, work: MiningWork) -> None:
     result = {
         "documents": work.plan["documents"], "sentences": work.plan["sentences"],
         "sequences": work.plan["sequences"], "shards": work.plan["shards"], "index": work.plan["index"],
-        "model": work.model or "all-MiniLM-L6-v2 (bundled)", "mined_pairs": work.n_pairs(), "pairs": pair_count,
+        "mined_pairs": work.n_pairs(), "pairs": pair_count,
         "mining": work.stats(), "chunks": {stage: {"chunks": t["chunks"], "workers": t["workers"]}
                                            for stage, t in stage_times.items()},
     }
+    access = run.params.get("access_attributes", True)
+    result["language_tools"] = {"encoder": work.model or BUNDLED_ENCODER,
+                                "spacy_pipeline": project_pipeline(run.project) if access else None}
+    result["missing_features"] = ({k: v for s in saves for k, v in s.get("missing_features", {}).items()} if access else
+                                  {"access_*": "ACCESS attributes switched off for this run (params.access_attributes = false)"})
     if not run.params.get("keep_files"):
         work.remove_intermediates()
     AlignmentRun.objects.filter(pk=run_id).update(articles_done=int(work.plan["documents"]))

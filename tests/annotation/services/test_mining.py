@@ -76,6 +76,25 @@ def test_a_mining_run_plans_then_runs_its_chunks_stage_by_stage(corpus, broker):
     assert set(run.timings) >= {"plan_s", "encode_s", "index_s", "search_s", "merge_s", "save_s", "total_s"}
     assert run.result["index"] == "IndexFlatIP" and run.result["chunks"]["encode"]["chunks"] == work.n_shards
     assert not list(work.folder.glob("vectors/*.npy"))  # embeddings dropped once saved
+    assert run.result["language_tools"]["encoder"] == "all-MiniLM-L6-v2 (bundled)"
+
+
+def test_the_projects_encoder_embeds_the_sequences(corpus, broker, monkeypatch):
+    corpus.config = {**(corpus.config or {}), "encoder": "/models/french-sbert"}
+    corpus.save(update_fields=["config"])
+    asked = []
+
+    def encoder(model=None, device=None):
+        asked.append(model)
+        return HashedWords()
+
+    monkeypatch.setattr("workers.engine.simplicity.embedding.default_encoder", encoder)
+    run = start(corpus)
+    tasks.run_alignment(run.pk)
+    deliver(run.pk, broker)
+    run.refresh_from_db()
+    assert run.status == Status.SUCCEEDED and set(asked) == {"/models/french-sbert"}
+    assert run.result["language_tools"]["encoder"] == "/models/french-sbert"
 
 
 def test_mined_pairs_are_sentence_pairs_in_the_queue_across_levels_and_articles(corpus, broker):
