@@ -7,8 +7,12 @@ from rest_framework import serializers
 from workers.engine.text import SUPPORTED_LANGUAGES
 
 from . import models
+from .permissions import can_research
 
 User = get_user_model()
+
+#: What annotators see instead of a failed run's error text.
+HIDDEN_ERROR = "The run failed; the project's researchers can see why."
 
 
 class LabelSchemeSerializer(serializers.ModelSerializer):
@@ -88,6 +92,14 @@ class AlignmentRunSerializer(serializers.ModelSerializer):
             "created_at", "started_at", "finished_at",
         ]
         read_only_fields = [f for f in fields if f not in ("project", "method", "params", "level_pairs", "model_version")]
+
+    def to_representation(self, run: models.AlignmentRun) -> dict:
+        """A failed run's ``error`` (a traceback, often) only for the project's researchers and admins."""
+        data = super().to_representation(run)
+        request = self.context.get("request")
+        if data.get("error") and request is not None and not can_research(request.user, run.project_id):
+            data["error"] = HIDDEN_ERROR
+        return data
 
 
 class JobSerializer(serializers.ModelSerializer):

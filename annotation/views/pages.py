@@ -83,7 +83,8 @@ def start_run(request: HttpRequest, pk: int) -> HttpResponse:
     except (ValueError, json.JSONDecodeError) as exc:
         messages.error(request, f"Run not started: {exc}")
     else:
-        messages.success(request, f"Alignment run #{run.pk} ({run.method}) queued.")
+        # the run-<id> tag lets static/js/project.js clear the message once the run has finished
+        messages.success(request, f"Alignment run #{run.pk} ({run.method}) queued.", extra_tags=f"run-{run.pk}")
     return redirect("project-detail", pk=project.pk)
 
 

@@ -9,7 +9,7 @@
 // change, recorded in the label's history). Back/Forward never shows a stale item: a page restored
 // from the back-forward cache, or a history step within it, asks the server for the current one.
 
-import { csrfToken } from "./http.js";
+import { csrfToken, sendToLoginIfSignedOut } from "./http.js";
 
 const cfg = JSON.parse(document.getElementById("annotate-config").textContent);
 const $ = (sel) => document.querySelector(sel);
@@ -267,6 +267,8 @@ async function call(method, path, body) {
   let data = {};
   try { data = await response.json(); } catch { /* empty or HTML error page */ }
   if (response.status >= 500) throw new NetworkError(`server error ${response.status}`);
+  // signed out: the pending label stays in localStorage and is re-sent after logging in
+  if (sendToLoginIfSignedOut(response.status, data)) throw new NetworkError("signed out");
   return { ok: response.ok, status: response.status, data };
 }
 
