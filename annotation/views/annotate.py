@@ -8,7 +8,7 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 
 from ..permissions import visible_projects
-from ..services import qc, queue
+from ..services import guidelines, qc, queue
 
 
 @never_cache  # Cache-Control: no-store (and friends): Back/Forward reloads the current item
@@ -22,7 +22,9 @@ def annotate(request: HttpRequest, pk: int) -> HttpResponse:
         "api": base,
         "scheme": queue.scheme_payload(project.label_scheme),
         "min_seconds": config.min_seconds,
+        # shown on the first visit and again whenever they change (static/js/annotate.js remembers the version)
+        "guidelines_version": guidelines.version(text := guidelines.project_guidelines(project)),
     }
-    context = {"project": project, "page": page, "scheme": page["scheme"],
+    context = {"project": project, "page": page, "scheme": page["scheme"], "guidelines_html": guidelines.render(text),
                "excluded": qc.exclusion_reason(request.user, project)}
     return render(request, "annotate/label.html", context)

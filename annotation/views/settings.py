@@ -18,7 +18,7 @@ from workers.engine.text import SUPPORTED_LANGUAGES
 
 from ..models import LabelScheme, Project, Role
 from ..permissions import can_research, visible_projects
-from ..services import language_tools, qc
+from ..services import guidelines, language_tools, qc
 from ..services import project_settings as service
 
 
@@ -32,7 +32,8 @@ def _project_for_researcher(request: HttpRequest, pk: int) -> Project:
 
 def _render(request: HttpRequest, project: Project, *, general: dict | None = None, general_error: str = "",
             qc_values: dict | None = None, qc_errors: dict | None = None, tools: dict | None = None,
-            tools_error: str = "", status: int = 200) -> HttpResponse:
+            tools_error: str = "", guidelines_text: str | None = None, guidelines_error: str = "",
+            status: int = 200) -> HttpResponse:
     current_qc = qc_values if qc_values is not None else {
         name: f"{value:g}" for name, value in qc.qc_config(project).as_dict().items()}
     context = {
@@ -58,6 +59,10 @@ def _render(request: HttpRequest, project: Project, *, general: dict | None = No
         "qc_error": (qc_errors or {}).get("__all__", ""),
         "members": service.member_rows(project),
         "roles": Role.choices,
+        "guidelines": guidelines_text if guidelines_text is not None else guidelines.project_guidelines(project),
+        "guidelines_default": not guidelines.custom_guidelines(project),
+        "guidelines_html": guidelines.render(guidelines.project_guidelines(project)),
+        "guidelines_error": guidelines_error,
     }
     return render(request, "projects/settings.html", context, status=status)
 
@@ -111,6 +116,20 @@ def save_qc(request: HttpRequest, pk: int) -> HttpResponse:
         submitted = {name: request.POST.get(name, "") for name in service.QC_FIELDS}
         return _render(request, project, qc_values=submitted, qc_errors=exc.errors, status=400)
     messages.success(request, "Quality-control settings saved.")
+    return redirect("project-settings", pk=project.pk)
+
+
+@login_required
+@require_POST
+def save_guidelines(request: HttpRequest, pk: int) -> HttpResponse:
+    project = _project_for_researcher(request, pk)
+    text = request.POST.get("guidelines", "")
+    try:
+        project = guidelines.update(project, text)
+    except guidelines.GuidelinesError as exc:
+        return _render(request, project, guidelines_text=text, guidelines_error=str(exc), status=400)
+    messages.success(request, "Guidelines saved: annotators see them on their next visit to the labelling page."
+                     if guidelines.custom_guidelines(project) else "Guidelines reset to the label scheme's defaults.")
     return redirect("project-settings", pk=project.pk)
 
 

@@ -29,10 +29,29 @@ def chromium():
         browser.close()
 
 
+# The labelling page shows the project's guidelines on a first visit; tests about labelling start as an
+# annotator who has read them (a test that asks for the ``unread_guidelines`` fixture sees them).
+GUIDELINES_READ = """(() => {
+  const getItem = Storage.prototype.getItem;
+  Storage.prototype.getItem = function (key) {
+    const cfg = document.getElementById("annotate-config");
+    if (String(key).startsWith("alignapp.guidelines.") && cfg) return JSON.parse(cfg.textContent).guidelines_version;
+    return getItem.call(this, key);
+  };
+})();"""
+
+
 @pytest.fixture
-def page(chromium, live_server):
+def unread_guidelines():
+    """Ask for this in a browser test to see the labelling page as an annotator's very first visit."""
+
+
+@pytest.fixture
+def page(chromium, live_server, request):
     context = chromium.new_context(viewport={"width": 1366, "height": 800}, base_url=live_server.url)
     context.set_default_timeout(15000)
+    if "unread_guidelines" not in request.fixturenames:
+        context.add_init_script(GUIDELINES_READ)
     page = context.new_page()
     yield page
     context.close()

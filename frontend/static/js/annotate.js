@@ -528,4 +528,29 @@ el.conflictChange?.addEventListener("click", changeStored);
 window.addEventListener("pageshow", (e) => { if (e.persisted) reloadCurrent(); });
 window.addEventListener("popstate", reloadCurrent);
 
+// --- Guidelines: shown on the first visit (per project and guidelines version), and with `g` --------
+
+const guidelines = $("#guidelines");
+const GUIDELINES_KEY = `alignapp.guidelines.${cfg.project}`;
+const showGuidelines = (visible) => {
+  guidelines.hidden = !visible;
+  if (visible) $("#close-guidelines").focus();
+  else localStorage.setItem(GUIDELINES_KEY, cfg.guidelines_version);
+};
+if (guidelines) {
+  $("#close-guidelines").addEventListener("click", () => showGuidelines(false));
+  // capture phase: while the guidelines are open no key reaches the labelling shortcuts
+  document.addEventListener("keydown", (e) => {
+    if (conflict || e.ctrlKey || e.metaKey || e.altKey) return;
+    if (e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLInputElement) return;
+    if (!guidelines.hidden) {
+      if (e.key === "Escape" || e.key === "g") showGuidelines(false);
+      if (e.key !== "Tab" && e.key !== "Enter" && e.key !== " ") { e.preventDefault(); e.stopImmediatePropagation(); }
+    } else if (e.key === "g" && el.help.hidden) {
+      e.preventDefault(); e.stopImmediatePropagation(); showGuidelines(true);
+    }
+  }, true);
+  if (localStorage.getItem(GUIDELINES_KEY) !== cfg.guidelines_version) showGuidelines(true);
+}
+
 if (el.item) load();
