@@ -19,10 +19,11 @@ import numpy as np
 
 from .errors import check_options
 from .grouping import group_links, label_groups
+from .options import Option
 from .similarity import SimilarityModel
 from .types import Alignment, ArticlePair
 
-__all__ = ["ThresholdConfig", "ThresholdAligner", "threshold_links"]
+__all__ = ["ThresholdConfig", "ThresholdAligner", "threshold_links", "threshold_params"]
 
 
 @dataclass
@@ -45,6 +46,19 @@ class ThresholdConfig:
         if out.max_complex < 1 or out.margin < 0:
             raise ValueError("need max_complex >= 1 and margin >= 0")
         return out
+
+
+def threshold_params(defaults: ThresholdConfig) -> tuple[Option, ...]:
+    """The option schema of a threshold method with these defaults (its module's ``PARAMS``)."""
+    return (
+        Option("partial_threshold", "float", defaults.partial_threshold, 0.0, 1.0,
+               "a simple sentence is linked to its best complex sentence from this similarity"),
+        Option("aligned_threshold", "float", defaults.aligned_threshold, 0.0, 1.0,
+               "a group is 'aligned' from this joined-text similarity (else 'partial')"),
+        Option("margin", "float", defaults.margin, 0.0, 1.0,
+               "other complex sentences within this margin of the best are linked too (merges)"),
+        Option("max_complex", "int", defaults.max_complex, 1, 10, "most complex sentences per simple sentence"),
+    )
 
 
 def threshold_links(sim: np.ndarray, cfg: ThresholdConfig) -> list[tuple[int, int]]:

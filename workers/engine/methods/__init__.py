@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from ..options import Option, check_config
 from ..types import Alignment, ArticlePair
 
 ProgressFn = Callable[[float, str], None]
@@ -83,13 +85,38 @@ def available_methods() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def get_aligner(name: str, config: dict[str, Any] | None = None, model: str | None = None) -> Aligner:
-    """Build the aligner ``name`` with a method-specific ``config`` dict and optional model path.
+def method_schema(name: str) -> tuple[Option, ...]:
+    """The options of method ``name`` (its module's ``PARAMS``): name, type, default, range, help.
+
+    Example:
+        >>> [o.name for o in method_schema("jaccard")]
+        ['partial_threshold', 'aligned_threshold', 'margin', 'max_complex']
 
     Raises:
-        ValueError: unknown method (the message lists the valid ones) or bad config.
+        ValueError: unknown method (the message lists the valid ones).
     """
     _load_all()
     if name not in _REGISTRY:
         raise ValueError(f"unknown method {name!r}; choose one of: {', '.join(sorted(_REGISTRY))}")
+    return tuple(getattr(sys.modules[_REGISTRY[name].__module__], "PARAMS", ()))
+
+
+def check_method_config(name: str, config: dict[str, Any]) -> None:
+    """Check ``config`` against :func:`method_schema` (unknown keys, types, ranges, choices).
+
+    Raises:
+        ValueError: unknown method; :class:`~workers.engine.options.OptionError` (a ValueError)
+            listing every bad key and the valid options with their ranges.
+    """
+    check_config(name, method_schema(name), config)
+
+
+def get_aligner(name: str, config: dict[str, Any] | None = None, model: str | None = None) -> Aligner:
+    """Build the aligner ``name`` with a method-specific ``config`` dict and optional model path.
+
+    Raises:
+        ValueError: unknown method (the message lists the valid ones) or bad config
+            (:class:`~workers.engine.options.OptionError`, listing the valid options).
+    """
+    check_method_config(name, dict(config or {}))
     return _REGISTRY[name](config=dict(config or {}), model=model)

@@ -48,6 +48,7 @@ import numpy as np
 from ..crf import CRFConfig, CRFExample, NeuralCRF, gold_labels_from_links, train_crf
 from ..errors import EngineError, check_options
 from ..grouping import group_links, label_groups
+from ..options import Option
 from ..pair_similarity import PairModelSimilarity
 from ..paragraph_alignment import (
     PARAGRAPH_VARIANTS,
@@ -155,6 +156,31 @@ class CRFAlignerConfig:
             raise ValueError(f"unknown paragraph threshold(s) {sorted(unknown)}; valid: {sorted(d)}")
         d.update(self.paragraph_thresholds)
         return type(base)(**d)
+
+
+PARAMS: tuple[Option, ...] = (
+    Option("similarity", "str", "combined", help="sentence similarity backend", choices=tuple(SIMILARITY_NAMES)),
+    Option("sbert_weight", "float", 0.5, 0.0, 1.0, "embedding weight of the combined similarity"),
+    Option("device", "str", None, help="torch device, e.g. cpu or cuda (default: CUDA when available)"),
+    Option("aligned_threshold", "float", 0.6, 0.0, 1.0, "a group is 'aligned' from this score (else 'partial')"),
+    Option("merge_threshold", "float", 0.4, 0.0, 1.0, "similarity needed for a secondary (merge) link"),
+    Option("merge_window", "int", 2, 0, 20, "how far (in complex sentences) a merge partner may be"),
+    Option("paragraph_alignment", "str", "off", help="restrict the CRF to aligned paragraphs",
+           choices=("off", *PARAGRAPH_VARIANTS)),
+    Option("paragraph_thresholds", "object", None, help="tau1..tau5 overrides of the paragraph variant",
+           nullable=True),
+    Option("batch_size", "int", 16, 1, 1024, "article pairs per Viterbi batch"),
+    Option("min_link_score", "float", 0.0, 0.0, 1.0, "links below this similarity are dropped (0 = keep all)"),
+    Option("crf", "object", {}, help="CRF hyper-parameter overrides (untrained model only)"),
+    Option("label_rule", "str", "similarity", help="how a group's label is decided", choices=LABEL_RULES),
+    Option("group_aligned_threshold", "float", None, 0.0, 1.0, "pair_model rule's cut-off for n:m groups",
+           nullable=True),
+    Option("base_similarity", "str", "combined", help="base backend of the pair-model similarity",
+           choices=tuple(SIMILARITY_NAMES)),
+    Option("pair_model_weight", "float", 0.5, 0.0, 1.0, "weight of P(linked) in the pair-model similarity"),
+    Option("candidates_per_simple", "int", 5, 1, 100, "pair-model candidates per simple sentence"),
+)
+"""The option schema of the ``crf`` method (the fields of :class:`CRFAlignerConfig`)."""
 
 
 def _read_thresholds(model_dir: Path) -> dict[str, Any]:

@@ -15,10 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..similarity import JaccardSimilarity
-from ..threshold import ThresholdAligner, ThresholdConfig
+from ..threshold import ThresholdAligner, ThresholdConfig, threshold_params
 from . import register
 
 DEFAULTS = ThresholdConfig(partial_threshold=0.15, aligned_threshold=0.4)
+PARAMS = threshold_params(DEFAULTS)
 
 
 @register("jaccard")

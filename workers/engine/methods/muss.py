@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..errors import check_options
+from ..options import Option
 from ..simplicity.embedding import Encoder, LazyEncoder
 from ..simplicity.muss_mining import mine_paraphrases
 from ..types import AlignedPair, Alignment, ArticlePair
@@ -31,6 +32,17 @@ DEFAULTS: dict[str, Any] = {
 }
 _KEYS = {*DEFAULTS, "evaluation_set", "select", "device"}
 SELECT_MODES = ("greedy", "all")
+PARAMS: tuple[Option, ...] = (
+    Option("max_chars", "int", 300, 20, 5000, "longest sequence of adjacent sentences, in characters"),
+    Option("max_punctuation", "float", 0.10, 0.0, 1.0, "sequences with more punctuation than this share are dropped"),
+    Option("k", "int", 8, 1, 100, "nearest neighbours per query"),
+    Option("max_distance", "float", 0.5, 0.0, 4.0, "squared L2 bound on unit vectors"),
+    Option("max_relative", "float", 0.6, 0.0, 1.0, "margin criterion: distance relative to the neighbours'"),
+    Option("min_change", "float", 0.20, 0.0, 1.0, "near-identical pairs (less change) are dropped"),
+    Option("evaluation_set", "list", [], help="texts that must not appear in a mined pair"),
+    Option("select", "str", "greedy", help="keep the closest non-overlapping pairs, or all", choices=SELECT_MODES),
+    Option("device", "str", None, help="torch device, e.g. cpu or cuda (default: CUDA when available)"),
+)
 
 
 @register("muss")

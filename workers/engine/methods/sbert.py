@@ -13,11 +13,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..options import Option
 from ..similarity import SbertSimilarity
-from ..threshold import ThresholdAligner, ThresholdConfig
+from ..threshold import ThresholdAligner, ThresholdConfig, threshold_params
 from . import register
 
 DEFAULTS = ThresholdConfig(partial_threshold=0.4, aligned_threshold=0.7)
+PARAMS = (*threshold_params(DEFAULTS),
+          Option("device", "str", None, help="torch device, e.g. cpu or cuda (default: CUDA when available)"))
 
 
 @register("sbert")

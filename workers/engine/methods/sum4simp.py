@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import check_options
+from ..options import Option
 from ..simplicity.embedding import Encoder, LazyEncoder
 from ..types import AlignedPair, Alignment, ArticlePair
 from . import ProgressFn, register
@@ -35,6 +36,15 @@ from . import ProgressFn, register
 __all__ = ["Sum4SimpAligner", "sum4simp_align"]
 
 DEFAULTS: dict[str, float] = {"s_max": 0.8, "s_min": 0.6, "s_add": 0.7, "l_max": 3}
+PARAMS: tuple[Option, ...] = (
+    Option("s_max", "float", 0.8, 0.0, 1.0, "similarity from which a sentence is aligned at once"),
+    Option("s_min", "float", 0.6, 0.0, 1.0, "lowest similarity considered"),
+    Option("s_add", "float", 0.7, 0.0, 1.0, "similarity needed to add a further source sentence"),
+    Option("l_max", "int", 3, 1, 10, "most source sentences per target sentence"),
+    Option("filter", "path", None, help="fitted Sum4Simp filter (a file on the worker)"),
+    Option("keep_filtered", "bool", False, help="keep pairs the filter rejects (marked)"),
+    Option("device", "str", None, help="torch device, e.g. cpu or cuda (default: CUDA when available)"),
+)
 
 
 def sum4simp_align(

@@ -15,10 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..similarity import TfidfSimilarity
-from ..threshold import ThresholdAligner, ThresholdConfig
+from ..threshold import ThresholdAligner, ThresholdConfig, threshold_params
 from . import register
 
 DEFAULTS = ThresholdConfig(partial_threshold=0.2, aligned_threshold=0.5)
+PARAMS = threshold_params(DEFAULTS)
 
 
 @register("tfidf")

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import check_options
+from ..options import Option
 from ..simplicity.embedding import Encoder, LazyEncoder, max_tokens, token_lengths
 from ..simplicity.wivico_thresholds import PAPER_VALID_THRESHOLD, PROPAGATION_METHODS, propagate_thresholds
 from ..types import AlignedPair, Alignment, ArticlePair
@@ -49,6 +50,19 @@ SELECT_MODES = ("greedy", "all")
 _KEYS = {"threshold", "partial_threshold", "thresholds", "partial_thresholds", "propagation", "max_n", "max_m",
          "max_tokens", "select", "cache_mb", "device"}
 Config = tuple[int, int]
+PARAMS: tuple[Option, ...] = (
+    Option("threshold", "float", PAPER_VALID_THRESHOLD, 0.0, 1.0, "cosine from which a window pair is valid"),
+    Option("partial_threshold", "float", None, 0.0, 1.0, "cosine from which it is partially valid (default threshold - 0.15)"),
+    Option("thresholds", "object", None, help='fixed valid cut-offs per configuration, e.g. {"1:2": 0.8}'),
+    Option("partial_thresholds", "object", None, help="fixed partial cut-offs per configuration"),
+    Option("propagation", "str", "paper", help="how the 1:1 cut-off is propagated to n:m", choices=PROPAGATION_METHODS),
+    Option("max_n", "int", 3, 1, 3, "most complex sentences per window"),
+    Option("max_m", "int", 3, 1, 3, "most simple sentences per window"),
+    Option("max_tokens", "int", None, 8, 100000, "longest window in tokens (default: the encoder's limit)"),
+    Option("select", "str", "greedy", help="keep the best non-overlapping pairs, or all", choices=SELECT_MODES),
+    Option("cache_mb", "float", 256, 0, 100000, "memory for scored article pairs between prepare and align"),
+    Option("device", "str", None, help="torch device, e.g. cpu or cuda (default: CUDA when available)"),
+)
 
 
 def windows(sentences: Sequence[str], max_size: int = 3) -> list[tuple[int, int]]:

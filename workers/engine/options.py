@@ -1,0 +1,126 @@
+"""Declared options of the alignment methods: one schema per method, checked before anything runs.
+
+Each method module lists its options as ``PARAMS: tuple[Option, ...]`` (name, type, default, range,
+help, choices). :func:`check_config` checks a ``config`` dict against such a list — unknown keys,
+wrong types, values out of range or not among the choices — and raises one :class:`OptionError`
+naming every problem and listing the valid options with their ranges, so the CLI, the web form and
+the API all refuse a bad parameter the same way, before a run is queued.
+
+Example:
+    >>> from workers.engine.options import Option, check_config
+    >>> schema = (Option("k", "int", 8, min=1, help="neighbours"),)
+    >>> check_config("demo", schema, {"k": 0})
+    Traceback (most recent call last):
+    ...
+    workers.engine.options.OptionError: bad demo option(s): k: must be >= 1, got 0; valid: k (int >= 1, default 8)
+"""
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+__all__ = ["Option", "OptionError", "OptionType", "check_config", "describe"]
+
+OptionType = Literal["float", "int", "bool", "str", "path", "object", "list"]
+"""``path``: a file or directory on the worker (the CLI's business; the web app refuses it and
+offers the project's model versions instead)."""
+
+_PYTHON_TYPES: dict[str, tuple[type, ...]] = {
+    "float": (int, float), "int": (int,), "bool": (bool,), "str": (str,), "path": (str,),
+    "object": (dict,), "list": (list,),
+}
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a method's ``config``.
+
+    Attributes:
+        name: the key in ``config``.
+        type: ``float``, ``int``, ``bool``, ``str``, ``path``, ``object`` (a JSON object) or ``list``.
+        default: the value used when the key is absent (``None`` = computed by the method).
+        min, max: inclusive range of a number.
+        help: one line for forms and error messages.
+        choices: the valid values of a string option.
+        nullable: ``null`` is accepted (= the default behaviour).
+    """
+
+    name: str
+    type: OptionType
+    default: Any = None
+    min: float | None = None
+    max: float | None = None
+    help: str = ""
+    choices: tuple[str, ...] | None = None
+    nullable: bool = False
+
+    def describe(self) -> str:
+        """``name (type in [min, max], default d)`` for messages."""
+        kind = self.type
+        if self.choices:
+            kind = "one of " + "|".join(self.choices)
+        elif self.min is not None and self.max is not None:
+            kind += f" in [{self.min:g}, {self.max:g}]"
+        elif self.min is not None:
+            kind += f" >= {self.min:g}"
+        elif self.max is not None:
+            kind += f" <= {self.max:g}"
+        default = "" if self.default is None else f", default {self.default}"
+        return f"{self.name} ({kind}{default})"
+
+    def problem(self, value: Any) -> str | None:
+        """Why ``value`` is not valid for this option, or ``None``."""
+        if value is None:
+            return None if self.nullable or self.default is None else "must not be null"
+        wanted = _PYTHON_TYPES[self.type]
+        if not isinstance(value, wanted) or (self.type != "bool" and isinstance(value, bool)):
+            return f"must be {'an' if self.type[0] in 'aeiou' else 'a'} {self.type}, got {value!r}"
+        if self.choices and value not in self.choices:
+            return f"got {value!r}; choose one of: {', '.join(self.choices)}"
+        if self.min is not None and value < self.min:
+            return f"must be >= {self.min:g}, got {value!r}"
+        if self.max is not None and value > self.max:
+            return f"must be <= {self.max:g}, got {value!r}"
+        return None
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON form for ``GET /api/methods/`` and the run form."""
+        return {"name": self.name, "type": self.type, "default": self.default, "min": self.min,
+                "max": self.max, "help": self.help, "choices": list(self.choices) if self.choices else None,
+                "nullable": self.nullable}
+
+
+class OptionError(ValueError):
+    """Bad options: ``problems`` maps each bad key to why; the message lists the valid options."""
+
+    def __init__(self, method: str, problems: Mapping[str, str], schema: Iterable[Option]) -> None:
+        self.method = method
+        self.problems = dict(problems)
+        self.valid = [o.describe() for o in schema]
+        bad = "; ".join(f"{k}: {v}" for k, v in self.problems.items())
+        super().__init__(f"bad {method} option(s): {bad}; valid: {', '.join(self.valid)}")
+
+
+def describe(schema: Iterable[Option]) -> list[dict[str, Any]]:
+    """Every option of ``schema`` as JSON."""
+    return [o.as_dict() for o in schema]
+
+
+def check_config(method: str, schema: Iterable[Option], config: Mapping[str, Any]) -> None:
+    """Raise :class:`OptionError` when ``config`` has an unknown key or a bad value.
+
+    Raises:
+        OptionError: every problem at once, with the valid options and their ranges.
+    """
+    schema = tuple(schema)
+    by_name = {o.name: o for o in schema}
+    problems: dict[str, str] = {}
+    for key, value in config.items():
+        option = by_name.get(key)
+        if option is None:
+            problems[key] = "unknown option"
+        elif (why := option.problem(value)) is not None:
+            problems[key] = why
+    if problems:
+        raise OptionError(method, problems, schema)
