@@ -133,6 +133,10 @@ class CandidatePairSerializer(serializers.ModelSerializer):
             # every run's prediction of this sentence pair, oldest run first
             data["predictions"] = [{"run": p.run_id, "method": p.run.method, "score": p.score, "label": p.predicted_label}
                                    for p in sorted(pair.predictions.all(), key=lambda p: p.run_id)]
+            run = self.context.get("run")
+            own = next((p for p in data["predictions"] if p["run"] == run), None) if run is not None else None
+            if own is not None:  # a run's pair list shows what that run produced
+                data["score"], data["predicted_label"] = own["score"], own["label"]
         return data
 
     def _text(self, pair: models.CandidatePair, side: str) -> str:

@@ -37,6 +37,7 @@ urlpatterns = [
     path("", include("annotation.urls_export")),  # splits, export page, export jobs and downloads
     path("", include("annotation.urls_settings")),
     path("", include("annotation.urls_models")),  # model registry: training, versions, run comparison
+    path("", include("annotation.urls_runs")),  # one run's page, method option schemas
     path("", include("annotation.urls_my_labels")),  # an annotator's own labels: filter, search, edit
     path("api/", include(api_patterns)),
     path("login/", auth_views.LoginView.as_view(template_name="accounts/login.html"), name="login"),

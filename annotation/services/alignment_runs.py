@@ -29,7 +29,7 @@ from ..models import (
     Side,
     indices_key,
 )
-from . import jobs, progress
+from . import jobs, progress, run_options
 from .language_tools import BUNDLED_ENCODER, project_encoder, project_pipeline
 
 ARTICLES_PER_BATCH = 8
@@ -61,12 +61,8 @@ def start_run(project: Project, method: str, *, params: dict | None = None, leve
     skip = (params or {}).get("skip_articles", [])
     if not isinstance(skip, list) or not all(isinstance(a, int) and not isinstance(a, bool) for a in skip):
         raise ValueError("params.skip_articles must be a list of article ids")
-    if model_version is not None and model_version.project_id != project.pk:
-        raise ValueError("model_version: not a model version of this project")
-    if method == "muss-corpus":
-        from .mining import check_params
-
-        check_params(params or {})  # a bad mining option fails here, not in a worker
+    # a bad option, a model path or another project's model fails here, not in a worker
+    run_options.check(project, method, params or {}, model_version)
     if model_version is None and method == "crf":
         from .training import default_version
 

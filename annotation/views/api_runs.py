@@ -7,17 +7,25 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from workers.engine.options import OptionError
 
 from ..models import AlignmentRun, CandidatePair, Job, Prediction, Project
 from ..permissions import can_research, researched_projects, visible_projects
 from ..serializers import AlignmentRunSerializer, CandidatePairSerializer, JobSerializer
-from ..services import alignment_runs, jobs, pair_filters, progress, run_comparison
+from ..services import alignment_runs, jobs, pair_filters, progress, run_comparison, run_deletion, run_options
 from .mixins import int_param
 
 
-class AlignmentRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
-    """Researchers start runs (``POST {"project", "method", "params", "level_pairs"}``) and retry failed ones;
-    annotators of the project may read them."""
+def option_error(exc: OptionError) -> ValidationError:
+    """A 400 naming each bad option and listing the valid ones with their ranges."""
+    return ValidationError({"detail": str(exc), "params": exc.problems, "valid_options": exc.valid})
+
+
+class AlignmentRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, viewsets.ReadOnlyModelViewSet):
+    """Researchers start runs (``POST {"project", "method", "params", "level_pairs", "model_version"}``),
+    retry, cancel and delete them; annotators of the project may read them."""
 
     serializer_class = AlignmentRunSerializer
     permission_classes = [IsAuthenticated]
@@ -42,9 +50,22 @@ class AlignmentRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet
                 level_pairs=serializer.validated_data.get("level_pairs"), model_version=model_version,
                 user=request.user, queue=request.data.get("queue", "gpu"),
             )
+        except OptionError as exc:
+            raise option_error(exc) from exc
         except ValueError as exc:
             raise ValidationError({"detail": str(exc)}) from exc
         return Response(self.get_serializer(run).data, status=status.HTTP_201_CREATED)
+
+    def destroy(self, request, *args, **kwargs):
+        """Delete a finished run, its predictions and the pairs only it proposed that nobody labelled."""
+        run = self.get_object()
+        if not can_research(request.user, run.project_id):
+            raise PermissionDenied("only the project's researchers can delete runs")
+        try:
+            deleted = run_deletion.delete_run(run)
+        except ValueError as exc:
+            raise ValidationError({"detail": str(exc)}) from exc
+        return Response(deleted.as_dict())
 
     @action(detail=True, methods=["post"])
     def retry(self, request, pk=None):
@@ -93,6 +114,23 @@ class AlignmentRunViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet
         return run
 
 
+class MethodsView(APIView):
+    """``GET /api/methods/[?project=<id>]``: every method's options (name, type, default, range, help,
+    choices) and the model kinds it loads; with a researched project, its model versions too."""
+
+    permission_classes = [IsAuthenticated]
+
+    def get(self, request):
+        data: dict = {"methods": run_options.schemas()}
+        project_pk = int_param(request, "project")
+        if project_pk is not None:
+            project = researched_projects(request.user).filter(pk=project_pk).first()
+            if project is None:
+                raise NotFound(f"project {project_pk} not found")
+            data["model_versions"] = list(run_options.model_versions(project).values("id", "name", "kind"))
+        return Response(data)
+
+
 class JobViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = JobSerializer
 
@@ -113,7 +151,7 @@ class JobViewSet(viewsets.ReadOnlyModelViewSet):
 
 class CandidatePairViewSet(viewsets.ReadOnlyModelViewSet):
     """Pairs of the user's projects, filterable by ``project``, ``run``, ``article``, ``label``
-    (predicted) and attributes (``f.<key>__gte=0.5``), ordered by ``ordering=-score`` or
+    (predicted), ``labelled``, ``shape``, ``q`` (text) and attributes (``f.<key>__gte=0.5``), ordered by ``ordering=-score`` or
     ``ordering=features__<key>`` (see :mod:`annotation.services.pair_filters`).
 
     Blind annotation: annotators don't see the model's score, predicted label or attributes unless
@@ -148,11 +186,12 @@ class CandidatePairViewSet(viewsets.ReadOnlyModelViewSet):
                 raise PermissionDenied("predictions are hidden during blind annotation: filtering or ordering by "
                                        "score, predicted label or attributes is not available to annotators here")
         try:
-            return pair_filters.apply(qs, params) if self.action == "list" else qs
+            return pair_filters.apply(qs, params, run=run) if self.action == "list" else qs
         except pair_filters.PairFilterError as exc:
             raise ValidationError({exc.param: str(exc)}) from exc
 
     def get_serializer_context(self):
         context = super().get_serializer_context()
         context["blind_projects"] = self.blind_projects()
+        context["run"] = int_param(self.request, "run")
         return context

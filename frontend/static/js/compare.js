@@ -66,4 +66,8 @@ if (cfg.old && cfg.new) {
 } else if (form.new.options.length > 1) {
   form.new.selectedIndex = 0;
   form.old.selectedIndex = 1;
+  if (cfg.new) {  // "Compare with…" from a run's page: that run is the new one
+    form.new.value = cfg.new;
+    if (form.old.value === String(cfg.new)) form.old.selectedIndex = 0;
+  }
 }

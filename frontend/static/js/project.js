@@ -24,7 +24,7 @@ function render(run) {
     table.querySelector("tr.empty")?.remove();
     row = document.createElement("tr");
     row.dataset.run = run.id;
-    row.innerHTML = `<td>${run.id}</td><td></td><td class="status"></td><td><progress max="100"></progress> <span class="pct"></span></td><td class="pairs"></td><td class="time"></td><td class="msg"></td>`;
+    row.innerHTML = `<td><a class="run-link" href="/projects/${run.project}/runs/${run.id}/">#${run.id}</a></td><td></td><td class="status"></td><td><progress max="100"></progress> <span class="pct"></span></td><td class="pairs"></td><td class="time"></td><td class="msg"></td>`;
     table.tBodies[0].prepend(row);
   }
   row.children[1].textContent = run.method;

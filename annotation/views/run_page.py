@@ -1,0 +1,29 @@
+"""A run's page (``static/js/run.js``): what it was asked to do, how it went, and the pairs it produced."""
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+
+from ..models import AlignmentRun
+from ..permissions import can_research, visible_projects
+
+
+@login_required
+def run_page(request: HttpRequest, pk: int, project_pk: int | None = None) -> HttpResponse:
+    run = get_object_or_404(AlignmentRun.objects.filter(project__in=visible_projects(request.user))
+                            .select_related("project", "model_version", "created_by"), pk=pk)
+    if project_pk is not None and run.project_id != project_pk:
+        raise Http404("no such run in this project")
+    researcher = can_research(request.user, run.project)
+    duration = (run.finished_at - run.started_at).total_seconds() if run.started_at and run.finished_at else None
+    articles = list(run.project.articles.filter(pairs__predictions__run=run).distinct().order_by("title").values("id", "title"))
+    page = {"run": run.pk, "project": run.project_id, "researcher": researcher,
+            "run_api": reverse("run-detail", args=[run.pk]), "pairs_api": reverse("pair-list"),
+            "compare_page": reverse("project-run-compare", args=[run.project_id]),
+            "project_page": reverse("project-detail", args=[run.project_id])}
+    others = run.project.runs.exclude(pk=run.pk).order_by("-created_at").values("pk", "method", "status")[:50]
+    context = {"run": run, "project": run.project, "researcher": researcher, "duration": duration,
+               "articles": articles, "page": page, "others": others}
+    return render(request, "runs/run.html", context)
