@@ -36,6 +36,7 @@ urlpatterns = [
     path("", include("annotation.urls_articles")),  # whole-article and paragraph-correction views
     path("", include("annotation.urls_export")),  # splits, export page, export jobs and downloads
     path("", include("annotation.urls_settings")),
+    path("", include("annotation.urls_people")),  # accounts (admins), invitations, user search
     path("", include("annotation.urls_models")),  # model registry: training, versions, run comparison
     path("", include("annotation.urls_runs")),  # one run's page, method option schemas
     path("", include("annotation.urls_my_labels")),  # an annotator's own labels: filter, search, edit
@@ -44,6 +45,7 @@ urlpatterns = [
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("healthz", pages.healthz, name="healthz"),
     path("", pages.home, name="home"),
+    path("projects/new/", pages.create_project, name="project-create"),
     path("projects/<int:pk>/", pages.project_detail, name="project-detail"),
     path("projects/<int:pk>/import/", pages.project_import, name="project-import-page"),
     path("projects/<int:pk>/runs/", pages.start_run, name="project-start-run"),

@@ -211,6 +211,8 @@ def add_member(project: Project, username: str, role: str) -> Membership:
     user = get_user_model().objects.filter(username=username).first() if username else None
     if user is None:
         raise SettingsError(f"No user named {username!r}." if username else "Enter a username.")
+    if not user.is_active:
+        raise SettingsError(f"{user.username}'s account is deactivated; an admin can reactivate it on the People page.")
     if Membership.objects.filter(project=project, user=user).exists():
         raise SettingsError(f"{user.username} is already a member of this project.")
     return Membership.objects.create(project=project, user=user, role=role)

@@ -19,3 +19,55 @@ def find_project(value, what: str = "project", visible=None) -> Project:
     if project is None:
         raise ValueError(f"{what} {value!r} not found")
     return project
+
+
+class ProjectError(ValueError):
+    """A project not created (the message says why and is shown on the home page)."""
+
+
+def create_project(user, *, name: str, language: str, label_scheme: str, encoder: str = "",
+                   guidelines: str = "", description: str = "") -> Project:
+    """Create a project with its creator as its first researcher.
+
+    ``label_scheme`` is a scheme slug; ``encoder`` a sentence-encoder name or path (blank: the default);
+    ``guidelines`` Markdown (blank: the scheme's default guidelines).
+
+    Raises:
+        ProjectError: a blank or taken name, an unsupported language, an unknown scheme, an encoder
+            that cannot be a name or path, or guidelines too long. Nothing is created then.
+    """
+    from django.db import transaction
+
+    from workers.engine.text import SUPPORTED_LANGUAGES
+
+    from ..models import LabelScheme, Membership, Role
+    from . import guidelines as guidelines_service
+    from . import language_tools
+
+    name = name.strip()
+    if not name:
+        raise ProjectError("Enter a name for the project.")
+    if len(name) > Project._meta.get_field("name").max_length:
+        raise ProjectError("The name is too long (at most 200 characters).")
+    if Project.objects.filter(name__iexact=name).exists():
+        raise ProjectError(f"A project named {name!r} exists already; choose another name.")
+    if language not in SUPPORTED_LANGUAGES:
+        raise ProjectError(f"Unsupported language {language!r}; choose one of: {', '.join(SUPPORTED_LANGUAGES)}.")
+    scheme = LabelScheme.objects.filter(slug=label_scheme).first()
+    if scheme is None:
+        raise ProjectError(f"Unknown label scheme {label_scheme!r}.")
+    try:
+        encoder = language_tools.clean(encoder, "sentence encoder")
+    except language_tools.LanguageToolsError as exc:
+        raise ProjectError(str(exc)) from exc
+    text = guidelines.replace("\r\n", "\n").strip()
+    if len(text) > guidelines_service.MAX_LENGTH:
+        raise ProjectError(f"Guidelines can be at most {guidelines_service.MAX_LENGTH:,} characters long.")
+    with transaction.atomic():
+        project = Project.objects.create(name=name, description=description.strip(), language=language,
+                                         label_scheme=scheme, created_by=user,
+                                         config={language_tools.ENCODER: encoder} if encoder else {})
+        Membership.objects.create(project=project, user=user, role=Role.RESEARCHER)
+        if text:
+            project = guidelines_service.update(project, text)
+    return project

@@ -11,16 +11,44 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from ..models import Article, Project
-from ..permissions import can_research, role_in, visible_projects
+from workers.engine.text import SUPPORTED_LANGUAGES
+
+from ..label_schemes import DEFAULT_SCHEME
+from ..models import Article, LabelScheme, Project
+from ..permissions import can_create_projects, can_research, role_in, visible_projects
 from ..services import alignment_runs, importing
+from ..services import projects as project_service
 from .api_corpus import uploaded_files
+
+
+def _home(request: HttpRequest, *, new: dict | None = None, error: str = "", status: int = 200) -> HttpResponse:
+    projects = visible_projects(request.user).annotate(article_count=Count("articles", distinct=True)).order_by("name")
+    context = {"projects": [(p, role_in(request.user, p)) for p in projects],
+               "can_create": can_create_projects(request.user), "new": new or {"language": "en"}, "error": error}
+    if context["can_create"]:
+        context.update(languages=SUPPORTED_LANGUAGES, schemes=LabelScheme.objects.order_by("name"),
+                       default_scheme=DEFAULT_SCHEME)
+    return render(request, "projects/home.html", context, status=status)
 
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
-    projects = visible_projects(request.user).annotate(article_count=Count("articles", distinct=True)).order_by("name")
-    return render(request, "projects/home.html", {"projects": [(p, role_in(request.user, p)) for p in projects]})
+    return _home(request)
+
+
+@login_required
+@require_POST
+def create_project(request: HttpRequest) -> HttpResponse:
+    """Admins and members of the researchers group; the creator becomes the project's first researcher."""
+    if not can_create_projects(request.user):
+        raise PermissionDenied("only admins and researchers create projects")
+    new = {name: request.POST.get(name, "") for name in ("name", "language", "label_scheme", "encoder", "guidelines")}
+    try:
+        project = project_service.create_project(request.user, **new)
+    except project_service.ProjectError as exc:
+        return _home(request, new=new, error=str(exc), status=400)
+    messages.success(request, f"Project {project.name} created. Import a corpus and add members (Settings).")
+    return redirect("project-detail", pk=project.pk)
 
 
 def _project_for(request: HttpRequest, pk: int) -> Project:
