@@ -45,7 +45,7 @@ from . import splits
 from .filters import FilterChain
 from .formats import WRITERS
 from .options import FORMATS, KINDS, ExportError, ExportOptions, validate
-from .source import PairSource
+from .source import PairSource, attribute_types
 
 PREVIEW_SECONDS = 20.0
 README = """alignapp export {id} ({kind}) of project {project!r}
@@ -101,7 +101,8 @@ def run_export(project: Project, options: ExportOptions, *, export: Export | Non
     if root.exists():  # a retried job starts over
         shutil.rmtree(root)
     root.mkdir(parents=True)
-    writers = [WRITERS[name](root, options.splits) for name in options.formats]
+    writers = [WRITERS[name](root, options.splits, attribute_types(project, derived=options.derived))
+               if name == "hf" else WRITERS[name](root, options.splits) for name in options.formats]
     for writer in writers:
         writer.open()
     tally = manifests.Tally()

@@ -20,6 +20,8 @@
   ``__init__``'s round-trip note).
 ``hf`` — ``hf/``: a ``datasets.load_from_disk`` directory (Arrow IPC stream per split, written in
   record batches) and ``parquet/<split>.parquet`` (``datasets.load_dataset("parquet", data_files=…)``).
+  Every vote carries its annotator (pseudonymous), value, seconds and comment; ``note`` is the
+  adjudication note; each attribute is its own typed column ``attr_<key>`` (float64, bool or string).
 """
 from __future__ import annotations
 
@@ -164,6 +166,7 @@ def pair_dict(r: PairRecord) -> dict:
         "vote_count": r.vote_count,
         "votes": r.votes,
         "reviewer": r.reviewer,
+        "note": r.note,
         "score": r.score,
         "predicted_label": r.predicted_label,
         "attributes": r.features,
@@ -233,8 +236,9 @@ class HfWriter(Writer):
     folder = "hf"
     BATCH_ROWS = 20_000
 
-    def __init__(self, root: Path, splits: list[str]) -> None:
+    def __init__(self, root: Path, splits: list[str], attributes: dict[str, str] | None = None) -> None:
         super().__init__(root, splits)
+        self.attributes = dict(attributes or {})  # attribute key → Arrow type: one typed column each
         self.parquet_root = root / "parquet"
         self.buffers: dict[str, dict[str, list]] = {}
         self.streams: dict[str, object] = {}
@@ -245,7 +249,7 @@ class HfWriter(Writer):
     @property
     def schema(self):
         if self._schema is None:
-            self._schema = hf_schema()
+            self._schema = hf_schema(self.attributes)
         return self._schema
 
     def open(self) -> None:
@@ -273,8 +277,11 @@ class HfWriter(Writer):
         dumps = json.dumps
         for r in records:
             row = pair_dict(r)
-            row["attributes"] = dumps(r.features, ensure_ascii=False, sort_keys=True)
-            row["votes"] = [{"annotator": v["annotator"], "value": v["value"]} for v in r.votes]
+            features = r.features or {}
+            for key, kind in self.attributes.items():
+                row[ATTRIBUTE_PREFIX + key] = _typed(features.get(key), kind, dumps)
+            row["votes"] = [{"annotator": v["annotator"], "value": v["value"], "seconds": v.get("seconds"),
+                             "comment": v.get("comment", "")} for v in r.votes]
             for name, column in buf.items():
                 column.append(row[name])
         if len(buf["id"]) >= self.BATCH_ROWS:
@@ -308,19 +315,38 @@ class HfWriter(Writer):
         return paths
 
 
-def hf_schema():
+ATTRIBUTE_PREFIX = "attr_"
+"""HF/parquet columns of the pairs' attributes are ``attr_<key>``, typed (float64, bool or string)."""
+
+
+def _typed(value, kind: str, dumps):
+    if value is None:
+        return None
+    if kind == "float64":
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    if kind == "bool":
+        return value if isinstance(value, bool) else None
+    return value if isinstance(value, str) else dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def hf_schema(attributes: dict[str, str] | None = None):
+    """The HF/parquet columns: the pair, its label and votes (each with seconds and comment), the
+    adjudication note, and one typed ``attr_<key>`` column per attribute."""
     import pyarrow as pa
 
-    vote = pa.struct([("annotator", pa.string()), ("value", pa.string())])
+    vote = pa.struct([("annotator", pa.string()), ("value", pa.string()), ("seconds", pa.float64()),
+                      ("comment", pa.string())])
+    arrow = {"float64": pa.float64(), "bool": pa.bool_(), "string": pa.string()}
     return pa.schema([
         ("id", pa.string()), ("pair", pa.int64()), ("split", pa.string()), ("article", pa.string()),
         ("complex_level", pa.string()), ("simple_level", pa.string()),
         ("complex_ids", pa.list_(pa.int32())), ("simple_ids", pa.list_(pa.int32())),
         ("complex", pa.string()), ("simple", pa.string()), ("label", pa.string()), ("class", pa.string()),
         ("provenance", pa.string()), ("vote_count", pa.int32()), ("votes", pa.list_(vote)),
-        ("reviewer", pa.string()), ("score", pa.float64()), ("predicted_label", pa.string()),
-        ("attributes", pa.string()), ("origin", pa.string()), ("run", pa.int64()), ("derived", pa.bool_()),
+        ("reviewer", pa.string()), ("note", pa.string()), ("score", pa.float64()), ("predicted_label", pa.string()),
+        ("origin", pa.string()), ("run", pa.int64()), ("derived", pa.bool_()),
         ("derived_from", pa.list_(pa.int64())),
+        *((ATTRIBUTE_PREFIX + key, arrow[kind]) for key, kind in (attributes or {}).items()),
     ])
 
 

@@ -15,7 +15,8 @@ class PairRecord:
     ``vote_count`` crowd votes), ``single`` (one annotator), ``imported`` (gold that came with the
     corpus), ``model`` (auto export: the model's prediction) or ``derived`` (composed across
     levels, see ``derived.py``). ``pair_id`` is None for derived pairs; ``derived_from`` lists the
-    pairs they were composed of.
+    pairs they were composed of. Each vote is ``{"annotator", "value", "seconds", "comment"}``
+    (annotators pseudonymous unless names were asked for); ``note`` is the adjudication note.
     """
 
     pair_id: int | None
@@ -37,6 +38,7 @@ class PairRecord:
     provenance: str
     votes: list[dict] = field(default_factory=list)
     reviewer: str | None = None
+    note: str = ""
     score: float | None = None
     predicted_label: str = ""
     features: dict = field(default_factory=dict)

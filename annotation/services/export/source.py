@@ -142,17 +142,19 @@ class PairSource:
         if foreign:
             load_documents(id__in=foreign)
         stored: dict[int, tuple[str, str, str | None]] = {}
-        for pair_id, value, provenance, reviewer_id, reviewer in (
+        notes: dict[int, str] = {}
+        for pair_id, value, provenance, reviewer_id, reviewer, note in (
                 Adjudication.objects.filter(pair__article_id__in=ids)
-                .values_list("pair_id", "value", "provenance", "reviewer_id", "reviewer__username")):
+                .values_list("pair_id", "value", "provenance", "reviewer_id", "reviewer__username", "note")):
             who = _pseudonym(reviewer_id, reviewer, self.options.annotator_names) if reviewer_id else None
             stored[pair_id] = (value, provenance, who)
+            notes[pair_id] = note
         votes: dict[int, list[dict]] = defaultdict(list)
-        for pair_id, user_id, username, value, seconds in (
+        for pair_id, user_id, username, value, seconds, comment in (
                 qc.counted_labels(self.project).filter(pair__article_id__in=ids).order_by("pair_id", "id")
-                .values_list("pair_id", "annotator_id", "annotator__username", "value", "seconds")):
+                .values_list("pair_id", "annotator_id", "annotator__username", "value", "seconds", "comment")):
             votes[pair_id].append({"annotator": _pseudonym(user_id, username, self.options.annotator_names),
-                                   "value": value, "seconds": round(seconds, 1)})
+                                   "value": value, "seconds": round(seconds, 1), "comment": comment})
 
         by_article: dict[int, list[PairRecord]] = defaultdict(list)
         titles = {r[0]: r[1] for r in rows}
@@ -182,6 +184,7 @@ class PairSource:
                 complex_sentences=[c_sent[i] for i in c_ids if i < len(c_sent)],
                 simple_sentences=[s_sent[i] for i in s_ids if i < len(s_sent)],
                 label=label, counts_as=klass, provenance=provenance, votes=pair_votes, reviewer=reviewer,
+                note=notes.get(pair_id, "") if provenance != "model" else "",
                 score=score, predicted_label=predicted or "", features=features or {}, origin=origin, run=run_id,
             )
             if self.options.kind == "auto":
@@ -202,4 +205,20 @@ class PairSource:
             yield ArticleBatch(article_id=article_id, title=title, split=split, documents=docs, records=records)
 
 
-__all__ = ["ARTICLE_CHUNK", "PairSource", "export_runs"]
+def attribute_types(project: Project, *, derived: bool = False) -> dict[str, str]:
+    """The pairs' attribute keys with one Arrow type each (``float64``, ``bool`` or ``string``; a key
+    whose values mix types is ``string``), so the HF/parquet export has a typed column per attribute."""
+    types: dict[str, str] = {"derived": "float64"} if derived else {}
+    for features in (CandidatePair.objects.filter(article__project=project).exclude(features={})
+                     .values_list("features", flat=True).iterator(chunk_size=2000)):
+        for key, value in (features or {}).items():
+            kind = ("bool" if isinstance(value, bool) else "float64" if isinstance(value, (int, float))
+                    else "string" if isinstance(value, str) else "json")
+            if value is None:
+                continue
+            seen = types.get(key)
+            types[key] = kind if seen in (None, kind) else "string"
+    return {k: ("string" if v == "json" else v) for k, v in sorted(types.items())}
+
+
+__all__ = ["ARTICLE_CHUNK", "PairSource", "attribute_types", "export_runs"]

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import json
 import zipfile
 
 import pytest
@@ -85,8 +84,8 @@ def test_the_hf_directory_loads_with_datasets(newsela, settings, tmp_path):
     total = sum(len(data[s]) for s in data)
     assert total == done.pair_count
     train = data["train"] if len(data["train"]) else data["test"]
-    assert {"complex", "simple", "label", "provenance", "votes", "attributes", "derived"} <= set(train.column_names)
-    assert isinstance(json.loads(train[0]["attributes"]), dict)
+    assert {"complex", "simple", "label", "provenance", "votes", "note", "attr_gain_prob", "derived"} <= set(train.column_names)
+    assert train.features["attr_gain_prob"].dtype == "float64"
     # datasets refuses a split whose parquet file has no rows: name the non-empty ones
     files = {s: str(root / "parquet" / f"{s}.parquet") for s in ("train", "dev", "test") if len(data[s])}
     parquet = load_dataset("parquet", data_files=files, cache_dir=str(tmp_path / "cache"))
@@ -99,3 +98,35 @@ def test_every_file_is_in_the_zip_with_the_manifest(newsela, settings, tmp_path)
         names = set(zf.namelist())
     assert f"export-{done.pk}/manifest.json" in names and f"export-{done.pk}/hf/train/state.json" in names
     assert f"export-{done.pk}/wiki-manual/test.tsv" in names and f"export-{done.pk}/parquet/dev.parquet" in names
+
+
+def test_hf_and_parquet_carry_comments_notes_seconds_and_typed_attributes(newsela, settings, tmp_path):
+    import pyarrow.parquet as pq
+
+    from annotation.models import Adjudication, Label
+
+    pair = newsela["pairs"]["c1m1"]
+    Label.objects.filter(pair=pair).update(comment="the second clause is dropped", seconds=12.25)
+    pair.features = {**pair.features, "is_split": True, "note_kind": "lexical"}
+    pair.save(update_fields=["features"])
+    Adjudication.objects.update_or_create(pair=pair, defaults={"value": "aligned", "provenance": "adjudicated",
+                                                               "note": "majority was right"})
+    _, root = run(newsela["project"], settings, tmp_path, label_policy="majority", derived=False)
+    rows = [r for f in sorted((root / "parquet").glob("*.parquet")) for r in pq.read_table(f).to_pylist()]
+    schema = pq.read_schema(next((root / "parquet").glob("*.parquet")))
+    assert str(schema.field("attr_gain_prob").type) == "double"
+    assert str(schema.field("attr_is_split").type) == "bool"
+    assert str(schema.field("attr_note_kind").type) == "string"
+    assert "attributes" not in schema.names
+    row = next(r for r in rows if r["pair"] == pair.pk)
+    assert row["attr_gain_prob"] == 0.4 and row["attr_is_split"] is True and row["attr_note_kind"] == "lexical"
+    assert row["note"] == "majority was right"
+    assert {v["comment"] for v in row["votes"]} == {"the second clause is dropped"}
+    assert {v["seconds"] for v in row["votes"]} == {12.2}
+    assert all(v["annotator"].startswith("a") and v["annotator"][1:].isdigit() for v in row["votes"])  # pseudonymous
+    other = next(r for r in rows if r["pair"] != pair.pk)
+    assert other["attr_is_split"] is None
+    lines = {r["pair"]: r for split in ("train", "dev", "test") if (root / "jsonl" / f"{split}.jsonl").exists()
+             for r in jsonl(root / "jsonl" / f"{split}.jsonl")}
+    assert lines[pair.pk]["note"] == "majority was right"
+    assert lines[pair.pk]["votes"][0]["comment"] == "the second clause is dropped"
