@@ -26,10 +26,11 @@ def app_broker(url: str, folder: Path | None = None):
     old = (app.conf.broker_url, app.conf.broker_transport_options)
     options = {"visibility_timeout": 3600}
     if folder is not None:
-        for sub in ("out", "processed"):
+        for sub in ("out", "processed", "control"):
             (folder / sub).mkdir(parents=True, exist_ok=True)
         options = {"data_folder_in": str(folder / "out"), "data_folder_out": str(folder / "out"),
-                   "processed_folder": str(folder / "processed"), "store_processed": False}
+                   "processed_folder": str(folder / "processed"), "store_processed": False,
+                   "control_folder": str(folder / "control")}  # kombu's default is ./control (the repo)
     app.conf.broker_url, app.conf.broker_transport_options = url, options
     app._pool = None
     app.amqp._producer_pool = None
