@@ -1,0 +1,71 @@
+"""`make demo` (manage.py run_demo): gunicorn serves the app; SIGTERM stops the web server and the worker."""
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.slow
+def test_sigterm_stops_the_demo_and_its_worker(tmp_path):
+    port = _free_port()
+    env = {**os.environ, "ALIGNAPP_VAR_DIR": str(tmp_path), "HF_HUB_OFFLINE": "1"}
+    env.pop("DATABASE_URL", None)
+    env.pop("CELERY_BROKER_URL", None)
+    log = tmp_path / "demo.log"
+    with open(log, "wb") as out:
+        demo = subprocess.Popen([sys.executable, "manage.py", "run_demo", "--addrport", f"127.0.0.1:{port}",
+                                 "--web-workers", "1"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            assert demo.poll() is None, log.read_text(errors="replace")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as response:
+                    if response.read() == b"ok":
+                        break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, log.read_text(errors="replace")
+            time.sleep(0.5)
+        text = log.read_text(errors="replace")
+        worker_pid = int(re.search(r"celery worker started \(pid (\d+)", text).group(1))
+        assert "gunicorn" in text.lower() or "Listening at" in text
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/static/img/favicon.svg", timeout=5) as response:
+            assert response.status == 200
+
+        demo.send_signal(signal.SIGTERM)
+        assert demo.wait(timeout=30) == 0, log.read_text(errors="replace")
+        deadline = time.monotonic() + 15
+        while _alive(worker_pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not _alive(worker_pid), "the worker outlived the demo"
+        with pytest.raises(OSError):
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2)
+    finally:
+        if demo.poll() is None:
+            demo.kill()
