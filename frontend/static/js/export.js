@@ -97,6 +97,7 @@ $("#export-form").addEventListener("submit", async (event) => {
     const row = document.createElement("tr");
     row.innerHTML = `<td>${done.id}</td><td>${done.kind}</td><td>succeeded</td><td>${done.pairs}</td><td><a></a></td>`;
     Object.assign(row.querySelector("a"), { href: done.download_url, textContent: "zip" });
+    $("#exports tr.empty")?.remove();
     $("#exports tbody").prepend(row);
     say(`Export #${done.id} is ready: ${done.pairs} pairs.`);
   } catch (err) {
