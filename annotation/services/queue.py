@@ -28,7 +28,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from ..models import Adjudication, Assignment, CandidatePair, Label, LabelScheme, Prediction, Project, Sentence, Side
-from . import labelling, qc
+from . import labelling, qc, word_diff
 
 QUEUE_ORIGINS = ("model", "candidate", "import")
 ACTIVE = (Assignment.OPEN, Assignment.DONE)
@@ -527,6 +527,8 @@ def item_payload(pair: CandidatePair, project: Project, *, with_context: bool = 
         "complex": sides[Side.COMPLEX],
         "simple": sides[Side.SIMPLE],
         "shape": f"{len(sides[Side.COMPLEX]['indices'])}:{len(sides[Side.SIMPLE]['indices'])}",
+        # changed words, matched across each whole side (reordered sentences are not "changed")
+        "diff": word_diff.changed_spans(sides[Side.COMPLEX]["sentences"], sides[Side.SIMPLE]["sentences"]),
     }
     if reveal or (project.config or {}).get("show_predictions"):
         payload["prediction"] = {"score": pair.score, "label": pair.predicted_label}

@@ -42,7 +42,10 @@ let retryTimer = null;
 let conflict = null;      // {label} while the conflict dialog asks: keep the stored label or change it
 let reloadAfterRun = false;  // Back/Forward came while a request was in flight
 
-// --- Word-level differences (longest common subsequence over words) ---------------------------
+// --- Word-level differences ---------------------------------------------------------------------
+// The server computes them (annotation/services/word_diff.py: difflib over the words of each whole
+// side, so reordered sentences are not marked changed) and sends character spans of changed words;
+// here they are mapped onto the tokens that are drawn.
 
 const TOKEN = /\s+|[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*|[^\s\p{L}\p{N}]/gu;
 const isWord = (t) => /[\p{L}\p{N}]/u.test(t);
@@ -51,29 +54,25 @@ export function tokenize(text) {
   return text.match(TOKEN) || [];
 }
 
-// Returns [changedA, changedB]: Sets of word positions (in a, in b) outside the common subsequence.
-export function wordDiff(a, b) {
-  const n = a.length, m = b.length;
-  const changedA = new Set(), changedB = new Set();
-  if (n * m > 4_000_000) return [changedA, changedB];  // too long to be worth it
-  const x = a.map((w) => w.toLowerCase()), y = b.map((w) => w.toLowerCase());
-  const width = m + 1;
-  const dp = new Uint16Array((n + 1) * width);
-  for (let i = n - 1; i >= 0; i--) {
-    for (let j = m - 1; j >= 0; j--) {
-      dp[i * width + j] = x[i] === y[j] ? dp[(i + 1) * width + j + 1] + 1
-        : Math.max(dp[(i + 1) * width + j], dp[i * width + j + 1]);
+// Word positions (as tokenizeSide numbers them) inside the changed spans [[sentence, start, end], ...].
+export function changedWords(tokens, spans) {
+  const bySentence = new Map();
+  for (const [index, start, end] of spans || []) {
+    if (!bySentence.has(index)) bySentence.set(index, []);
+    bySentence.get(index).push([start, end]);
+  }
+  const changed = new Set();
+  for (const [index, sentenceTokens] of tokens) {
+    const ranges = bySentence.get(index);
+    if (!ranges) continue;
+    let offset = 0;
+    for (const { t, k } of sentenceTokens) {
+      const length = [...t].length;  // the server counts code points, not UTF-16 units
+      if (k >= 0 && ranges.some(([start, end]) => offset < end && offset + length > start)) changed.add(k);
+      offset += length;
     }
   }
-  let i = 0, j = 0;
-  while (i < n && j < m) {
-    if (x[i] === y[j]) { i++; j++; }
-    else if (dp[(i + 1) * width + j] >= dp[i * width + j + 1]) changedA.add(i++);
-    else changedB.add(j++);
-  }
-  while (i < n) changedA.add(i++);
-  while (j < m) changedB.add(j++);
-  return [changedA, changedB];
+  return changed;
 }
 
 // Tokenise the sentences of one side; words get a running position across the side.
@@ -166,7 +165,8 @@ function say(text, kind = "") {
 function renderItem() {
   const complex = tokenizeSide(item.complex.sentences);
   const simple = tokenizeSide(item.simple.sentences);
-  const [deleted, added] = wordDiff(complex.words, simple.words);
+  const deleted = changedWords(complex.tokens, item.diff?.deleted);
+  const added = changedWords(simple.tokens, item.diff?.added);
   const ctx = showContext ? item.context : null;
   renderSide(el.complex, item.complex, complex.tokens, deleted, "del", ctx?.complex);
   renderSide(el.simple, item.simple, simple.tokens, added, "ins", ctx?.simple);

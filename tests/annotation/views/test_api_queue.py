@@ -50,7 +50,7 @@ def test_the_item_is_blind_to_model_output_and_other_annotators(api, users, proj
     response = api(users["anna"]).get(url(project, "next"))
     body = response.content.decode()
     assert "rita" not in body and "score" not in body and "prediction" not in body and "predicted" not in body
-    assert set(response.json()["item"]) == {"pair", "article", "complex", "simple", "shape"}
+    assert set(response.json()["item"]) == {"pair", "article", "complex", "simple", "shape", "diff"}  # diff: text only
 
 
 def test_context_comes_on_demand(api, users, project, work):
