@@ -112,9 +112,23 @@ form.addEventListener("submit", async (event) => {
     return;
   }
   say("");
-  message.textContent = `Alignment run #${data.id} (${data.method}) queued.`;
-  window.location.reload();
+  flash(`Alignment run #${data.id} (${data.method}) queued.`, `success run-${data.id}`);
 });
+
+// The same message list as the server's (base.html); project.js adds the run to the table on its
+// next poll and removes the message once the run has finished.
+function flash(text, className) {
+  let list = document.querySelector("main .messages");
+  if (!list) {
+    list = document.createElement("ul");
+    list.className = "messages";
+    document.querySelector("main").prepend(list);
+  }
+  const li = document.createElement("li");
+  li.className = className;
+  li.textContent = text;
+  list.append(li);
+}
 
 methodSelect.addEventListener("change", render);
 
