@@ -81,7 +81,7 @@ def payload(proposal: ParagraphProposal, *, with_diff: bool = True) -> dict:
 
 def _pending(proposal: ParagraphProposal) -> ParagraphProposal:
     """The proposal locked for a decision; refused unless it is still pending."""
-    locked = ParagraphProposal.objects.select_for_update().select_related(
+    locked = ParagraphProposal.objects.select_for_update(of=("self",)).select_related(
         "article__project", "complex_document", "simple_document", "proposed_by").get(pk=proposal.pk)
     if locked.status != ParagraphProposal.PENDING:
         who = f" by {locked.decided_by.username}" if locked.decided_by else ""
