@@ -115,6 +115,7 @@ class CRFAlignerConfig:
     merge_window: int = 2
     paragraph_alignment: str = "off"
     paragraph_thresholds: dict[str, float] | None = None
+    paragraph_mode: str = "mask"
     batch_size: int = 16
     min_link_score: float = 0.0
     crf: dict[str, Any] = field(default_factory=dict)
@@ -131,6 +132,8 @@ class CRFAlignerConfig:
         if cfg.similarity not in SIMILARITY_NAMES:
             raise ValueError(f"unknown similarity {cfg.similarity!r}; choose one of: "
                              f"{', '.join(SIMILARITY_NAMES)}")
+        if cfg.paragraph_mode not in PARAGRAPH_MODES:
+            raise ValueError(f"unknown paragraph_mode {cfg.paragraph_mode!r}; choose one of: {', '.join(PARAGRAPH_MODES)}")
         if cfg.paragraph_alignment not in ("off", *PARAGRAPH_VARIANTS):
             raise ValueError(f"unknown paragraph_alignment {cfg.paragraph_alignment!r}; choose "
                              f"one of: off, {', '.join(PARAGRAPH_VARIANTS)}")
@@ -169,6 +172,9 @@ PARAMS: tuple[Option, ...] = (
            choices=("off", *PARAGRAPH_VARIANTS)),
     Option("paragraph_thresholds", "object", None, help="tau1..tau5 overrides of the paragraph variant",
            nullable=True),
+    Option("paragraph_mode", "str", "mask", help="with paragraph alignment: 'mask' (one decode per article, "
+           "pairs outside aligned paragraphs zeroed) or 'within' (the paper's §2.4: one CRF decode per aligned "
+           "paragraph pair)", choices=("mask", "within")),
     Option("batch_size", "int", 16, 1, 1024, "article pairs per Viterbi batch"),
     Option("min_link_score", "float", 0.0, 0.0, 1.0, "links below this similarity are dropped (0 = keep all)"),
     Option("crf", "object", {}, help="CRF hyper-parameter overrides (untrained model only)"),
@@ -181,6 +187,9 @@ PARAMS: tuple[Option, ...] = (
     Option("candidates_per_simple", "int", 5, 1, 100, "pair-model candidates per simple sentence"),
 )
 """The option schema of the ``crf`` method (the fields of :class:`CRFAlignerConfig`)."""
+
+
+PARAGRAPH_MODES: tuple[str, ...] = ("mask", "within")
 
 
 def _read_thresholds(model_dir: Path) -> dict[str, Any]:
@@ -287,6 +296,7 @@ class CRFAligner:
         """Sentence similarity per pair, restricted to aligned paragraphs when enabled."""
         out = []
         thresholds = self.config.paragraph_threshold_object()
+        self.paragraph_links: dict[str, list[tuple[tuple[int, ...], int]]] = {}
         for k, p in enumerate(pairs):
             sim = self.similarity.similarity(p.complex.sentences, p.simple.sentences)
             if thresholds is not None and sim.size:
@@ -295,6 +305,7 @@ class CRFAligner:
                     variant=self.config.paragraph_alignment,  # type: ignore[arg-type]
                     thresholds=thresholds, n_complex_paragraphs=len(p.complex.paragraphs),
                     n_simple_paragraphs=len(p.simple.paragraphs))
+                self.paragraph_links[p.id] = pa.links
                 sim = np.where(pa.sentence_mask(p.complex.paragraph_index,
                                                 p.simple.paragraph_index), sim, 0.0)
                 sim = sim.astype(np.float32)
@@ -319,8 +330,10 @@ class CRFAligner:
         """Decode and group, given the similarity matrices (used by the benchmark)."""
         cfg = self.config
         out = []
-        for pair, sim, labels in zip(pairs, sims, self.decode(sims)):
-            links, merges = crf_links(labels, sim, cfg.merge_threshold, cfg.merge_window)
+        within = cfg.paragraph_mode == "within" and cfg.paragraph_alignment != "off"
+        decoded = self._decode_within(pairs, sims) if within else [
+            crf_links(labels, sim, cfg.merge_threshold, cfg.merge_window) for sim, labels in zip(sims, self.decode(sims))]
+        for pair, sim, (links, merges) in zip(pairs, sims, decoded):
             if cfg.min_link_score > 0:
                 links = [link for link in links if sim[link] >= cfg.min_link_score]
             groups = group_links(links)
@@ -336,6 +349,40 @@ class CRFAligner:
                                      group_aligned_threshold=cfg.group_aligned_threshold)
             out.append(Alignment(pair.id, pairs_out, meta={"method": "crf"}))
         return out
+
+    def _paragraph_links_of(self, pair: ArticlePair, sim: np.ndarray) -> list[tuple[tuple[int, ...], int]]:
+        if not sim.size:
+            return []
+        return align_paragraphs(
+            sim, pair.complex.paragraph_index, pair.simple.paragraph_index,
+            variant=self.config.paragraph_alignment,  # type: ignore[arg-type]
+            thresholds=self.config.paragraph_threshold_object(), n_complex_paragraphs=len(pair.complex.paragraphs),
+            n_simple_paragraphs=len(pair.simple.paragraphs)).links
+
+    def _decode_within(self, pairs: Sequence[ArticlePair], sims: Sequence[np.ndarray]
+                       ) -> list[tuple[list[tuple[int, int]], set[tuple[int, int]]]]:
+        """The paper's paragraph-first alignment (§2.4): one CRF decode per aligned paragraph pair
+        (the complex side may be several merged consecutive paragraphs), links mapped back to the
+        article's sentence indices. All paragraph pairs of all articles are decoded in batches."""
+        cfg = self.config
+        blocks: list[tuple[int, np.ndarray, np.ndarray]] = []  # (pair index, complex rows, simple cols)
+        for k, pair in enumerate(pairs):
+            c_par = np.asarray(pair.complex.paragraph_index)
+            s_par = np.asarray(pair.simple.paragraph_index)
+            stored = getattr(self, "paragraph_links", {})
+            links = stored[pair.id] if pair.id in stored else self._paragraph_links_of(pair, sims[k])
+            for complex_pars, simple_par in links:
+                rows = np.flatnonzero(np.isin(c_par, complex_pars))
+                cols = np.flatnonzero(s_par == simple_par)
+                if rows.size and cols.size:
+                    blocks.append((k, rows, cols))
+        subs = [np.ascontiguousarray(sims[k][np.ix_(rows, cols)]) for k, rows, cols in blocks]
+        out: list[tuple[list[tuple[int, int]], set[tuple[int, int]]]] = [([], set()) for _ in pairs]
+        for (k, rows, cols), sub, labels in zip(blocks, subs, self.decode(subs)):
+            links, merges = crf_links(labels, sub, cfg.merge_threshold, cfg.merge_window)
+            out[k][0].extend((int(rows[c]), int(cols[s])) for c, s in links)
+            out[k][1].update((int(rows[c]), int(cols[s])) for c, s in merges)
+        return [(sorted(set(links)), merges) for links, merges in out]
 
     def align(self, pairs: Sequence[ArticlePair],
               progress: ProgressFn | None = None) -> list[Alignment]:
