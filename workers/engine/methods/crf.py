@@ -61,11 +61,13 @@ from ..types import Alignment, ArticlePair
 from . import ProgressFn, register
 
 __all__ = ["CRFAlignerConfig", "CRFAligner", "crf_links", "train_crf_aligner", "save_crf_aligner",
-           "THRESHOLDS_FILE", "LABEL_RULES"]
+           "THRESHOLDS_FILE", "LABEL_RULES", "NEVER"]
 
 THRESHOLDS_FILE = "thresholds.json"
 """Tuned decision values of a trained MODEL_DIR: ``{"config": {option: value}, ...}``."""
 LABEL_RULES: tuple[str, ...] = ("similarity", "pair_model")
+NEVER = 1.01
+"""A cut-off above every score in ``[0, 1]``: what it applies to never happens (tuned values may be it)."""
 
 # Paragraph thresholds calibrated (workers.engine.paragraph_alignment.calibrate) for the default
 # ``combined`` similarity on the ASSET-based dev set (paragraph-link F1 0.990 for Newsela's
@@ -165,8 +167,10 @@ PARAMS: tuple[Option, ...] = (
     Option("similarity", "str", "combined", help="sentence similarity backend", choices=tuple(SIMILARITY_NAMES)),
     Option("sbert_weight", "float", 0.5, 0.0, 1.0, "embedding weight of the combined similarity"),
     Option("device", "str", None, help="torch device, e.g. cpu or cuda (default: CUDA when available)"),
-    Option("aligned_threshold", "float", 0.6, 0.0, 1.0, "a group is 'aligned' from this score (else 'partial')"),
-    Option("merge_threshold", "float", 0.4, 0.0, 1.0, "similarity needed for a secondary (merge) link"),
+    Option("aligned_threshold", "float", 0.6, 0.0, NEVER, "a group is 'aligned' from this score (else 'partial'; "
+           f"{NEVER:g} = never)"),
+    Option("merge_threshold", "float", 0.4, 0.0, NEVER, f"similarity needed for a secondary (merge) link ({NEVER:g} = "
+           "no merge links)"),
     Option("merge_window", "int", 2, 0, 20, "how far (in complex sentences) a merge partner may be"),
     Option("paragraph_alignment", "str", "off", help="restrict the CRF to aligned paragraphs",
            choices=("off", *PARAGRAPH_VARIANTS)),
@@ -179,8 +183,8 @@ PARAMS: tuple[Option, ...] = (
     Option("min_link_score", "float", 0.0, 0.0, 1.0, "links below this similarity are dropped (0 = keep all)"),
     Option("crf", "object", {}, help="CRF hyper-parameter overrides (untrained model only)"),
     Option("label_rule", "str", "similarity", help="how a group's label is decided", choices=LABEL_RULES),
-    Option("group_aligned_threshold", "float", None, 0.0, 1.0, "pair_model rule's cut-off for n:m groups",
-           nullable=True),
+    Option("group_aligned_threshold", "float", None, 0.0, NEVER, "pair_model rule's cut-off for n:m groups "
+           f"({NEVER:g} = n:m groups are always partial; default: aligned_threshold)", nullable=True),
     Option("base_similarity", "str", "combined", help="base backend of the pair-model similarity",
            choices=tuple(SIMILARITY_NAMES)),
     Option("pair_model_weight", "float", 0.5, 0.0, 1.0, "weight of P(linked) in the pair-model similarity"),

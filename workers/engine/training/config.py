@@ -20,8 +20,8 @@ class TrainConfig:
     """Options of aligner training.
 
     Attributes:
-        epochs: most epochs of pair-model fine-tuning; the epoch with the best held-out score is
-            kept (early stopping).
+        epochs: most epochs of pair-model fine-tuning; the epoch with the best held-out score
+            (whole pipeline, mean of Task 1 and Task 2 F1) is kept (early stopping).
         patience: stop after this many epochs without a better held-out score.
         lr: pair-model learning rate (AdamW, linear decay after warm-up).
         batch_size: sentence pairs per pair-model step.
@@ -46,7 +46,7 @@ class TrainConfig:
         device: ``None`` = CUDA when available, else CPU.
     """
 
-    epochs: int = 3
+    epochs: int = 4
     patience: int = 2
     lr: float = 5e-5
     batch_size: int = 16

@@ -8,8 +8,9 @@ held-out articles — never on the training articles, whose pair-model scores ar
 * ``group_aligned_threshold`` — the same for n:m groups (splits, fusions), which the annotation
   guidelines normally label ``partial``; ``NEVER`` (> 1) makes every n:m group partial.
 
-Grids are coarse (a few held-out articles cannot tell finer values apart) and ties go to the prior:
-0.5 for the 1:1 cut-off, "never aligned" for groups, the method default for merges.
+Grids are coarse (a few held-out articles cannot tell finer values apart; steps of 0.05 for the
+1:1 cut-off, whose probabilities a briefly trained pair model keeps in a narrow band) and ties go
+to the prior: 0.5 for the 1:1 cut-off, "never aligned" for groups, the method default for merges.
 """
 from __future__ import annotations
 
@@ -19,11 +20,10 @@ from typing import Any
 
 __all__ = ["NEVER", "TunedThresholds", "tune_thresholds"]
 
-NEVER = 1.01
-"""A cut-off above every probability: the groups it applies to are always ``partial``."""
+from ..methods.crf import NEVER  # a cut-off above every probability: always ``partial`` / no merges
 
 MERGE_GRID: tuple[float, ...] = (0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, NEVER)
-ALIGNED_GRID: tuple[float, ...] = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9)
+ALIGNED_GRID: tuple[float, ...] = tuple(round(0.05 * k, 2) for k in range(1, 20))
 GROUP_GRID: tuple[float, ...] = (0.3, 0.5, 0.7, 0.9, NEVER)
 
 
