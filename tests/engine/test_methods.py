@@ -157,3 +157,19 @@ def test_min_link_score_drops_weak_crf_links():
     strict = {lk for p in align([case], "crf", {"min_link_score": 0.99})[0].pairs
               for lk in p.links()}
     assert all_links and strict < all_links
+
+
+def test_the_crf_decodes_on_the_encoders_device():
+    aligner = get_aligner("crf", {"similarity": "tfidf", "device": "cpu"})
+    assert aligner.device == "cpu" and next(aligner.crf.parameters()).device.type == "cpu"
+
+
+@pytest.mark.gpu
+def test_the_crf_runs_on_cuda_when_a_gpu_is_present():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device on this machine (the gpu path is measured on a GPU worker)")
+    aligner = get_aligner("crf", {"similarity": "tfidf", "device": "cuda"})
+    assert next(aligner.crf.parameters()).device.type == "cuda"
+    results = align(structured_cases(), method="crf", config={"similarity": "tfidf", "device": "cuda"})
+    assert evaluate(results, structured_cases())["task1"]["f1"] >= 0.9

@@ -46,6 +46,7 @@ from typing import Any
 import numpy as np
 
 from ..crf import CRFConfig, CRFExample, NeuralCRF, gold_labels_from_links, train_crf
+from ..encoders import resolve_device
 from ..errors import EngineError, check_options
 from ..grouping import group_links, label_groups
 from ..options import Option
@@ -281,6 +282,9 @@ class CRFAligner:
             self.config.similarity = "cross-encoder"
         self.similarity_model = sim_model
         self.similarity: SimilarityModel = similarity or self._build_similarity(sim_model)
+        # the CRF decodes on the encoder's device (CUDA when the worker has it), not always on the CPU
+        self.device = resolve_device(self.config.device)
+        self.crf.to(self.device)
         self.crf.eval()
 
     def _build_similarity(self, sim_model: str | None) -> SimilarityModel:
