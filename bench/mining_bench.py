@@ -347,8 +347,7 @@ def scale_bench(n_target: int, budget_s: float, workers: int, folder: Path, data
 def compare_index(work: MiningWork, folder: Path) -> dict:
     """Index, search and merge the same embeddings again with the other index type (IVF+SQ8 if
     the job was exact, exact if it was IVF): search speed of each, the share of the exact miner's
-    pairs the IVF one finds, and where IVF starts to pay (per-query cost: exact ∝ N, IVF ∝
-    nlist + nprobe·N/nlist = 8·√N at nlist = 4·√N)."""
+    pairs the IVF one finds, and the corpus size from which IVF (training included) is faster."""
     exact_job = work.plan["nlist"] is None
     alt = MiningWork.create(folder, work.documents,
                             MiningConfig.from_dict({**work.config.to_dict(), "exact_limit": 1 if exact_job else 10**12}))
@@ -368,10 +367,16 @@ def compare_index(work: MiningWork, folder: Path) -> dict:
 
     exact, ivf = (work, alt) if exact_job else (alt, work)
     n = work.n_sequences
-    per_query = {"exact": faiss_s(exact) / n, "ivf": faiss_s(ivf) / n}
     exact_pairs, ivf_pairs = keys(exact), keys(ivf)
-    # exact = a·N, IVF = b·8·√N  →  crossover at √N* = 8·b/a (search only; IVF also pays its training)
-    a, b = per_query["exact"] / n, per_query["ivf"] / (8 * math.sqrt(n))
+    # whole-corpus cost at N = x·n: exact build + search ∝ x² (N queries × N vectors); IVF training
+    # ∝ x (256·nlist samples × nlist centroids, nlist ∝ √N), adding + searching ∝ x^1.5
+    e_total = exact.chunk_info("index")["seconds"] + faiss_s(exact)
+    i_train = ivf.chunk_info("index").get("train_seconds", 0.0)
+    i_rest = ivf.chunk_info("index")["seconds"] - i_train + faiss_s(ivf)
+    lo, hi = 1e-6, 1e3
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if e_total * mid * mid < i_train * mid + i_rest * mid**1.5 else (lo, mid)
     return {
         "sequences": n, "exact_index": exact.plan["index"], "ivf_index": ivf.plan["index"], "nprobe": ivf.plan["nprobe"],
         "search_faiss_s": {"exact": round(faiss_s(exact), 2), "ivf": round(faiss_s(ivf), 2)},
@@ -384,7 +389,8 @@ def compare_index(work: MiningWork, folder: Path) -> dict:
                 "search_queries_per_s": round(n / max(faiss_s(ivf), 1e-9), 1)},
         "pairs": {"exact": len(exact_pairs), "ivf": len(ivf_pairs), "both": len(exact_pairs & ivf_pairs)},
         "ivf_recall_of_exact_pairs": round(len(exact_pairs & ivf_pairs) / max(1, len(exact_pairs)), 4),
-        "estimated_crossover_sequences": int((8 * b / a) ** 2) if a > 0 else None,
+        "estimated_crossover_sequences": int(lo * n),
+        "crossover_model": "exact ∝ N², IVF training ∝ N, IVF add + search ∝ N^1.5 (fitted at this N)",
     }
 
 
