@@ -17,7 +17,7 @@ TRANSIENT = (OperationalError, InterfaceError, ConnectionError, TimeoutError)
              retry_backoff=True, max_retries=3)
 def run_alignment(run_id: int) -> None:
     """Align a project's corpus (gpu queue; uses CUDA when the worker has it, CPU otherwise)."""
-    from annotation.services.alignment_runs import execute_run
+    from annotation.services.alignment.alignment_runs import execute_run
 
     execute_run(run_id)
 
@@ -37,14 +37,14 @@ def job_task(name: str, service: str, doc: str):
 
 
 def mining_task(name: str, stage: str, doc: str):
-    """A thin task running one chunk of a mining run (``annotation.services.mining.run_chunk``).
+    """A thin task running one chunk of a mining run (``annotation.services.alignment.mining.run_chunk``).
 
     Chunks are idempotent (a chunk whose output file exists is skipped; database writes are
     upserts), so ``acks_late`` re-delivery after a worker died is safe. A transient error is
     retried; on the last try, or on any other error, the run is marked failed."""
 
     def run(self, run_id: int, chunk: int = 0) -> None:
-        from annotation.services.mining import run_chunk
+        from annotation.services.alignment.mining import run_chunk
 
         run_chunk(run_id, stage, chunk, last_try=self.request.retries >= self.max_retries)
 
@@ -66,28 +66,28 @@ mine_save_shard = mining_task("mine_save_shard", "save", "Write one slice of min
 MINING_TASKS = {"encode": mine_encode_shard, "index": mine_build_index, "search": mine_search_shard,
                 "merge": mine_merge, "save": mine_save_shard}
 
-corpus_stats = job_task("corpus_stats", "annotation.services.corpus_stats.run_stats_job",
+corpus_stats = job_task("corpus_stats", "annotation.services.corpus.corpus_stats.run_stats_job",
                         "Count articles, documents and sentences per level (cpu queue).")
 
-# Scoring jobs (annotation/services/scoring.py): one task per kind so model-heavy ones route to gpu.
-access_attributes = job_task("access_attributes", "annotation.services.scoring.run_scoring_job",
+# Scoring jobs (annotation/services/alignment/scoring.py): one task per kind so model-heavy ones route to gpu.
+access_attributes = job_task("access_attributes", "annotation.services.alignment.scoring.run_scoring_job",
                              "ACCESS control attributes of every pair of a project or run (cpu queue).")
-sum4simp_filter = job_task("sum4simp_filter", "annotation.services.scoring.run_scoring_job",
+sum4simp_filter = job_task("sum4simp_filter", "annotation.services.alignment.scoring.run_scoring_job",
                            "Fit the Sum4Simp filter on a reference corpus, then score pairs (cpu queue).")
-pivot_select = job_task("pivot_select", "annotation.services.scoring.run_scoring_job",
+pivot_select = job_task("pivot_select", "annotation.services.alignment.scoring.run_scoring_job",
                         "Pivot-translation BLEU/FRES selectors over every pair (cpu queue).")
-wivico_thresholds = job_task("wivico_thresholds", "annotation.services.scoring.run_scoring_job",
+wivico_thresholds = job_task("wivico_thresholds", "annotation.services.alignment.scoring.run_scoring_job",
                              "Derive WIVICO n:m thresholds from annotated valid pairs (gpu queue: SBERT).")
-gain_classifier = job_task("gain_classifier", "annotation.services.scoring.run_scoring_job",
+gain_classifier = job_task("gain_classifier", "annotation.services.alignment.scoring.run_scoring_job",
                            "Train or apply the WIVICO simplicity-gain classifier (gpu queue).")
 paragraph_alignment = job_task(
-    "paragraph_alignment", "annotation.services.paragraph_correction.run_job",
+    "paragraph_alignment", "annotation.services.alignment.paragraph_correction.run_job",
     "Paragraph links of a whole project and/or sentence candidates within them (cpu queue; SBERT when "
     "the project's similarity is neural).")
 export = job_task("export", "annotation.services.export.run_export_job",
                   "Write a gold or auto export (files, manifest, zip) under MEDIA_ROOT/exports/<id>/ (cpu queue).")
 
-train_aligner = job_task("train_aligner", "annotation.services.training.run_training_job",
+train_aligner = job_task("train_aligner", "annotation.services.training.versions.run_training_job",
                          "Retrain the aligner (pair model + CRF) on the project's annotations (gpu queue).")
 
 JOB_TASKS = {

@@ -8,7 +8,8 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 
 from ..permissions import visible_projects
-from ..services import guidelines, qc, queue
+from ..services.projects import guidelines
+from ..services.review import qc, queue
 
 
 @never_cache  # Cache-Control: no-store (and friends): Back/Forward reloads the current item

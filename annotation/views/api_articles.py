@@ -27,7 +27,8 @@ from rest_framework.views import APIView
 from ..models import Article
 from ..permissions import IsProjectMember, IsProjectResearcher, visible_projects
 from ..serializers import JobSerializer
-from ..services import article_alignment, paragraph_correction, qc
+from ..services.alignment import article_alignment, paragraph_correction
+from ..services.review import qc
 from .mixins import ProjectFromUrl, int_param
 
 

@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 from ..models import Article, Document
 from ..permissions import IsProjectResearcher, visible_projects
 from ..serializers import ArticleSerializer, DocumentDetailSerializer, DocumentSerializer
-from ..services import importing
+from ..services.corpus import importing
 from .mixins import ProjectFromUrl, int_param
 
 

@@ -23,7 +23,7 @@ from rest_framework.response import Response
 from ..models import CandidatePair, Label, LabelChange, PairSentence, Side
 from ..permissions import can_annotate, researched_projects, visible_projects
 from ..serializers import LabelSerializer
-from ..services import labelling, qc
+from ..services.review import labelling, qc
 from .mixins import int_param
 
 MAX_QUERY_CHARS = 200

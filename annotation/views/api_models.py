@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 from ..models import ModelVersion
 from ..permissions import can_research, visible_projects
 from ..serializers import AlignmentRunSerializer, JobSerializer
-from ..services import training
+from ..services.training import versions as training
 from .mixins import ProjectFromUrl
 
 

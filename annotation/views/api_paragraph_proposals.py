@@ -23,7 +23,7 @@ from rest_framework.views import APIView
 
 from ..models import ParagraphProposal
 from ..permissions import IsProjectMember, IsProjectResearcher, can_research, visible_projects
-from ..services import article_alignment, paragraph_proposals
+from ..services.alignment import article_alignment, paragraph_proposals
 from .mixins import ProjectFromUrl, int_param
 
 

@@ -11,7 +11,8 @@ from rest_framework.response import Response
 from ..models import LabelScheme, Membership, Role
 from ..permissions import CanCreateProjects, IsProjectResearcher, IsReadOnly, can_research, visible_projects
 from ..serializers import JobSerializer, LabelSchemeSerializer, MembershipSerializer, ProjectSerializer
-from ..services import jobs, scoring
+from ..services.alignment import scoring
+from ..services.background import jobs
 from .mixins import ProjectFromUrl
 
 

@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 
 from ..models import Assignment, CandidatePair, Project
 from ..permissions import is_admin
-from ..services import qc, queue
+from ..services.review import qc, queue
 from .api_labels import refused
 
 

@@ -15,7 +15,8 @@ from rest_framework.views import APIView
 
 from ..models import CandidatePair
 from ..permissions import IsProjectResearcher
-from ..services import adjudication, agreement, calibration, dashboard
+from ..services.alignment import calibration
+from ..services.review import adjudication, agreement, dashboard
 from .mixins import ProjectFromUrl, int_param
 
 

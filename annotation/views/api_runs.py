@@ -14,7 +14,8 @@ from workers.engine.options import OptionError
 from ..models import AlignmentRun, CandidatePair, Job, Prediction, Project
 from ..permissions import can_research, researched_projects, visible_projects
 from ..serializers import AlignmentRunSerializer, CandidatePairSerializer, JobSerializer
-from ..services import alignment_runs, jobs, pair_filters, progress, run_comparison, run_deletion, run_options
+from ..services.alignment import alignment_runs, pair_filters, run_comparison, run_deletion, run_options
+from ..services.background import jobs, progress
 from .mixins import int_param
 
 
@@ -152,7 +153,7 @@ class JobViewSet(viewsets.ReadOnlyModelViewSet):
 class CandidatePairViewSet(viewsets.ReadOnlyModelViewSet):
     """Pairs of the user's projects, filterable by ``project``, ``run``, ``article``, ``label``
     (predicted), ``labelled``, ``shape``, ``q`` (text) and attributes (``f.<key>__gte=0.5``), ordered by ``ordering=-score`` or
-    ``ordering=features__<key>`` (see :mod:`annotation.services.pair_filters`).
+    ``ordering=features__<key>`` (see :mod:`annotation.services.alignment.pair_filters`).
 
     Blind annotation: annotators don't see the model's score, predicted label or attributes unless
     the project's config has ``"show_predictions": true``; for the same reason they may not filter

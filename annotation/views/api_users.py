@@ -6,7 +6,7 @@ from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..services import people
+from ..services.projects import people
 
 
 class CanSearchUsers(BasePermission):

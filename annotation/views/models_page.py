@@ -8,7 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
-from ..services import training
+from ..services.training import dataset
 from .review import CHART_SCRIPTS, _researched_project
 
 
@@ -16,7 +16,7 @@ from .review import CHART_SCRIPTS, _researched_project
 def models_page(request: HttpRequest, pk: int) -> HttpResponse:
     project = _researched_project(request, pk)
     charts = all(finders.find(path) for path in CHART_SCRIPTS[:1])
-    data = training.training_set(project)
+    data = dataset.training_set(project)
     page = {
         "project": project.pk,
         "versions_api": reverse("project-model-versions", args=[project.pk]),

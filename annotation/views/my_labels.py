@@ -16,7 +16,7 @@ from django.views.decorators.cache import never_cache
 
 from ..models import Article, Label
 from ..permissions import visible_projects
-from ..services import qc, queue
+from ..services.review import qc, queue
 
 
 @never_cache  # Back/Forward shows the labels as they are now, not as they were

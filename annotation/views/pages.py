@@ -16,8 +16,9 @@ from workers.engine.text import SUPPORTED_LANGUAGES
 from ..label_schemes import DEFAULT_SCHEME
 from ..models import Article, LabelScheme, Project
 from ..permissions import can_create_projects, can_research, role_in, visible_projects
-from ..services import alignment_runs, importing
-from ..services import projects as project_service
+from ..services.alignment import alignment_runs
+from ..services.corpus import importing
+from ..services.projects import creation as project_service
 from .api_corpus import uploaded_files
 
 

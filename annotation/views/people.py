@@ -13,7 +13,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from ..permissions import is_admin
-from ..services import people
+from ..services.projects import people
 
 User = get_user_model()
 

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from ..models import Project
 from ..permissions import can_research, visible_projects
-from ..services import adjudication, agreement, dashboard
+from ..services.review import adjudication, agreement, dashboard
 
 # Built from npm by `make setup` (package.json → frontend/static/vendor/), loaded in this order.
 CHART_SCRIPTS = ("vendor/chart.umd.min.js", "vendor/chartjs-chart-boxplot.umd.min.js")

@@ -18,8 +18,10 @@ from workers.engine.text import SUPPORTED_LANGUAGES
 
 from ..models import LabelScheme, Project, Role
 from ..permissions import can_research, visible_projects
-from ..services import guidelines, language_tools, qc
-from ..services import project_settings as service
+from ..services.corpus import language_tools
+from ..services.projects import guidelines
+from ..services.projects import project_settings as service
+from ..services.review import qc
 
 
 def _project_for_researcher(request: HttpRequest, pk: int) -> Project:

@@ -13,9 +13,9 @@ import pytest
 from django.db import connection
 
 from annotation.models import Assignment, Label, LabelChange, Membership
-from annotation.services import labelling, queue
+from annotation.services.review import labelling, queue
 from tests import factories
-from tests.annotation.services.test_queue import build_queue, set_qc
+from tests.annotation.services.review.test_queue import build_queue, set_qc
 
 pytestmark = pytest.mark.services
 

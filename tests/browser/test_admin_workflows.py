@@ -73,7 +73,7 @@ def test_an_admin_sets_up_a_project_and_the_new_annotator_reads_the_guidelines_f
 
 
 def test_changed_guidelines_are_shown_again(page, transactional_db, unread_guidelines):
-    from annotation.services import guidelines as service
+    from annotation.services.projects import guidelines as service
 
     factories.make_user("nadia")
     project = factories.make_project("P", nadia="annotator")

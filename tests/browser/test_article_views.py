@@ -17,10 +17,10 @@ from annotation.models import (
     ParagraphAlignment,
     Status,
 )
-from annotation.services import article_alignment as aa
-from annotation.services import paragraph_correction as pc
-from annotation.services.article_alignment import resolve_documents
-from annotation.services.demo import ensure_demo
+from annotation.services.alignment import article_alignment as aa
+from annotation.services.alignment import paragraph_correction as pc
+from annotation.services.alignment.article_alignment import resolve_documents
+from annotation.services.corpus.demo import ensure_demo
 from tests import factories
 from tests.browser.conftest import login, screenshot
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.services.demo import DEMO_PROJECT, ensure_demo
+from annotation.services.corpus.demo import DEMO_PROJECT, ensure_demo
 from tests.browser.conftest import login, screenshot
 
 pytestmark = pytest.mark.browser

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Adjudication, AlignmentRun, CandidatePair, Export, Split
-from annotation.services import alignment_runs
-from annotation.services.demo import ensure_demo
+from annotation.services.alignment import alignment_runs
+from annotation.services.corpus.demo import ensure_demo
 from tests.browser.conftest import login, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]

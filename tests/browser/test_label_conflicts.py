@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Label, LabelChange
-from annotation.services import queue
-from annotation.services.demo import ensure_demo
+from annotation.services.corpus.demo import ensure_demo
+from annotation.services.review import queue
 from tests import factories
-from tests.annotation.services.test_queue import build_queue, set_qc
+from tests.annotation.services.review.test_queue import build_queue, set_qc
 from tests.browser.conftest import login, screenshot
 from tests.browser.test_labelling import Labeller
 

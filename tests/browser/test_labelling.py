@@ -6,8 +6,8 @@ import json
 import pytest
 
 from annotation.models import AlignmentRun, Assignment, CandidatePair, Label
-from annotation.services import alignment_runs
-from annotation.services.demo import ensure_demo
+from annotation.services.alignment import alignment_runs
+from annotation.services.corpus.demo import ensure_demo
 from tests.browser.conftest import login, screenshot
 
 pytestmark = pytest.mark.browser
@@ -148,9 +148,9 @@ def test_the_labelling_view_fits_a_laptop_screen(page, demo_queue):
 
 
 def test_a_likert_project_is_rated_row_by_row_with_number_keys(page, transactional_db):
-    from annotation.services.demo import ensure_demo as _ensure_accounts
+    from annotation.services.corpus.demo import ensure_demo as _ensure_accounts
     from tests import factories
-    from tests.annotation.services.test_queue import build_queue, set_qc
+    from tests.annotation.services.review.test_queue import build_queue, set_qc
 
     _ensure_accounts()
     project = factories.make_project("Human evaluation", scheme="likert-human-eval", annotator="annotator")

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import ParagraphAlignment, ParagraphProposal
-from annotation.services import paragraph_correction as pc
-from annotation.services.article_alignment import resolve_documents
-from annotation.services.demo import ensure_demo
+from annotation.services.alignment import paragraph_correction as pc
+from annotation.services.alignment.article_alignment import resolve_documents
+from annotation.services.corpus.demo import ensure_demo
 from tests.browser.conftest import login, screenshot
 
 pytestmark = pytest.mark.browser

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Adjudication, AlignmentRun, Membership, Project, Status
-from annotation.services import adjudication
+from annotation.services.review import adjudication
 from tests import factories
-from tests.annotation.services.test_adjudication import make_pairs, vote
+from tests.annotation.services.review.test_adjudication import make_pairs, vote
 from tests.browser.conftest import login, screenshot
 
 pytestmark = pytest.mark.browser

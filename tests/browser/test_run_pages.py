@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import AlignmentRun, CandidatePair
-from annotation.services import alignment_runs
-from annotation.services.demo import ensure_demo
+from annotation.services.alignment import alignment_runs
+from annotation.services.corpus.demo import ensure_demo
 from tests import factories
 from tests.browser.conftest import login, screenshot
 

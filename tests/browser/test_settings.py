@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Membership, Project
-from annotation.services import qc
-from annotation.services.demo import ensure_demo
+from annotation.services.corpus.demo import ensure_demo
+from annotation.services.review import qc
 from tests.browser.conftest import login, screenshot
 
 pytestmark = pytest.mark.browser

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import AlignmentRun, CandidatePair, Status
-from annotation.services.demo import ensure_demo
+from annotation.services.corpus.demo import ensure_demo
 from tests.worker_process import wait_for
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]

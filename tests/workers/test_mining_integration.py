@@ -8,8 +8,8 @@ import signal
 import pytest
 
 from annotation.models import AlignmentRun, CandidatePair, Status
-from annotation.services import mining
-from annotation.services.demo import ensure_demo
+from annotation.services.alignment import mining
+from annotation.services.corpus.demo import ensure_demo
 from tests.worker_process import app_broker, running_worker, wait_for
 
 pytestmark = [pytest.mark.services, pytest.mark.slow]

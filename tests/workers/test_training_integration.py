@@ -9,8 +9,8 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from annotation.models import AlignmentRun, Article, CandidatePair, Job, ModelVersion, Prediction, Split, Status
-from annotation.services import run_comparison
-from annotation.services.importing import import_files
+from annotation.services.alignment import run_comparison
+from annotation.services.corpus.importing import import_files
 from tests import factories
 from tests.engine.cases import structured_cases
 from tests.engine.conftest import minilm_path  # noqa: F401 - fixtures of the tiny-BERT builder

@@ -5,7 +5,7 @@ import pytest
 from django.db import transaction
 
 from annotation.models import Job, Status
-from annotation.services import jobs
+from annotation.services.background import jobs
 from tests import factories
 from tests.worker_process import wait_for
 

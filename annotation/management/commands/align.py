@@ -3,8 +3,8 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import AlignmentRun
-from annotation.services import alignment_runs, mining
-from annotation.services.projects import find_project
+from annotation.services.alignment import alignment_runs, mining
+from annotation.services.projects.creation import find_project
 
 
 class Command(BaseCommand):

@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from annotation.services.demo import DEMO_ACCOUNTS, ensure_demo
+from annotation.services.corpus.demo import DEMO_ACCOUNTS, ensure_demo
 
 
 class Command(BaseCommand):

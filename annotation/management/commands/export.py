@@ -4,7 +4,7 @@ import re
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.services import export
-from annotation.services.projects import find_project
+from annotation.services.projects.creation import find_project
 
 THRESHOLD = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*(>=|<=|==|>|<)\s*(-?[0-9.eE+-]+)$")
 OPS = {">": "gt", ">=": "gte", "<": "lt", "<=": "lte", "==": "eq"}

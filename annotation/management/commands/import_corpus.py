@@ -6,8 +6,8 @@ from django.db import transaction
 
 from annotation.label_schemes import DEFAULT_SCHEME
 from annotation.models import LabelScheme, Project
-from annotation.services.importing import FORMATS, ON_CONFLICT, CorpusImportError, import_files, read_path
-from annotation.services.projects import find_project
+from annotation.services.corpus.importing import FORMATS, ON_CONFLICT, CorpusImportError, import_files, read_path
+from annotation.services.projects.creation import find_project
 
 
 class Command(BaseCommand):

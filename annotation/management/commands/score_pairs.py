@@ -3,8 +3,8 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Job, Status
-from annotation.services import scoring
-from annotation.services.projects import find_project
+from annotation.services.alignment import scoring
+from annotation.services.projects.creation import find_project
 
 
 class Command(BaseCommand):

@@ -3,8 +3,8 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.models import Job, ModelVersion
-from annotation.services import training
-from annotation.services.projects import find_project
+from annotation.services.projects.creation import find_project
+from annotation.services.training import versions as training
 
 
 class Command(BaseCommand):

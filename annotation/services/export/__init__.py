@@ -38,14 +38,14 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from ...models import Export, Job, Project
-from .. import progress as job_progress
-from . import manifest as manifests
-from . import splits
-from .filters import FilterChain
-from .formats import WRITERS
-from .options import FORMATS, KINDS, ExportError, ExportOptions, validate
-from .source import PairSource, attribute_types
+from annotation.models import Export, Job, Project
+from annotation.services.background import progress as job_progress
+from annotation.services.export import manifest as manifests
+from annotation.services.export import splits
+from annotation.services.export.filters import FilterChain
+from annotation.services.export.formats import WRITERS
+from annotation.services.export.options import FORMATS, KINDS, ExportError, ExportOptions, validate
+from annotation.services.export.source import PairSource, attribute_types
 
 PREVIEW_SECONDS = 20.0
 README = """alignapp export {id} ({kind}) of project {project!r}
@@ -199,7 +199,7 @@ def preview(project: Project, options: ExportOptions, *, max_seconds: float = PR
 
 def start_export(project: Project, options: ExportOptions, *, user=None) -> Export:
     """Create the Export row and queue a Job (kind ``export``, cpu queue) that writes it."""
-    from .. import jobs
+    from annotation.services.background import jobs
 
     with transaction.atomic():
         job = jobs.start_job(project, "export", params={"options": options.as_dict()}, user=user)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from .records import PairRecord
+from annotation.services.export.records import PairRecord
 
 LINKING = ("aligned", "partial")
 

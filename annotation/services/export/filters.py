@@ -22,10 +22,10 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from ...models import Project, Sentence
-from .metrics import bleu, normalise
-from .options import ExportError, ExportOptions
-from .records import CLASSES, PairRecord
+from annotation.models import Project, Sentence
+from annotation.services.export.metrics import bleu, normalise
+from annotation.services.export.options import ExportError, ExportOptions
+from annotation.services.export.records import CLASSES, PairRecord
 
 OPS: dict[str, Callable[[float, float], bool]] = {
     "gt": operator.gt, "gte": operator.ge, "lt": operator.lt, "lte": operator.le, "eq": operator.eq,
@@ -39,7 +39,7 @@ def digest(text: str) -> bytes:
 
 def evaluation_digests(sets: list[dict], *, visible=None) -> tuple[set[bytes], list[dict]]:
     """Digests of every sentence of the evaluation sets, and a description of each set for the manifest."""
-    from ..projects import find_project
+    from annotation.services.projects.creation import find_project
 
     digests: set[bytes] = set()
     described = []

@@ -29,8 +29,8 @@ import json
 import re
 from pathlib import Path
 
-from .metrics import gleu_of, profile
-from .records import ArticleBatch, PairRecord
+from annotation.services.export.metrics import gleu_of, profile
+from annotation.services.export.records import ArticleBatch, PairRecord
 
 WIKI_LABELS = {"aligned": "aligned", "partial": "partialAligned", "not": "notAligned"}
 LINKING = ("aligned", "partial")

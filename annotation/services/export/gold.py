@@ -17,9 +17,9 @@ anything else counts as ``not``.
 """
 from __future__ import annotations
 
-from ...models import LabelScheme, Project
-from ..adjudication import majority_value
-from .options import ExportError
+from annotation.models import LabelScheme, Project
+from annotation.services.export.options import ExportError
+from annotation.services.review.adjudication import majority_value
 
 CLASS_NAMES = ("aligned", "partial", "not")
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from django.conf import settings
 from django.utils import timezone
 
-from ...models import ModelVersion, Project
+from annotation.models import ModelVersion, Project
 
 MANIFEST_VERSION = 1
 
@@ -86,7 +86,7 @@ class Tally:
 def agreement_summary(project: Project) -> dict | None:
     """Project-wide agreement of counted labels (the review area's statistics, scalars only; no names)."""
     try:
-        from ..agreement import project_agreement
+        from annotation.services.review.agreement import project_agreement
 
         result = project_agreement(project)
     except Exception as exc:  # noqa: BLE001 - agreement is informative; the export must not fail on it
@@ -119,7 +119,7 @@ def language_tools(project: Project, runs) -> dict:
     """The project's encoder and spaCy pipeline, and every feature the exported runs (an auto export)
     or the project's latest runs (gold), and its latest scoring jobs, left out — with why — so a
     consumer never mistakes an absent column for a zero."""
-    from ..language_tools import describe, missing_features
+    from annotation.services.corpus.language_tools import describe, missing_features
 
     tools = describe(project)
     return {"language": project.language, "encoder": tools["encoder"]["used"],

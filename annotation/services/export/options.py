@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from .splits import NAMES, SplitError, validate_policy
+from annotation.services.export.splits import NAMES, SplitError, validate_policy
 
 KINDS = ("gold", "auto")
 FORMATS = ("tsv", "parallel", "jsonl", "articles", "hf")
@@ -108,7 +108,7 @@ def _ids(name: str, value) -> list[int]:
 def _thresholds(value) -> list[dict]:
     if not isinstance(value, list):
         raise ExportError("thresholds must be a list of {key, op, value}")
-    from ..pair_filters import KEY
+    from annotation.services.alignment.pair_filters import KEY
 
     out = []
     for k, item in enumerate(value):

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 
 from django.db.models import Exists, OuterRef, Subquery
 
-from ...models import (
+from annotation.models import (
     Adjudication,
     AlignmentRun,
     Article,
@@ -24,11 +24,11 @@ from ...models import (
     Sentence,
     Status,
 )
-from .. import qc
-from . import derived as derive
-from . import gold
-from .options import ExportError, ExportOptions
-from .records import ArticleBatch, PairRecord
+from annotation.services.export import derived as derive
+from annotation.services.export import gold
+from annotation.services.export.options import ExportError, ExportOptions
+from annotation.services.export.records import ArticleBatch, PairRecord
+from annotation.services.review import qc
 
 ARTICLE_CHUNK = 200
 

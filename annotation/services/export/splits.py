@@ -35,7 +35,7 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
-from ...models import Article, Document, Project, Split, SplitChange
+from annotation.models import Article, Document, Project, Split, SplitChange
 
 NAMES: tuple[str, ...] = Split.NAMES
 MODES = ("ratio", "counts")

@@ -43,7 +43,7 @@ let conflict = null;      // {label} while the conflict dialog asks: keep the st
 let reloadAfterRun = false;  // Back/Forward came while a request was in flight
 
 // --- Word-level differences ---------------------------------------------------------------------
-// The server computes them (annotation/services/word_diff.py: difflib over the words of each whole
+// The server computes them (annotation/services/review/word_diff.py: difflib over the words of each whole
 // side, so reordered sentences are not marked changed) and sends character spans of changed words;
 // here they are mapped onto the tokens that are drawn.
 

@@ -6,7 +6,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotation.models import CandidatePair, Job, Status
-from annotation.services.importing import import_files
+from annotation.services.corpus.importing import import_files
 from tests import factories
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ import pytest
 
 from annotation.models import AlignmentRun, ArticleCompletion, Job, Label, ParagraphAlignment, Status
 from tests import factories
-from tests.annotation.services.test_paragraph_correction import COMPLEX, SIMPLE
+from tests.annotation.services.alignment.test_paragraph_correction import COMPLEX, SIMPLE
 
 
 @pytest.fixture

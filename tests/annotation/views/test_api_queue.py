@@ -6,8 +6,8 @@ import uuid
 import pytest
 
 from annotation.models import Assignment, Label
-from annotation.services import qc
-from tests.annotation.services.test_queue import build_queue, set_qc
+from annotation.services.review import qc
+from tests.annotation.services.review.test_queue import build_queue, set_qc
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import pytest
 
 from annotation.models import Adjudication, AdjudicationChange, AlignmentRun, Membership
 from tests import factories
-from tests.annotation.services.test_adjudication import make_pairs, vote
+from tests.annotation.services.review.test_adjudication import make_pairs, vote
 
 GETS = ["adjudication", "agreement", "dashboard", "score-distribution"]
 POSTS = [("adjudication", {"pair": 0, "value": "aligned"}), ("gold", {"policy": "majority", "confirm": True}),

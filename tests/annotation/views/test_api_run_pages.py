@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import AlignmentRun, CandidatePair, Label, ModelVersion, Prediction
-from annotation.services import alignment_runs
+from annotation.services.alignment import alignment_runs
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -75,7 +75,7 @@ def test_methods_endpoint_lists_each_methods_options_with_ranges(api, users, pro
 
 def test_a_bad_parameter_is_refused_with_the_valid_options(api, users, project, monkeypatch):
     queued = []
-    monkeypatch.setattr("annotation.services.jobs.enqueue_run", queued.append)
+    monkeypatch.setattr("annotation.services.background.jobs.enqueue_run", queued.append)
     client = api(users["rita"])
     response = client.post("/api/runs/", {"project": project.pk, "method": "jaccard",
                                           "params": {"partial_threshold": 3, "treshold": 1}}, format="json")

@@ -85,7 +85,7 @@ def test_durations_read_like_a_clock(seconds, text):
 
 
 def test_the_queued_message_is_tagged_with_the_run_so_the_page_can_clear_it(client, users, project, monkeypatch):
-    from annotation.services import alignment_runs
+    from annotation.services.alignment import alignment_runs
 
     monkeypatch.setattr(alignment_runs, "start_run", lambda *a, **k: AlignmentRun.objects.create(project=project, method="crf"))
     client.force_login(users["rita"])

@@ -1,7 +1,7 @@
 """Guidelines on the settings page (researchers edit) and the labelling page (annotators read)."""
 from __future__ import annotations
 
-from annotation.services import guidelines
+from annotation.services.projects import guidelines
 
 
 def test_researchers_save_guidelines_from_the_settings_page(client, users, project):

@@ -10,10 +10,10 @@ from django.utils import timezone
 from rest_framework.test import APIRequestFactory, force_authenticate
 
 from annotation.models import Label, LabelChange
-from annotation.services import queue
+from annotation.services.review import queue
 from annotation.views.api_labels import LabelViewSet
 from tests import factories
-from tests.annotation.services.test_queue import build_queue, set_qc
+from tests.annotation.services.review.test_queue import build_queue, set_qc
 
 LIST = "/api/labels/"
 

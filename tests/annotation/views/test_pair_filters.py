@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import AlignmentRun, CandidatePair, Project
-from annotation.services import alignment_runs
+from annotation.services.alignment import alignment_runs
 from tests import factories
 
 pytestmark = pytest.mark.django_db

@@ -6,7 +6,7 @@ import re
 from django.contrib.auth import get_user_model
 
 from annotation.models import Membership, Project
-from annotation.services import people
+from annotation.services.projects import people
 
 User = get_user_model()
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.annotation.services.test_adjudication import make_pairs, vote
+from tests.annotation.services.review.test_adjudication import make_pairs, vote
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Membership, Project
-from annotation.services import qc
+from annotation.services.review import qc
 from tests import factories
 
 QC_FORM = {"overlap": "2", "min_seconds": "0", "test_every": "5", "exclusion_threshold": "0.85",

@@ -12,7 +12,7 @@ import json
 import pytest
 
 from annotation.models import Adjudication, Article, CandidatePair, Split
-from annotation.services.importing import CorpusImportError, import_files
+from annotation.services.corpus.importing import CorpusImportError, import_files
 from tests import factories
 
 from .conftest import gold, make_pair, vote

@@ -1,0 +1,509 @@
+"""Paragraph alignment corrected by annotators, then sentence candidates from the corrected links.
+
+Step 1 of the Newsela procedure (neural CRF paper §3.1, App. A; SPEC §5.2, §6): paragraphs are
+aligned automatically (``workers.engine.paragraph_alignment``), annotators add and remove links,
+and the sentence pairs to label are generated inside the aligned paragraphs only.
+
+* **Automatic links** of a document pair come from its ``ParagraphAlignment`` rows when there are
+  any; otherwise they are computed on the fly with a *lexical* similarity (the project's when it is
+  lexical, else ``charngram`` — CATS' measure, which the paper used), fast enough for a request.
+  A researcher can (re)compute them for the whole project with the project's own similarity
+  (SBERT included) in a background job (:func:`start_paragraph_job`); document pairs an annotator
+  already corrected are left alone there.
+* **Who applies a correction.** A researcher's (or admin's) save applies at once. An annotator's
+  save is a :class:`~annotation.models.ParagraphProposal` (the whole proposed set of links) that
+  changes nothing until a researcher accepts it (``services.paragraph_proposals``) — unless the
+  project lets annotators' corrections apply directly (``config["paragraph_corrections"] =
+  "direct"``; default ``"proposals"``).
+* **Applying** a corrected set of links stores the automatic links first (if they were only
+  computed), then: a link that is not stored yet gets a ``manual`` row; a stored one that was
+  removed is kept with ``active=False`` (the correction is recorded); a removed one that comes back
+  is active again. Saving the same set twice changes nothing.
+* **Candidates** are then regenerated from the active links into the project's candidate run (an
+  ``AlignmentRun`` with method ``candidates``, status succeeded; its pairs have origin ``candidate``
+  and enter the annotation queue). ``Project.config["candidates"]`` chooses which:
+  ``"all-in-paragraphs"`` (default; every sentence pair within aligned paragraphs, as in the
+  paper) or ``"selected"`` (SPEC §5.3: for each simple sentence, the top-k complex sentences under
+  each measure of ``config["candidate_selection"]["measures"]``, restricted to the aligned
+  paragraphs). Regeneration replaces that run's pairs of the document pair without duplicating
+  them and keeps those that already have a label or gold. With a neural measure configured the
+  regeneration is queued as a job instead of running in the request.
+
+Project config (all optional)::
+
+    {"paragraph_alignment": {"similarity": "charngram", "variant": "newsela", "thresholds": {"tau1": 0.1, ...}},
+     "paragraph_corrections": "proposals",        # or "direct": annotators' corrections apply at once
+     "candidates": "all-in-paragraphs",
+     "candidate_selection": {"measures": ["charngram", "tfidf"], "k": 1}}
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, fields
+
+import numpy as np
+from django.conf import settings as django_settings
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from annotation.models import (
+    AlignmentRun,
+    Article,
+    CandidatePair,
+    Document,
+    Job,
+    ParagraphAlignment,
+    ParagraphProposal,
+    Prediction,
+    Project,
+    Status,
+)
+from annotation.permissions import can_research
+from annotation.services.alignment.alignment_runs import document_pairs, link_sentences, sentence_texts
+from annotation.services.alignment.article_alignment import CANDIDATE_RUN_METHOD, AlignmentInputError, document_payload
+from annotation.services.background import jobs, progress
+from workers.engine.paragraph_alignment import (
+    PARAGRAPH_VARIANTS,
+    NewselaThresholds,
+    WikiThresholds,
+    align_paragraphs,
+    paragraph_similarity,
+)
+from workers.engine.similarity import SIMILARITY_NAMES, SimilarityModel, get_similarity
+from workers.engine.text import is_identical
+
+LEXICAL = ("jaccard", "tfidf", "charngram")
+INLINE_FALLBACK = "charngram"
+CANDIDATE_MODES = ("all-in-paragraphs", "selected")
+PARAGRAPH_JOB = "paragraph-alignment"
+CANDIDATES_JOB = "regenerate-candidates"
+PROPOSALS, DIRECT = "proposals", "direct"
+CORRECTION_MODES = (PROPOSALS, DIRECT)
+
+
+@dataclass(frozen=True)
+class ParagraphSettings:
+    similarity: str = "charngram"
+    variant: str = "newsela"
+    thresholds: dict | None = None
+    candidates: str = "all-in-paragraphs"
+    measures: tuple[str, ...] = ("charngram", "tfidf")
+    k: int = 1
+
+    @property
+    def inline_similarity(self) -> str:
+        return self.similarity if self.similarity in LEXICAL else INLINE_FALLBACK
+
+    @property
+    def regenerates_inline(self) -> bool:
+        return self.candidates == "all-in-paragraphs" or all(m in LEXICAL for m in self.measures)
+
+    def engine_thresholds(self):
+        if not self.thresholds:
+            return None
+        cls = NewselaThresholds if self.variant == "newsela" else WikiThresholds
+        return cls(**self.thresholds)
+
+
+def settings_for(project: Project) -> ParagraphSettings:
+    """The project's paragraph and candidate settings, validated (ValueError lists valid values)."""
+    config = project.config or {}
+    pa = config.get("paragraph_alignment") or {}
+    sel = config.get("candidate_selection") or {}
+    if not isinstance(pa, dict) or not isinstance(sel, dict):
+        raise ValueError("project config paragraph_alignment and candidate_selection must be objects")
+    similarity = pa.get("similarity", ParagraphSettings.similarity)
+    if similarity not in SIMILARITY_NAMES:
+        raise ValueError(f"project config paragraph_alignment.similarity {similarity!r} is not one of: {', '.join(SIMILARITY_NAMES)}")
+    variant = pa.get("variant", ParagraphSettings.variant)
+    if variant not in PARAGRAPH_VARIANTS:
+        raise ValueError(f"project config paragraph_alignment.variant {variant!r} is not one of: {', '.join(PARAGRAPH_VARIANTS)}")
+    thresholds = pa.get("thresholds")
+    if thresholds is not None:
+        names = [f.name for f in fields(NewselaThresholds if variant == "newsela" else WikiThresholds)]
+        if not isinstance(thresholds, dict) or set(thresholds) - set(names) or not all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) for v in thresholds.values()):
+            raise ValueError(f"project config paragraph_alignment.thresholds must map {', '.join(names)} to numbers")
+    mode = config.get("candidates", ParagraphSettings.candidates)
+    if mode not in CANDIDATE_MODES:
+        raise ValueError(f"project config candidates {mode!r} is not one of: {', '.join(CANDIDATE_MODES)}")
+    measures = sel.get("measures", list(ParagraphSettings.measures))
+    if not isinstance(measures, list) or not measures or any(m not in SIMILARITY_NAMES for m in measures):
+        raise ValueError(f"project config candidate_selection.measures must be a non-empty list of: {', '.join(SIMILARITY_NAMES)}")
+    k = sel.get("k", 1)
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"project config candidate_selection.k must be an integer >= 1, got {k!r}")
+    return ParagraphSettings(similarity, variant, thresholds, mode, tuple(measures), k)
+
+
+def corrections_mode(project: Project) -> str:
+    """``"proposals"`` (default: annotators' corrections wait for a researcher) or ``"direct"``."""
+    mode = (project.config or {}).get("paragraph_corrections", PROPOSALS)
+    if mode not in CORRECTION_MODES:
+        raise ValueError(f"project config paragraph_corrections {mode!r} is not one of: {', '.join(CORRECTION_MODES)}")
+    return mode
+
+
+def applies_directly(user, project: Project) -> bool:
+    """Whether ``user``'s paragraph corrections apply at once (researchers, admins, or everyone in
+    a project set to ``"direct"``) rather than becoming proposals."""
+    return can_research(user, project) or corrections_mode(project) == DIRECT
+
+
+def _similarity(name: str) -> SimilarityModel:
+    model = (django_settings.DEFAULT_ENCODER or None) if name in ("sbert", "combined") else None
+    return get_similarity(name, model)
+
+
+# --- Automatic links ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class AutoLink:
+    complex: int  # Paragraph.index
+    simple: int
+    score: float
+
+
+def _sentences(doc: Document) -> tuple[list[str], list[int], list[int]]:
+    """Texts, the position of each sentence's paragraph, and the paragraph indices in order."""
+    paragraphs = list(doc.paragraphs.order_by("index").values_list("index", flat=True))
+    position = {p: n for n, p in enumerate(paragraphs)}
+    texts, par = [], []
+    for text, p in doc.sentences.order_by("index").values_list("text", "paragraph__index"):
+        texts.append(text)
+        par.append(position[p])
+    return texts, par, paragraphs
+
+
+def compute_auto_links(complex_doc: Document, simple_doc: Document, settings: ParagraphSettings,
+                       similarity: SimilarityModel | None = None) -> list[AutoLink]:
+    """Paragraph links of the engine (``align_paragraphs``) with ``similarity`` (default: the inline one)."""
+    c_texts, c_par, c_paragraphs = _sentences(complex_doc)
+    s_texts, s_par, s_paragraphs = _sentences(simple_doc)
+    if not c_texts or not s_texts:
+        return []
+    similarity = similarity or get_similarity(settings.inline_similarity)
+    sim = np.asarray(similarity.similarity(c_texts, s_texts))
+    result = align_paragraphs(sim, c_par, s_par, variant=settings.variant, thresholds=settings.engine_thresholds(),
+                              n_complex_paragraphs=len(c_paragraphs), n_simple_paragraphs=len(s_paragraphs))
+    simP = paragraph_similarity(sim, c_par, s_par, len(c_paragraphs), len(s_paragraphs))
+    scores = simP[0] if settings.variant == "newsela" else simP[1]
+    return [AutoLink(c_paragraphs[j], s_paragraphs[i], float(scores[i, j])) for i, j in zip(*np.nonzero(result.matrix))]
+
+
+def stored_links(complex_doc: Document, simple_doc: Document):
+    return ParagraphAlignment.objects.filter(complex_paragraph__document=complex_doc, simple_paragraph__document=simple_doc)
+
+
+def is_corrected(complex_doc: Document, simple_doc: Document) -> bool:
+    return stored_links(complex_doc, simple_doc).filter(Q(source=ParagraphAlignment.MANUAL) | Q(active=False)).exists()
+
+
+def _paragraph_ids(doc: Document) -> dict[int, int]:
+    return dict(doc.paragraphs.values_list("index", "pk"))
+
+
+def store_auto_links(complex_doc: Document, simple_doc: Document, links: Sequence[AutoLink]) -> int:
+    c_ids, s_ids = _paragraph_ids(complex_doc), _paragraph_ids(simple_doc)
+    rows = [ParagraphAlignment(complex_paragraph_id=c_ids[link.complex], simple_paragraph_id=s_ids[link.simple],
+                               source=ParagraphAlignment.AUTO, score=link.score) for link in links]
+    ParagraphAlignment.objects.bulk_create(rows, ignore_conflicts=True)
+    return len(rows)
+
+
+def paragraph_state(article: Article, complex_doc: Document, simple_doc: Document, settings: ParagraphSettings | None = None) -> dict:
+    """What the correction view shows: both documents' paragraphs, the links and where they come from."""
+    settings = settings or settings_for(article.project)
+    rows = list(stored_links(complex_doc, simple_doc).select_related("complex_paragraph", "simple_paragraph", "created_by"))
+    if rows:
+        links = [{"complex": r.complex_paragraph.index, "simple": r.simple_paragraph.index, "source": r.source,
+                  "active": r.active, "score": r.score, "by": r.created_by.username if r.created_by else None} for r in rows]
+        origin = "stored"
+    else:
+        links = [{"complex": a.complex, "simple": a.simple, "source": ParagraphAlignment.AUTO, "active": True,
+                  "score": round(a.score, 4), "by": None} for a in compute_auto_links(complex_doc, simple_doc, settings)]
+        origin = "computed"
+    links.sort(key=lambda link: (link["complex"], link["simple"]))
+    run = candidate_run(article.project, create=False)
+    return {
+        "article": {"id": article.pk, "title": article.title, "project": article.project_id},
+        "complex": document_payload(complex_doc),
+        "simple": document_payload(simple_doc),
+        "versions": [{"id": d.pk, "level": d.level} for d in article.documents.order_by("rank")],
+        "links": links,
+        "origin": origin,
+        "similarity": settings.inline_similarity if origin == "computed" else None,
+        "candidates": settings.candidates,
+        "candidate_pairs": (Prediction.objects.filter(run=run, pair__complex_document=complex_doc,
+                                                      pair__simple_document=simple_doc).count() if run else 0),
+    }
+
+
+# --- Saving corrections ------------------------------------------------------------------------
+
+def parse_paragraph_links(raw, complex_doc: Document, simple_doc: Document) -> set[tuple[int, int]]:
+    """Validate ``[{"complex": paragraph index, "simple": paragraph index}, ...]`` (duplicates are merged)."""
+    if not isinstance(raw, list):
+        raise AlignmentInputError("'links' must be a list of {complex, simple} paragraph indices")
+    valid = {"complex": set(_paragraph_ids(complex_doc)), "simple": set(_paragraph_ids(simple_doc))}
+    problems, out = [], set()
+    for n, item in enumerate(raw, start=1):
+        if not isinstance(item, dict):
+            problems.append(f"link {n}: must be an object with 'complex' and 'simple' paragraph indices")
+            continue
+        ok = True
+        for side in ("complex", "simple"):
+            value = item.get(side)
+            if isinstance(value, bool) or not isinstance(value, int):
+                problems.append(f"link {n}: {side} paragraph must be an integer index, got {value!r}")
+                ok = False
+            elif value not in valid[side]:
+                top = max(valid[side], default=-1)
+                problems.append(f"link {n}: {side} paragraph {value} does not exist (the {side} document has "
+                                f"paragraphs 0–{top})" if top >= 0 else f"link {n}: the {side} document has no paragraphs")
+                ok = False
+        if ok:
+            out.add((item["complex"], item["simple"]))
+    if problems:
+        raise AlignmentInputError(problems)
+    return out
+
+
+def current_links(article: Article, complex_doc: Document, simple_doc: Document,
+                  settings: ParagraphSettings | None = None) -> set[tuple[int, int]]:
+    """The links in force now: the stored active ones, or the automatic ones while none are stored."""
+    if stored_links(complex_doc, simple_doc).exists():
+        return set(stored_links(complex_doc, simple_doc).filter(active=True)
+                   .values_list("complex_paragraph__index", "simple_paragraph__index"))
+    settings = settings or settings_for(article.project)
+    return {(a.complex, a.simple) for a in compute_auto_links(complex_doc, simple_doc, settings)}
+
+
+def save_paragraph_links(user, article: Article, complex_doc: Document, simple_doc: Document, raw_links) -> dict:
+    """Save a corrected set of paragraph links: applied at once when :func:`applies_directly`,
+    otherwise stored as the user's pending proposal for a researcher (nothing else changes).
+
+    Applied: ``{"applied": True, "added", "removed", "restored", "links", "candidates": {...}}``
+    (:func:`apply_paragraph_links`). Proposed: ``{"applied": False, "links", "added", "removed",
+    "proposal": {...}}`` where ``added``/``removed`` compare the proposal with the links in force,
+    and ``proposal`` is None when it would change nothing (a pending proposal of the user for the
+    document pair is then withdrawn). One pending proposal per user and document pair: saving
+    again replaces it.
+    """
+    wanted = parse_paragraph_links(raw_links, complex_doc, simple_doc)
+    if applies_directly(user, article.project):
+        return {"applied": True, **apply_paragraph_links(user, article, complex_doc, simple_doc, wanted)}
+    return {"applied": False, **propose_paragraph_links(user, article, complex_doc, simple_doc, wanted)}
+
+
+def propose_paragraph_links(user, article: Article, complex_doc: Document, simple_doc: Document,
+                            wanted: set[tuple[int, int]]) -> dict:
+    """Store ``wanted`` as ``user``'s pending proposal for the document pair (see :func:`save_paragraph_links`)."""
+    now_links = current_links(article, complex_doc, simple_doc)
+    links = sorted([c, s] for c, s in wanted)
+    with transaction.atomic():
+        mine = ParagraphProposal.objects.select_for_update().filter(
+            article=article, complex_document=complex_doc, simple_document=simple_doc, proposed_by=user,
+            status=ParagraphProposal.PENDING).order_by("-created_at", "-pk")
+        proposal = mine.first()
+        if wanted == now_links:
+            mine.update(status=ParagraphProposal.REJECTED, decided_by=user, decided_at=timezone.now(),
+                        note="withdrawn: the annotator saved the links in force")
+            proposal = None
+        elif proposal is None:
+            proposal = ParagraphProposal.objects.create(article=article, complex_document=complex_doc,
+                                                        simple_document=simple_doc, links=links, proposed_by=user)
+        else:
+            proposal.links, proposal.created_at = links, timezone.now()
+            proposal.save(update_fields=["links", "created_at"])
+            mine.exclude(pk=proposal.pk).update(status=ParagraphProposal.REJECTED, decided_by=user,
+                                                decided_at=timezone.now(), note=f"replaced by proposal #{proposal.pk}")
+    return {"links": len(wanted), "added": len(wanted - now_links), "removed": len(now_links - wanted),
+            "proposal": None if proposal is None else {"id": proposal.pk, "status": proposal.status,
+                                                       "created_at": proposal.created_at.isoformat()}}
+
+
+def apply_paragraph_links(user, article: Article, complex_doc: Document, simple_doc: Document,
+                          wanted: set[tuple[int, int]], *, created_by=None) -> dict:
+    """Store the corrected paragraph links, then regenerate the sentence candidates.
+
+    New manual links are ``created_by`` (default ``user``: an accepted proposal credits its
+    annotator); a queued regeneration job is ``user``'s. Returns ``{"added", "removed",
+    "restored", "links", "candidates": {...}}``; ``candidates`` is the regeneration summary, or
+    ``{"job": id}`` when it was queued.
+    """
+    settings = settings_for(article.project)
+    c_ids, s_ids = _paragraph_ids(complex_doc), _paragraph_ids(simple_doc)
+    added = removed = restored = 0
+    with transaction.atomic():
+        if not stored_links(complex_doc, simple_doc).exists():
+            store_auto_links(complex_doc, simple_doc, compute_auto_links(complex_doc, simple_doc, settings))
+        existing = {(r.complex_paragraph.index, r.simple_paragraph.index): r
+                    for r in stored_links(complex_doc, simple_doc).select_related("complex_paragraph", "simple_paragraph")
+                    .select_for_update()}
+        for key, row in existing.items():
+            if row.active and key not in wanted:
+                ParagraphAlignment.objects.filter(pk=row.pk).update(active=False)
+                removed += 1
+            elif not row.active and key in wanted:
+                ParagraphAlignment.objects.filter(pk=row.pk).update(active=True)
+                restored += 1
+        new = [ParagraphAlignment(complex_paragraph_id=c_ids[c], simple_paragraph_id=s_ids[s], source=ParagraphAlignment.MANUAL,
+                                  created_by=created_by or user) for c, s in sorted(wanted - set(existing))]
+        ParagraphAlignment.objects.bulk_create(new, ignore_conflicts=True)
+        added = len(new)
+        if settings.regenerates_inline:
+            candidates = regenerate_candidates(article, complex_doc, simple_doc, settings)
+        else:
+            job = jobs.start_job(article.project, CANDIDATES_JOB, user=user,
+                                 params={"article": article.pk, "complex": complex_doc.pk, "simple": simple_doc.pk})
+            candidates = {"job": job.pk}
+    return {"added": added, "removed": removed, "restored": restored, "links": len(wanted), "candidates": candidates}
+
+
+# --- Candidates from the corrected links ---------------------------------------------------------
+
+def candidate_run(project: Project, *, create: bool = True) -> AlignmentRun | None:
+    """The project's run holding paragraph-based candidates (created, succeeded, on first use)."""
+    run = project.runs.filter(method=CANDIDATE_RUN_METHOD).order_by("pk").first()
+    if run is None and create:
+        from django.utils import timezone
+
+        run = AlignmentRun.objects.create(
+            project=project, method=CANDIDATE_RUN_METHOD, status=Status.SUCCEEDED, progress=100.0, queue="cpu",
+            message="sentence candidates within aligned paragraphs", params={"source": "paragraph correction"},
+            started_at=timezone.now(), finished_at=timezone.now())
+    return run
+
+
+class _Masked(SimilarityModel):
+    """A measure with the pairs outside aligned paragraphs pushed below any real score."""
+
+    def __init__(self, inner: SimilarityModel, mask: np.ndarray):
+        self.inner, self.mask, self.name = inner, mask, inner.name
+
+    def similarity(self, complex_sents, simple_sents) -> np.ndarray:
+        sim = np.asarray(self.inner.similarity(complex_sents, simple_sents), dtype=np.float64)
+        return np.where(self.mask, sim, -1.0)
+
+
+def candidate_sentence_pairs(complex_doc: Document, simple_doc: Document, settings: ParagraphSettings,
+                             measures: Sequence[SimilarityModel] | None = None) -> dict[tuple[int, int], dict]:
+    """``{(complex index, simple index): features}`` within the active paragraph links."""
+    links = set(stored_links(complex_doc, simple_doc).filter(active=True)
+                .values_list("complex_paragraph__index", "simple_paragraph__index"))
+    c_rows = list(complex_doc.sentences.order_by("index").values_list("index", "paragraph__index", "text"))
+    s_rows = list(simple_doc.sentences.order_by("index").values_list("index", "paragraph__index", "text"))
+    mask = np.array([[(cp, sp) in links for _, sp, _ in s_rows] for _, cp, _ in c_rows], dtype=bool).reshape(len(c_rows), len(s_rows))
+    if settings.candidates == "all-in-paragraphs":
+        return {(c_rows[i][0], s_rows[j][0]): {} for i, j in zip(*np.nonzero(mask))}
+    from workers.engine.candidates import select_candidates
+    from workers.engine.types import ArticlePair
+    from workers.engine.types import Document as EngineDocument
+
+    if not mask.any():
+        return {}
+    measures = measures or [_similarity(name) for name in settings.measures]
+    pair = ArticlePair(f"{complex_doc.pk}-{simple_doc.pk}", EngineDocument(((*(t for _, _, t in c_rows),),)),
+                       EngineDocument(((*(t for _, _, t in s_rows),),)))
+    found = select_candidates(pair, [_Masked(m, mask) for m in measures], k=settings.k)
+    return {(c_rows[i][0], s_rows[j][0]): {name: round(v, 4) for name, v in found.scores[(i, j)].items()}
+            for i, j in found.pairs if mask[i, j]}
+
+
+@transaction.atomic
+def regenerate_candidates(article: Article, complex_doc: Document, simple_doc: Document,
+                          settings: ParagraphSettings | None = None, measures: Sequence[SimilarityModel] | None = None) -> dict:
+    """Make the candidate run's predictions of one document pair the pairs within aligned paragraphs.
+
+    A wanted sentence pair that exists already (predicted by a run, linked by an annotator,
+    imported) is reused, never created twice; a candidate no longer within aligned paragraphs loses
+    the candidate run's prediction unless someone labelled it or it has gold, and the pair itself is
+    deleted only when nothing else holds it (no other run's prediction, no label, no gold). Returns ``{"run", "pairs", "created",
+    "deleted", "kept_labelled"}``.
+    """
+    settings = settings or settings_for(article.project)
+    run = candidate_run(article.project)
+    wanted = candidate_sentence_pairs(complex_doc, simple_doc, settings, measures)
+    doc_pairs = CandidatePair.objects.filter(complex_document=complex_doc, simple_document=simple_doc)
+    have = {(int(c), int(s)): pk for pk, c, s in doc_pairs.values_list("pk", "complex_key", "simple_key") if "," not in c + s}
+    predicted = set(Prediction.objects.filter(run=run, pair__in=doc_pairs).values_list("pair_id", flat=True))
+    wanted_ids = {pk for key, pk in have.items() if key in wanted}
+    stale = predicted - wanted_ids
+    labelled = set(CandidatePair.objects.filter(pk__in=stale).filter(Q(labels__isnull=False) | Q(gold__isnull=False))
+                   .values_list("pk", flat=True))
+    kept_labelled = len(labelled)
+    Prediction.objects.filter(run=run, pair_id__in=stale - labelled).delete()  # labelled candidates stay
+    orphans = CandidatePair.objects.filter(pk__in=stale - labelled, origin="candidate", predictions__isnull=True)
+    _, per_model = CandidatePair.objects.filter(pk__in=orphans.values("pk")).delete()
+    texts = sentence_texts([complex_doc.pk, simple_doc.pk])
+    rows = [CandidatePair(article=article, complex_document=complex_doc, simple_document=simple_doc,
+                          complex_key=str(c), simple_key=str(s), origin="candidate", features=features,
+                          score=max(features.values()) if features else None,
+                          identical=is_identical(texts[complex_doc.pk].get(c, ""), texts[simple_doc.pk].get(s, "")))
+            for (c, s), features in sorted(wanted.items()) if (c, s) not in have]
+    CandidatePair.objects.bulk_create(rows, ignore_conflicts=True)
+    by_key = {(int(c), int(s)): p for p in doc_pairs for c, s in [(p.complex_key, p.simple_key)] if "," not in c + s}
+    Prediction.objects.bulk_create(
+        [Prediction(run=run, pair=by_key[key], score=max(f.values()) if f else None, predicted_label="", features=f)
+         for key, f in sorted(wanted.items()) if key in by_key],
+        ignore_conflicts=True)
+    link_sentences(by_key[key] for key in wanted if key in by_key)
+    AlignmentRun.objects.filter(pk=run.pk).update(pair_count=Prediction.objects.filter(run=run).count())
+    return {"run": run.pk, "pairs": len(wanted), "created": len(rows),
+            "deleted": per_model.get(CandidatePair._meta.label, 0), "kept_labelled": kept_labelled}
+
+
+# --- The whole project, in a job -----------------------------------------------------------------
+
+def start_paragraph_job(project: Project, user=None, *, candidates: bool = True) -> Job:
+    """Queue the (re)computation of every document pair's automatic paragraph links with the
+    project's similarity (and, with ``candidates``, the regeneration of their sentence candidates)."""
+    settings_for(project)  # refuse a bad config now rather than in the worker
+    return jobs.start_job(project, PARAGRAPH_JOB, params={"candidates": bool(candidates)}, user=user)
+
+
+def align_project_paragraphs(project: Project, *, candidates: bool = True,
+                             report: Callable[[float, str], None] = lambda f, m: None) -> dict:
+    """Recompute the automatic links of every adjacent document pair nobody corrected yet."""
+    settings = settings_for(project)
+    started = time.monotonic()
+    similarity = _similarity(settings.similarity)
+    measures = [_similarity(name) for name in settings.measures] if settings.candidates == "selected" else None
+    work = [(a, c, s) for a in project.articles.order_by("id") for c, s in document_pairs(a, [])]
+    result = {"document_pairs": len(work), "recomputed": 0, "kept_corrected": 0, "links": 0, "candidate_pairs": 0}
+    for n, (article, complex_doc, simple_doc) in enumerate(work, start=1):
+        with transaction.atomic():
+            if is_corrected(complex_doc, simple_doc):
+                result["kept_corrected"] += 1
+            else:
+                links = compute_auto_links(complex_doc, simple_doc, settings, similarity)
+                stored_links(complex_doc, simple_doc).delete()
+                result["links"] += store_auto_links(complex_doc, simple_doc, links)
+                result["recomputed"] += 1
+            if candidates:
+                result["candidate_pairs"] += regenerate_candidates(article, complex_doc, simple_doc, settings, measures)["pairs"]
+        report(n / max(1, len(work)), f"paragraphs of {n}/{len(work)} document pairs")
+    result["seconds"] = round(time.monotonic() - started, 3)
+    return result
+
+
+def run_job(job_id: int) -> None:
+    """Worker entry point of both job kinds (``paragraph-alignment``, ``regenerate-candidates``)."""
+    if not progress.claim(Job, job_id):
+        return
+    report = progress.reporter(Job, job_id)
+    try:
+        job = Job.objects.select_related("project").get(pk=job_id)
+        if job.kind == CANDIDATES_JOB:
+            article = job.project.articles.get(pk=job.params["article"])
+            docs = {d.pk: d for d in article.documents.all()}
+            result = regenerate_candidates(article, docs[job.params["complex"]], docs[job.params["simple"]])
+        else:
+            result = align_project_paragraphs(job.project, candidates=job.params.get("candidates", True), report=report)
+    except Exception as exc:  # noqa: BLE001 - recorded on the row (errors as data), then re-raised for the log
+        progress.fail(Job, job_id, exc)
+        raise
+    progress.succeed(Job, job_id, result=result)

@@ -1,0 +1,1 @@
+"""Getting text in: imports, the demo corpus, corpus statistics and the project's language tools."""

@@ -1,0 +1,110 @@
+"""The format-independent shape of a parsed import, and the context the format parsers share."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from annotation.services.corpus.importing.problems import Problems
+from workers.engine.text import SUPPORTED_LANGUAGES, split_document
+
+
+@dataclass(frozen=True)
+class TextFile:
+    """A decoded input file; ``name`` is its path relative to the import root (posix)."""
+
+    name: str
+    text: str
+
+    @property
+    def basename(self) -> str:
+        return self.name.rsplit("/", 1)[-1]
+
+    @property
+    def stem(self) -> str:
+        base = self.basename
+        return base.rsplit(".", 1)[0] if "." in base.lstrip(".") else base
+
+    @property
+    def extension(self) -> str:
+        base = self.basename
+        return base.rsplit(".", 1)[1].lower() if "." in base.lstrip(".") else ""
+
+
+@dataclass
+class ParsedDocument:
+    level: str
+    rank: int
+    paragraphs: list[list[str]]
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def sentence_count(self) -> int:
+        return sum(len(p) for p in self.paragraphs)
+
+
+@dataclass(frozen=True)
+class ParsedPair:
+    """An imported link between sentences of two documents of one article (indices into the
+    documents' flattened sentence lists). ``gold`` is the scheme value to adjudicate it with, if any;
+    ``note`` goes into that adjudication's note. ``score`` and ``features`` are stored on the pair.
+    ``label`` is the label the input gave (a class such as "aligned", or a scheme value), kept to
+    warn when the project's scheme had no value to store it as (``gold`` is then None)."""
+
+    complex_level: str
+    simple_level: str
+    complex: tuple[int, ...]
+    simple: tuple[int, ...]
+    gold: str | None = None
+    score: float | None = None
+    features: dict[str, float] = field(default_factory=dict, hash=False)
+    note: str = ""
+    label: str | None = None
+
+
+@dataclass
+class ParsedArticle:
+    title: str
+    file: str
+    line: int | None
+    documents: list[ParsedDocument]
+    pairs: list[ParsedPair] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+
+def normalise_language(code: str) -> str:
+    """``"en-US"`` → ``"en"``."""
+    return code.strip().lower().replace("_", "-").split("-", 1)[0]
+
+
+def language_problem(code: str) -> str | None:
+    if normalise_language(code) in SUPPORTED_LANGUAGES:
+        return None
+    return f"unsupported language {code!r} for sentence splitting; choose one of: {', '.join(SUPPORTED_LANGUAGES)}"
+
+
+@dataclass
+class ParseContext:
+    """What every format parser gets: the language, the problem collector, warnings, the scheme
+    values that imported gold links are adjudicated with (``{"aligned": "aligned", "partial": ...}``),
+    and the project's label scheme: its slug and, for a categorical scheme, each value's class
+    (``{"aligned": "aligned", "partial": "partial", "not-aligned": "not"}``, in scheme order; empty
+    for a Likert scheme, whose values are no alignment labels)."""
+
+    language: str
+    problems: Problems
+    gold_values: dict[str, str] = field(default_factory=dict)
+    scheme: str = ""
+    scheme_values: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    _language_reported: bool = False
+
+    def split(self, text: str) -> list[list[str]] | None:
+        """Paragraphs of sentences for a raw text, split like the engine splits (workers.engine.text).
+        An unsupported language is reported (once) and yields None."""
+        message = language_problem(self.language)
+        if message:
+            if not self._language_reported:
+                self.problems.add("", message, field="language")
+                self._language_reported = True
+            return None
+        return [p for p in split_document(text, normalise_language(self.language)) if p]

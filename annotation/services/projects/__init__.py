@@ -1,0 +1,1 @@
+"""Projects and people: creating projects, settings, members and accounts, guidelines."""

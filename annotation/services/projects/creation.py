@@ -1,0 +1,72 @@
+"""Looking projects up the way commands and APIs name them."""
+from __future__ import annotations
+
+from annotation.models import Project
+
+
+def find_project(value, what: str = "project", visible=None) -> Project:
+    """A project by id or exact name (within ``visible`` when given).
+
+    Raises:
+        ValueError: no such project.
+    """
+    qs = visible if visible is not None else Project.objects.all()
+    project = None
+    if isinstance(value, int) or (isinstance(value, str) and value.isdigit()):
+        project = qs.filter(pk=int(value)).first()
+    if project is None and isinstance(value, str):
+        project = qs.filter(name=value).first()
+    if project is None:
+        raise ValueError(f"{what} {value!r} not found")
+    return project
+
+
+class ProjectError(ValueError):
+    """A project not created (the message says why and is shown on the home page)."""
+
+
+def create_project(user, *, name: str, language: str, label_scheme: str, encoder: str = "",
+                   guidelines: str = "", description: str = "") -> Project:
+    """Create a project with its creator as its first researcher.
+
+    ``label_scheme`` is a scheme slug; ``encoder`` a sentence-encoder name or path (blank: the default);
+    ``guidelines`` Markdown (blank: the scheme's default guidelines).
+
+    Raises:
+        ProjectError: a blank or taken name, an unsupported language, an unknown scheme, an encoder
+            that cannot be a name or path, or guidelines too long. Nothing is created then.
+    """
+    from django.db import transaction
+
+    from annotation.models import LabelScheme, Membership, Role
+    from annotation.services.corpus import language_tools
+    from annotation.services.projects import guidelines as guidelines_service
+    from workers.engine.text import SUPPORTED_LANGUAGES
+
+    name = name.strip()
+    if not name:
+        raise ProjectError("Enter a name for the project.")
+    if len(name) > Project._meta.get_field("name").max_length:
+        raise ProjectError("The name is too long (at most 200 characters).")
+    if Project.objects.filter(name__iexact=name).exists():
+        raise ProjectError(f"A project named {name!r} exists already; choose another name.")
+    if language not in SUPPORTED_LANGUAGES:
+        raise ProjectError(f"Unsupported language {language!r}; choose one of: {', '.join(SUPPORTED_LANGUAGES)}.")
+    scheme = LabelScheme.objects.filter(slug=label_scheme).first()
+    if scheme is None:
+        raise ProjectError(f"Unknown label scheme {label_scheme!r}.")
+    try:
+        encoder = language_tools.clean(encoder, "sentence encoder")
+    except language_tools.LanguageToolsError as exc:
+        raise ProjectError(str(exc)) from exc
+    text = guidelines.replace("\r\n", "\n").strip()
+    if len(text) > guidelines_service.MAX_LENGTH:
+        raise ProjectError(f"Guidelines can be at most {guidelines_service.MAX_LENGTH:,} characters long.")
+    with transaction.atomic():
+        project = Project.objects.create(name=name, description=description.strip(), language=language,
+                                         label_scheme=scheme, created_by=user,
+                                         config={language_tools.ENCODER: encoder} if encoder else {})
+        Membership.objects.create(project=project, user=user, role=Role.RESEARCHER)
+        if text:
+            project = guidelines_service.update(project, text)
+    return project

@@ -1,0 +1,252 @@
+"""What a project's researchers change on its settings page: general settings, language tools, crowd
+QC, members.
+
+Every write checks its input here and raises :class:`SettingsError` (or :class:`QcSettingsError`
+with one message per field) before saving anything, so the page shows the problem and the project
+stays as it was. QC values are checked by :func:`annotation.services.review.qc.validate`, the one place
+their defaults and ranges live; the adjudication modes come from :mod:`annotation.services.review.adjudication`,
+the paragraph-correction modes from :mod:`annotation.services.alignment.paragraph_correction`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from annotation.models import Adjudication, Assignment, Label, LabelScheme, Membership, Project, Role
+from annotation.services.alignment.paragraph_correction import CORRECTION_MODES, PROPOSALS
+from annotation.services.review import qc
+from annotation.services.review.adjudication import MODES as ADJUDICATION_MODES
+from workers.engine.text import SUPPORTED_LANGUAGES
+
+QC_FIELDS: tuple[str, ...] = tuple(qc.DEFAULTS)
+
+
+class SettingsError(ValueError):
+    """A change refused (the message says why and is shown to the researcher)."""
+
+
+class QcSettingsError(SettingsError):
+    """QC values refused; ``errors`` maps each bad field to qc's message about it."""
+
+    def __init__(self, errors: dict[str, str]):
+        self.errors = errors
+        super().__init__("; ".join(errors.values()))
+
+
+# --- General ----------------------------------------------------------------------------------
+
+def has_labels(project: Project) -> bool:
+    """Whether any label or gold label exists in the project (then its label scheme is fixed)."""
+    return (Label.objects.filter(pair__article__project=project).exists()
+            or Adjudication.objects.filter(pair__article__project=project).exists())
+
+
+def adjudication_mode(project: Project) -> str:
+    return (project.config or {}).get("adjudicate", "disagreements")
+
+
+def shows_predictions(project: Project) -> bool:
+    return bool((project.config or {}).get("show_predictions", False))
+
+
+def paragraph_corrections(project: Project) -> str:
+    """``"proposals"`` (annotators' paragraph corrections wait for a researcher) or ``"direct"``."""
+    return (project.config or {}).get("paragraph_corrections", PROPOSALS)
+
+
+def update_general(project: Project, *, description: str, language: str, show_predictions: bool,
+                   adjudicate: str, label_scheme: str | None = None,
+                   paragraph_corrections: str | None = None) -> Project:
+    """Save description, language, blind annotation (``show_predictions``), the adjudication mode and
+    (unless None: kept as is) whether annotators' paragraph corrections are ``"proposals"`` for a
+    researcher or apply ``"direct"``ly; ``label_scheme`` (a slug) only while the project has no labels.
+
+    Raises:
+        SettingsError: an unsupported language or mode, an unknown scheme, or a scheme change
+            once labels exist. Nothing is saved then.
+    """
+    if language not in SUPPORTED_LANGUAGES:
+        raise SettingsError(f"Unsupported language {language!r}; choose one of: {', '.join(SUPPORTED_LANGUAGES)}.")
+    if adjudicate not in ADJUDICATION_MODES:
+        raise SettingsError(f"Adjudication mode must be one of: {', '.join(ADJUDICATION_MODES)} (got {adjudicate!r}).")
+    if paragraph_corrections is not None and paragraph_corrections not in CORRECTION_MODES:
+        raise SettingsError(f"Annotators' paragraph corrections must be one of: {', '.join(CORRECTION_MODES)} "
+                            f"(got {paragraph_corrections!r}).")
+    with transaction.atomic():
+        project = Project.objects.select_for_update().select_related("label_scheme").get(pk=project.pk)
+        scheme = project.label_scheme
+        if label_scheme and label_scheme != scheme.slug:
+            scheme = LabelScheme.objects.filter(slug=label_scheme).first()
+            if scheme is None:
+                raise SettingsError(f"Unknown label scheme {label_scheme!r}.")
+            if has_labels(project):
+                raise SettingsError("The label scheme cannot change: the project already has labels "
+                                    "given with the current scheme.")
+        project.description = description.strip()
+        project.language = language
+        project.label_scheme = scheme
+        project.config = {**(project.config or {}), "show_predictions": bool(show_predictions),
+                          "adjudicate": adjudicate}
+        if paragraph_corrections is not None:
+            project.config["paragraph_corrections"] = paragraph_corrections
+        project.save(update_fields=["description", "language", "label_scheme", "config"])
+    return project
+
+
+def update_language_tools(project: Project, *, encoder: str, spacy_pipeline: str) -> Project:
+    """Save the project's sentence encoder and spaCy pipeline (each a name or a path; blank: the
+    default), which its runs and scoring jobs use (:mod:`annotation.services.corpus.language_tools`).
+
+    Raises:
+        SettingsError: a value that cannot be a name or path. Nothing is saved then.
+    """
+    from annotation.services.corpus import language_tools
+
+    try:
+        return language_tools.update(project, encoder=encoder, spacy_pipeline=spacy_pipeline)
+    except language_tools.LanguageToolsError as exc:
+        raise SettingsError(str(exc)) from exc
+
+
+# --- Crowd quality control --------------------------------------------------------------------
+
+def _parse_number(raw: str) -> int | float | str:
+    """A form value as a number for ``qc.validate`` (which reports what is wrong with anything else)."""
+    text = raw.strip()
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            continue
+    return text
+
+
+def parse_qc_form(data) -> dict:
+    """The QC fields of a submitted form as qc's config object; a blank field means its default."""
+    return {name: _parse_number(str(data[name])) for name in QC_FIELDS if str(data.get(name, "")).strip() != ""}
+
+
+def update_qc(project: Project, values: dict) -> qc.QcConfig:
+    """Validate ``values`` (qc's keys) with :func:`qc.validate` and save them as ``config["qc"]``.
+
+    Raises:
+        QcSettingsError: with qc's message for every bad field; nothing is saved.
+    """
+    errors = {}
+    for name, value in values.items():
+        try:
+            qc.validate({name: value})
+        except ValueError as exc:
+            errors[name if name in QC_FIELDS else "__all__"] = str(exc)
+    if errors:
+        raise QcSettingsError(errors)
+    config = qc.validate(values)
+    with transaction.atomic():
+        project = Project.objects.select_for_update().get(pk=project.pk)
+        project.config = {**(project.config or {}), "qc": config.as_dict()}
+        project.save(update_fields=["config"])
+    return config
+
+
+# --- Members ----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class MemberRow:
+    membership: Membership
+    answers: int | None = None          # test questions answered (annotators only)
+    accuracy: float | None = None       # share of them matching gold
+    excluded_at: datetime | None = None
+    exclusion_reason: str = ""
+
+    @property
+    def is_annotator(self) -> bool:
+        return self.membership.role == Role.ANNOTATOR
+
+
+def member_rows(project: Project) -> list[MemberRow]:
+    """Every member with role and, for annotators, test accuracy and exclusion (researchers first)."""
+    scores = qc.test_accuracy(project)
+    rows = []
+    memberships = project.memberships.select_related("user")
+    for m in sorted(memberships, key=lambda m: (m.role != Role.RESEARCHER, m.user.username.lower())):
+        score = scores.get(m.user_id)
+        annotator = m.role == Role.ANNOTATOR
+        rows.append(MemberRow(m, answers=(score.answers if score else 0) if annotator else None,
+                              accuracy=score.accuracy if score else None, excluded_at=m.excluded_at,
+                              exclusion_reason=qc.exclusion_message(m.excluded_at, m.exclusion_reason) or ""))
+    return rows
+
+
+def _role(role: str) -> str:
+    if role not in Role.values:
+        raise SettingsError(f"Role must be one of: {', '.join(Role.values)} (got {role!r}).")
+    return role
+
+
+def _membership(project: Project, membership_id: int) -> Membership:
+    membership = Membership.objects.select_related("user").filter(project=project, pk=membership_id).first()
+    if membership is None:
+        raise SettingsError("That person is not a member of this project (any more).")
+    return membership
+
+
+def _guard_last_researcher(project: Project, membership: Membership, action: str) -> None:
+    if membership.role != Role.RESEARCHER:
+        return
+    researchers = list(Membership.objects.select_for_update().filter(project=project, role=Role.RESEARCHER)
+                       .values_list("pk", flat=True))
+    if researchers == [membership.pk]:
+        raise SettingsError(f"Cannot {action} {membership.user.username}: they are the project's last researcher. "
+                            f"Make someone else a researcher first.")
+
+
+def add_member(project: Project, username: str, role: str) -> Membership:
+    """Add an existing user to the project with ``role``."""
+    role = _role(role)
+    username = username.strip()
+    user = get_user_model().objects.filter(username=username).first() if username else None
+    if user is None:
+        raise SettingsError(f"No user named {username!r}." if username else "Enter a username.")
+    if not user.is_active:
+        raise SettingsError(f"{user.username}'s account is deactivated; an admin can reactivate it on the People page.")
+    if Membership.objects.filter(project=project, user=user).exists():
+        raise SettingsError(f"{user.username} is already a member of this project.")
+    return Membership.objects.create(project=project, user=user, role=role)
+
+
+@transaction.atomic
+def change_role(project: Project, membership_id: int, role: str) -> Membership:
+    """Give a member another role; the last researcher cannot be demoted."""
+    role = _role(role)
+    membership = _membership(project, membership_id)
+    if role != membership.role:
+        if role != Role.RESEARCHER:
+            _guard_last_researcher(project, membership, "demote")
+        membership.role = role
+        membership.save(update_fields=["role"])
+    return membership
+
+
+@transaction.atomic
+def remove_member(project: Project, membership_id: int) -> Membership:
+    """Take a member off the project (their labels stay; their open items go back to the queue);
+    the last researcher cannot be removed."""
+    membership = _membership(project, membership_id)
+    _guard_last_researcher(project, membership, "remove")
+    Assignment.objects.filter(annotator=membership.user, pair__article__project=project,
+                              status=Assignment.OPEN).delete()
+    membership.delete()
+    return membership
+
+
+def reinstate_member(project: Project, membership_id: int) -> Membership:
+    """Undo a QC exclusion (:func:`qc.reinstate`): the annotator gets items again and their labels count."""
+    membership = _membership(project, membership_id)
+    if membership.excluded_at is None:
+        raise SettingsError(f"{membership.user.username} is not excluded.")
+    qc.reinstate(membership.user, project)
+    membership.refresh_from_db()
+    return membership

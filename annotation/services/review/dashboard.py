@@ -1,0 +1,161 @@
+"""The researcher dashboard's numbers: progress per project and per annotator, label counts, runs.
+
+Speed is reported two ways: ``items_per_hour`` from the time annotators spent on each item (the
+``seconds`` the labelling page measured) and ``items_per_hour_wall`` from the labels' timestamps,
+counting the gaps between consecutive labels as working time up to :data:`BREAK_SECONDS` (a longer
+gap is a break, not work).
+"""
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from datetime import datetime
+
+from django.db.models import Count, Exists, OuterRef
+
+from annotation.models import (
+    Adjudication,
+    AlignmentRun,
+    CandidatePair,
+    Label,
+    LabelScheme,
+    Membership,
+    Prediction,
+    Project,
+    Role,
+)
+from annotation.services.review import adjudication, qc
+
+BREAK_SECONDS = 30 * 60
+
+
+def _rate(items: int, seconds: float) -> float | None:
+    return round(items * 3600.0 / seconds, 1) if items and seconds > 0 else None
+
+
+def wall_seconds(times: list[datetime], first_item_seconds: float = 0.0) -> float:
+    """Working time spanned by a sorted list of label times: gaps up to :data:`BREAK_SECONDS`
+    count, longer ones don't; the first item of the list adds its own time on item."""
+    total = first_item_seconds
+    for earlier, later in zip(times, times[1:]):
+        gap = (later - earlier).total_seconds()
+        if gap <= BREAK_SECONDS:
+            total += gap
+    return total
+
+
+def annotator_progress(project: Project) -> list[dict]:
+    """One row per annotator (every annotator membership, and anyone else who labelled here):
+    counted labels, test answers and accuracy, time on item, speed, and exclusion."""
+    memberships = {m.user_id: m for m in Membership.objects.filter(project=project).select_related("user")}
+    accuracy = qc.test_accuracy(project)
+    labels = (Label.objects.filter(pair__article__project=project)
+              .values_list("annotator_id", "annotator__username", "seconds", "created_at", "is_test_question")
+              .order_by("annotator_id", "created_at"))
+    per_user: dict[int, dict] = defaultdict(lambda: {"labels": 0, "tests": 0, "seconds": 0.0, "times": [],
+                                                    "first_seconds": 0.0, "username": ""})
+    for user_id, username, seconds, created_at, is_test in labels:
+        row = per_user[user_id]
+        row["username"] = username
+        row["labels" if not is_test else "tests"] += 1
+        row["seconds"] += seconds or 0.0
+        if not row["times"]:
+            row["first_seconds"] = seconds or 0.0
+        row["times"].append(created_at)
+    user_ids = [uid for uid, m in memberships.items() if m.role == Role.ANNOTATOR] + \
+               [uid for uid in per_user if uid not in memberships or memberships[uid].role != Role.ANNOTATOR]
+    out = []
+    for user_id in dict.fromkeys(user_ids):
+        row = per_user.get(user_id) or {"labels": 0, "tests": 0, "seconds": 0.0, "times": [], "first_seconds": 0.0,
+                                        "username": ""}
+        membership = memberships.get(user_id)
+        done = row["labels"] + row["tests"]
+        result = accuracy.get(user_id)
+        out.append({
+            "annotator": membership.user.username if membership else row["username"],
+            "role": membership.role if membership else None,
+            "labelled": row["labels"],
+            "test_answers": result.answers if result else 0,
+            "test_accuracy": result.accuracy if result else None,
+            "seconds": round(row["seconds"], 1),
+            "mean_seconds": round(row["seconds"] / done, 1) if done else None,
+            "items_per_hour": _rate(done, row["seconds"]),
+            "items_per_hour_wall": _rate(done, wall_seconds(row["times"], row["first_seconds"])),
+            "first_label": row["times"][0].isoformat() if row["times"] else None,
+            "last_label": row["times"][-1].isoformat() if row["times"] else None,
+            "excluded": bool(membership and membership.excluded_at),
+            "excluded_at": membership.excluded_at.isoformat() if membership and membership.excluded_at else None,
+            "exclusion_reason": membership.exclusion_reason if membership else "",
+        })
+    return sorted(out, key=lambda r: r["annotator"])
+
+
+def label_counts(project: Project) -> dict:
+    """Counted votes and gold per scheme value (Likert: per dimension and point)."""
+    scheme = project.label_scheme
+    counted = qc.counted_labels(project)
+    if scheme.kind == LabelScheme.LIKERT:
+        per_dim: dict[str, Counter] = {d: Counter() for d in scheme.dimensions}
+        for ratings in counted.values_list("ratings", flat=True):
+            for dim, point in (ratings or {}).items():
+                if dim in per_dim:
+                    per_dim[dim][str(point)] += 1
+        return {"kind": "likert", "dimensions": {d: {p: c.get(p, 0) for p in scheme.value_names()}
+                                                 for d, c in per_dim.items()}}
+    votes = dict(counted.order_by().values_list("value").annotate(n=Count("id")))
+    gold = dict(Adjudication.objects.filter(pair__article__project=project).order_by().values_list("value").annotate(n=Count("id")))
+    return {"kind": "categorical", "values": [
+        {"value": v["value"], "name": v.get("name", v["value"]), "counts_as": v.get("counts_as"),
+         "votes": votes.get(v["value"], 0), "gold": gold.get(v["value"], 0)} for v in scheme.values]}
+
+
+def project_progress(project: Project) -> dict:
+    """Pairs, how many have ≥ 1 and ≥ k (the QC overlap) counted votes, gold, and the review queue."""
+    config = qc.qc_config(project)
+    per_pair = dict(qc.counted_labels(project).order_by().values_list("pair_id").annotate(n=Count("id")))
+    try:
+        queue = len(adjudication.queue_pair_ids(project))
+    except adjudication.AdjudicationError:
+        queue = None
+    return {
+        "pairs": CandidatePair.objects.filter(article__project=project).count(),
+        "labelled_pairs": len(per_pair),
+        "fully_labelled_pairs": sum(1 for n in per_pair.values() if n >= config.overlap),
+        "overlap": config.overlap,
+        "votes": sum(per_pair.values()),
+        "gold": adjudication.gold_counts(project),
+        "review_queue": queue,
+        "review_mode": (project.config or {}).get("adjudicate", "disagreements"),
+    }
+
+
+def run_statuses(project: Project, limit: int = 20) -> list[dict]:
+    """The latest runs with what they added: ``pair_count`` sentence pairs predicted, ``new_pairs``
+    of them predicted by no earlier run, ``labelled_pairs`` of them with a counted human vote (a
+    pair labelled once counts for every run that predicted it: labels belong to the pair)."""
+    runs = list(AlignmentRun.objects.filter(project=project).order_by("-created_at", "-pk")[:limit])
+    ids = [r.pk for r in runs]
+    labelled = qc.counted_labels(project).values("pair_id")
+    per_run = dict(Prediction.objects.filter(run_id__in=ids, pair__in=labelled).order_by().values_list("run_id")
+                   .annotate(n=Count("pair_id", distinct=True)))
+    earlier = Prediction.objects.filter(pair=OuterRef("pair"), run_id__lt=OuterRef("run_id"))
+    new = dict(Prediction.objects.filter(run_id__in=ids).filter(~Exists(earlier)).order_by().values_list("run_id")
+               .annotate(n=Count("id")))
+    return [{"id": r.pk, "method": r.method, "status": r.status, "progress": r.progress, "message": r.message,
+             "error": r.error, "pair_count": r.pair_count, "new_pairs": new.get(r.pk, 0),
+             "labelled_pairs": per_run.get(r.pk, 0), "created_at": r.created_at.isoformat(),
+             "finished_at": r.finished_at.isoformat() if r.finished_at else None}
+            for r in runs]
+
+
+def dashboard(project: Project) -> dict:
+    """Everything the dashboard API returns (agreement and distributions have their own endpoints)."""
+    return {"project": project.pk, "progress": project_progress(project), "annotators": annotator_progress(project),
+            "labels": label_counts(project), "runs": run_statuses(project),
+            "thresholds": (project.config or {}).get("thresholds"), **language_tool_status(project)}
+
+
+def language_tool_status(project: Project) -> dict:
+    """The project's encoder and spaCy pipeline, and the features its runs and jobs left out."""
+    from annotation.services.corpus.language_tools import describe, missing_features
+
+    return {"language_tools": describe(project), "missing_features": missing_features(project)}

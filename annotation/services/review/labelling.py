@@ -1,0 +1,331 @@
+"""Submitting labels: one gate for every write path, one label per (sentence pair, annotator).
+
+Every screen that writes a label — the queue, ``POST /api/labels/``, the whole-article view, "My
+labels" — goes through here, so the same rules hold everywhere:
+
+* **Input.** The value must be a label of the project's scheme; ``ratings`` only for Likert
+  schemes, with exactly the scheme's dimensions and values 1–5; no string may hold NUL or a lone
+  surrogate or exceed its length limit; ``seconds`` is a finite number of at most a day. Anything
+  else raises :class:`LabelInputError` and nothing is stored.
+* **Who may label what.** A pair the queue served to the annotator (an :class:`Assignment`), or
+  one they labelled before (theirs to edit). The whole-article view labels the pairs of a document
+  pair the annotator is aligning (``source="article"``): its time is recorded for the whole save,
+  and the per-item minimum time does not apply.
+* **Quality control** (``services.qc``): excluded annotators are refused; a queue item must have
+  been on screen at least ``min_seconds`` by the server's clock (the time since it was served is
+  stored as ``server_seconds``); the overlap quota holds because only served pairs are labelled;
+  answers to hidden test questions are stored and scored as such.
+* **Nothing overwritten silently.** A resubmission with the same ``client_token`` returns the
+  stored label. Another value for a pair the annotator already labelled raises
+  :class:`LabelConflict` (the stored value and its time) unless the caller asks for an explicit
+  change (``change=True``); every change and every deletion (undo) leaves a :class:`LabelChange`
+  with old → new, who, when and from which screen. A majority gold of the pair is recomputed when
+  its votes change (``services.adjudication.refresh_majority``); adjudicated gold is not touched.
+"""
+from __future__ import annotations
+
+import math
+import uuid
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from annotation.models import Assignment, CandidatePair, Label, LabelChange, LabelScheme, Project
+from annotation.services.review import qc
+
+MAX_VALUE_CHARS = 50
+MAX_COMMENT_CHARS = 5000
+MAX_SECONDS = 86400.0  # a day on one item is a client bug, not a measurement
+LIKERT_RANGE = (1, 5)
+
+QUEUE, API, ARTICLE, MY_LABELS, UNDO = (LabelChange.QUEUE, LabelChange.API, LabelChange.ARTICLE,
+                                        LabelChange.MY_LABELS, LabelChange.UNDO)
+SOURCES = (QUEUE, API, ARTICLE, MY_LABELS)
+
+
+class LabelInputError(ValueError):
+    """The label's input is invalid (the message says which field and why)."""
+
+
+class NotServed(ValueError):
+    """The pair was not served to this annotator and is not theirs to edit."""
+
+
+class LabelConflict(ValueError):
+    """The annotator labelled this pair before with another value, and did not ask to change it."""
+
+    def __init__(self, label: Label) -> None:
+        self.label = label
+        when = timezone.localtime(label.updated_at).strftime("%Y-%m-%d %H:%M:%S")
+        super().__init__(f"You labelled this pair {_shown(label)} at {when}. Keep that label, or change it explicitly.")
+
+    def payload(self) -> dict:
+        label = self.label
+        return {"detail": str(self), "code": "conflict", "pair": label.pair_id,
+                "stored": {"id": label.pk, "value": label.value, "ratings": label.ratings, "comment": label.comment,
+                           "updated_at": label.updated_at.isoformat(), "created_at": label.created_at.isoformat()}}
+
+
+def _shown(label: Label) -> str:
+    if label.value:
+        return repr(label.value)
+    return ", ".join(f"{k} {v}" for k, v in sorted((label.ratings or {}).items())) or "(empty)"
+
+
+# --- Input ---------------------------------------------------------------------------------------
+
+def clean_text(name: str, value, limit: int) -> str:
+    """``value`` if it is a string that PostgreSQL and SQLite both store faithfully, else LabelInputError."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise LabelInputError(f"{name}: must be a string")
+    if "\x00" in value:
+        raise LabelInputError(f"{name}: must not contain NUL characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise LabelInputError(f"{name}: is not valid Unicode (lone surrogate)") from None
+    if len(value) > limit:
+        raise LabelInputError(f"{name}: at most {limit} characters (got {len(value)})")
+    return value
+
+
+def clean_seconds(seconds) -> float:
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds):
+        raise LabelInputError("seconds: must be a finite number")
+    if not 0 <= seconds <= MAX_SECONDS:
+        raise LabelInputError(f"seconds: must be between 0 and {MAX_SECONDS:g}")
+    return float(seconds)
+
+
+def _likert_point(dimension: str, raw, allowed: set[str]) -> str:
+    if isinstance(raw, bool):
+        raise LabelInputError(f"ratings.{dimension}: must be an integer from {LIKERT_RANGE[0]} to {LIKERT_RANGE[1]}")
+    if isinstance(raw, float) and raw.is_integer():
+        raw = int(raw)
+    if isinstance(raw, str):
+        raw = clean_text(f"ratings.{dimension}", raw, 8).strip()
+    text = str(raw)
+    if text not in allowed:
+        raise LabelInputError(f"ratings.{dimension}: {raw!r} is not one of {', '.join(sorted(allowed))}")
+    return text
+
+
+def validate_value(scheme: LabelScheme, value: str, ratings: dict | None) -> dict:
+    """The label's stored ratings once ``value``/``ratings`` are valid for ``scheme``; raises LabelInputError."""
+    value = clean_text("value", value, MAX_VALUE_CHARS)
+    if ratings is None:
+        ratings = {}
+    if not isinstance(ratings, dict):
+        raise LabelInputError("ratings: must be an object of {dimension: rating}")
+    if scheme.kind != LabelScheme.LIKERT:
+        if ratings:
+            raise LabelInputError(f"ratings: only for Likert schemes; scheme {scheme.slug!r} takes a value "
+                                  f"({', '.join(scheme.value_names())})")
+        if value not in scheme.value_names():
+            raise LabelInputError(f"value: {value!r} is not a label of scheme {scheme.slug!r}; "
+                                  f"choose one of: {', '.join(scheme.value_names())}")
+        return {}
+    if value:
+        raise LabelInputError(f"value: scheme {scheme.slug!r} is rated with 'ratings', not a value")
+    dimensions = list(scheme.dimensions or [])
+    for key in ratings:
+        clean_text("ratings key", key, 50)
+    unknown = sorted(set(ratings) - set(dimensions))
+    if unknown:
+        raise LabelInputError(f"ratings: unknown dimension(s) {', '.join(unknown)}; valid: {', '.join(dimensions)}")
+    missing = [d for d in dimensions if d not in ratings]
+    if missing:
+        raise LabelInputError(f"ratings: missing {', '.join(missing)}")
+    allowed = {str(v) for v in scheme.value_names()}
+    return {d: _likert_point(d, ratings[d], allowed) for d in dimensions}
+
+
+def cleaned(scheme: LabelScheme, *, value: str, ratings: dict | None, comment: str, seconds) -> dict:
+    """The label's content fields, validated (no QC): ``value``, ``ratings``, ``comment``, ``seconds``."""
+    return {"value": clean_text("value", value, MAX_VALUE_CHARS), "ratings": validate_value(scheme, value, ratings),
+            "comment": clean_text("comment", comment, MAX_COMMENT_CHARS), "seconds": clean_seconds(seconds)}
+
+
+def checked_fields(user, project: Project, *, value: str, ratings: dict | None, comment: str, seconds: float,
+                   assignment: Assignment | None, exclusion: str | None | object = qc.NOT_LOADED,
+                   source: str = QUEUE) -> dict:
+    """The label's stored fields once the input is valid and quality control lets it through (not
+    excluded, not too fast for a served item); raises ValueError (``LabelInputError``,
+    ``qc.QualityControlError``) otherwise. ``exclusion`` is the annotator's exclusion reason when the
+    caller loaded it already."""
+    fields = cleaned(project.label_scheme, value=value, ratings=ratings, comment=comment, seconds=seconds)
+    qc.ensure_not_excluded(user, project, exclusion)
+    served_open = assignment is not None and assignment.status == Assignment.OPEN
+    if source != ARTICLE:
+        qc.check_seconds(qc.qc_config(project), fields["seconds"], assignment)
+    server_seconds = (timezone.now() - assignment.assigned_at).total_seconds() if served_open else None
+    # a pair the queue holds as a hidden test question is scored as one only when the queue served it
+    return {**fields, "server_seconds": server_seconds, "source": source,
+            "is_test_question": bool(source != ARTICLE and assignment and assignment.is_test)}
+
+
+# --- History -------------------------------------------------------------------------------------
+
+CONTENT = ("value", "ratings", "comment")
+
+
+def same_content(label: Label, fields: dict) -> bool:
+    return all(getattr(label, name) == fields.get(name, getattr(label, name)) for name in CONTENT)
+
+
+def record_change(label: Label, *, new: dict | None, source: str, by=None) -> LabelChange:
+    """A history row for ``label`` changing to ``new`` (None: deleted), in the caller's transaction."""
+    new = new or {}
+    return LabelChange.objects.create(
+        pair_id=label.pair_id, annotator_id=label.annotator_id, changed_by=by, label=label if new else None,
+        old_value=label.value, old_ratings=label.ratings or {}, old_comment=label.comment, old_at=label.updated_at,
+        new_value=new.get("value", ""), new_ratings=new.get("ratings", {}), new_comment=new.get("comment", ""),
+        source=source)
+
+
+def _votes_changed(pair_id: int) -> None:
+    from annotation.services.review.adjudication import refresh_majority
+
+    refresh_majority(pair_id)
+
+
+# --- Writing -------------------------------------------------------------------------------------
+
+def insert_label(user, pair_id: int, fields: dict, client_token: uuid.UUID | None) -> Label:
+    """INSERT the label and mark the assignment done, in the caller's transaction. Raises
+    IntegrityError when the label exists already (same ``client_token``, or this annotator labelled
+    the pair before): then roll back and call :func:`store_existing`."""
+    label = Label(pair_id=pair_id, annotator=user, client_token=client_token or uuid.uuid4(), **fields)
+    label.save(force_insert=True)
+    _mark_done(user, pair_id)
+    return label
+
+
+def _same_token(user, pair_id: int, client_token: uuid.UUID | None) -> Label | None:
+    if client_token is None:
+        return None
+    existing = Label.objects.filter(client_token=client_token).first()
+    if existing is not None and (existing.annotator_id != user.pk or existing.pair_id != pair_id):
+        raise LabelInputError("client_token: already used for another label")
+    return existing
+
+
+def store_existing(user, pair_id: int, fields: dict, client_token: uuid.UUID | None, *,
+                   change: bool = False) -> tuple[Label, bool]:
+    """The slow path after :func:`insert_label` failed: the same ``client_token`` again returns its
+    label untouched; the same content again returns the stored label; other content raises
+    :class:`LabelConflict` unless ``change`` (then the change is applied and recorded). If the
+    label was deleted meanwhile it is inserted. One transaction per attempt; no savepoints."""
+    for attempt in range(3):
+        try:
+            with transaction.atomic():
+                existing = _same_token(user, pair_id, client_token)
+                if existing is not None:
+                    return existing, False
+                label = Label.objects.select_for_update().filter(pair_id=pair_id, annotator=user).first()
+                if label is None:
+                    return insert_label(user, pair_id, fields, client_token), True
+                if same_content(label, fields):
+                    _mark_done(user, pair_id)
+                    return label, False
+                if not change:
+                    raise LabelConflict(label)
+                return _apply_change(label, fields, source=fields.get("source", API), by=user), False
+        except IntegrityError:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _apply_change(label: Label, fields: dict, *, source: str, by) -> Label:
+    """Change ``label`` to ``fields`` with a history row, in the caller's transaction."""
+    record_change(label, new=fields, source=source, by=by)
+    now = timezone.now()
+    updates = {k: v for k, v in fields.items() if k not in ("is_test_question", "server_seconds", "source")}
+    if source != MY_LABELS:  # time spent on the item again adds to the time spent before
+        updates["seconds"] = label.seconds + fields["seconds"]
+    Label.objects.filter(pk=label.pk).update(**updates, updated_at=now)
+    for name, value in updates.items():
+        setattr(label, name, value)
+    label.updated_at = now
+    _mark_done(label.annotator, label.pair_id)
+    transaction.on_commit(lambda: _votes_changed(label.pair_id))
+    return label
+
+
+def _mark_done(user, pair_id: int) -> None:
+    Assignment.objects.filter(pair_id=pair_id, annotator=user, status=Assignment.OPEN).update(
+        status=Assignment.DONE, completed_at=timezone.now())
+
+
+def permitted(user, pair: CandidatePair, source: str) -> Assignment | None:
+    """The user's assignment of ``pair`` once they may label it from ``source``; raises NotServed.
+
+    The queue and the API need the pair served to them (an assignment, not skipped) or labelled by
+    them before; the whole-article view labels any pair of the document pair being aligned."""
+    assignment = Assignment.objects.filter(pair=pair, annotator=user).first()
+    if source == ARTICLE:
+        return assignment
+    if assignment is not None and assignment.status != Assignment.SKIPPED:
+        return assignment
+    if Label.objects.filter(pair=pair, annotator=user).exists():
+        return assignment
+    if assignment is not None:
+        raise NotServed(f"you skipped pair #{pair.pk}; it comes back at the end of your queue")
+    raise NotServed(f"pair #{pair.pk} was not served to you: label the items your queue gives you")
+
+
+def submit_label(user, pair: CandidatePair, *, value: str = "", ratings: dict | None = None, comment: str = "",
+                 seconds: float = 0.0, client_token: uuid.UUID | None = None, assignment: Assignment | None = None,
+                 source: str = API, change: bool = False) -> tuple[Label, bool]:
+    """Store ``user``'s label for ``pair`` through the gate (module docstring); returns (label, created).
+
+    Raises ValueError subclasses with a message for the annotator: LabelInputError, NotServed,
+    LabelConflict, ``qc.QualityControlError``. (The queue's submit+next path uses the pieces
+    directly: ``services.queue``.)"""
+    existing = _same_token(user, pair.pk, client_token)
+    if existing is not None:
+        return existing, False
+    project = pair.article.project
+    qc.ensure_not_excluded(user, project)
+    if assignment is None:
+        assignment = permitted(user, pair, source)
+    fields = checked_fields(user, project, value=value, ratings=ratings, comment=comment, seconds=seconds,
+                            assignment=assignment, source=source)
+    try:
+        with transaction.atomic():
+            label, created = insert_label(user, pair.pk, fields, client_token), True
+    except IntegrityError:
+        label, created = store_existing(user, pair.pk, fields, client_token, change=change)
+    if created and fields["is_test_question"]:
+        qc.record_test_answer(user, project)
+    if created:
+        transaction.on_commit(lambda: _votes_changed(pair.pk))
+    return label, created
+
+
+def edit_label(user, label: Label, *, value: str, ratings: dict | None = None, comment: str | None = None,
+               source: str = MY_LABELS) -> Label:
+    """An annotator changes one of their own labels (e.g. from "My labels"): same validation, no
+    minimum time (the item is not being served), the old value kept in the history."""
+    if label.annotator_id != user.pk:
+        raise NotServed("you can only edit your own labels")
+    project = label.pair.article.project
+    qc.ensure_not_excluded(user, project)
+    fields = cleaned(project.label_scheme, value=value, ratings=ratings,
+                     comment=label.comment if comment is None else comment, seconds=label.seconds)
+    with transaction.atomic():
+        label = Label.objects.select_for_update().get(pk=label.pk)
+        if same_content(label, fields):
+            return label
+        return _apply_change(label, fields, source=source, by=user)
+
+
+def delete_label(user, label: Label, *, source: str = UNDO) -> None:
+    """Delete ``label``, keeping its content in the history (undo), in the caller's transaction."""
+    record_change(label, new=None, source=source, by=user)
+    pair_id = label.pair_id
+    label.delete()
+    transaction.on_commit(lambda: _votes_changed(pair_id))

@@ -1,0 +1,225 @@
+"""Quality control of crowd labels (SPEC §6; neural CRF paper §3.1, step 2).
+
+The paper's procedure: several annotators per item, at least ten seconds per question, one hidden
+test question in every five, and annotators whose test accuracy drops below 85% removed. Every
+number is a per-project setting kept in ``Project.config["qc"]``; the defaults live here and only
+here::
+
+    {"qc": {"overlap": 1, "min_seconds": 10, "test_every": 5,
+            "exclusion_threshold": 0.85, "min_test_answers": 5}}
+
+Test questions are pairs with an :class:`~annotation.models.Adjudication` (gold). The queue
+(``services.queue``) serves them hidden among the real items; the label is stored with
+``is_test_question=True`` and scored against the gold value here. Excluded annotators get no more
+items, and :func:`counted_labels` (what agreement, training and export use) leaves their labels out.
+"""
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+
+from django.db.models import Count, F, Q, QuerySet
+from django.utils import timezone
+
+from annotation.models import Assignment, Label, Membership, Project
+
+MAX_OVERLAP = 10
+
+DEFAULTS: dict[str, float | int] = {
+    "overlap": 1,                  # annotators per item (k); the paper used 5
+    "min_seconds": 10,             # labels faster than this are rejected (0 turns the check off)
+    "test_every": 5,               # one hidden test question in every N items (0 = no tests)
+    "exclusion_threshold": 0.85,   # test accuracy below this excludes the annotator...
+    "min_test_answers": 5,         # ...once they answered at least this many test questions
+}
+
+# A label may arrive this much sooner than the server's own clock says (request latency, clock skew).
+CLOCK_TOLERANCE_S = 1.0
+
+
+class QualityControlError(ValueError):
+    """A label or request refused by quality control (the message is shown to the annotator)."""
+
+
+class LabelTooFast(QualityControlError):
+    pass
+
+
+class AnnotatorExcluded(QualityControlError):
+    pass
+
+
+@dataclass(frozen=True)
+class QcConfig:
+    overlap: int = int(DEFAULTS["overlap"])
+    min_seconds: float = float(DEFAULTS["min_seconds"])
+    test_every: int = int(DEFAULTS["test_every"])
+    exclusion_threshold: float = float(DEFAULTS["exclusion_threshold"])
+    min_test_answers: int = int(DEFAULTS["min_test_answers"])
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def _number(config: dict, name: str, kind: type, low: float, high: float | None) -> int | float:
+    raw = config.get(name, DEFAULTS[name])
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or (kind is int and raw != int(raw)):
+        raise ValueError(f"project config qc.{name} must be {'an integer' if kind is int else 'a number'}, got {raw!r}")
+    if raw < low or (high is not None and raw > high):
+        bounds = f"between {low} and {high}" if high is not None else f"at least {low}"
+        raise ValueError(f"project config qc.{name} must be {bounds}, got {raw!r}")
+    return kind(raw)
+
+
+def validate(config: dict | None) -> QcConfig:
+    """The QC settings of a project config's ``qc`` object, defaults filled in; bad values raise ValueError."""
+    config = config or {}
+    if not isinstance(config, dict):
+        raise ValueError(f"project config qc must be an object with keys {', '.join(DEFAULTS)}")
+    unknown = sorted(set(config) - {f.name for f in fields(QcConfig)})
+    if unknown:
+        raise ValueError(f"unknown qc setting(s) {', '.join(unknown)}; valid: {', '.join(DEFAULTS)}")
+    return QcConfig(
+        overlap=_number(config, "overlap", int, 1, MAX_OVERLAP),
+        min_seconds=_number(config, "min_seconds", float, 0, 3600),
+        test_every=_number(config, "test_every", int, 0, None),
+        exclusion_threshold=_number(config, "exclusion_threshold", float, 0, 1),
+        min_test_answers=_number(config, "min_test_answers", int, 1, None),
+    )
+
+
+def qc_config(project: Project) -> QcConfig:
+    return validate((project.config or {}).get("qc"))
+
+
+# --- Time on item -----------------------------------------------------------------------------
+
+def check_seconds(config: QcConfig, seconds: float, assignment: Assignment | None = None) -> None:
+    """Refuse a label given faster than ``min_seconds``: by the client's timer and, when the pair was
+    served by the queue, by the server's clock since it was served."""
+    if config.min_seconds <= 0:
+        return
+    if seconds < config.min_seconds:
+        raise LabelTooFast(f"Please spend at least {config.min_seconds:g} seconds on each item "
+                           f"(this one took {seconds:.1f} s).")
+    if assignment is not None and assignment.status == Assignment.OPEN:
+        elapsed = (timezone.now() - assignment.assigned_at).total_seconds()
+        if elapsed + CLOCK_TOLERANCE_S < config.min_seconds:
+            raise LabelTooFast(f"Please spend at least {config.min_seconds:g} seconds on each item "
+                               f"(it was shown {elapsed:.1f} s ago).")
+
+
+# --- Test questions and exclusion -------------------------------------------------------------
+
+@dataclass(frozen=True)
+class TestAccuracy:
+    annotator_id: int
+    answers: int
+    correct: int
+
+    @property
+    def accuracy(self) -> float | None:
+        return self.correct / self.answers if self.answers else None
+
+
+def test_labels(project: Project) -> QuerySet[Label]:
+    """Labels given to hidden test questions (pairs with gold) of the project."""
+    return Label.objects.filter(pair__article__project=project, is_test_question=True, pair__gold__isnull=False)
+
+
+def test_accuracy(project: Project, user=None) -> dict[int, TestAccuracy]:
+    """Per annotator: how many test questions they answered and how many matched the gold value."""
+    qs = test_labels(project)
+    if user is not None:
+        qs = qs.filter(annotator=user)
+    rows = qs.values("annotator_id").annotate(
+        answers=Count("id"), correct=Count("id", filter=Q(value=F("pair__gold__value"))),
+    ).order_by("annotator_id")
+    return {r["annotator_id"]: TestAccuracy(r["annotator_id"], r["answers"], r["correct"]) for r in rows}
+
+
+def excluded_annotators(project: Project) -> QuerySet[Membership]:
+    """The excluded annotators' user ids as a subquery (``annotator_id__in=...``): no query of its own."""
+    return Membership.objects.filter(project=project, excluded_at__isnull=False).values("user_id")
+
+
+def excluded_annotator_ids(project: Project) -> set[int]:
+    return set(excluded_annotators(project).values_list("user_id", flat=True))
+
+
+def exclusion_message(excluded_at, reason: str) -> str | None:
+    """What an annotator is told, from their membership's ``excluded_at`` and ``exclusion_reason``."""
+    if excluded_at is None:
+        return None
+    return reason or "You were removed from this project by quality control."
+
+
+def exclusion_reason(user, project: Project) -> str | None:
+    """Why the annotator was removed from the project, or None if they may label."""
+    row = Membership.objects.filter(project=project, user=user, excluded_at__isnull=False).values_list(
+        "excluded_at", "exclusion_reason").first()
+    return None if row is None else exclusion_message(*row)
+
+
+# ``ensure_not_excluded(..., reason=NOT_LOADED)``: the caller has not looked the reason up yet.
+NOT_LOADED = object()
+
+
+def ensure_not_excluded(user, project: Project, reason: str | None | object = NOT_LOADED) -> None:
+    """Raise AnnotatorExcluded if QC removed the annotator. ``reason`` is their exclusion reason when
+    the caller loaded it already (None: not excluded), which saves the look-up."""
+    if reason is NOT_LOADED:
+        reason = exclusion_reason(user, project)
+    if reason is not None:
+        raise AnnotatorExcluded(reason)
+
+
+def should_exclude(config: QcConfig, result: TestAccuracy | None) -> bool:
+    return (result is not None and result.answers >= config.min_test_answers
+            and result.accuracy is not None and result.accuracy < config.exclusion_threshold)
+
+
+def record_test_answer(user, project: Project) -> bool:
+    """Re-score ``user`` after a test answer; exclude them if they fell below the threshold.
+    Returns True when this call excluded them."""
+    config = qc_config(project)
+    result = test_accuracy(project, user).get(user.pk)
+    if not should_exclude(config, result):
+        return False
+    return exclude(user, project, f"Your accuracy on test questions is {result.accuracy:.0%} "
+                                  f"({result.correct} of {result.answers}), below the project's "
+                                  f"{config.exclusion_threshold:.0%}. You can no longer label in this project; "
+                                  f"please contact its researchers.")
+
+
+def exclude(user, project: Project, reason: str) -> bool:
+    """Remove an annotator: no more items, their open items go back to the queue. Idempotent."""
+    updated = Membership.objects.filter(project=project, user=user, excluded_at__isnull=True).update(
+        excluded_at=timezone.now(), exclusion_reason=reason[:300])
+    Assignment.objects.filter(annotator=user, pair__article__project=project, status=Assignment.OPEN).delete()
+    return bool(updated)
+
+
+def reinstate(user, project: Project) -> None:
+    Membership.objects.filter(project=project, user=user).update(excluded_at=None, exclusion_reason="")
+
+
+def reevaluate(project: Project) -> list[int]:
+    """Apply the project's current thresholds to everyone (e.g. after they changed); returns the
+    ids of annotators newly excluded. Nobody is reinstated automatically."""
+    config = qc_config(project)
+    newly = []
+    for annotator_id, result in test_accuracy(project).items():
+        if should_exclude(config, result):
+            user = Membership.objects.filter(project=project, user_id=annotator_id).select_related("user").first()
+            if user is not None and exclude(user.user, project, f"Test accuracy {result.accuracy:.0%} below "
+                                                                f"{config.exclusion_threshold:.0%}."):
+                newly.append(annotator_id)
+    return newly
+
+
+def counted_labels(project: Project) -> QuerySet[Label]:
+    """The labels that count as votes (agreement, adjudication, training, export): the project's
+    labels minus hidden test answers and minus every label of an excluded annotator."""
+    return (Label.objects.filter(pair__article__project=project, is_test_question=False)
+            .exclude(annotator_id__in=Membership.objects.filter(project=project, excluded_at__isnull=False)
+                     .values("user_id")))

@@ -1,0 +1,200 @@
+"""Training data from the project's labels (neural CRF paper §3–4; SPEC §5.1).
+
+**Training data** (:func:`training_set`) comes from article-level splits (the export's, assigned
+with the project's split policy when an article has none):
+
+* *exhaustive article pairs* train the CRF and the pair model: document pairs an annotator
+  declared complete in the whole-article view (their links; every unlinked pair = not aligned),
+  and document pairs imported with gold (the import's gold is exhaustive). Where a pair has
+  adjudicated gold, it overrides the annotators' links;
+* *pair-level labels* of the train articles' other sentence pairs (adjudicated gold, else the
+  counted majority of crowd votes — quality control applied) train the pair model only.
+
+Train articles train, dev articles stop early and tune the thresholds, test articles are only
+measured. The snapshot of exactly what was used (ids, counts, a hash) is stored on the
+:class:`~annotation.models.ModelVersion`.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+
+from django.utils import timezone
+
+from annotation.models import (
+    Adjudication,
+    Article,
+    ArticleCompletion,
+    CandidatePair,
+    Document,
+    Label,
+    Project,
+    Split,
+)
+from annotation.services.alignment.alignment_runs import engine_document
+from annotation.services.review import qc
+from annotation.services.review.adjudication import majority_value
+from workers.engine.types import ArticlePair
+
+TRAIN_JOB = "train-aligner"
+LINK = ("aligned", "partial")
+MODEL_KIND = "crf"
+
+
+class TrainingError(ValueError):
+    """Training cannot start or went wrong in a way the researcher can fix (message says how)."""
+
+
+@dataclass
+class TrainingSet:
+    """What one training uses: exhaustive article pairs per split, pair-level examples, and a record."""
+
+    exhaustive: dict[str, list[ArticlePair]] = field(default_factory=lambda: {"train": [], "dev": [], "test": []})
+    pair_examples: list[tuple[str, str, str]] = field(default_factory=list)  # (complex, simple, class)
+    snapshot: dict = field(default_factory=dict)
+
+
+# --- Data --------------------------------------------------------------------------------------
+
+def article_splits(project: Project) -> dict[int, str]:
+    """Every article's split: its stored one, else the one the project's split policy plans for it."""
+    from annotation.services.export import splits
+
+    stored = dict(Split.objects.filter(article__project=project).values_list("article_id", "name"))
+    missing = Article.objects.filter(project=project).exclude(pk__in=stored).exists()
+    if missing:
+        planned = splits.plan(project, splits.project_policy(project))
+        stored.update({a: name for a, name in planned.items() if a not in stored and name})
+    return stored
+
+
+def _counts_as(project: Project) -> dict[str, str]:
+    return {v["value"]: v.get("counts_as", "not") for v in project.label_scheme.values}
+
+
+def resolved_labels(project: Project, pairs) -> dict[int, str]:
+    """``{pair id: class}`` (aligned/partial/not): gold where there is gold, else the counted majority."""
+    counts_as = _counts_as(project)
+    out = {pid: counts_as.get(v, "not") for pid, v in Adjudication.objects.filter(pair__in=pairs).values_list("pair_id", "value")}
+    votes: dict[int, list[str]] = defaultdict(list)
+    for pid, value in qc.counted_labels(project).filter(pair__in=pairs).exclude(pair_id__in=list(out)).values_list("pair_id", "value"):
+        votes[pid].append(value)
+    for pid, values in votes.items():
+        value = majority_value(values)
+        if value is not None:
+            out[pid] = counts_as.get(value, "not")
+    return out
+
+
+def _exhaustive_links(project: Project, complex_doc: int, simple_doc: int, annotators: list[int],
+                      imported: bool) -> dict[tuple[int, int], str]:
+    """``{(ci, si): aligned|partial}`` of one exhaustively annotated document pair."""
+    counts_as = _counts_as(project)
+    pairs = CandidatePair.objects.filter(complex_document_id=complex_doc, simple_document_id=simple_doc)
+    gold = {pid: counts_as.get(v, "not") for pid, v in
+            Adjudication.objects.filter(pair__in=pairs).values_list("pair_id", "value")}
+    votes: dict[int, list[str]] = defaultdict(list)
+    for pid, _annotator, value in (Label.objects.filter(pair__in=pairs, annotator_id__in=annotators)
+                                  .values_list("pair_id", "annotator_id", "value")):
+        votes[pid].append(counts_as.get(value, "not"))
+    links: dict[tuple[int, int], str] = {}
+    for pair in pairs.only("pk", "complex_key", "simple_key"):
+        if pair.pk in gold and (imported or gold[pair.pk] != "not" or pair.pk in votes):
+            value = gold[pair.pk]
+        elif annotators and votes.get(pair.pk):
+            # a link when most completers linked it (ties: the stronger judgement, partial over not)
+            ranked = Counter(votes[pair.pk]) + Counter({"not": len(annotators) - len(votes[pair.pk])})
+            linked = ranked["aligned"] + ranked["partial"]
+            value = ("aligned" if ranked["aligned"] >= ranked["partial"] else "partial") if linked * 2 >= len(annotators) else "not"
+        else:
+            continue
+        if value in LINK:
+            for c in pair.complex_indices:
+                for s in pair.simple_indices:
+                    links[(c, s)] = value if links.get((c, s)) != "aligned" else "aligned"
+    return links
+
+
+def exhaustive_document_pairs(project: Project) -> list[tuple[int, int, int, list[int], bool]]:
+    """``(article, complex doc, simple doc, completing annotators, has imported gold)`` of every
+    exhaustively annotated document pair of the project."""
+    found: dict[tuple[int, int, int], tuple[list[int], bool]] = {}
+    excluded = qc.excluded_annotators(project)  # quality control applies to completed article pairs too
+    for article, c, s, annotator in (ArticleCompletion.objects.filter(article__project=project)
+                                     .exclude(annotator_id__in=excluded)
+                                     .values_list("article_id", "complex_document_id", "simple_document_id", "annotator_id")):
+        found.setdefault((article, c, s), ([], False))[0].append(annotator)
+    for article, c, s in (CandidatePair.objects.filter(article__project=project, gold__provenance=Adjudication.IMPORTED)
+                          .values_list("article_id", "complex_document_id", "simple_document_id").distinct()):
+        annotators, _ = found.get((article, c, s), ([], False))
+        found[(article, c, s)] = (annotators, True)
+    return [(a, c, s, annotators, imported) for (a, c, s), (annotators, imported) in sorted(found.items())]
+
+
+def training_set(project: Project) -> TrainingSet:
+    """The project's training data now (see the module docstring)."""
+    split_of = article_splits(project)
+    data = TrainingSet()
+    docs: dict[int, Document] = {}
+    covered: set[tuple[int, int]] = set()
+    sources = Counter()
+    for article, c, s, annotators, imported in exhaustive_document_pairs(project):
+        split = split_of.get(article)
+        if split not in data.exhaustive:
+            continue
+        links = _exhaustive_links(project, c, s, annotators, imported)
+        for doc_id in (c, s):
+            docs.setdefault(doc_id, Document.objects.get(pk=doc_id))
+        ordered = sorted(links)
+        data.exhaustive[split].append(ArticlePair(
+            id=f"{article}:{c}-{s}", complex=engine_document(docs[c]), simple=engine_document(docs[s]),
+            gold=tuple(ordered), gold_labels=tuple(links[k] for k in ordered)))
+        covered.add((c, s))
+        sources["imported" if imported else "completed"] += 1
+    train_articles = [a for a, name in split_of.items() if name == "train"]
+    pairs = CandidatePair.objects.filter(article_id__in=train_articles)
+    labelled = resolved_labels(project, pairs)
+    texts = _pair_texts([pid for pid in labelled])
+    for pid, value in sorted(labelled.items()):
+        doc_pair = texts.get(pid)
+        if doc_pair is None or doc_pair[0] in covered:
+            continue
+        data.pair_examples.append((doc_pair[1], doc_pair[2], value))
+    data.snapshot = _snapshot(data, split_of, sources)
+    return data
+
+
+def _pair_texts(pair_ids: list[int]) -> dict[int, tuple[tuple[int, int], str, str]]:
+    out: dict[int, tuple[tuple[int, int], list, list]] = {}
+    rows = (CandidatePair.objects.filter(pk__in=pair_ids)
+            .values_list("pk", "complex_document_id", "simple_document_id", "members__side", "members__sentence__index",
+                         "members__sentence__text"))
+    for pid, c, s, side, index, text in rows:
+        entry = out.setdefault(pid, ((c, s), [], []))
+        (entry[1] if side == "complex" else entry[2]).append((index, text))
+    return {pid: (key, " ".join(t for _, t in sorted(cs)), " ".join(t for _, t in sorted(ss)))
+            for pid, (key, cs, ss) in out.items()}
+
+
+def _snapshot(data: TrainingSet, split_of: dict[int, str], sources: Counter) -> dict:
+    def digest(obj) -> str:
+        return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+    exhaustive = {name: [p.id for p in pairs] for name, pairs in data.exhaustive.items()}
+    return {
+        "articles": dict(Counter(split_of.values())),
+        "exhaustive_pairs": exhaustive,
+        "exhaustive_links": {name: sum(len(p.gold or ()) for p in pairs) for name, pairs in data.exhaustive.items()},
+        "exhaustive_sources": dict(sources),
+        "pair_examples": len(data.pair_examples),
+        "pair_example_classes": dict(Counter(v for _, _, v in data.pair_examples)),
+        "hash": digest({"exhaustive": [(p.id, p.gold, p.gold_labels) for ps in data.exhaustive.values() for p in ps],
+                        "pairs": data.pair_examples}),
+        "taken_at": timezone.now().isoformat(),
+    }
+
+
+__all__ = ["LINK", "MODEL_KIND", "TRAIN_JOB", "TrainingError", "TrainingSet", "article_splits", "exhaustive_document_pairs",
+           "resolved_labels", "training_set"]

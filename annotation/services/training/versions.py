@@ -1,0 +1,217 @@
+"""Training jobs and model versions: train on :func:`~annotation.services.training.dataset.training_set`,
+register, promote, download and re-align (neural CRF paper §3–4; SPEC §5.1).
+
+**A training job** (:func:`start_training`, :func:`run_training_job`) runs on the ``gpu`` queue
+(CPU when the worker has no CUDA), reports every epoch (loss, dev F1) as progress, can be
+cancelled between epochs, and ends with a ModelVersion whose metrics put its test Task 1/Task 2
+scores beside the previous version's and the untrained crf's.
+"""
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+from django.conf import settings
+from django.db.models import Count, Q
+from django.utils import timezone
+
+from annotation.models import (
+    Article,
+    Job,
+    ModelVersion,
+    Project,
+    Status,
+)
+from annotation.services.background import jobs, progress
+from annotation.services.corpus import language_tools
+from annotation.services.training.dataset import (
+    MODEL_KIND,
+    TRAIN_JOB,
+    TrainingError,
+    training_set,
+)
+from workers.engine.types import ArticlePair
+
+# --- Jobs --------------------------------------------------------------------------------------
+
+def model_versions(project: Project):
+    return ModelVersion.objects.filter(project=project, kind=MODEL_KIND)
+
+
+def default_version(project: Project) -> ModelVersion | None:
+    """The version the project aligns with by default (promoted by a researcher), if any."""
+    pk = (project.config or {}).get("default_model_version")
+    return model_versions(project).filter(pk=pk).first() if pk else None
+
+
+def start_training(project: Project, *, user=None, config: dict | None = None, seed: int = 0,
+                   base_version: ModelVersion | None = None, enqueue: bool = True) -> Job:
+    """Check the data and options now (clear errors before anything is queued), then queue the job."""
+    from workers.engine.training.config import TrainConfig
+
+    if config is not None and not isinstance(config, dict):
+        raise TrainingError("config: must be a JSON object of training options")
+    _check_types(config or {})
+    try:
+        TrainConfig.build(config)
+    except (ValueError, TypeError) as exc:  # TypeError: a value of the wrong type, e.g. "epochs": "many"
+        raise TrainingError(f"config: {exc}") from None
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**31:
+        raise TrainingError("seed: must be an integer from 0 to 2147483647")
+    if base_version is not None and base_version.project_id != project.pk:
+        raise TrainingError("base_version: not a model version of this project")
+    data = training_set(project)
+    if not data.exhaustive["train"] and not data.pair_examples:
+        raise TrainingError("nothing to train on yet: mark article pairs complete in the whole-article view, import "
+                            "gold, or label pairs of train articles")
+    if not data.exhaustive["train"] and not data.exhaustive["dev"]:
+        raise TrainingError("the CRF needs at least one exhaustively annotated article pair (train or dev): mark "
+                            "an article pair complete in the whole-article view, or import gold")
+    params = {"config": config or {}, "seed": seed, "base_version": base_version.pk if base_version else None}
+    return jobs.start_job(project, TRAIN_JOB, params=params, user=user, enqueue=enqueue)
+
+
+def _check_types(config: dict) -> None:
+    """Each known option has the type of its default (ints for counts, numbers for rates, text)."""
+    from dataclasses import fields
+
+    from workers.engine.training.config import TrainConfig
+
+    for f in fields(TrainConfig):
+        if f.name not in config or config[f.name] is None:
+            continue
+        value, default = config[f.name], f.default
+        if isinstance(default, bool):
+            ok = isinstance(value, bool)
+        elif isinstance(default, int):
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        elif isinstance(default, float):
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        else:
+            ok = isinstance(value, str)
+        if not ok:
+            kind = "an integer" if isinstance(default, int) else "a number" if isinstance(default, float) else "text"
+            raise TrainingError(f"config: {f.name} must be {kind}, got {value!r}")
+
+
+def cancel(job: Job) -> bool:
+    return progress.cancel(Job, job.pk)
+
+
+def run_training_job(job_id: int) -> None:
+    """The Celery task's body: train, evaluate, register the version. Idempotent under redelivery:
+    a job that already produced its version is not trained again."""
+    if not progress.claim(Job, job_id):
+        return
+    job = Job.objects.select_related("project").get(pk=job_id)
+    if ModelVersion.objects.filter(job=job).exists():
+        version = ModelVersion.objects.get(job=job)
+        progress.succeed(Job, job_id, result={"model_version": version.pk})
+        return
+    try:
+        version = _train(job)
+    except progress.Cancelled:
+        return
+    except Exception as exc:  # noqa: BLE001 - stored on the job (errors as data), then re-raised
+        progress.fail(Job, job_id, exc)
+        raise
+    progress.succeed(Job, job_id, result={"model_version": version.pk, "metrics": version.metrics},
+                     timings=version.training_snapshot.get("timings", {}))
+
+
+def _version_dir(project: Project, name: str) -> Path:
+    return Path(settings.MEDIA_ROOT) / "models" / f"project-{project.pk}" / name
+
+
+def _train(job: Job) -> ModelVersion:
+    from workers.engine.training import TrainingCancelled, train_aligner
+
+    project, params = job.project, job.params
+    started = time.monotonic()
+    report = progress.reporter(Job, job.pk)
+    report(0.01, "collecting the training data")
+    data = training_set(project)
+    parent = model_versions(project).filter(pk=params.get("base_version")).first() or default_version(project)
+    base = language_tools.project_encoder(project)  # the project's encoder (None: the bundled MiniLM)
+    name = f"crf-{timezone.now():%Y%m%d-%H%M%S}-job{job.pk}"
+    out = _version_dir(project, name)
+    if out.exists():
+        shutil.rmtree(out)  # a redelivered job's half-written directory
+    config = dict(params.get("config") or {})
+
+    def on_epoch(epoch) -> None:  # an EpochReport: stage, epoch/epochs, loss, dev F1
+        stage = 0.0 if epoch.stage == "pair_model" else 0.5
+        report(0.05 + 0.85 * (stage + 0.5 * epoch.epoch / max(1, epoch.epochs)), epoch.line())
+
+    def cancelled() -> bool:
+        return Job.objects.filter(pk=job.pk, status=Status.CANCELLED).exists()
+
+    train = data.exhaustive["train"] or data.exhaustive["dev"]
+    dev = data.exhaustive["dev"] if data.exhaustive["train"] else []
+    try:
+        manifest = train_aligner(train, str(out), dev=dev or None, base=base, config=config,
+                                 seed=int(params.get("seed", 0)), progress=on_epoch, should_stop=cancelled,
+                                 extra_examples=data.pair_examples)
+    except TrainingCancelled:
+        raise progress.Cancelled(f"training job #{job.pk} was cancelled") from None
+    progress.check_cancelled(Job, job.pk)
+    report(0.92, "measuring on the test articles")
+    metrics = {"dev": (manifest.get("metrics") or {}).get("heldout", {}), "test": _test_metrics(data.exhaustive["test"], out, parent)}
+    snapshot = {**data.snapshot, "manifest": manifest, "config": config, "seed": params.get("seed", 0),
+                "timings": {"total_s": round(time.monotonic() - started, 1)}}
+    return ModelVersion.objects.create(project=project, name=name, kind=MODEL_KIND, path=str(out), parent=parent,
+                                       training_snapshot=snapshot, metrics=metrics, job=job, created_by=job.created_by)
+
+
+def _test_metrics(test: list[ArticlePair], path: Path, parent: ModelVersion | None) -> dict:
+    """Task 1/Task 2 on the test articles: this version, the previous one, the untrained crf."""
+    if not test:
+        return {}
+    from workers.engine import align, evaluate
+
+    def score(model: str | None) -> dict:
+        result = evaluate(align(test, "crf", model=model), test)
+        return {"task1": result["task1"], "task2": result["task2"]}
+
+    out = {"n_article_pairs": len(test), "this": score(str(path)), "untrained": score(None)}
+    if parent is not None and Path(parent.path).exists():
+        out["previous"] = score(parent.path)
+    return out
+
+
+def promote(version: ModelVersion) -> None:
+    """Make ``version`` the project's default model for crf runs."""
+    project = version.project
+    project.config = {**(project.config or {}), "default_model_version": version.pk}
+    project.save(update_fields=["config"])
+
+
+def realign(version: ModelVersion, *, scope: str = "all", user=None):
+    """A crf run of the project with ``version``: all articles, or only articles without labels."""
+    from annotation.services.alignment.alignment_runs import start_run
+
+    if scope not in ("all", "unlabelled"):
+        raise TrainingError("scope: choose all or unlabelled")
+    params = {}
+    if scope == "unlabelled":
+        labelled = (Article.objects.filter(project=version.project)
+                    .annotate(n=Count("pairs__labels", filter=Q(pairs__labels__isnull=False))).filter(n__gt=0)
+                    .values_list("pk", flat=True))
+        params["skip_articles"] = sorted(labelled)
+    return start_run(version.project, "crf", params=params, model_version=version, user=user)
+
+
+def zip_version(version: ModelVersion) -> Path:
+    """A zip of the version's directory (made once, next to it)."""
+    root = Path(version.path)
+    if not root.is_dir():
+        raise TrainingError(f"the files of {version.name} are missing on this server")
+    target = root.with_suffix(".zip")
+    if not target.exists():
+        shutil.make_archive(str(root), "zip", root_dir=root)
+    return target
+
+
+__all__ = ["TRAIN_JOB", "TrainingError", "cancel", "default_version", "model_versions", "promote", "realign",
+           "run_training_job", "start_training", "zip_version"]

@@ -1,0 +1,47 @@
+"""Routes of the core: the REST router, the queue API, login, home, project and article pages."""
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
+from rest_framework.authtoken.views import obtain_auth_token
+from rest_framework.routers import DefaultRouter
+
+from ..views import annotate, api_corpus, api_labels, api_projects, api_queue, api_runs, pages
+
+router = DefaultRouter()
+router.register("projects", api_projects.ProjectViewSet, basename="project")
+router.register("label-schemes", api_projects.LabelSchemeViewSet, basename="label-scheme")
+router.register("articles", api_corpus.ArticleViewSet, basename="article")
+router.register("documents", api_corpus.DocumentViewSet, basename="document")
+router.register("runs", api_runs.AlignmentRunViewSet, basename="run")
+router.register("jobs", api_runs.JobViewSet, basename="job")
+router.register("pairs", api_runs.CandidatePairViewSet, basename="pair")
+router.register("labels", api_labels.LabelViewSet, basename="label")
+
+members = api_projects.MembershipViewSet.as_view({"get": "list", "post": "create"})
+member = api_projects.MembershipViewSet.as_view({"delete": "destroy"})
+
+api_patterns = [
+    path("", include(router.urls)),
+    path("projects/<int:project_pk>/members/", members, name="project-members"),
+    path("projects/<int:project_pk>/members/<int:pk>/", member, name="project-member"),
+    path("projects/<int:project_pk>/import/", api_corpus.CorpusUploadView.as_view(), name="project-import"),
+    path("token/", obtain_auth_token, name="api-token"),
+    path("projects/<int:project_pk>/queue/next/", api_queue.NextItemView.as_view(), name="queue-next"),
+    path("projects/<int:project_pk>/queue/submit/", api_queue.SubmitView.as_view(), name="queue-submit"),
+    path("projects/<int:project_pk>/queue/skip/", api_queue.SkipView.as_view(), name="queue-skip"),
+    path("projects/<int:project_pk>/queue/undo/", api_queue.UndoView.as_view(), name="queue-undo"),
+    path("projects/<int:project_pk>/queue/context/<int:pair_pk>/", api_queue.ContextView.as_view(), name="queue-context"),
+]
+
+urlpatterns = [
+    path("api/", include(api_patterns)),
+    path("login/", auth_views.LoginView.as_view(template_name="accounts/login.html"), name="login"),
+    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("healthz", pages.healthz, name="healthz"),
+    path("", pages.home, name="home"),
+    path("projects/new/", pages.create_project, name="project-create"),
+    path("projects/<int:pk>/", pages.project_detail, name="project-detail"),
+    path("projects/<int:pk>/import/", pages.project_import, name="project-import-page"),
+    path("projects/<int:pk>/runs/", pages.start_run, name="project-start-run"),
+    path("projects/<int:pk>/annotate/", annotate.annotate, name="project-annotate"),
+    path("articles/<int:pk>/", pages.article_detail, name="article-detail"),
+]

@@ -1,0 +1,17 @@
+"""Routes of the export area (included from annotation/urls/__init__.py): the export page and its API."""
+from django.urls import path
+
+from ..views import api_export, export
+
+api = "api/projects/<int:project_pk>/"
+
+urlpatterns: list = [
+    path("projects/<int:pk>/export/", export.export_page, name="project-export"),
+    path(api + "splits/", api_export.SplitsView.as_view(), name="export-splits"),
+    path(api + "splits/unlock/", api_export.UnlockSplitsView.as_view(), name="export-splits-unlock"),
+    path(api + "splits/<int:article_pk>/", api_export.ArticleSplitView.as_view(), name="export-article-split"),
+    path(api + "exports/", api_export.ExportListView.as_view(), name="export-list"),
+    path(api + "exports/preview/", api_export.PreviewView.as_view(), name="export-preview"),
+    path(api + "exports/<int:pk>/", api_export.ExportDetailView.as_view(), name="export-detail"),
+    path(api + "exports/<int:pk>/download/", api_export.DownloadView.as_view(), name="export-download"),
+]

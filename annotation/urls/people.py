@@ -1,0 +1,13 @@
+"""Routes of the people page (site admins), invitations and the user search API (included from annotation/urls/__init__.py)."""
+from django.urls import path
+
+from ..views import api_users, people
+
+urlpatterns: list = [
+    path("people/", people.people_page, name="people"),
+    path("people/create/", people.create_user, name="people-create"),
+    path("people/invite/", people.invite_user, name="people-invite"),
+    path("people/<int:pk>/active/", people.set_active, name="people-set-active"),
+    path("invitation/<str:token>/", people.accept_invitation, name="accept-invitation"),
+    path("api/users/", api_users.UserSearchView.as_view(), name="user-search"),
+]

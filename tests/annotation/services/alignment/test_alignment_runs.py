@@ -1,0 +1,160 @@
+"""Alignment runs called directly (no worker): idempotent writes, errors as data, retry."""
+from __future__ import annotations
+
+import pytest
+
+from annotation.models import AlignmentRun, CandidatePair, PairSentence, Status
+from annotation.services.alignment import alignment_runs
+from annotation.services.background import jobs
+from tests import factories
+
+
+@pytest.fixture
+def corpus(project):
+    factories.make_article(project, "Bees", {
+        "adv": [["Bee populations have declined sharply across Europe.", "Researchers blame pesticides and habitat loss."],
+                ["Farmers are worried about their crops."]],
+        "int": [["Bee populations have declined across Europe.", "Scientists blame pesticides."],
+                ["Farmers worry about crops."]],
+        "ele": [["There are fewer bees in Europe."], ["Farmers are worried."]],
+    })
+    return project
+
+
+def _run(project, method="jaccard", **kw) -> AlignmentRun:
+    return AlignmentRun.objects.create(project=project, method=method, **kw)
+
+
+def test_a_run_aligns_each_adjacent_pair_of_levels(corpus):
+    run = _run(corpus)
+    alignment_runs.execute_run(run.pk)
+    run.refresh_from_db()
+    assert run.status == Status.SUCCEEDED and run.articles_total == 2
+    levels = set(CandidatePair.objects.filter(predictions__run=run).values_list("complex_document__level", "simple_document__level"))
+    assert levels == {("adv", "int"), ("int", "ele")}
+    assert run.pair_count == CandidatePair.objects.filter(predictions__run=run).count() > 0
+
+
+def test_explicit_level_pairs_limit_what_is_aligned(corpus):
+    run = _run(corpus, level_pairs=[["adv", "ele"]])
+    alignment_runs.execute_run(run.pk)
+    levels = set(CandidatePair.objects.filter(predictions__run=run).values_list("complex_document__level", "simple_document__level"))
+    assert levels == {("adv", "ele")}
+
+
+def test_running_a_run_twice_or_after_a_crash_never_duplicates_pairs(corpus):
+    run = _run(corpus)
+    alignment_runs.execute_run(run.pk)
+    pairs, members = CandidatePair.objects.count(), PairSentence.objects.count()
+    AlignmentRun.objects.filter(pk=run.pk).update(status=Status.RUNNING)  # as if the worker died mid-run
+    alignment_runs.execute_run(run.pk)
+    assert (CandidatePair.objects.count(), PairSentence.objects.count()) == (pairs, members)
+    run.refresh_from_db()
+    assert run.attempts == 2
+
+
+def test_a_succeeded_run_delivered_again_is_not_redone(corpus):
+    run = _run(corpus)
+    alignment_runs.execute_run(run.pk)
+    finished = AlignmentRun.objects.get(pk=run.pk).finished_at
+    alignment_runs.execute_run(run.pk)
+    assert AlignmentRun.objects.get(pk=run.pk).finished_at == finished
+
+
+def test_a_failing_run_records_its_error_and_can_be_retried(corpus):
+    run = _run(corpus, method="no-such-method")
+    with pytest.raises(ValueError):
+        alignment_runs.execute_run(run.pk)
+    run.refresh_from_db()
+    assert run.status == Status.FAILED and "unknown method 'no-such-method'" in run.error
+    run.method = "jaccard"
+    run.save()
+    jobs.retry_run(run)
+    assert AlignmentRun.objects.get(pk=run.pk).status == Status.QUEUED
+    alignment_runs.execute_run(run.pk)
+    assert AlignmentRun.objects.get(pk=run.pk).status == Status.SUCCEEDED
+
+
+def test_starting_a_run_rejects_unknown_methods_with_the_valid_ones(corpus):
+    with pytest.raises(ValueError, match="choose one of: .*crf.*"):
+        alignment_runs.start_run(corpus, "nope")
+
+
+def test_only_failed_runs_can_be_retried(corpus):
+    with pytest.raises(ValueError, match="only failed runs"):
+        jobs.retry_run(_run(corpus))
+
+
+def test_thresholds_calibrated_on_a_run_of_the_same_method_are_used_by_the_next_run(corpus):
+    first = _run(corpus, method="tfidf")
+    alignment_runs.execute_run(first.pk)
+    corpus.config = {"thresholds": {"aligned": 0.9, "partial": 0.6, "method": "max-f1", "source_run": first.pk}}
+    corpus.save()
+    second = _run(corpus, method="tfidf")
+    alignment_runs.execute_run(second.pk)
+    second.refresh_from_db()
+    assert second.result["project_defaults"] == {"aligned_threshold": 0.9, "partial_threshold": 0.6}
+    assert all(p.score >= 0.6 for p in CandidatePair.objects.filter(predictions__run=second))
+    assert CandidatePair.objects.filter(predictions__run=second).count() < CandidatePair.objects.filter(predictions__run=first).count()
+
+
+def test_calibrated_thresholds_of_another_method_or_explicit_params_are_not_applied(corpus):
+    first = _run(corpus, method="tfidf")
+    alignment_runs.execute_run(first.pk)
+    corpus.config = {"thresholds": {"aligned": 0.9, "partial": None, "source_run": first.pk}}
+    corpus.save()
+    assert alignment_runs.calibrated_defaults(corpus, "jaccard", {}) == {}
+    assert alignment_runs.calibrated_defaults(corpus, "tfidf", {"aligned_threshold": 0.5}) == {}
+    # without a partial threshold the method's own cut-off (tf-idf: 0.2) stays
+    assert alignment_runs.calibrated_defaults(corpus, "tfidf", {}) == {"aligned_threshold": 0.9, "partial_threshold": 0.2}
+
+
+def test_every_pair_a_run_writes_carries_the_access_attributes(corpus):
+    run = _run(corpus)
+    alignment_runs.execute_run(run.pk)
+    pairs = list(CandidatePair.objects.filter(predictions__run=run))
+    assert pairs and all({"access_char_ratio", "access_lev_sim", "access_word_rank_ratio"} <= set(p.features) for p in pairs)
+    for pair in pairs:
+        complex_text = " ".join(m.sentence.text for m in pair.members.filter(side="complex").order_by("sentence__index"))
+        simple_text = " ".join(m.sentence.text for m in pair.members.filter(side="simple").order_by("sentence__index"))
+        assert pair.features["access_char_ratio"] == pytest.approx(len(simple_text) / len(complex_text))
+        assert 0.0 <= pair.features["access_lev_sim"] <= 1.0
+    run.refresh_from_db()
+    assert "access_dep_depth_ratio" in run.result["access_attributes"]["skipped"]  # no English parser installed
+
+
+def test_access_attributes_can_be_switched_off_for_a_run(corpus):
+    run = _run(corpus, params={"access_attributes": False})
+    alignment_runs.execute_run(run.pk)
+    assert not any("access_char_ratio" in p.features for p in CandidatePair.objects.filter(predictions__run=run))
+
+
+def _wivico_run_outcome(project, monkeypatch, per_batch: int) -> tuple[dict, set]:
+    from tests.engine.simplicity._fakes import BagOfWordsEncoder
+
+    monkeypatch.setattr("workers.engine.simplicity.embedding.default_encoder",
+                        lambda model=None, device=None: BagOfWordsEncoder())
+    monkeypatch.setattr(alignment_runs, "ARTICLES_PER_BATCH", per_batch)
+    run = _run(project, method="wivico", params={"threshold": 0.8, "access_attributes": False})
+    alignment_runs.execute_run(run.pk)
+    run.refresh_from_db()
+    assert run.status == Status.SUCCEEDED, run.error
+    predictions = {(p.pair.complex_document_id, p.pair.complex_key, p.pair.simple_key, p.predicted_label,
+                    round(p.score, 9), p.features["cutoff"]) for p in run.predictions.select_related("pair")}
+    return run.result["run_level"], predictions
+
+
+def test_wivico_cut_offs_are_the_same_whatever_the_batch_size(corpus, monkeypatch):
+    factories.make_article(corpus, "Wasps", {
+        "adv": [["Wasps eat many garden pests every summer.", "Gardeners rarely thank them for it."]],
+        "ele": [["Wasps eat pests.", "Gardeners do not thank wasps."]],
+    })
+    factories.make_article(corpus, "Rain", {
+        "adv": [["Heavy rain flooded the valley overnight.", "Roads were closed until noon.", "Schools stayed shut."]],
+        "ele": [["It rained a lot.", "The roads and schools were closed."]],
+    })
+    one_by_one = _wivico_run_outcome(corpus, monkeypatch, 1)
+    together = _wivico_run_outcome(corpus, monkeypatch, 8)
+    assert one_by_one[0] == together[0]  # one set of cut-offs per run
+    assert one_by_one[1] == together[1] and one_by_one[1]  # and so the same pairs, labels and cut-offs
+    assert together[0]["document_pairs"] == 4 and len(together[0]["thresholds"]) == 9

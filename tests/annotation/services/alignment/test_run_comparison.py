@@ -1,0 +1,138 @@
+"""What changed between two runs, the review queue of those pairs, and the queue's order."""
+from __future__ import annotations
+
+import pytest
+
+from annotation.models import AlignmentRun, CandidatePair, Status, indices_key
+from annotation.services.alignment import alignment_runs, run_comparison
+from annotation.services.review import queue
+from tests import factories
+from tests.annotation.services.review.test_queue import set_qc
+
+
+@pytest.fixture
+def two_runs(project):
+    article = factories.make_article(project, "Bees", {
+        "adv": [[f"Complex sentence number {i} about bees and their decline." for i in range(5)]],
+        "ele": [[f"Simple sentence {i} on bees." for i in range(5)]],
+    })
+    c, s = article.documents.order_by("rank")
+    old = AlignmentRun.objects.create(project=project, method="crf", status=Status.SUCCEEDED)
+    new = AlignmentRun.objects.create(project=project, method="crf", status=Status.SUCCEEDED)
+
+    def pair(run, i, j, label, score=0.8):
+        return factories.make_pair(run, article=article, complex_document=c, simple_document=s, complex_key=indices_key([i]),
+                                   simple_key=indices_key([j]), predicted_label=label, score=score)
+
+    same = pair(old, 0, 0, "aligned"), pair(new, 0, 0, "aligned")
+    relabelled = pair(old, 1, 1, "aligned"), pair(new, 1, 1, "partial")
+    removed = pair(old, 2, 2, "partial")
+    added = pair(new, 3, 3, "aligned")
+    unlinked = pair(old, 4, 4, "not-aligned"), pair(new, 4, 4, "not-aligned")
+    alignment_runs.link_sentences(CandidatePair.objects.filter(article=article))
+    return {"old": old, "new": new, "same": same[0], "relabelled": relabelled[0], "removed": removed, "added": added,
+            "unlinked": unlinked[0], "article": article}
+
+
+def test_changes_are_added_removed_and_relabelled_links_only(two_runs):
+    found = {(c.pair_id, c.kind, c.old_label, c.new_label) for c in run_comparison.changes(two_runs["old"], two_runs["new"])}
+    assert found == {(two_runs["relabelled"].pk, "label_changed", "aligned", "partial"),
+                     (two_runs["removed"].pk, "removed", "partial", ""),
+                     (two_runs["added"].pk, "added", "", "aligned")}
+
+
+def test_the_summary_counts_per_kind_and_article_and_the_agreement(two_runs):
+    summary = run_comparison.summary(two_runs["old"], two_runs["new"])
+    assert summary["counts"] == {"added": 1, "removed": 1, "label_changed": 1, "unchanged": 1}
+    assert summary["per_article"] == [{"article": two_runs["article"].pk, "title": "Bees", "added": 1, "removed": 1,
+                                       "label_changed": 1}]
+    # links: old {0,1,2}, new {0,1,3}; proposed by either: {0..4}; both 2, only old 1, only new 1, neither 1
+    assert summary["agreement"]["both"] == 2 and summary["agreement"]["kappa"] == pytest.approx((3 / 5 - 0.52) / 0.48, abs=1e-4)
+
+
+def test_runs_of_different_projects_or_the_same_run_cannot_be_compared(two_runs, users):
+    other = factories.make_project("Elsewhere")
+    foreign = AlignmentRun.objects.create(project=other, method="crf")
+    with pytest.raises(run_comparison.ComparisonError):
+        run_comparison.changes(two_runs["old"], foreign)
+    with pytest.raises(run_comparison.ComparisonError):
+        run_comparison.changes(two_runs["old"], two_runs["old"])
+
+
+def test_the_what_changed_queue_serves_exactly_the_differing_pairs(project, users, two_runs):
+    set_qc(project)
+    project.config = {**project.config, "queue_changes": {"old": two_runs["old"].pk, "new": two_runs["new"].pk}}
+    project.save()
+    served = set()
+    while (pair := queue.next_item(users["anna"], project)) is not None:
+        served.add(pair.pk)
+        queue.submit(users["anna"], project, pair.pk, value="aligned", seconds=1)
+    assert served == {two_runs["relabelled"].pk, two_runs["removed"].pk, two_runs["added"].pk}
+
+
+def test_the_api_compares_runs_for_researchers_only(api, users, two_runs):
+    url = f"/api/runs/compare/?old={two_runs['old'].pk}&new={two_runs['new'].pk}&pairs=1"
+    answer = api(users["rita"]).get(url)
+    assert answer.status_code == 200 and len(answer.json()["changes"]) == 3
+    assert api(users["anna"]).get(url).status_code == 403
+    assert api(users["olga"]).get(url).status_code == 404
+    assert api(users["rita"]).get(f"/api/runs/compare/?old={two_runs['old'].pk}").status_code == 400
+
+
+def test_review_changes_narrows_and_clears_the_queue_scope(api, users, project, two_runs):
+    url = f"/api/projects/{project.pk}/review-changes/"
+    body = {"old": two_runs["old"].pk, "new": two_runs["new"].pk}
+    assert api(users["anna"]).post(url, body, format="json").status_code == 403
+    assert api(users["rita"]).post(url, body, format="json").json() == {"queue_changes": body}
+    assert api(users["rita"]).post(url, {"old": 999999, "new": 1}, format="json").status_code == 400
+    assert api(users["rita"]).post(url, {"clear": True}, format="json").json() == {"queue_changes": None}
+
+
+@pytest.mark.parametrize("order", ["corpus", "random", "uncertainty"])
+def test_the_queue_order_setting(project, users, order):
+    set_qc(project)
+    article = factories.make_article(project, "Owls", {"adv": [[f"Complex owl sentence {i} is long." for i in range(6)]],
+                                                       "ele": [[f"Owl {i}." for i in range(6)]]})
+    c, s = article.documents.order_by("rank")
+    run = AlignmentRun.objects.create(project=project, method="crf", status=Status.SUCCEEDED)
+    uncertainty = [0.1, 0.9, None, 0.5, 0.7, 0.2]
+    pairs = []
+    for i, u in enumerate(uncertainty):
+        pair = factories.make_pair(run, article=article, complex_document=c, simple_document=s, complex_key=str(i),
+                                   simple_key=str(i), predicted_label="aligned", score=0.5)
+        CandidatePair.objects.filter(pk=pair.pk).update(uncertainty=u)
+        pairs.append(pair)
+    alignment_runs.link_sentences(pairs)
+    project.config = {**project.config, "queue_order": order}
+    project.save()
+    served = []
+    while (pair := queue.next_item(users["anna"], project)) is not None:
+        served.append(pair.pk)
+        queue.submit(users["anna"], project, pair.pk, value="aligned", seconds=1)
+    ids = [p.pk for p in pairs]
+    assert sorted(served) == sorted(ids)
+    if order == "corpus":
+        assert served == ids
+    elif order == "uncertainty":
+        assert served == [ids[1], ids[4], ids[3], ids[5], ids[0], ids[2]]  # most uncertain first, unknown last
+    else:
+        assert served != ids  # a fixed permutation, not the corpus order
+
+
+def test_an_unknown_queue_order_is_refused_with_the_valid_ones(project, users):
+    project.config = {"queue_order": "smallest-first"}
+    project.save()
+    with pytest.raises(ValueError, match="corpus, random, uncertainty"):
+        queue.next_item(users["anna"], project)
+
+
+def test_researchers_see_why_an_item_was_served_and_blind_annotators_see_nothing(api, users, project, two_runs):
+    set_qc(project)
+    project.config = {**project.config, "queue_changes": {"old": two_runs["old"].pk, "new": two_runs["new"].pk},
+                      "queue_order": "uncertainty"}
+    project.save()
+    rita = api(users["rita"]).get(f"/api/projects/{project.pk}/queue/next/").json()["item"]
+    assert rita["why"]["order"] == "uncertainty" and rita["why"]["change"]["new_run"] == two_runs["new"].pk
+    assert {p["run"] for p in rita["why"]["predictions"]} <= {two_runs["old"].pk, two_runs["new"].pk}
+    anna = api(users["anna"]).get(f"/api/projects/{project.pk}/queue/next/").json()["item"]
+    assert "why" not in anna and "prediction" not in anna

@@ -1,0 +1,111 @@
+"""Training data from the app's annotations, starting and cancelling training jobs, the registry API."""
+from __future__ import annotations
+
+import pytest
+
+from annotation.models import Adjudication, ArticleCompletion, Job, Label, ModelVersion, Split, Status, indices_key
+from annotation.services.alignment import alignment_runs
+from annotation.services.review import qc
+from annotation.services.training import dataset
+from annotation.services.training import versions as training
+from tests import factories
+
+
+@pytest.fixture
+def completed(project, users):
+    """An article whose adv→int pair anna declared complete, with her links C0→S0 (aligned) and
+    C1+C2→S1 (partial), a pair she judged not aligned, and an article split into train."""
+    article = factories.make_article(project, "Bees", {
+        "adv": [["Bees are dying.", "Pesticides are blamed.", "Farmers disagree."]],
+        "int": [["Bees die.", "Pesticides are blamed, but farmers disagree."]],
+    })
+    c, s = article.documents.order_by("rank")
+
+    def labelled(ci, si, value, who="anna"):
+        pair = factories.make_pair(article=article, complex_document=c, simple_document=s, complex_key=indices_key(ci),
+                                   simple_key=indices_key(si), origin="manual")
+        alignment_runs.link_sentences([pair])
+        Label.objects.create(pair=pair, annotator=users[who], value=value, seconds=20, source="article")
+        return pair
+
+    pairs = {"aligned": labelled([0], [0], "aligned"), "partial": labelled([1, 2], [1], "partial"),
+             "not": labelled([2], [0], "not-aligned")}
+    ArticleCompletion.objects.create(article=article, complex_document=c, simple_document=s, annotator=users["anna"])
+    Split.objects.create(article=article, name="train")
+    return {"article": article, "docs": (c, s), "pairs": pairs}
+
+
+def test_a_completed_article_pair_is_exhaustive_training_data_with_its_links(project, completed):
+    data = dataset.training_set(project)
+    [pair] = data.exhaustive["train"]
+    assert dict(zip(pair.gold, pair.gold_labels)) == {(0, 0): "aligned", (1, 1): "partial", (2, 1): "partial"}
+    assert data.snapshot["exhaustive_sources"] == {"completed": 1} and data.snapshot["exhaustive_links"]["train"] == 3
+    assert data.pair_examples == []  # its pairs are in the exhaustive article pair already
+
+
+def test_adjudicated_gold_overrides_the_annotators_link(project, users, completed):
+    Adjudication.objects.create(pair=completed["pairs"]["aligned"], value="not-aligned", provenance=Adjudication.ADJUDICATED)
+    [pair] = dataset.training_set(project).exhaustive["train"]
+    assert (0, 0) not in pair.gold
+
+
+def test_an_excluded_annotators_completion_does_not_train(project, users, completed):
+    qc.exclude(users["anna"], project, "failed the test questions")
+    assert dataset.training_set(project).exhaustive["train"] == []
+
+
+def test_labelled_pairs_outside_complete_article_pairs_train_the_pair_model(project, users, completed):
+    ArticleCompletion.objects.all().delete()
+    data = dataset.training_set(project)
+    assert data.exhaustive["train"] == []
+    assert sorted(v for _, _, v in data.pair_examples) == ["aligned", "not", "partial"]
+    assert ("Pesticides are blamed. Farmers disagree.", "Pesticides are blamed, but farmers disagree.", "partial") in data.pair_examples
+
+
+def test_training_refuses_to_start_without_data_or_with_a_bad_option(project, users, completed):
+    with pytest.raises(training.TrainingError, match="config"):
+        training.start_training(project, config={"epochs": 0})
+    with pytest.raises(training.TrainingError, match="unknown"):
+        training.start_training(project, config={"learning_rate": 1})
+    ArticleCompletion.objects.all().delete()
+    with pytest.raises(training.TrainingError, match="exhaustively annotated"):
+        training.start_training(project)
+    Label.objects.all().delete()
+    with pytest.raises(training.TrainingError, match="nothing to train on"):
+        training.start_training(project)
+
+
+def test_a_cancelled_job_is_not_trained(project, completed):
+    job = training.start_training(project, enqueue=False)
+    assert training.cancel(job)
+    training.run_training_job(job.pk)  # a worker picking it up afterwards does nothing
+    job.refresh_from_db()
+    assert job.status == Status.CANCELLED and not ModelVersion.objects.exists()
+    assert not training.cancel(job)  # finished: nothing to cancel
+
+
+def test_the_training_api_is_for_researchers(api, users, project, completed):
+    url = f"/api/projects/{project.pk}/train/"
+    assert api(users["anna"]).post(url, {}, format="json").status_code == 403
+    assert api(users["olga"]).post(url, {}, format="json").status_code == 404
+    bad = api(users["rita"]).post(url, {"config": {"epochs": "many"}}, format="json")
+    assert bad.status_code == 400 and "epochs" in bad.json()["detail"]
+    ok = api(users["rita"]).post(url, {"config": {"epochs": 1}, "seed": 3}, format="json")
+    assert ok.status_code == 202 and Job.objects.get(pk=ok.json()["id"]).params["seed"] == 3
+    assert api(users["rita"]).post(f"/api/jobs/{ok.json()['id']}/cancel/").json()["status"] == "cancelled"
+
+
+def test_versions_are_promoted_and_realign_only_unlabelled_articles(api, users, project, completed, tmp_path):
+    version = ModelVersion.objects.create(project=project, name="crf-v1", kind="crf", path=str(tmp_path))
+    other = factories.make_article(project, "Owls", {"adv": [["Owls hunt at night."]], "int": [["Owls hunt."]]})
+    rita = api(users["rita"])
+    assert rita.post(f"/api/model-versions/{version.pk}/promote/").json()["default"] is True
+    project.refresh_from_db()
+    assert training.default_version(project) == version
+    run = rita.post(f"/api/model-versions/{version.pk}/realign/", {"scope": "unlabelled"}, format="json").json()
+    assert run["model_version"] == version.pk and run["params"]["skip_articles"] == [completed["article"].pk]
+    assert other.pk not in run["params"]["skip_articles"]
+    assert rita.post(f"/api/model-versions/{version.pk}/realign/", {"scope": "some"}, format="json").status_code == 400
+    # a crf run started without a model uses the promoted version
+    assert alignment_runs.start_run(project, "crf", enqueue=False).model_version == version
+    assert api(users["anna"]).post(f"/api/model-versions/{version.pk}/promote/").status_code == 403
