@@ -9,6 +9,7 @@ from .alignment import (
     Side,
     indices_key,
 )
+from .audit import AuditEvent
 from .corpus import Article, Document, Paragraph, Sentence
 from .exports import Export, SplitChange
 from .jobs import Job, Status
@@ -16,7 +17,7 @@ from .labels import Adjudication, AdjudicationChange, ArticleCompletion, Assignm
 from .projects import LabelScheme, Membership, Project, Role
 
 __all__ = [
-    "Adjudication", "AdjudicationChange", "AlignmentRun", "ArticleCompletion", "LabelChange", "ParagraphProposal",
+    "Adjudication", "AdjudicationChange", "AlignmentRun", "ArticleCompletion", "AuditEvent", "LabelChange", "ParagraphProposal",
     "Prediction", "Article", "Assignment", "CandidatePair", "Document", "Export", "Job", "Label",
     "LabelScheme", "Membership", "ModelVersion", "PairSentence", "Paragraph", "ParagraphAlignment", "Project",
     "Role", "Sentence", "Side", "Split", "SplitChange", "Status", "indices_key",

@@ -29,6 +29,11 @@ class TrackedWork(models.Model):
     created_at = models.DateTimeField(default=timezone.now)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # Liveness (hardening): the worker stamps a heartbeat while it works; a RUNNING item whose
+    # heartbeat is older than the stale limit lost its worker and is resumed or re-queued.
+    heartbeat_at = models.DateTimeField(null=True, blank=True, db_index=True)
+    worker = models.CharField(max_length=200, blank=True, help_text="host:pid of the worker running it")
+    checkpoint = models.JSONField(default=dict, blank=True, help_text="what finished chunks a resumed attempt skips")
 
     class Meta:
         abstract = True
