@@ -25,6 +25,7 @@ import sys
 import threading
 import time
 import uuid
+from collections import Counter
 from pathlib import Path
 from urllib.parse import urlparse, urlunparse
 
@@ -169,18 +170,27 @@ def delete_data(project_id: int, tag: str) -> None:
     get_user_model().objects.filter(username__startswith=f"bench-{tag}-").delete()
 
 
-def integrity(project_id: int, overlap: int) -> dict:
-    """Checks on what the run wrote: no pair beyond its overlap, one label per (pair, annotator)."""
+def integrity(project_id: int, overlap: int, acked: list[tuple[str, int]]) -> dict:
+    """Checks on what the run wrote: no pair beyond its overlap, one label per (pair, annotator), and every
+    label the server acknowledged (2xx) stored exactly once."""
     from django.db.models import Count
+    from rest_framework.authtoken.models import Token
 
     from annotation.models import Assignment, Label
+
+    user_of = dict(Token.objects.filter(key__in={t for t, _ in acked}).values_list("key", "user_id"))
+    stored = Counter(Label.objects.filter(pair__article__project_id=project_id).values_list("annotator_id", "pair_id"))
+    acked_keys = Counter((user_of[t], p) for t, p in acked)
+    missing = sum(1 for k in acked_keys if stored[k] == 0)
+    twice = sum(1 for k in acked_keys if stored[k] > 1 or acked_keys[k] > 1)
 
     active = (Assignment.objects.filter(pair__article__project_id=project_id, status__in=("open", "done"), is_test=False)
               .values("pair").annotate(n=Count("id")))
     labels = Label.objects.filter(pair__article__project_id=project_id)
     return {"max_annotators_per_pair": max((r["n"] for r in active), default=0), "overlap": overlap,
             "labels": labels.count(), "test_answers": labels.filter(is_test_question=True).count(),
-            "duplicate_labels": labels.values("pair", "annotator").annotate(n=Count("id")).filter(n__gt=1).count()}
+            "duplicate_labels": labels.values("pair", "annotator").annotate(n=Count("id")).filter(n__gt=1).count(),
+            "acknowledged": len(acked), "acknowledged_missing": missing, "acknowledged_not_exactly_once": twice}
 
 
 # --- Server -----------------------------------------------------------------------------------------
@@ -227,7 +237,7 @@ def stop_server(server: subprocess.Popen) -> None:
 # --- Load ------------------------------------------------------------------------------------------
 
 def annotate(base: str, project_id: int, token: str, args, start: threading.Barrier, stop_at: list,
-             latencies: list, errors: list) -> int:
+             latencies: list, errors: list, acked: list) -> int:
     import requests
 
     api = f"{base}/api/projects/{project_id}/queue/"
@@ -248,6 +258,7 @@ def annotate(base: str, project_id: int, token: str, args, start: threading.Barr
             errors.append(f"{response.status_code}: {response.text[:200]}")
             break
         labels += 1
+        acked.append((token, body["pair"]))  # acknowledged by the server: must be stored exactly once
         item = response.json()["item"]
         if args.think_ms:
             time.sleep(pace.uniform(0.5, 1.5) * args.think_ms / 1000)
@@ -263,11 +274,12 @@ def run_load(base: str, project_id: int, tokens: list[str], args) -> dict:
     latencies: list[float] = []
     errors: list[str] = []
     counts: list[int] = [0] * len(tokens)
+    acked: list[tuple[str, int]] = []
     start = threading.Barrier(len(tokens) + 1)
     stop_at = [float("inf")]
 
     def worker(i):
-        counts[i] = annotate(base, project_id, tokens[i], args, start, stop_at, latencies, errors)
+        counts[i] = annotate(base, project_id, tokens[i], args, start, stop_at, latencies, errors, acked)
 
     threads = [threading.Thread(target=worker, args=(i,)) for i in range(len(tokens))]
     for t in threads:
@@ -280,6 +292,7 @@ def run_load(base: str, project_id: int, tokens: list[str], args) -> dict:
     wall = time.monotonic() - began
     return {
         "requests": len(latencies), "labels": sum(counts), "errors": len(errors), "first_errors": errors[:3],
+        "acknowledged": acked,
         "wall_s": round(wall, 2), "throughput_labels_per_s": round(sum(counts) / wall, 1),
         "latency_ms": {"p50": round(percentile(latencies, 50), 1), "p95": round(percentile(latencies, 95), 1),
                        "p99": round(percentile(latencies, 99), 1), "mean": round(statistics.fmean(latencies), 1),
@@ -306,6 +319,7 @@ def main() -> int:
         server, base = start_server(url, args)
         log(f"gunicorn at {base} ({args.workers} workers x {args.threads} threads); measuring for {args.seconds:g} s")
         result = run_load(base, project_id, tokens, args)
+        acked = result.pop("acknowledged")
         stop_server(server)
         server = None
         summary = {
@@ -314,7 +328,7 @@ def main() -> int:
             "overlap": args.overlap, "server": f"gunicorn gthread {args.workers}x{args.threads}, 127.0.0.1",
             "database": "postgresql", "cpus": os.cpu_count(), **result,
             "target_p95_ms": 50, "meets_target": bool(result["latency_ms"] and result["latency_ms"]["p95"] < 50),
-            "integrity": integrity(project_id, args.overlap),
+            "integrity": integrity(project_id, args.overlap, acked),
         }
         print(json.dumps(summary, indent=2))
         return 0 if not result["errors"] else 1
