@@ -21,15 +21,65 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 
 from .similarity import SimilarityModel
 from .types import AlignedPair
 
-__all__ = ["group_links", "label_groups"]
+__all__ = ["Component", "connected_groups", "group_links", "label_groups"]
 
 Group = tuple[tuple[int, ...], tuple[int, ...]]
+
+
+class Component(NamedTuple):
+    """A connected component of n:m groups: its sentences, and which of the input groups it joins."""
+
+    complex: tuple[int, ...]
+    simple: tuple[int, ...]
+    members: tuple[int, ...]  # positions of its groups in the input, ascending
+
+
+def connected_groups(groups: Iterable[tuple[Iterable[int], Iterable[int]]]) -> list[Component]:
+    """Merge n:m groups that share a sentence: the connected components of the bipartite graph of
+    complex and simple sentences in which every group joins all of its sentences.
+
+    The one implementation of "groups of links" (the engine's :func:`group_links`, the app's
+    whole-article links). Components are sorted by their complex, then their simple sentences; a
+    group without any sentence belongs to none.
+
+    Example:
+        >>> connected_groups([((0,), (0,)), ((), ()), ((2,), (3,)), ((0,), (1,))])
+        [Component(complex=(0,), simple=(0, 1), members=(0, 3)), Component(complex=(2,), simple=(3,), members=(2,))]
+    """
+    nodes: dict[tuple[int, int], int] = {}  # (0 complex | 1 simple, sentence index) → node
+    heads: list[int] = []  # each group's first node (-1: an empty group)
+    rows: list[int] = []
+    cols: list[int] = []
+    for complex_indices, simple_indices in groups:
+        ids = [nodes.setdefault((0, i), len(nodes)) for i in complex_indices] + \
+              [nodes.setdefault((1, j), len(nodes)) for j in simple_indices]
+        heads.append(ids[0] if ids else -1)
+        if ids:  # a star from the group's first sentence joins all of them
+            rows += [ids[0]] * len(ids)
+            cols += ids
+    if not nodes:
+        return []
+    n = len(nodes)
+    graph = coo_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(n, n))
+    _, label = connected_components(graph, directed=False)
+    sides: dict[int, tuple[list[int], list[int]]] = defaultdict(lambda: ([], []))
+    for (side, index), node in nodes.items():
+        sides[int(label[node])][side].append(index)
+    members: dict[int, list[int]] = defaultdict(list)
+    for k, head in enumerate(heads):
+        if head >= 0:
+            members[int(label[head])].append(k)
+    return sorted(Component(tuple(sorted(c)), tuple(sorted(s)), tuple(members[comp]))
+                  for comp, (c, s) in sides.items())
 
 
 def group_links(links: Iterable[tuple[int, int]]) -> list[Group]:
@@ -40,30 +90,11 @@ def group_links(links: Iterable[tuple[int, int]]) -> list[Group]:
         [((0,), (0, 1)), ((2, 3), (2,)), ((5,), (4,))]
     """
     links = sorted(set(links))
-    if not links:
-        return []
-    parent: dict[tuple[str, int], tuple[str, int]] = {}
-
-    def find(x: tuple[str, int]) -> tuple[str, int]:
-        parent.setdefault(x, x)
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    for c, s in links:
-        ra, rb = find(("c", c)), find(("s", s))
-        if ra != rb:
-            parent[ra] = rb
-    comps: dict[tuple[str, int], list[tuple[int, int]]] = defaultdict(list)
-    for c, s in links:
-        comps[find(("c", c))].append((c, s))
     groups: list[Group] = []
-    for comp in comps.values():
-        cs = sorted({c for c, _ in comp})
-        ss = sorted({s for _, s in comp})
-        if len(comp) == len(cs) * len(ss):
-            groups.append((tuple(cs), tuple(ss)))
+    for component in connected_groups(((c,), (s,)) for c, s in links):
+        comp = [links[k] for k in component.members]
+        if len(comp) == len(component.complex) * len(component.simple):
+            groups.append((component.complex, component.simple))
             continue
         by_simple: dict[int, list[int]] = defaultdict(list)
         for c, s in comp:

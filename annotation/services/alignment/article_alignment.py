@@ -59,6 +59,7 @@ from annotation.permissions import can_research
 from annotation.services.alignment.alignment_runs import document_pairs, link_sentences
 from annotation.services.review import qc
 from annotation.services.review.labelling import ARTICLE, MAX_SECONDS, submit_label
+from workers.engine.grouping import connected_groups
 
 LINK_LABELS: tuple[str, ...] = ("aligned", "partial")
 CANDIDATE_RUN_METHOD = "candidates"  # runs holding candidates, not predictions (services.paragraph_correction)
@@ -150,38 +151,13 @@ def scheme_values(scheme: LabelScheme) -> dict[str, str | None]:
 # --- Reading links -----------------------------------------------------------------------------
 
 def components(groups: Iterable[tuple[Iterable[int], Iterable[int], str]]) -> list[Link]:
-    """Merge groups sharing a sentence into disjoint links (connected components); a merged link is
-    ``partial`` when any of its groups is."""
-    parent: dict[tuple[str, int], tuple[str, int]] = {}
-
-    def find(x):
-        parent.setdefault(x, x)
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    partial_nodes = set()
-    for complex_indices, simple_indices, label in groups:
-        nodes = [("c", i) for i in complex_indices] + [("s", j) for j in simple_indices]
-        if not nodes:
-            continue
-        root = find(nodes[0])
-        for node in nodes[1:]:
-            parent[find(node)] = root
-        if label == "partial":
-            partial_nodes.add(nodes[0])
-    members: dict[tuple[str, int], list[tuple[str, int]]] = {}
-    for node in list(parent):
-        members.setdefault(find(node), []).append(node)
-    roots_partial = {find(n) for n in partial_nodes}
-    links = []
-    for root, nodes in members.items():
-        c = tuple(sorted(i for side, i in nodes if side == "c"))
-        s = tuple(sorted(i for side, i in nodes if side == "s"))
-        if c and s:
-            links.append(Link(c, s, "partial" if root in roots_partial else "aligned"))
-    return sorted(links, key=lambda link: (link.complex[0], link.simple[0]))
+    """Merge groups sharing a sentence into disjoint links (connected components, by the engine's
+    :func:`~workers.engine.grouping.connected_groups`); a merged link is ``partial`` when any of its
+    groups is."""
+    groups = list(groups)
+    return [Link(comp.complex, comp.simple,
+                 "partial" if any(groups[k][2] == "partial" for k in comp.members) else "aligned")
+            for comp in connected_groups((c, s) for c, s, _ in groups) if comp.complex and comp.simple]
 
 
 def _pairs(complex_doc: Document, simple_doc: Document):
