@@ -82,7 +82,7 @@ class SplitsView(ExportView):
         project = self.get_project()
         try:
             policy = splits.validate_policy(request.data.get("policy", None) if isinstance(request.data, dict) else None)
-            return Response(splits.assign(project, policy))
+            return Response(splits.assign(project, policy, user=request.user))
         except splits.SplitError as exc:
             raise ValidationError({"policy": str(exc)}) from exc
 

@@ -86,7 +86,7 @@ class VersionView(APIView):
 class PromoteView(VersionView):
     def post(self, request, pk: int):
         version = self.version(request, pk)
-        training.promote(version)
+        training.promote(version, user=request.user)
         return Response(version_payload(version, version.pk))
 
 

@@ -8,11 +8,14 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
-from ..models import LabelScheme, Membership, Role
+from ..models import LabelScheme, Membership
 from ..permissions import CanCreateProjects, IsProjectResearcher, IsReadOnly, can_research, visible_projects
 from ..serializers import JobSerializer, LabelSchemeSerializer, MembershipSerializer, ProjectSerializer
+from ..services import audit
 from ..services.alignment import scoring
 from ..services.background import jobs
+from ..services.projects import creation as project_service
+from ..services.projects import project_settings as settings_service
 from .mixins import ProjectFromUrl
 
 
@@ -30,8 +33,13 @@ class ProjectViewSet(viewsets.ModelViewSet):
 
     @transaction.atomic
     def perform_create(self, serializer) -> None:
-        project = serializer.save(created_by=self.request.user)
-        Membership.objects.create(project=project, user=self.request.user, role=Role.RESEARCHER)
+        project_service.add_creator(serializer.save(created_by=self.request.user), self.request.user)
+
+    @transaction.atomic
+    def perform_update(self, serializer) -> None:
+        project = serializer.save()
+        audit.record("project.settings", actor=self.request.user, project=project, target=project.name,
+                     changed=sorted(serializer.validated_data))
 
     @action(detail=True, methods=["post"], url_path="stats")
     def stats(self, request, pk=None):
@@ -68,7 +76,18 @@ class MembershipViewSet(ProjectFromUrl, mixins.ListModelMixin, mixins.CreateMode
         return Membership.objects.filter(project=self.get_project()).select_related("user").order_by("id")
 
     def perform_create(self, serializer) -> None:
-        serializer.save(project=self.get_project())
+        data = serializer.validated_data
+        try:
+            serializer.instance = settings_service.add_member(self.get_project(), data["user"].username, data["role"],
+                                                              by=self.request.user)
+        except settings_service.SettingsError as exc:
+            raise ValidationError({"detail": str(exc)}) from exc
+
+    def perform_destroy(self, instance) -> None:
+        try:
+            settings_service.remove_member(self.get_project(), instance.pk, by=self.request.user)
+        except settings_service.SettingsError as exc:
+            raise ValidationError({"detail": str(exc)}) from exc
 
 
 class LabelSchemeViewSet(viewsets.ModelViewSet):

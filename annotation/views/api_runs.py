@@ -63,7 +63,7 @@ class AlignmentRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, vie
         if not can_research(request.user, run.project_id):
             raise PermissionDenied("only the project's researchers can delete runs")
         try:
-            deleted = run_deletion.delete_run(run)
+            deleted = run_deletion.delete_run(run, user=request.user)
         except ValueError as exc:
             raise ValidationError({"detail": str(exc)}) from exc
         return Response(deleted.as_dict())
@@ -74,7 +74,7 @@ class AlignmentRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, vie
         if not can_research(request.user, run.project_id):
             raise PermissionDenied("only the project's researchers can retry runs")
         try:
-            run = jobs.retry_run(run)
+            run = jobs.retry_run(run, user=request.user)
         except ValueError as exc:
             raise ValidationError({"detail": str(exc)}) from exc
         return Response(self.get_serializer(run).data, status=status.HTTP_202_ACCEPTED)
@@ -85,7 +85,7 @@ class AlignmentRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, vie
         run = self.get_object()
         if not can_research(request.user, run.project_id):
             raise PermissionDenied("only the project's researchers can cancel runs")
-        if not progress.cancel(AlignmentRun, run.pk):
+        if not progress.cancel(AlignmentRun, run.pk, user=request.user):
             raise ValidationError({"detail": f"run #{run.pk} has finished ({run.status}); nothing to cancel"})
         run.refresh_from_db()
         return Response(self.get_serializer(run).data)
@@ -144,7 +144,7 @@ class JobViewSet(viewsets.ReadOnlyModelViewSet):
     def cancel(self, request, pk=None):
         """Stop a queued or running job (a training job stops at its next epoch or step)."""
         job = self.get_object()
-        if not progress.cancel(Job, job.pk):
+        if not progress.cancel(Job, job.pk, user=request.user):
             raise ValidationError({"detail": f"job #{job.pk} has finished ({job.status}); nothing to cancel"})
         job.refresh_from_db()
         return Response(self.get_serializer(job).data)

@@ -52,7 +52,8 @@ def create_user(request: HttpRequest) -> HttpResponse:
     try:
         if password != again:
             raise people.PeopleError("The two passwords differ.")
-        user = people.create_user(form["username"], password, email=form["email"], researcher=form["researcher"])
+        user = people.create_user(form["username"], password, email=form["email"], researcher=form["researcher"],
+                                  by=request.user)
     except people.PeopleError as exc:
         return _render(request, create=form, create_errors=exc.messages, status=400)
     messages.success(request, f"{user.username} can now log in.")
@@ -66,7 +67,8 @@ def invite_user(request: HttpRequest) -> HttpResponse:
     form = {"username": request.POST.get("username", ""), "email": request.POST.get("email", ""),
             "researcher": request.POST.get("researcher") == "on"}
     try:
-        user, token = people.invite_user(form["username"], email=form["email"], researcher=form["researcher"])
+        user, token = people.invite_user(form["username"], email=form["email"], researcher=form["researcher"],
+                                         by=request.user)
     except people.PeopleError as exc:
         return _render(request, invite=form, invite_errors=exc.messages, status=400)
     link = request.build_absolute_uri(reverse("accept-invitation", args=[token]))

@@ -86,7 +86,7 @@ def save_general(request: HttpRequest, pk: int) -> HttpResponse:
         "paragraph_corrections": request.POST.get("paragraph_corrections"),  # absent: kept as is
     }
     try:
-        service.update_general(project, **general)
+        service.update_general(project, **general, by=request.user)
     except service.SettingsError as exc:
         shown = {**general, "paragraph_corrections": general["paragraph_corrections"] or service.paragraph_corrections(project)}
         return _render(request, project, general=shown, general_error=str(exc), status=400)
@@ -100,7 +100,7 @@ def save_language_tools(request: HttpRequest, pk: int) -> HttpResponse:
     project = _project_for_researcher(request, pk)
     tools = {"encoder": request.POST.get("encoder", ""), "spacy_pipeline": request.POST.get("spacy_pipeline", "")}
     try:
-        service.update_language_tools(project, **tools)
+        service.update_language_tools(project, **tools, by=request.user)
     except service.SettingsError as exc:
         return _render(request, project, tools=tools, tools_error=str(exc), status=400)
     messages.success(request, "Language tools saved.")
@@ -113,7 +113,7 @@ def save_qc(request: HttpRequest, pk: int) -> HttpResponse:
     project = _project_for_researcher(request, pk)
     values = service.parse_qc_form(request.POST)
     try:
-        service.update_qc(project, values)
+        service.update_qc(project, values, by=request.user)
     except service.QcSettingsError as exc:
         submitted = {name: request.POST.get(name, "") for name in service.QC_FIELDS}
         return _render(request, project, qc_values=submitted, qc_errors=exc.errors, status=400)
@@ -127,7 +127,7 @@ def save_guidelines(request: HttpRequest, pk: int) -> HttpResponse:
     project = _project_for_researcher(request, pk)
     text = request.POST.get("guidelines", "")
     try:
-        project = guidelines.update(project, text)
+        project = guidelines.update(project, text, by=request.user)
     except guidelines.GuidelinesError as exc:
         return _render(request, project, guidelines_text=text, guidelines_error=str(exc), status=400)
     messages.success(request, "Guidelines saved: annotators see them on their next visit to the labelling page."
@@ -138,7 +138,7 @@ def save_guidelines(request: HttpRequest, pk: int) -> HttpResponse:
 def _member_action(request: HttpRequest, pk: int, act, success: str, *args) -> HttpResponse:
     project = _project_for_researcher(request, pk)
     try:
-        membership = act(project, *args)
+        membership = act(project, *args, by=request.user)
     except service.SettingsError as exc:
         messages.error(request, str(exc))
     else:

@@ -24,6 +24,7 @@ from annotation.models import (
     Side,
     indices_key,
 )
+from annotation.services import audit
 from annotation.services.alignment import run_options
 from annotation.services.background import jobs, progress
 from annotation.services.corpus.language_tools import BUNDLED_ENCODER, project_encoder, project_pipeline
@@ -68,6 +69,7 @@ def start_run(project: Project, method: str, *, params: dict | None = None, leve
         model_version = default_version(project)  # the version a researcher promoted, if any
     run = AlignmentRun.objects.create(project=project, method=method, params=params or {}, level_pairs=level_pairs or [],
                                       model_version=model_version, created_by=user, queue=queue)
+    audit.record("run.start", actor=user, project=project, target=f"run #{run.pk}", method=method)
     if enqueue:
         jobs.enqueue_run(run)
     return run

@@ -13,6 +13,7 @@ from django.db.models import Exists, OuterRef
 
 from annotation.models import Adjudication, AlignmentRun, CandidatePair, Label, LabelChange, Prediction
 from annotation.models.jobs import Status
+from annotation.services import audit
 
 
 @dataclass(frozen=True)
@@ -25,7 +26,7 @@ class Deleted:
         return {"run": self.run, "predictions": self.predictions, "pairs": self.pairs}
 
 
-def delete_run(run: AlignmentRun) -> Deleted:
+def delete_run(run: AlignmentRun, *, user=None) -> Deleted:
     """Delete ``run``, its predictions and the pairs only it proposed that carry no human work.
 
     Raises:
@@ -49,4 +50,6 @@ def delete_run(run: AlignmentRun) -> Deleted:
             latest = pair.predictions.order_by("-run__created_at", "-id").first()
             if latest is not None and (pair.score, pair.predicted_label) != (latest.score, latest.predicted_label):
                 CandidatePair.objects.filter(pk=pair.pk).update(score=latest.score, predicted_label=latest.predicted_label)
+        audit.record("run.delete", actor=user, project=run.project, target=f"run #{run_pk}", method=run.method,
+                     predictions=predictions, pairs=len(orphan_ids))
     return Deleted(run=run_pk, predictions=predictions, pairs=len(orphan_ids))

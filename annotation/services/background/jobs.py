@@ -4,6 +4,7 @@ from __future__ import annotations
 from django.db import transaction
 
 from annotation.models import AlignmentRun, Job, Project, Status
+from annotation.services import audit
 
 
 def start_job(project: Project, kind: str, *, params: dict | None = None, user=None, enqueue: bool = True) -> Job:
@@ -24,7 +25,7 @@ def enqueue_run(run: AlignmentRun) -> None:
     transaction.on_commit(lambda: tasks.run_alignment.apply_async(args=[run.pk], queue=run.queue))
 
 
-def retry_run(run: AlignmentRun) -> AlignmentRun:
+def retry_run(run: AlignmentRun, *, user=None) -> AlignmentRun:
     """Queue a failed run again; pairs it already wrote are kept (writes are idempotent).
 
     A mining run (``muss-corpus``) resumes: its finished chunks are kept and only the missing ones
@@ -36,6 +37,7 @@ def retry_run(run: AlignmentRun) -> AlignmentRun:
     AlignmentRun.objects.filter(pk=run.pk, status=run.status).update(
         status=Status.QUEUED, progress=0.0 if run.method != "muss-corpus" else run.progress,
         message="queued for retry", error="")
+    audit.record("run.retry", actor=user, project=run.project, target=f"run #{run.pk}", method=run.method)
     run.refresh_from_db()
     enqueue_run(run)
     return run

@@ -5,10 +5,12 @@ import time
 import traceback
 from collections.abc import Callable
 
+from django.db import transaction
 from django.db.models import Model
 from django.utils import timezone
 
 from annotation.models import Status
+from annotation.services import audit
 
 
 def claim(model: type[Model], pk: int) -> bool:
@@ -45,10 +47,15 @@ class Cancelled(Exception):
     """The row was cancelled while its work ran: stop, write nothing more."""
 
 
-def cancel(model: type[Model], pk: int) -> bool:
-    """Cancel queued or running work (the worker stops at its next check); False if it had finished."""
-    return bool(model.objects.filter(pk=pk, status__in=[Status.QUEUED, Status.RUNNING]).update(
-        status=Status.CANCELLED, finished_at=timezone.now(), message="cancelled"))
+def cancel(model: type[Model], pk: int, *, user=None) -> bool:
+    """Cancel queued or running work (the worker stops at its next check); False if it had finished.
+    ``user`` (who cancelled) goes to the audit log."""
+    with transaction.atomic():
+        cancelled = bool(model.objects.filter(pk=pk, status__in=[Status.QUEUED, Status.RUNNING]).update(
+            status=Status.CANCELLED, finished_at=timezone.now(), message="cancelled"))
+        if cancelled:
+            audit.record_cancel(model, pk, user)
+    return cancelled
 
 
 def check_cancelled(model: type[Model], pk: int) -> None:

@@ -39,6 +39,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Export, Job, Project
+from annotation.services import audit
 from annotation.services.background import progress as job_progress
 from annotation.services.export import manifest as manifests
 from annotation.services.export import splits
@@ -76,10 +77,10 @@ def archive_path(export: Export) -> Path | None:
     return Path(settings.MEDIA_ROOT) / export.archive if export.archive else None
 
 
-def _prepare_splits(project: Project, options: ExportOptions) -> tuple[dict, dict]:
+def _prepare_splits(project: Project, options: ExportOptions, user=None) -> tuple[dict, dict]:
     """Assign splits to articles without one; the policy used and articles per split."""
     policy = splits.validate_policy(options.split_policy) if options.split_policy else splits.project_policy(project)
-    result = splits.assign(project, policy)
+    result = splits.assign(project, policy, user=user)
     return policy.as_dict(), {**result["counts"], "unassigned": result["unassigned"]}
 
 
@@ -94,7 +95,7 @@ def run_export(project: Project, options: ExportOptions, *, export: Export | Non
     started = time.monotonic()
     if export is None:
         export = Export.objects.create(project=project, kind=options.kind, options=options.as_dict(), created_by=user)
-    split_policy, split_articles = _prepare_splits(project, options)
+    split_policy, split_articles = _prepare_splits(project, options, user)
     source = PairSource(project, options, **({"chunk": chunk} if chunk else {}))
     chain = FilterChain(project, options, visible=visible)
     root = export_dir(export)
@@ -147,6 +148,8 @@ def run_export(project: Project, options: ExportOptions, *, export: Export | Non
                                                    finished_at=timezone.now())
         if options.lock:
             splits.lock(exported_articles)
+        audit.record("export", actor=user, project=project, target=f"export #{export.pk}", kind=options.kind,
+                     formats=list(options.formats), pairs=tally.total)
     export.refresh_from_db()
     return export
 

@@ -36,6 +36,7 @@ from django.db.models import Count
 from django.utils import timezone
 
 from annotation.models import Article, Document, Project, Split, SplitChange
+from annotation.services import audit
 
 NAMES: tuple[str, ...] = Split.NAMES
 MODES = ("ratio", "counts")
@@ -185,11 +186,11 @@ def counts(project: Project) -> dict[str, int]:
     return out
 
 
-def assign(project: Project, policy: SplitPolicy | dict | None = None) -> dict:
+def assign(project: Project, policy: SplitPolicy | dict | None = None, *, user=None) -> dict:
     """Give every article without a split one (existing splits never move); idempotent.
 
     The policy is remembered in ``project.config["splits"]`` so later assignments (new articles)
-    and the export manifest use the same one.
+    and the export manifest use the same one. An assignment that changed anything is audited.
     """
     if not isinstance(policy, SplitPolicy):
         policy = validate_policy(policy if policy is not None else (project.config or {}).get("splits"))
@@ -199,10 +200,14 @@ def assign(project: Project, policy: SplitPolicy | dict | None = None) -> dict:
         Split.objects.bulk_create([Split(article_id=a, name=n, origin=Split.POLICY) for a, n in todo.items()],
                                   batch_size=1000, ignore_conflicts=True)
         config = dict(project.config or {})
-        if config.get("splits") != policy.as_dict():
+        changed_policy = config.get("splits") != policy.as_dict()
+        if changed_policy:
             config["splits"] = policy.as_dict()
             project.config = config
             project.save(update_fields=["config"])
+        if todo or changed_policy:
+            audit.record("split.change", actor=user, project=project, target="splits by policy", assigned=len(todo),
+                         policy=policy.as_dict())
     result = counts(project)
     return {"assigned": len(todo), "kept": kept, "unassigned": result.pop("unassigned"), "counts": result,
             "policy": policy.as_dict()}
@@ -244,6 +249,8 @@ def set_split(article: Article, name: str | None, *, user=None, override: bool =
             result = current
         SplitChange.objects.create(article=article, old_name=old, new_name=name or "", user=user,
                                    override=bool(current is not None and current.locked), reason=reason)
+        audit.record("split.change", actor=user, project=article.project, target=f"article {article.title}",
+                     old=old, new=name or "", override=bool(current is not None and current.locked), reason=reason)
     return result
 
 
@@ -266,6 +273,9 @@ def unlock(project: Project, *, user=None, reason: str) -> int:
         SplitChange.objects.bulk_create([SplitChange(article_id=a, old_name=n, new_name=n, override=True, user=user,
                                                      reason=f"unlocked: {reason}") for a, n in locked])
         Split.objects.filter(article__project=project, locked=True).update(locked=False, locked_at=None)
+        if locked:
+            audit.record("split.change", actor=user, project=project, target="all locked splits",
+                         unlocked=len(locked), reason=reason)
     return len(locked)
 
 

@@ -38,7 +38,7 @@ def create_project(user, *, name: str, language: str, label_scheme: str, encoder
     """
     from django.db import transaction
 
-    from annotation.models import LabelScheme, Membership, Role
+    from annotation.models import LabelScheme
     from annotation.services.corpus import language_tools
     from annotation.services.projects import guidelines as guidelines_service
     from workers.engine.text import SUPPORTED_LANGUAGES
@@ -66,7 +66,17 @@ def create_project(user, *, name: str, language: str, label_scheme: str, encoder
         project = Project.objects.create(name=name, description=description.strip(), language=language,
                                          label_scheme=scheme, created_by=user,
                                          config={language_tools.ENCODER: encoder} if encoder else {})
-        Membership.objects.create(project=project, user=user, role=Role.RESEARCHER)
+        add_creator(project, user)
         if text:
-            project = guidelines_service.update(project, text)
+            project = guidelines_service.update(project, text, audited=False)  # part of the creation
     return project
+
+
+def add_creator(project: Project, user) -> None:
+    """The project's creator becomes its first researcher; the creation is audited (call it in the
+    creating transaction — the API's project create uses it too)."""
+    from annotation.models import Membership, Role
+    from annotation.services import audit
+
+    Membership.objects.create(project=project, user=user, role=Role.RESEARCHER)
+    audit.record("project.create", actor=user, project=project, target=project.name)

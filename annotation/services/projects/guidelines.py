@@ -15,6 +15,7 @@ from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 
 from annotation.models import LabelScheme, Project
+from annotation.services import audit
 
 CONFIG_KEY = "guidelines"
 MAX_LENGTH = 50_000
@@ -65,8 +66,9 @@ def version(markdown: str) -> str:
     return hashlib.sha256(markdown.encode("utf-8")).hexdigest()[:12]
 
 
-def update(project: Project, markdown: str) -> Project:
+def update(project: Project, markdown: str, *, by=None, audited: bool = True) -> Project:
     """Save the project's guidelines; blank text or the scheme's defaults go back to the defaults.
+    ``audited=False``: part of another audited action (creating the project).
 
     Raises:
         GuidelinesError: text longer than :data:`MAX_LENGTH` characters. Nothing is saved then.
@@ -83,4 +85,6 @@ def update(project: Project, markdown: str) -> Project:
             config[CONFIG_KEY] = text + "\n"
         project.config = config
         project.save(update_fields=["config"])
+        if audited:
+            audit.record("project.settings", actor=by, project=project, target=project.name, changed=["guidelines"])
     return project

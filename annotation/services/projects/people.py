@@ -15,6 +15,7 @@ from django.db import transaction
 from django.utils.crypto import constant_time_compare, salted_hmac
 
 from annotation.permissions import RESEARCHERS_GROUP, can_create_projects, is_admin, researched_projects
+from annotation.services import audit
 
 User = get_user_model()
 
@@ -75,7 +76,7 @@ def _save(user, researcher: bool):
 
 
 @transaction.atomic
-def create_user(username: str, password: str, *, email: str = "", researcher: bool = False):
+def create_user(username: str, password: str, *, email: str = "", researcher: bool = False, by=None):
     """A new active user with ``password``; ``researcher`` puts them in the group that may create projects.
 
     Raises:
@@ -84,11 +85,13 @@ def create_user(username: str, password: str, *, email: str = "", researcher: bo
     user = _new_user(username, email=email, researcher=researcher)
     check_password(password, user)
     user.set_password(password)
-    return _save(user, researcher)
+    _save(user, researcher)
+    audit.record("user.create", actor=by, target=user.username, researcher=researcher)
+    return user
 
 
 @transaction.atomic
-def invite_user(username: str, *, email: str = "", researcher: bool = False):
+def invite_user(username: str, *, email: str = "", researcher: bool = False, by=None):
     """A new user without a usable password, and the token of their invitation link.
 
     Returns:
@@ -97,6 +100,7 @@ def invite_user(username: str, *, email: str = "", researcher: bool = False):
     user = _new_user(username, email=email, researcher=researcher)
     user.set_unusable_password()
     _save(user, researcher)
+    audit.record("user.invite", actor=by, target=user.username, researcher=researcher)
     return user, invitation_token(user)
 
 
@@ -156,8 +160,11 @@ def set_active(user, active: bool, *, by):
     """
     if not active and user.pk == by.pk:
         raise PeopleError("You cannot deactivate your own account.")
+    changed = user.is_active != active
     user.is_active = active
     user.save(update_fields=["is_active"])
+    if changed:
+        audit.record("user.activate" if active else "user.deactivate", actor=by, target=user.username)
     if not active:
         from rest_framework.authtoken.models import Token
 

@@ -16,6 +16,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from annotation.models import Adjudication, Assignment, Label, LabelScheme, Membership, Project, Role
+from annotation.services import audit
 from annotation.services.alignment.paragraph_correction import CORRECTION_MODES, PROPOSALS
 from annotation.services.review import qc
 from annotation.services.review.adjudication import MODES as ADJUDICATION_MODES
@@ -59,7 +60,7 @@ def paragraph_corrections(project: Project) -> str:
 
 def update_general(project: Project, *, description: str, language: str, show_predictions: bool,
                    adjudicate: str, label_scheme: str | None = None,
-                   paragraph_corrections: str | None = None) -> Project:
+                   paragraph_corrections: str | None = None, by=None) -> Project:
     """Save description, language, blind annotation (``show_predictions``), the adjudication mode and
     (unless None: kept as is) whether annotators' paragraph corrections are ``"proposals"`` for a
     researcher or apply ``"direct"``ly; ``label_scheme`` (a slug) only while the project has no labels.
@@ -85,6 +86,7 @@ def update_general(project: Project, *, description: str, language: str, show_pr
             if has_labels(project):
                 raise SettingsError("The label scheme cannot change: the project already has labels "
                                     "given with the current scheme.")
+        before = _general(project)
         project.description = description.strip()
         project.language = language
         project.label_scheme = scheme
@@ -93,10 +95,19 @@ def update_general(project: Project, *, description: str, language: str, show_pr
         if paragraph_corrections is not None:
             project.config["paragraph_corrections"] = paragraph_corrections
         project.save(update_fields=["description", "language", "label_scheme", "config"])
+        changed = sorted(k for k, v in _general(project).items() if before[k] != v)
+        if changed:
+            audit.record("project.settings", actor=by, project=project, target=project.name, changed=changed)
     return project
 
 
-def update_language_tools(project: Project, *, encoder: str, spacy_pipeline: str) -> Project:
+def _general(project: Project) -> dict:
+    config = project.config or {}
+    return {"description": project.description, "language": project.language, "label_scheme": project.label_scheme.slug,
+            **{k: config.get(k) for k in ("show_predictions", "adjudicate", "paragraph_corrections")}}
+
+
+def update_language_tools(project: Project, *, encoder: str, spacy_pipeline: str, by=None) -> Project:
     """Save the project's sentence encoder and spaCy pipeline (each a name or a path; blank: the
     default), which its runs and scoring jobs use (:mod:`annotation.services.corpus.language_tools`).
 
@@ -106,7 +117,11 @@ def update_language_tools(project: Project, *, encoder: str, spacy_pipeline: str
     from annotation.services.corpus import language_tools
 
     try:
-        return language_tools.update(project, encoder=encoder, spacy_pipeline=spacy_pipeline)
+        with transaction.atomic():
+            project = language_tools.update(project, encoder=encoder, spacy_pipeline=spacy_pipeline)
+            audit.record("project.settings", actor=by, project=project, target=project.name, changed=["language tools"],
+                         encoder=encoder.strip(), spacy_pipeline=spacy_pipeline.strip())
+            return project
     except language_tools.LanguageToolsError as exc:
         raise SettingsError(str(exc)) from exc
 
@@ -129,7 +144,7 @@ def parse_qc_form(data) -> dict:
     return {name: _parse_number(str(data[name])) for name in QC_FIELDS if str(data.get(name, "")).strip() != ""}
 
 
-def update_qc(project: Project, values: dict) -> qc.QcConfig:
+def update_qc(project: Project, values: dict, *, by=None) -> qc.QcConfig:
     """Validate ``values`` (qc's keys) with :func:`qc.validate` and save them as ``config["qc"]``.
 
     Raises:
@@ -148,6 +163,8 @@ def update_qc(project: Project, values: dict) -> qc.QcConfig:
         project = Project.objects.select_for_update().get(pk=project.pk)
         project.config = {**(project.config or {}), "qc": config.as_dict()}
         project.save(update_fields=["config"])
+        audit.record("project.settings", actor=by, project=project, target=project.name, changed=["qc"],
+                     qc=config.as_dict())
     return config
 
 
@@ -203,7 +220,7 @@ def _guard_last_researcher(project: Project, membership: Membership, action: str
                             f"Make someone else a researcher first.")
 
 
-def add_member(project: Project, username: str, role: str) -> Membership:
+def add_member(project: Project, username: str, role: str, *, by=None) -> Membership:
     """Add an existing user to the project with ``role``."""
     role = _role(role)
     username = username.strip()
@@ -214,24 +231,29 @@ def add_member(project: Project, username: str, role: str) -> Membership:
         raise SettingsError(f"{user.username}'s account is deactivated; an admin can reactivate it on the People page.")
     if Membership.objects.filter(project=project, user=user).exists():
         raise SettingsError(f"{user.username} is already a member of this project.")
-    return Membership.objects.create(project=project, user=user, role=role)
+    with transaction.atomic():
+        membership = Membership.objects.create(project=project, user=user, role=role)
+        audit.record("member.add", actor=by, project=project, target=user.username, role=role)
+    return membership
 
 
 @transaction.atomic
-def change_role(project: Project, membership_id: int, role: str) -> Membership:
+def change_role(project: Project, membership_id: int, role: str, *, by=None) -> Membership:
     """Give a member another role; the last researcher cannot be demoted."""
     role = _role(role)
     membership = _membership(project, membership_id)
     if role != membership.role:
         if role != Role.RESEARCHER:
             _guard_last_researcher(project, membership, "demote")
+        audit.record("member.role", actor=by, project=project, target=membership.user.username, old=membership.role,
+                     new=role)
         membership.role = role
         membership.save(update_fields=["role"])
     return membership
 
 
 @transaction.atomic
-def remove_member(project: Project, membership_id: int) -> Membership:
+def remove_member(project: Project, membership_id: int, *, by=None) -> Membership:
     """Take a member off the project (their labels stay; their open items go back to the queue);
     the last researcher cannot be removed."""
     membership = _membership(project, membership_id)
@@ -239,14 +261,17 @@ def remove_member(project: Project, membership_id: int) -> Membership:
     Assignment.objects.filter(annotator=membership.user, pair__article__project=project,
                               status=Assignment.OPEN).delete()
     membership.delete()
+    audit.record("member.remove", actor=by, project=project, target=membership.user.username, role=membership.role)
     return membership
 
 
-def reinstate_member(project: Project, membership_id: int) -> Membership:
+def reinstate_member(project: Project, membership_id: int, *, by=None) -> Membership:
     """Undo a QC exclusion (:func:`qc.reinstate`): the annotator gets items again and their labels count."""
     membership = _membership(project, membership_id)
     if membership.excluded_at is None:
         raise SettingsError(f"{membership.user.username} is not excluded.")
-    qc.reinstate(membership.user, project)
+    with transaction.atomic():
+        qc.reinstate(membership.user, project)
+        audit.record("member.reinstate", actor=by, project=project, target=membership.user.username)
     membership.refresh_from_db()
     return membership

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from django.conf import settings
+from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
@@ -23,6 +24,7 @@ from annotation.models import (
     Project,
     Status,
 )
+from annotation.services import audit
 from annotation.services.background import jobs, progress
 from annotation.services.corpus import language_tools
 from annotation.services.training.dataset import (
@@ -69,7 +71,11 @@ def start_training(project: Project, *, user=None, config: dict | None = None, s
         raise TrainingError("the CRF needs at least one exhaustively annotated article pair (train or dev): mark "
                             "an article pair complete in the whole-article view, or import gold")
     params = {"config": config or {}, "seed": seed, "base_version": base_version.pk if base_version else None}
-    return jobs.start_job(project, TRAIN_JOB, params=params, user=user, enqueue=enqueue)
+    with transaction.atomic():
+        job = jobs.start_job(project, TRAIN_JOB, params=params, user=user, enqueue=enqueue)
+        audit.record("training.start", actor=user, project=project, target=f"job #{job.pk}", seed=seed,
+                     base_version=params["base_version"])
+    return job
 
 
 def _check_types(config: dict) -> None:
@@ -95,8 +101,8 @@ def _check_types(config: dict) -> None:
             raise TrainingError(f"config: {f.name} must be {kind}, got {value!r}")
 
 
-def cancel(job: Job) -> bool:
-    return progress.cancel(Job, job.pk)
+def cancel(job: Job, *, user=None) -> bool:
+    return progress.cancel(Job, job.pk, user=user)
 
 
 def run_training_job(job_id: int) -> None:
@@ -180,11 +186,13 @@ def _test_metrics(test: list[ArticlePair], path: Path, parent: ModelVersion | No
     return out
 
 
-def promote(version: ModelVersion) -> None:
+def promote(version: ModelVersion, *, user=None) -> None:
     """Make ``version`` the project's default model for crf runs."""
     project = version.project
     project.config = {**(project.config or {}), "default_model_version": version.pk}
-    project.save(update_fields=["config"])
+    with transaction.atomic():
+        project.save(update_fields=["config"])
+        audit.record("model.promote", actor=user, project=project, target=version.name, version=version.pk)
 
 
 def realign(version: ModelVersion, *, scope: str = "all", user=None):
