@@ -53,14 +53,26 @@ def split_document(text: str, language: str = "en") -> list[list[str]]:
     return [split_sentences(p, language) for p in split_paragraphs(text)]
 
 
-def normalise(text: str) -> str:
-    """``text`` for comparing two sides of a pair: Unicode NFKC, case-folded, punctuation dropped,
-    whitespace collapsed. Two sides that normalise alike are *identical* (nothing was simplified)."""
+def normalise(text: str, *, keep_punctuation: bool = False) -> str:
+    """``text`` for comparing texts: Unicode NFKC, case-folded, punctuation dropped, whitespace
+    collapsed. Two sides that normalise alike are *identical* (nothing was simplified).
+
+    The one text normalisation of the app and the engine. ``keep_punctuation=True`` keeps the
+    punctuation (matching a sentence against an evaluation set or a reference corpus, where
+    "Yes." and "Yes?" are different sentences).
+
+    Example:
+        >>> normalise("  The  ﬁrst  CAFÉ, here! ")
+        'the first café here'
+        >>> normalise("  The  ﬁrst  CAFÉ, here! ", keep_punctuation=True)
+        'the first café, here!'
+    """
     import unicodedata
 
     folded = unicodedata.normalize("NFKC", text).casefold()
-    kept = "".join(" " if unicodedata.category(ch).startswith("P") else ch for ch in folded)
-    return " ".join(kept.split())
+    if not keep_punctuation:
+        folded = "".join(" " if unicodedata.category(ch).startswith("P") else ch for ch in folded)
+    return " ".join(folded.split())
 
 
 def is_identical(complex_text: str, simple_text: str) -> bool:

@@ -24,9 +24,9 @@ Five job kinds, each a :class:`~annotation.models.Job` run by a thin Celery task
 SARI references (Sum4Simp): the paper uses the outputs of a simplification model (ACCESS trained
 on WikiLarge) on the source sentences as references. Here they come from an optional
 ``refs_project``: an imported pair corpus whose complex sides are source sentences and whose
-simple sides are their reference simplifications (matched by whitespace/case-normalised complex
-text). The pairs' own simple sides are *not* used: SARI of a target against itself is maximal for
-every pair, so the normal fit would be degenerate. Without references the SARI attribute is left
+simple sides are their reference simplifications (matched by complex text after
+``workers.engine.text.normalise``, punctuation kept). The pairs' own simple sides are *not* used:
+SARI of a target against itself is maximal for every pair, so the normal fit would be degenerate. Without references the SARI attribute is left
 out and T is rescaled over the other three (see :mod:`workers.engine.simplicity.sum4simp_filter`).
 
 Every job is idempotent: a kind owns its feature-key prefix, and re-running it first removes the
@@ -58,6 +58,7 @@ from annotation.models import (
 from annotation.services.background import progress
 from annotation.services.corpus.language_tools import project_encoder, project_pipeline
 from annotation.services.projects.creation import find_project
+from workers.engine.text import normalise
 
 ProgressFn = Callable[[float, str], None]
 
@@ -253,8 +254,9 @@ def reference_texts(project_id: int) -> list[tuple[str, str]]:
     return out
 
 
-def _norm(text: str) -> str:
-    return " ".join(text.lower().split())
+def _reference_key(text: str) -> str:
+    """How a complex text is matched with its reference simplifications (punctuation counts)."""
+    return normalise(text, keep_punctuation=True)
 
 
 def reference_simplifications(project_id: int | None) -> dict[str, list[str]]:
@@ -262,7 +264,7 @@ def reference_simplifications(project_id: int | None) -> dict[str, list[str]]:
     refs: dict[str, list[str]] = defaultdict(list)
     if project_id is not None:
         for complex_text, simple_text in reference_texts(project_id):
-            refs[_norm(complex_text)].append(simple_text)
+            refs[_reference_key(complex_text)].append(simple_text)
     return refs
 
 
@@ -321,7 +323,7 @@ def sum4simp_job(job: Job, report: ProgressFn) -> dict:
             flt.threshold = float(params["threshold"])
     else:
         report(0.02, "sum4simp-filter: loading the reference corpus")
-        reference = [TextPair(c, s, tuple(refs.get(_norm(c), ()))) for c, s in reference_texts(params["reference_project"])]
+        reference = [TextPair(c, s, tuple(refs.get(_reference_key(c), ()))) for c, s in reference_texts(params["reference_project"])]
         flt = Sum4SimpFilter.fit(reference, language=language, threshold=float(params.get("threshold", DEFAULT_THRESHOLD)))
         path = _model_dir("sum4simp-filter", job).with_suffix(".json")
         flt.save(path)
@@ -340,7 +342,8 @@ def sum4simp_job(job: Job, report: ProgressFn) -> dict:
         for complex_sentences, simple_sentences in sentences:
             # an n:1 pair's source is its stitched sentences: §3.2's length uses their average length
             complex_text = " ".join(complex_sentences)
-            values = flt.score_pair(complex_sentences, " ".join(simple_sentences), refs.get(_norm(complex_text), ()))
+            references = refs.get(_reference_key(complex_text), ())
+            values = flt.score_pair(complex_sentences, " ".join(simple_sentences), references)
             keep = values.pop("keep")
             kept += int(keep)
             rows.append({**{f"sum4simp_{k}": v for k, v in values.items()}, "sum4simp_keep": keep})

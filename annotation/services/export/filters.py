@@ -8,9 +8,12 @@ counting what it dropped (the counts go into the manifest).
   ``access_*`` ...) or ``score``; a pair without the attribute is dropped;
 * **BLEU band**: sentence BLEU (sacrebleu, simple vs complex, /100) inside [low, high], as the CRF
   paper filtered Wiki-Auto with [0.1, 0.9];
+* **identical**: both sides are the same text after ``workers.engine.text.normalise`` (the
+  definition the pairs' stored ``identical`` flag uses: Unicode, case, punctuation and spacing
+  do not count);
 * **dedup**: a pair is dropped when a sentence of the chosen side(s) is in an evaluation set
-  (case- and space-normalised text; only 8-byte digests are kept in memory), as Wiki-Auto
-  discarded TURK's sentences and MUSS anything in an evaluation set.
+  (Unicode-, case- and space-normalised text, punctuation kept; only 8-byte digests are kept in
+  memory), as Wiki-Auto discarded TURK's sentences and MUSS anything in an evaluation set.
 
 Filters run cheapest first; BLEU last.
 """
@@ -23,9 +26,10 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from annotation.models import Project, Sentence
-from annotation.services.export.metrics import bleu, normalise
+from annotation.services.export.metrics import bleu
 from annotation.services.export.options import ExportError, ExportOptions
 from annotation.services.export.records import CLASSES, PairRecord
+from workers.engine.text import is_identical, normalise
 
 OPS: dict[str, Callable[[float, float], bool]] = {
     "gt": operator.gt, "gte": operator.ge, "lt": operator.lt, "lte": operator.le, "eq": operator.eq,
@@ -34,7 +38,7 @@ AUTO_DEFAULT_LABELS = ("aligned", "partial")
 
 
 def digest(text: str) -> bytes:
-    return hashlib.blake2b(normalise(text).encode(), digest_size=8).digest()
+    return hashlib.blake2b(normalise(text, keep_punctuation=True).encode(), digest_size=8).digest()
 
 
 def evaluation_digests(sets: list[dict], *, visible=None) -> tuple[set[bytes], list[dict]]:
@@ -90,7 +94,7 @@ class FilterChain:
         if self.include_levels is not None or self.exclude_levels or options.exclude_adjacent:
             self.checks.append(("level_pair", self._levels_ok))
         if options.drop_identical:
-            self.checks.append(("identical", lambda r: normalise(r.complex) != normalise(r.simple)))
+            self.checks.append(("identical", lambda r: not is_identical(r.complex, r.simple)))
         if self.thresholds:
             self.checks.append(("threshold", self._thresholds_ok))
         if self.eval_digests:

@@ -67,7 +67,3 @@ def bleu(simple: str, complex_: str) -> float:
 
     return sentence_bleu(simple, complex_) / 100.0
 
-
-def normalise(text: str) -> str:
-    """Case-folded, whitespace-collapsed text: what 'identical' and evaluation-set matching compare."""
-    return " ".join(text.casefold().split())

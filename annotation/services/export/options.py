@@ -13,7 +13,8 @@ Every key, its default and meaning::
     model_version   auto: id of a ModelVersion (its succeeded runs are exported)
     runs            auto: ids of alignment runs (instead of or with model_version)
     labels          keep only these labels or classes (default: gold all, auto aligned + partial)
-    drop_identical  drop pairs whose sides are identical after case/space normalisation (default true)
+    drop_identical  drop pairs whose sides are identical after normalisation (Unicode, case, punctuation,
+                    spacing: ``workers.engine.text.is_identical``; default true)
     bleu_band       [low, high] in 0..1: keep pairs whose sentence BLEU lies in the band
                     (``true`` = the CRF paper's [0.1, 0.9]; default off)
     thresholds      [{"key": "sum4simp_T", "op": "gt", "value": 3.5}, ...] on stored attributes

@@ -30,6 +30,20 @@ def test_identical_means_equal_after_case_and_space_normalisation(newsela, setti
     assert done.manifest["dropped"] == {"identical": 1}
 
 
+def test_identical_is_the_engines_definition_so_punctuation_and_unicode_forms_do_not_count(newsela, settings, tmp_path):
+    from annotation.models import Sentence
+    from workers.engine.text import is_identical
+
+    owls = newsela["owls"]
+    Sentence.objects.filter(document__article=owls, document__level="1", index=2).update(text="They live ＥＶＥＲＹWHERE!")
+    assert is_identical("They live everywhere.", "They live ＥＶＥＲＹWHERE!")  # what the stored flag says too
+    done, _ = run(newsela["project"], settings, tmp_path, derived=False)
+    assert done.manifest["dropped"] == {"identical": 1}
+    Sentence.objects.filter(document__article=owls, document__level="1", index=2).update(text="They live somewhere.")
+    done, _ = run(newsela["project"], settings, tmp_path / "different", derived=False)
+    assert "identical" not in done.manifest["dropped"]
+
+
 def test_labels_filter_by_value_or_by_class(newsela, settings, tmp_path):
     _, root = run(newsela["project"], settings, tmp_path, labels=["not-aligned"], derived=False)
     assert {r["label"] for r in all_pairs(root)} == {"not-aligned"}
