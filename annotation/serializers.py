@@ -165,3 +165,18 @@ class LabelSerializer(serializers.ModelSerializer):
         fields = ["id", "pair", "article", "article_title", "annotator", "value", "ratings", "comment", "seconds",
                   "server_seconds", "source", "is_test_question", "client_token", "change", "created_at", "updated_at"]
         read_only_fields = ["annotator", "server_seconds", "source", "is_test_question", "created_at", "updated_at"]
+
+
+class AuditEventSerializer(serializers.ModelSerializer):
+    actor = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    action_text = serializers.SerializerMethodField(help_text="the action in words")
+
+    class Meta:
+        model = models.AuditEvent
+        fields = ["id", "created_at", "actor", "project", "action", "action_text", "target", "details"]
+        read_only_fields = fields
+
+    def get_action_text(self, event: models.AuditEvent) -> str:
+        from .services.audit import ACTIONS
+
+        return ACTIONS.get(event.action, event.action)

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import Q, QuerySet
+
 from annotation.models import AuditEvent, Project
 
 ACTIONS: dict[str, str] = {
@@ -21,6 +23,8 @@ ACTIONS: dict[str, str] = {
     "run.cancel": "cancelled a run",
     "run.delete": "deleted a run",
     "job.cancel": "cancelled a background job",
+    "job.retry": "retried a background job",
+    "worker.lost": "re-queued (or, after too many losses, failed) work whose worker stopped responding",
     "training.start": "started a training",
     "training.cancel": "cancelled a training",
     "model.promote": "made a model version the default",
@@ -71,3 +75,72 @@ def record_cancel(model: type, pk: int, actor: Any = None) -> AuditEvent:
 
     action = "training.cancel" if row.kind == TRAIN_JOB else "job.cancel"
     return record(action, actor=actor, project=row.project, target=f"job #{pk}", kind=row.kind)
+
+
+# --- Reading the log ---------------------------------------------------------------------------
+
+#: The action groups the filter also accepts ("run" = every run.* action).
+GROUPS: tuple[str, ...] = tuple(sorted({a.split(".")[0] for a in ACTIONS if "." in a}))
+#: Longest details summary shown in a table cell.
+SUMMARY_LENGTH = 160
+
+
+class FilterError(ValueError):
+    """A filter refused; ``field`` names it (``action`` or ``user``)."""
+
+    def __init__(self, field: str, message: str):
+        self.field = field
+        super().__init__(message)
+
+
+def events(*, project: Project | None = None, action: str = "", actor: str = "") -> QuerySet[AuditEvent]:
+    """Events newest first: of ``project`` (None: every event, the admins' site-wide log), of one
+    ``action`` or action group (``"run"``), by the user named ``actor`` (``"-"``: nobody signed in,
+    e.g. a management command).
+
+    Raises:
+        FilterError: an action that is neither a key of :data:`ACTIONS` nor a group, or a user
+            name no account can have (too long, control characters).
+    """
+    qs = AuditEvent.objects.select_related("actor", "project").order_by("-created_at", "-id")
+    if project is not None:
+        qs = qs.filter(project=project)
+    action = action.strip()
+    if action:
+        if action not in ACTIONS and action not in GROUPS:
+            raise FilterError("action", f"unknown action {action!r}; choose one of: {', '.join(sorted(ACTIONS))} "
+                                        f"or a group: {', '.join(GROUPS)}")
+        qs = qs.filter(Q(action=action) | Q(action__startswith=action + ".")) if action in GROUPS else qs.filter(action=action)
+    actor = actor.strip()
+    if len(actor) > 150 or any(ord(c) < 32 for c in actor):
+        raise FilterError("user", "user must be a username (or - for actions of management commands)")
+    if actor == "-":
+        qs = qs.filter(actor__isnull=True)
+    elif actor:
+        qs = qs.filter(actor__username=actor)
+    return qs
+
+
+def actors(project: Project | None = None) -> list[str]:
+    """Usernames that appear in the log (of ``project``), for the page's user filter."""
+    qs = AuditEvent.objects.filter(actor__isnull=False)
+    if project is not None:
+        qs = qs.filter(project=project)
+    return sorted(set(qs.values_list("actor__username", flat=True)), key=str.lower)
+
+
+def summary(details: dict) -> str:
+    """``details`` in one short line for a table cell.
+
+    >>> summary({"method": "sbert", "formats": ["tsv", "hf"], "qc": {"min_answers": 5}})
+    'method: sbert · formats: tsv, hf · qc: min_answers=5'
+    """
+    def show(value: Any) -> str:
+        if isinstance(value, dict):
+            return ", ".join(f"{k}={show(v)}" for k, v in value.items())
+        if isinstance(value, (list, tuple)):
+            return ", ".join(show(v) for v in value)
+        return "—" if value in (None, "") else str(value)
+
+    text = " · ".join(f"{key}: {show(value)}" for key, value in (details or {}).items())
+    return text if len(text) <= SUMMARY_LENGTH else text[:SUMMARY_LENGTH - 1] + "…"

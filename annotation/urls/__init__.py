@@ -10,5 +10,6 @@ urlpatterns = [
     path("", include("annotation.urls.models")),  # model registry: training, versions, run comparison
     path("", include("annotation.urls.runs")),  # one run's page, method option schemas
     path("", include("annotation.urls.my_labels")),  # an annotator's own labels: filter, search, edit
+    path("", include("annotation.urls.audit")),  # the audit log: project and site-wide pages, project API
     path("", include("annotation.urls.core")),  # REST router, queue API, login, home, project/article pages
 ]

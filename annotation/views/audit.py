@@ -1,0 +1,56 @@
+"""The audit log pages: a project's log (its researchers and admins) and the site-wide log (admins).
+
+A table of who did what, when, newest first, 50 to a page, filtered by action (or action group) and
+by user; the events are written by the services (:mod:`annotation.services.audit`).
+"""
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, render
+
+from ..models import AuditEvent, Project
+from ..permissions import can_research, is_admin, visible_projects
+from ..services import audit
+
+PAGE_SIZE = 50
+
+
+def _render(request: HttpRequest, project: Project | None) -> HttpResponse:
+    action, actor = request.GET.get("action", "").strip(), request.GET.get("user", "").strip()
+    error = ""
+    try:
+        events = audit.events(project=project, action=action, actor=actor)
+    except audit.FilterError as exc:
+        error, events = str(exc), AuditEvent.objects.none()
+    page = Paginator(events, PAGE_SIZE).get_page(request.GET.get("page"))
+    context = {
+        "project": project,
+        "rows": [(e, audit.ACTIONS.get(e.action, e.action), audit.summary(e.details)) for e in page],
+        "page": page,
+        "action": action, "actor": actor, "error": error,
+        "actions": sorted(audit.ACTIONS.items()),
+        "actors": audit.actors(project),
+        "filters": urlencode({k: v for k, v in (("action", action), ("user", actor)) if v}),
+    }
+    return render(request, "audit/audit.html", context, status=400 if error else 200)
+
+
+@login_required
+def project_audit(request: HttpRequest, pk: int) -> HttpResponse:
+    """404 for people outside the project, 403 for its annotators."""
+    project = get_object_or_404(visible_projects(request.user), pk=pk)
+    if not can_research(request.user, project):
+        raise PermissionDenied("only the project's researchers and admins read its audit log")
+    return _render(request, project)
+
+
+@login_required
+def site_audit(request: HttpRequest) -> HttpResponse:
+    if not is_admin(request.user):
+        raise PermissionDenied("only site admins read the site-wide audit log")
+    return _render(request, None)
