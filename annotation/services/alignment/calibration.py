@@ -12,7 +12,8 @@ is the threshold that **maximises F1** of the model's predictions against the hu
 data).
 
 A pair's human label is its gold (:class:`~annotation.models.Adjudication`) when it has one, else
-the majority of its counted votes (ties: unlabelled). Classes come from the scheme's ``counts_as``.
+the majority of its counted votes (ties: unlabelled) — :func:`annotation.services.review.gold.pair_gold`,
+policy ``majority-or-single``. Classes come from the scheme's ``counts_as``.
 
 :func:`calibrate` stores the result where later runs and jobs read it::
 
@@ -30,9 +31,9 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from annotation.models import Adjudication, AlignmentRun, CandidatePair, LabelScheme, Prediction, Project
+from annotation.models import AlignmentRun, CandidatePair, LabelScheme, Prediction, Project
 from annotation.services.review import qc
-from annotation.services.review.adjudication import majority_value
+from annotation.services.review.gold import pair_gold, value_classes
 
 METHODS = ("mean-valid", "max-f1")
 WIVICO_RULE = "mean-valid"
@@ -41,21 +42,6 @@ MAX_OUTLIERS = 200
 
 class CalibrationError(ValueError):
     """Nothing to calibrate from (the message says what is missing)."""
-
-
-def human_labels(project: Project, pairs) -> dict[int, tuple[str, str]]:
-    """``{pair id: (value, source)}`` with source ``gold`` or ``votes`` (majority of counted votes)."""
-    out = {pid: (value, "gold") for pid, value in
-           Adjudication.objects.filter(pair__in=pairs).values_list("pair_id", "value")}
-    votes: dict[int, list[str]] = defaultdict(list)
-    for pid, value in qc.counted_labels(project).filter(pair__in=pairs).values_list("pair_id", "value"):
-        if pid not in out:
-            votes[pid].append(value)
-    for pid, values in votes.items():
-        value = majority_value(values)
-        if value is not None:
-            out[pid] = (value, "votes")
-    return out
 
 
 def _labelled(pairs, project: Project):
@@ -101,12 +87,12 @@ def labelled_scores(project: Project, run: int | None, *, one_to_one: bool = Fal
     1:1 pairs with ``one_to_one``)."""
     if project.label_scheme.kind == LabelScheme.LIKERT:
         return []
-    counts_as = {v["value"]: v.get("counts_as", "not") for v in project.label_scheme.values}
+    counts_as = value_classes(project.label_scheme)
     pairs = _scored_pairs(project, run)
     if one_to_one:
         pairs = pairs.exclude(complex_key__contains=",").exclude(simple_key__contains=",")
-    labels = human_labels(project, pairs)
-    return [(float(score), labels[pid][0], counts_as.get(labels[pid][0], "not"))
+    labels = {pid: gold.value for pid, gold in pair_gold(project, pairs).items()}
+    return [(float(score), labels[pid], counts_as.get(labels[pid], "not"))
             for pid, score in _scores(project, _labelled(pairs, project), run) if pid in labels]
 
 

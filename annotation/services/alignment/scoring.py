@@ -37,7 +37,7 @@ numerically.
 from __future__ import annotations
 
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -45,7 +45,6 @@ from django.conf import settings
 from django.db import transaction
 
 from annotation.models import (
-    Adjudication,
     AlignmentRun,
     CandidatePair,
     Job,
@@ -358,21 +357,12 @@ def sum4simp_job(job: Job, report: ProgressFn) -> dict:
 
 
 def annotated_classes(project: Project, pairs) -> dict[int, str]:
-    """``{pair id: aligned|partial|not}`` of annotated pairs: the adjudicated gold when there is
-    one, else the strict majority of the counted labels (ties count as not annotated)."""
-    from annotation.services.review import qc
+    """``{pair id: aligned|partial|not}`` of annotated pairs: the stored gold when there is one,
+    else the strict majority of the counted labels (ties count as not annotated); a value without a
+    class leaves the pair out."""
+    from annotation.services.review.gold import pair_classes
 
-    counts_as = {v["value"]: v.get("counts_as") for v in project.label_scheme.values}
-    out = {pid: counts_as.get(value) for pid, value in
-           Adjudication.objects.filter(pair__in=pairs).values_list("pair_id", "value")}
-    votes: dict[int, Counter] = defaultdict(Counter)
-    for pid, value in qc.counted_labels(project).filter(pair__in=pairs).values_list("pair_id", "value"):
-        votes[pid][value] += 1
-    for pid, counter in votes.items():
-        ranked = counter.most_common(2)
-        if pid not in out and (len(ranked) == 1 or ranked[0][1] > ranked[1][1]):
-            out[pid] = counts_as.get(ranked[0][0])
-    return {pid: cls for pid, cls in out.items() if cls}
+    return pair_classes(project, pairs, default=None)
 
 
 WIVICO_RUN_KEYS = ("max_n", "max_m", "max_tokens")  # a source run's window settings the window means reuse

@@ -5,7 +5,8 @@ Gold export: a pair's stored :class:`~annotation.models.Adjudication` wins, with
 (``adjudicated`` in-house, ``majority`` or ``single`` written by the review area's automatic gold,
 ``imported`` with the corpus). Pairs without one are exported only when the label policy says so,
 computed on the fly from the *counted* votes (``qc.counted_labels``: no test answers, no excluded
-annotators) with the same rule as ``adjudication.auto_gold`` (nothing is written):
+annotators) by :func:`annotation.services.review.gold.resolve`, the rule automatic gold, training
+and calibration use too (nothing is written):
 
 * ``stored`` — only stored gold;
 * ``majority`` — else the single most frequent of ≥ 2 votes (ties are left out), provenance ``majority``;
@@ -19,15 +20,14 @@ from __future__ import annotations
 
 from annotation.models import LabelScheme, Project
 from annotation.services.export.options import ExportError
-from annotation.services.review.adjudication import majority_value
+from annotation.services.review.gold import value_classes
 
 CLASS_NAMES = ("aligned", "partial", "not")
 
 
 def counts_as_map(project: Project) -> dict[str, str]:
     """Scheme value → class (aligned / partial / not)."""
-    scheme = project.label_scheme
-    return {v["value"]: v.get("counts_as", "not") for v in scheme.values}
+    return value_classes(project.label_scheme)
 
 
 def class_values(project: Project, kind: str) -> dict[str, str]:
@@ -43,26 +43,6 @@ def class_values(project: Project, kind: str) -> dict[str, str]:
 def check_scheme(project: Project, kind: str) -> None:
     if kind == "gold" and project.label_scheme.kind == LabelScheme.LIKERT:
         raise ExportError("gold export needs a categorical label scheme; this project rates on Likert scales")
-
-
-def resolve(stored: tuple[str, str, str | None] | None, votes: list[dict], policy: str) -> tuple[str, str, str | None] | None:
-    """``(label, provenance, reviewer)`` of a pair, or None when the policy gives it no gold.
-
-    Example:
-        >>> resolve(None, [{"value": "aligned"}, {"value": "aligned"}, {"value": "partial"}], "majority")
-        ('aligned', 'majority', None)
-        >>> resolve(None, [{"value": "aligned"}], "majority") is None
-        True
-    """
-    if stored is not None:
-        return stored
-    values = [v["value"] for v in votes if v.get("value")]
-    if policy in ("majority", "majority-or-single") and len(values) >= 2:
-        value = majority_value(values)
-        return (value, "majority", None) if value is not None else None
-    if policy == "majority-or-single" and len(values) == 1:
-        return (values[0], "single", None)
-    return None
 
 
 def auto_class(label: str, counts_as: dict[str, str]) -> str:

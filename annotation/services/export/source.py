@@ -29,6 +29,7 @@ from annotation.services.export import gold
 from annotation.services.export.options import ExportError, ExportOptions
 from annotation.services.export.records import ArticleBatch, PairRecord
 from annotation.services.review import qc
+from annotation.services.review.gold import Gold, resolve
 
 ARTICLE_CHUNK = 200
 
@@ -141,13 +142,13 @@ class PairSource:
         foreign = {d for row in pair_rows for d in (row[2], row[3])} - documents.keys()
         if foreign:
             load_documents(id__in=foreign)
-        stored: dict[int, tuple[str, str, str | None]] = {}
+        stored: dict[int, Gold] = {}
         notes: dict[int, str] = {}
         for pair_id, value, provenance, reviewer_id, reviewer, note in (
                 Adjudication.objects.filter(pair__article_id__in=ids)
                 .values_list("pair_id", "value", "provenance", "reviewer_id", "reviewer__username", "note")):
             who = _pseudonym(reviewer_id, reviewer, self.options.annotator_names) if reviewer_id else None
-            stored[pair_id] = (value, provenance, who)
+            stored[pair_id] = Gold(value, provenance, stored=True, reviewer=who)
             notes[pair_id] = note
         votes: dict[int, list[dict]] = defaultdict(list)
         for pair_id, user_id, username, value, seconds, comment in (
@@ -168,10 +169,10 @@ class PairSource:
                 label, provenance, reviewer = predicted or "", "model", None
                 klass = gold.auto_class(label, self.counts_as)
             else:
-                resolved = gold.resolve(stored.get(pair_id), pair_votes, self.options.label_policy)
+                resolved = resolve(stored.get(pair_id), [v["value"] for v in pair_votes], self.options.label_policy)
                 if resolved is None:
                     continue
-                label, provenance, reviewer = resolved
+                label, provenance, reviewer = resolved.value, resolved.provenance, resolved.reviewer
                 klass = self.counts_as.get(label, "not")
             c_ids = tuple(int(i) for i in c_key.split(",") if i)
             s_ids = tuple(int(i) for i in s_key.split(",") if i)

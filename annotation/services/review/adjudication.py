@@ -9,8 +9,9 @@ sees every vote and decides; the decision is the pair's :class:`~annotation.mode
 Pairs nobody needs to discuss get gold automatically with :func:`auto_gold`: the majority of k
 crowd votes (provenance ``majority``) or the only annotator's label (``single``). Automatic gold is
 recomputed when votes change (:func:`refresh_majority`); adjudicated and imported gold is never
-overwritten by it. :func:`auto_gold_preview` counts what :func:`auto_gold` would do, without writing,
-so the page can ask before deciding many pairs at once.
+overwritten by it. The rule is :mod:`annotation.services.review.gold`'s, as everywhere else.
+:func:`auto_gold_preview` counts what :func:`auto_gold` would do, without writing, so the page can
+ask before deciding many pairs at once.
 
 Every change of a pair's gold leaves an :class:`~annotation.models.AdjudicationChange` (old → new,
 action, who): a first decision (``decide``), a later one (``change``), automatic gold created,
@@ -33,6 +34,7 @@ from django.utils import timezone
 
 from annotation.models import Adjudication, AdjudicationChange, CandidatePair, LabelScheme, Project, Side
 from annotation.services.review import qc
+from annotation.services.review.gold import majority_value, qualifies, vote_gold
 
 MODES = ("disagreements", "all")
 POLICIES = ("majority", "single")
@@ -180,8 +182,8 @@ def refresh_majority(pair_id: int) -> None:
         return
     project = gold.pair.article.project
     values = list(qc.counted_labels(project).filter(pair_id=pair_id).values_list("value", flat=True))
-    wanted = len(values) >= 2 if gold.provenance == Adjudication.MAJORITY else len(values) == 1
-    value = majority_value(values) if wanted else None
+    decided = vote_gold(values, gold.provenance)  # provenance majority / single is the policy that wrote it
+    value = decided.value if decided is not None else None
     with transaction.atomic():
         if value is None:
             record_gold_change(pair_id, gold, None, action="majority")
@@ -207,19 +209,6 @@ def decide(pair: CandidatePair, value: str, reviewer, note: str = "") -> Adjudic
     gold, _ = _set_gold(pair, value=value, provenance=Adjudication.ADJUDICATED, reviewer=reviewer,
                         note=note or "", created_at=timezone.now(), by=reviewer)
     return gold
-
-
-def majority_value(values: list[str]) -> str | None:
-    """The most frequent value when it is the only one with that count (ties: None).
-
-    Example:
-        >>> majority_value(["a", "b", "a"]), majority_value(["a", "b"])
-        ('a', None)
-    """
-    ranked = Counter(v for v in values if v).most_common(2)
-    if not ranked or (len(ranked) == 2 and ranked[0][1] == ranked[1][1]):
-        return None
-    return ranked[0][0]
 
 
 @dataclass(frozen=True)
@@ -261,9 +250,10 @@ def _plan(project: Project, policy: str) -> GoldPlan:
         current = existing.get(pair_id)
         if current is not None and current.provenance in SETTLED:
             continue
-        if policy == "majority" and len(values) < 2 or policy == "single" and len(values) != 1:
+        if not qualifies(len([v for v in values if v]), policy):
             continue
-        value = majority_value(values)
+        decided = vote_gold(values, policy)
+        value = decided.value if decided is not None else None
         if value is None:
             ties += 1
             if current is not None and current.provenance == provenance:

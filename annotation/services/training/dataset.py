@@ -35,7 +35,7 @@ from annotation.models import (
 )
 from annotation.services.alignment.alignment_runs import engine_document
 from annotation.services.review import qc
-from annotation.services.review.adjudication import majority_value
+from annotation.services.review.gold import pair_classes, value_classes
 from workers.engine.types import ArticlePair
 
 TRAIN_JOB = "train-aligner"
@@ -70,31 +70,18 @@ def article_splits(project: Project) -> dict[int, str]:
     return stored
 
 
-def _counts_as(project: Project) -> dict[str, str]:
-    return {v["value"]: v.get("counts_as", "not") for v in project.label_scheme.values}
-
-
 def resolved_labels(project: Project, pairs) -> dict[int, str]:
-    """``{pair id: class}`` (aligned/partial/not): gold where there is gold, else the counted majority."""
-    counts_as = _counts_as(project)
-    out = {pid: counts_as.get(v, "not") for pid, v in Adjudication.objects.filter(pair__in=pairs).values_list("pair_id", "value")}
-    votes: dict[int, list[str]] = defaultdict(list)
-    for pid, value in qc.counted_labels(project).filter(pair__in=pairs).exclude(pair_id__in=list(out)).values_list("pair_id", "value"):
-        votes[pid].append(value)
-    for pid, values in votes.items():
-        value = majority_value(values)
-        if value is not None:
-            out[pid] = counts_as.get(value, "not")
-    return out
+    """``{pair id: class}`` (aligned/partial/not): gold where there is gold, else the counted majority
+    (:func:`annotation.services.review.gold.pair_classes`)."""
+    return pair_classes(project, pairs)
 
 
 def _exhaustive_links(project: Project, complex_doc: int, simple_doc: int, annotators: list[int],
                       imported: bool) -> dict[tuple[int, int], str]:
     """``{(ci, si): aligned|partial}`` of one exhaustively annotated document pair."""
-    counts_as = _counts_as(project)
+    counts_as = value_classes(project.label_scheme)
     pairs = CandidatePair.objects.filter(complex_document_id=complex_doc, simple_document_id=simple_doc)
-    gold = {pid: counts_as.get(v, "not") for pid, v in
-            Adjudication.objects.filter(pair__in=pairs).values_list("pair_id", "value")}
+    gold = pair_classes(project, pairs, policy="stored")
     votes: dict[int, list[str]] = defaultdict(list)
     for pid, _annotator, value in (Label.objects.filter(pair__in=pairs, annotator_id__in=annotators)
                                   .values_list("pair_id", "annotator_id", "value")):
