@@ -1,8 +1,10 @@
 """Django settings, all from the environment with safe defaults.
 
 With no environment at all the application runs on the *embedded default*: SQLite in ``var/``,
-a Celery broker on kombu's filesystem transport (no server), DEBUG on. Production sets
-``ALIGNAPP_ENV=production``, which demands a real ``SECRET_KEY`` and turns DEBUG off.
+a Celery broker on kombu's filesystem transport (no server), DEBUG off, a random key made for this
+installation (``var/secret_key``). ``ALIGNAPP_ENV`` is ``development`` (DEBUG on), ``production``
+(a real ``SECRET_KEY`` of 50+ characters, secure cookies, DEBUG refused) or ``test``; anything else
+stops the start. DEBUG is on only when asked for: ``DEBUG=1`` or ``ALIGNAPP_ENV=development``.
 """
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from .env import env_bool, env_int, env_list, env_str
+from .env import env_bool, env_choice, env_int, env_list, env_proxy_header, env_str, local_secret_key
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("ALIGNAPP_VAR_DIR", str(BASE_DIR / "var")))
@@ -22,17 +24,58 @@ VAR_DIR.mkdir(parents=True, exist_ok=True)
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
-PRODUCTION = env_str("ALIGNAPP_ENV", "development") == "production"
+ENVIRONMENTS = ("development", "production", "test")
+ALIGNAPP_ENV = env_choice("ALIGNAPP_ENV", ENVIRONMENTS, default="")  # "" = not set: the embedded default
+PRODUCTION = ALIGNAPP_ENV == "production"
 
+# Keys that are public (in this repository, its history or Django's templates) or too weak to sign sessions.
+KNOWN_INSECURE_KEYS = frozenset({"dev-only-insecure-key-not-for-production", "change-me", "s3cret", "secret"})
+MIN_SECRET_KEY_LENGTH = 50
 SECRET_KEY = env_str("SECRET_KEY")
-if not SECRET_KEY:
-    if PRODUCTION:
+if PRODUCTION:
+    if not SECRET_KEY:
         raise ImproperlyConfigured("SECRET_KEY must be set when ALIGNAPP_ENV=production")
-    SECRET_KEY = "dev-only-insecure-key-not-for-production"  # noqa: S105 - development only
+    if (len(SECRET_KEY) < MIN_SECRET_KEY_LENGTH or SECRET_KEY in KNOWN_INSECURE_KEYS
+            or SECRET_KEY.startswith("django-insecure") or len(set(SECRET_KEY)) < 5):
+        raise ImproperlyConfigured(
+            f"SECRET_KEY is too short or a known key: production needs {MIN_SECRET_KEY_LENGTH}+ random characters "
+            "(python -c 'import secrets; print(secrets.token_urlsafe(50))')")
+elif not SECRET_KEY:
+    SECRET_KEY = local_secret_key(VAR_DIR / "secret_key")
 
-DEBUG = env_bool("DEBUG", default=not PRODUCTION)
+# DEBUG only when asked for; never in production (its error pages show settings, the database's included).
+DEBUG = env_bool("DEBUG", default=ALIGNAPP_ENV == "development")
+if PRODUCTION and DEBUG:
+    raise ImproperlyConfigured("DEBUG must be off when ALIGNAPP_ENV=production")
+DEFAULT_EXCEPTION_REPORTER_FILTER = "alignapp.log_filters.ExceptionReporterFilter"  # hides *_URL (passwords)
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", [] if PRODUCTION else ["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+# --- HTTPS (behind a TLS-terminating proxy: SECURE_PROXY_SSL_HEADER="X-Forwarded-Proto=https")
+SECURE_PROXY_SSL_HEADER = env_proxy_header("SECURE_PROXY_SSL_HEADER")
+SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", False)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # the container's own plain-HTTP health check
+SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+SECURE_HSTS_PRELOAD = env_bool("SECURE_HSTS_PRELOAD", False)
+SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", PRODUCTION)
+CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", PRODUCTION)
+
+# --- Content-Security-Policy (alignapp.csp.ContentSecurityPolicyMiddleware): every script and style
+# comes from our own static files; pages pass data through json_script blocks, which are not executed.
+CONTENT_SECURITY_POLICY = {
+    "default-src": "'self'",
+    "script-src": "'self'",
+    "style-src": "'self'",
+    "img-src": "'self' data:",
+    "font-src": "'self'",
+    "connect-src": "'self'",
+    "object-src": "'none'",
+    "base-uri": "'self'",
+    "form-action": "'self'",
+    "frame-ancestors": "'none'",
+}
+CSP_REPORT_ONLY = env_bool("CSP_REPORT_ONLY", False)  # report violations in the browser console, block nothing
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -43,12 +86,14 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
+    "drf_spectacular",
     "annotation",
     "workers",
 ]
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "alignapp.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -127,12 +172,37 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "annotation.authentication.ExpiringTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # one input guard for every JSON body: no lone surrogates / NUL, finite numbers, 64-bit integers
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser",
+                               "rest_framework.parsers.FormParser", "rest_framework.parsers.MultiPartParser"],
+    "DEFAULT_SCHEMA_CLASS": "annotation.schema.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": env_int("API_PAGE_SIZE", 100),
+    # /api/token/ (sign-in with a password, rotate, revoke): per signed-in user, or per address
+    "DEFAULT_THROTTLE_RATES": {"token": env_str("API_TOKEN_THROTTLE_RATE", "20/min")},
+}
+
+# --- Accounts: API tokens expire (0 = never); failed log-ins per address and username are limited.
+API_TOKEN_TTL_HOURS = env_int("API_TOKEN_TTL_HOURS", 720)
+LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
+LOGIN_FAILURE_WINDOW_MINUTES = env_int("LOGIN_FAILURE_WINDOW_MINUTES", 15)
+
+# --- Cache: the rate limits and the queue's counters. The default (local memory) is per process, so
+# with N web processes a limit is N times looser; CACHE_URL=redis://… shares one cache between them.
+_cache_url = env_str("CACHE_URL")
+if _cache_url and not _cache_url.startswith(("redis://", "rediss://")):
+    raise ImproperlyConfigured(f"CACHE_URL={_cache_url!r} must be a redis:// URL (or unset: local memory)")
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}
+          if _cache_url else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+# The OpenAPI schema (``GET /api/schema/``) for signed-in users; CI fuzzes every operation from it.
+SPECTACULAR_SETTINGS = {
+    "TITLE": "alignapp API",
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+    "COMPONENT_SPLIT_REQUEST": True,
 }
 
 # --- Celery: Redis in production, kombu's filesystem transport when no broker is configured.
@@ -140,8 +210,25 @@ CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", env_str("REDIS_URL", "filesyste
 CELERY_BROKER_DIR = Path(env_str("CELERY_BROKER_DIR", str(VAR_DIR / "broker")))
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 6 * 3600)
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 6 * 3600 - 60)
-# Redis re-delivers unacked tasks after visibility_timeout: it must outlive the longest GPU job.
-CELERY_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", 7 * 3600)
+# Redis re-delivers an unacked task after visibility_timeout: a few times the longest chunk (a batch of
+# document pairs, a mining chunk, a training epoch), not the longest job. A copy delivered while the
+# first still runs is dropped by the claim (the work has a live heartbeat), so early is harmless.
+CELERY_VISIBILITY_TIMEOUT = env_int("CELERY_VISIBILITY_TIMEOUT", 1800)
+# Liveness: the worker running a job stamps ``heartbeat_at`` every WORKER_HEARTBEAT_SECONDS; RUNNING
+# work with no heartbeat for WORKER_STALE_SECONDS lost its worker and is re-queued (resuming from its
+# checkpoint) by any worker, beat or page that looks; the MAX_ATTEMPTS-th loss fails it instead.
+WORKER_HEARTBEAT_SECONDS = env_int("WORKER_HEARTBEAT_SECONDS", 10)
+WORKER_STALE_SECONDS = env_int("WORKER_STALE_SECONDS", 120)
+MAX_ATTEMPTS = env_int("MAX_ATTEMPTS", 3)
+if WORKER_HEARTBEAT_SECONDS < 1 or WORKER_STALE_SECONDS < 3 * WORKER_HEARTBEAT_SECONDS:
+    raise ImproperlyConfigured("WORKER_STALE_SECONDS must be at least 3 × WORKER_HEARTBEAT_SECONDS (≥ 1 s), "
+                               f"got {WORKER_STALE_SECONDS} and {WORKER_HEARTBEAT_SECONDS}")
+if MAX_ATTEMPTS < 1:
+    raise ImproperlyConfigured(f"MAX_ATTEMPTS must be at least 1, got {MAX_ATTEMPTS}")
+# An alignment run's chunk: document pairs aligned and saved between two checkpoints.
+ALIGN_BATCH_ARTICLES = env_int("ALIGN_BATCH_ARTICLES", 8)
+if ALIGN_BATCH_ARTICLES < 1:
+    raise ImproperlyConfigured(f"ALIGN_BATCH_ARTICLES must be at least 1, got {ALIGN_BATCH_ARTICLES}")
 
 # --- Models
 DEFAULT_ENCODER = env_str("ALIGNAPP_ENCODER", "")  # empty: the bundled all-MiniLM-L6-v2
@@ -150,10 +237,9 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
+    # a refused request (403, 404, 400) is one line, not a traceback; server errors keep theirs
+    "filters": {"client_errors_one_line": {"()": "alignapp.log_filters.ClientErrorsOneLine"}},
     "root": {"handlers": ["console"], "level": env_str("LOG_LEVEL", "INFO")},
-    "loggers": {"django.db.backends": {"level": "INFO"}},
+    "loggers": {"django.db.backends": {"level": "INFO"},
+                "django.request": {"filters": ["client_errors_one_line"]}},
 }
-
-if PRODUCTION:
-    SESSION_COOKIE_SECURE = env_bool("SESSION_COOKIE_SECURE", True)
-    CSRF_COOKIE_SECURE = env_bool("CSRF_COOKIE_SECURE", True)

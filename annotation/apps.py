@@ -23,3 +23,10 @@ class AnnotationConfig(AppConfig):
 
     def ready(self) -> None:
         post_migrate.connect(ensure_builtin_schemes, sender=self)
+        from django.contrib.auth import get_user_model
+        from django.db.models.signals import post_save
+
+        from annotation.services.projects.accounts import revoke_on_password_change
+
+        # a new password revokes the user's API token, wherever it was changed
+        post_save.connect(revoke_on_password_change, sender=get_user_model(), dispatch_uid="revoke-token-on-password")

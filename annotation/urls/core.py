@@ -1,10 +1,10 @@
 """Routes of the core: the REST router, the queue API, login, home, project and article pages."""
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
-from rest_framework.authtoken.views import obtain_auth_token
+from drf_spectacular.views import SpectacularAPIView
 from rest_framework.routers import DefaultRouter
 
-from ..views import annotate, api_corpus, api_labels, api_projects, api_queue, api_runs, pages
+from ..views import accounts, annotate, api_corpus, api_labels, api_projects, api_queue, api_runs, api_tokens, pages
 
 router = DefaultRouter()
 router.register("projects", api_projects.ProjectViewSet, basename="project")
@@ -24,7 +24,9 @@ api_patterns = [
     path("projects/<int:project_pk>/members/", members, name="project-members"),
     path("projects/<int:project_pk>/members/<int:pk>/", member, name="project-member"),
     path("projects/<int:project_pk>/import/", api_corpus.CorpusUploadView.as_view(), name="project-import"),
-    path("token/", obtain_auth_token, name="api-token"),
+    path("token/", api_tokens.TokenView.as_view(), name="api-token"),
+    path("token/rotate/", api_tokens.RotateTokenView.as_view(), name="api-token-rotate"),
+    path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("projects/<int:project_pk>/queue/next/", api_queue.NextItemView.as_view(), name="queue-next"),
     path("projects/<int:project_pk>/queue/submit/", api_queue.SubmitView.as_view(), name="queue-submit"),
     path("projects/<int:project_pk>/queue/skip/", api_queue.SkipView.as_view(), name="queue-skip"),
@@ -34,7 +36,7 @@ api_patterns = [
 
 urlpatterns = [
     path("api/", include(api_patterns)),
-    path("login/", auth_views.LoginView.as_view(template_name="accounts/login.html"), name="login"),
+    path("login/", accounts.LoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("healthz", pages.healthz, name="healthz"),
     path("", pages.home, name="home"),

@@ -1,7 +1,7 @@
-"""Routes of the people page (site admins), invitations and the user search API (included from annotation/urls/__init__.py)."""
+"""Routes of the people page (site admins), invitations, the user search API and one's own account page (included from annotation/urls/__init__.py)."""
 from django.urls import path
 
-from ..views import api_users, people
+from ..views import accounts, api_users, people
 
 urlpatterns: list = [
     path("people/", people.people_page, name="people"),
@@ -10,4 +10,8 @@ urlpatterns: list = [
     path("people/<int:pk>/active/", people.set_active, name="people-set-active"),
     path("invitation/<str:token>/", people.accept_invitation, name="accept-invitation"),
     path("api/users/", api_users.UserSearchView.as_view(), name="user-search"),
+    path("account/", accounts.account_page, name="account"),
+    path("account/token/rotate/", accounts.rotate_token, name="account-token-rotate"),
+    path("account/token/revoke/", accounts.revoke_token, name="account-token-revoke"),
+    path("account/password/", accounts.change_password, name="account-password"),
 ]

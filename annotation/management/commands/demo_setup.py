@@ -1,13 +1,17 @@
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 
-from annotation.services.corpus.demo import DEMO_ACCOUNTS, ensure_demo
+from annotation.services.corpus.demo import DEMO_ACCOUNTS, DemoRefused, ensure_demo
 
 
 class Command(BaseCommand):
-    help = "Create the demo accounts and project and import the bundled demo corpus (idempotent)."
+    help = ("Create the demo accounts and project and import the bundled demo corpus (idempotent). "
+            "Refused when ALIGNAPP_ENV=production: the demo accounts' passwords are public.")
 
     def handle(self, *args, **options) -> None:
-        project, created = ensure_demo()
+        try:
+            project, created = ensure_demo()
+        except DemoRefused as exc:
+            raise CommandError(str(exc)) from exc
         state = "created and imported" if created else "already present"
         self.stdout.write(f"demo project '{project.name}' {state}: {project.articles.count()} articles")
         self.stdout.write("demo accounts (username / password, role):")

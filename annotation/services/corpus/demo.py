@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.db import transaction
@@ -31,9 +32,20 @@ DEMO_ACCOUNTS = (
 )
 
 
+class DemoRefused(RuntimeError):
+    """The demo accounts' passwords are public: never in production."""
+
+
 @transaction.atomic
 def ensure_demo() -> tuple[Project, bool]:
-    """Create the demo accounts and project and import the demo corpus, once. Returns (project, created)."""
+    """Create the demo accounts and project and import the demo corpus, once. Returns (project, created).
+
+    Raises:
+        DemoRefused: with ``ALIGNAPP_ENV=production``.
+    """
+    if settings.PRODUCTION:
+        raise DemoRefused("the demo refuses to run with ALIGNAPP_ENV=production: its accounts (admin/admin, …) have "
+                          "public passwords; create real accounts with `manage.py createsuperuser`")
     User = get_user_model()
     researchers, _ = Group.objects.get_or_create(name=RESEARCHERS_GROUP)
     users = {}
