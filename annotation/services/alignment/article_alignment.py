@@ -58,6 +58,7 @@ from annotation.models import (
 from annotation.permissions import can_research
 from annotation.services.alignment.alignment_runs import document_pairs, link_sentences
 from annotation.services.review import qc
+from annotation.services.review.gold import class_values, value_classes
 from annotation.services.review.labelling import ARTICLE, MAX_SECONDS, submit_label
 from workers.engine.grouping import connected_groups
 
@@ -137,11 +138,8 @@ def scheme_values(scheme: LabelScheme) -> dict[str, str | None]:
     if scheme.kind != LabelScheme.CATEGORICAL:
         raise AlignmentInputError(f"the project's label scheme {scheme.name!r} has no aligned / not-aligned values: "
                                   "the whole-article view needs a categorical scheme")
-    found: dict[str, str | None] = {"aligned": None, "partial": None, "not": None}
-    for v in scheme.values:
-        kind = v.get("counts_as")
-        if kind in found and found[kind] is None:
-            found[kind] = v["value"]
+    first = class_values(scheme)
+    found: dict[str, str | None] = {kind: first.get(kind) for kind in ("aligned", "partial", "not")}
     missing = [k for k in ("aligned", "not") if found[k] is None]
     if missing:
         raise AlignmentInputError(f"the label scheme {scheme.name!r} has no value counting as {' or '.join(missing)}")
@@ -178,8 +176,8 @@ def _indices_of(key: str) -> list[int]:
     return [int(i) for i in key.split(",") if i]
 
 
-def _counts_as(scheme: LabelScheme) -> dict[str, str]:
-    return {v["value"]: v.get("counts_as", "") for v in scheme.values} if scheme.kind == LabelScheme.CATEGORICAL else {}
+def _counts_as(scheme: LabelScheme) -> dict[str, str | None]:
+    return value_classes(scheme) if scheme.kind == LabelScheme.CATEGORICAL else {}
 
 
 def own_links(user, complex_doc: Document, simple_doc: Document, scheme: LabelScheme) -> list[Link] | None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from annotation.models import LabelScheme, Project
 from annotation.services.export.options import ExportError
+from annotation.services.review.gold import class_values as first_values
 from annotation.services.review.gold import value_classes
 
 CLASS_NAMES = ("aligned", "partial", "not")
@@ -34,10 +35,7 @@ def class_values(project: Project, kind: str) -> dict[str, str]:
     """Class → the label written for derived pairs of that class."""
     if kind == "auto":
         return {c: c for c in CLASS_NAMES}
-    out: dict[str, str] = {}
-    for value in project.label_scheme.values:
-        out.setdefault(value.get("counts_as", "not"), value["value"])
-    return out
+    return first_values(project.label_scheme)
 
 
 def check_scheme(project: Project, kind: str) -> None:

@@ -308,6 +308,7 @@ def project_agreement(project: Project) -> dict:
     named by username.
     """
     from annotation.services.review import qc
+    from annotation.services.review.gold import value_classes
 
     scheme: LabelScheme = project.label_scheme
     rows = qc.counted_labels(project).values_list("pair_id", "annotator__username", "value", "ratings")
@@ -322,8 +323,7 @@ def project_agreement(project: Project) -> dict:
         }
         return out
     matrix = label_matrix((pid, user, value) for pid, user, value, _ in rows)
-    counts_as = {v["value"]: v.get("counts_as", "not") for v in scheme.values}
-    classes = recode(matrix, counts_as)
+    classes = recode(matrix, value_classes(scheme))
     binary = recode(classes, {"aligned": "aligned+partial", "partial": "aligned+partial", "not": "not"})
     out["values"] = summary(matrix, scheme.value_names())
     out["classes"] = summary(classes, list(CLASSES))

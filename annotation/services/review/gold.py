@@ -119,6 +119,21 @@ def value_classes(scheme: LabelScheme, default: str | None = "not") -> dict[str,
     return {v["value"]: v.get("counts_as", default) for v in scheme.values}
 
 
+def class_values(scheme: LabelScheme) -> dict[str, str]:
+    """Class → the first scheme value that counts as it (a value naming no class counts as ``not``):
+    how a class decided elsewhere (an article link, imported or derived gold) is stored as a label.
+
+    Example:
+        >>> class_values(LabelScheme(values=[{"value": "good", "counts_as": "aligned"}, {"value": "bad"},
+        ...                                  {"value": "fine", "counts_as": "aligned"}]))
+        {'aligned': 'good', 'not': 'bad'}
+    """
+    out: dict[str, str] = {}
+    for v in scheme.values:
+        out.setdefault(v.get("counts_as", "not"), v["value"])
+    return out
+
+
 def pair_classes(project: Project, pairs, *, policy: str = "majority-or-single",
                  default: str | None = "not") -> dict[int, str]:
     """``{pair id: class}`` of the pairs with gold under ``policy`` (see :func:`pair_gold`); a gold
@@ -128,5 +143,5 @@ def pair_classes(project: Project, pairs, *, policy: str = "majority-or-single",
     return {pid: cls for pid, cls in out.items() if cls is not None}
 
 
-__all__ = ["Gold", "POLICIES", "majority_value", "pair_classes", "pair_gold", "qualifies", "resolve", "value_classes",
+__all__ = ["Gold", "POLICIES", "class_values", "majority_value", "pair_classes", "pair_gold", "qualifies", "resolve", "value_classes",
            "vote_gold"]
