@@ -130,17 +130,22 @@ def actors(project: Project | None = None) -> list[str]:
 
 
 def summary(details: dict) -> str:
-    """``details`` in one short line for a table cell.
+    """``details`` in one short line for a table cell, in an order that does not depend on the
+    database (PostgreSQL's jsonb keeps no key order): ``old`` before ``new``, then by name, ``via`` last.
 
-    >>> summary({"method": "sbert", "formats": ["tsv", "hf"], "qc": {"min_answers": 5}})
-    'method: sbert · formats: tsv, hf · qc: min_answers=5'
+    >>> summary({"via": "command", "method": "sbert", "formats": ["tsv", "hf"], "qc": {"min_answers": 5}})
+    'formats: tsv, hf · method: sbert · qc: min_answers=5 · via: command'
+    >>> summary({"new": "researcher", "old": "annotator"})
+    'old: annotator · new: researcher'
     """
     def show(value: Any) -> str:
         if isinstance(value, dict):
-            return ", ".join(f"{k}={show(v)}" for k, v in value.items())
+            return ", ".join(f"{k}={show(v)}" for k, v in sorted(value.items()))
         if isinstance(value, (list, tuple)):
             return ", ".join(show(v) for v in value)
         return "—" if value in (None, "") else str(value)
 
-    text = " · ".join(f"{key}: {show(value)}" for key, value in (details or {}).items())
+    first = {"old": 0, "new": 1}
+    items = sorted((details or {}).items(), key=lambda kv: (kv[0] == "via", first.get(kv[0], 2), kv[0]))
+    text = " · ".join(f"{key}: {show(value)}" for key, value in items)
     return text if len(text) <= SUMMARY_LENGTH else text[:SUMMARY_LENGTH - 1] + "…"
