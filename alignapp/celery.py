@@ -2,12 +2,18 @@
 
 Broker: ``CELERY_BROKER_URL`` (Redis in production); with none configured, kombu's filesystem
 transport with every folder (messages, processed, control) under ``var/broker`` so the embedded default needs no server.
+
+Lost workers: every worker re-queues work whose worker stopped stamping its heartbeat — once when it
+is ready and every ``WORKER_STALE_SECONDS / 4`` after (:class:`Reaper`), so no beat is needed on the
+filesystem broker; with ``celery beat`` running, ``workers.tasks.reap_stale`` runs as well.
 """
 from __future__ import annotations
 
+import logging
 import os
 
-from celery import Celery
+from celery import Celery, bootsteps
+from celery.signals import worker_ready
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "alignapp.settings")
 
@@ -47,12 +53,60 @@ def _configure(app: Celery) -> None:
         task_soft_time_limit=settings.CELERY_TASK_SOFT_TIME_LIMIT,
         task_serializer="json",
         accept_content=["json"],
+        beat_schedule={"reap-stale-work": {"task": "workers.tasks.reap_stale",
+                                           "schedule": max(1.0, settings.WORKER_STALE_SECONDS / 4)}},
     )
 
 
 @app.on_configure.connect
 def _on_configure(sender: Celery, **_: object) -> None:
     _configure(sender)
+
+
+logger = logging.getLogger(__name__)
+
+
+def reap_now() -> None:
+    """One reaping pass in the worker's main process (errors logged: the next pass tries again)."""
+    from django.db import DatabaseError, connection
+
+    from annotation.services.background.liveness import reap_stale
+
+    try:
+        reaped = reap_stale()
+        if reaped.requeued or reaped.failed:
+            logger.warning("lost workers: re-queued %s, failed %s", reaped.requeued or "nothing", reaped.failed or "nothing")
+    except DatabaseError:
+        logger.exception("reaping stale work failed")
+    finally:
+        connection.close()  # the main process keeps no connection a forked pool child could inherit
+
+
+class Reaper(bootsteps.StartStopStep):
+    """Re-queue lost work every ``WORKER_STALE_SECONDS / 4`` on the worker's timer."""
+
+    requires = {"celery.worker.components:Timer"}
+
+    def __init__(self, worker, **kwargs) -> None:
+        super().__init__(worker, **kwargs)
+        self.tref = None
+
+    def start(self, worker) -> None:
+        from django.conf import settings
+
+        self.tref = worker.timer.call_repeatedly(max(1.0, settings.WORKER_STALE_SECONDS / 4), reap_now)
+
+    def stop(self, worker) -> None:
+        if self.tref is not None:
+            self.tref.cancel()
+
+
+app.steps["worker"].add(Reaper)
+
+
+@worker_ready.connect
+def _reap_at_start(**_: object) -> None:
+    reap_now()
 
 
 app.autodiscover_tasks(["workers"])

@@ -1,7 +1,10 @@
 """Thin Celery tasks: take ids, call a service, let the service record status on the row.
 
-Every task is idempotent (a conditional QUEUED→RUNNING claim; pair writes are upserts), so
-``acks_late`` re-delivery after a worker crash is safe. Only named transient errors retry.
+Every task is idempotent (a conditional claim: QUEUED, or RUNNING with a lost worker → RUNNING;
+pair writes are upserts), so ``acks_late`` re-delivery after a worker crash is safe, and a copy
+delivered while a live worker runs the work is dropped. While a task runs its row's heartbeat is
+stamped (``annotation.services.background.progress``); the task releases the row when it ends.
+Only named transient errors retry.
 """
 from __future__ import annotations
 
@@ -17,9 +20,14 @@ TRANSIENT = (OperationalError, InterfaceError, ConnectionError, TimeoutError)
              retry_backoff=True, max_retries=3)
 def run_alignment(run_id: int) -> None:
     """Align a project's corpus (gpu queue; uses CUDA when the worker has it, CPU otherwise)."""
+    from annotation.models import AlignmentRun
     from annotation.services.alignment.alignment_runs import execute_run
+    from annotation.services.background import progress
 
-    execute_run(run_id)
+    try:
+        execute_run(run_id)
+    finally:
+        progress.release(AlignmentRun, run_id)
 
 
 def job_task(name: str, service: str, doc: str):
@@ -28,7 +36,13 @@ def job_task(name: str, service: str, doc: str):
     module, function = service.rsplit(".", 1)
 
     def run(job_id: int) -> None:
-        getattr(importlib.import_module(module), function)(job_id)
+        from annotation.models import Job
+        from annotation.services.background import progress
+
+        try:
+            getattr(importlib.import_module(module), function)(job_id)
+        finally:
+            progress.release(Job, job_id)
 
     run.__name__ = run.__qualname__ = name
     run.__doc__ = doc
@@ -44,14 +58,27 @@ def mining_task(name: str, stage: str, doc: str):
     retried; on the last try, or on any other error, the run is marked failed."""
 
     def run(self, run_id: int, chunk: int = 0) -> None:
+        from annotation.models import AlignmentRun
         from annotation.services.alignment.mining import run_chunk
+        from annotation.services.background import progress
 
-        run_chunk(run_id, stage, chunk, last_try=self.request.retries >= self.max_retries)
+        with progress.heartbeat(AlignmentRun, run_id):  # the run is alive while any of its chunks runs
+            run_chunk(run_id, stage, chunk, last_try=self.request.retries >= self.max_retries)
 
     run.__name__ = run.__qualname__ = name
     run.__doc__ = doc
     return shared_task(name=f"workers.tasks.{name}", bind=True, acks_late=True, autoretry_for=TRANSIENT,
                        retry_backoff=True, max_retries=3)(run)
+
+
+@shared_task(name="workers.tasks.reap_stale", ignore_result=True)
+def reap_stale() -> dict:
+    """Re-queue (or fail) work whose worker was lost (Celery beat, when it runs; workers and pages
+    also reap without it, see ``annotation.services.background.liveness``)."""
+    from annotation.services.background.liveness import reap_stale as reap
+
+    reaped = reap()
+    return {"requeued": reaped.requeued, "failed": reaped.failed}
 
 
 # Mining runs (method "muss-corpus"): run_alignment plans the job, these run its chunks.

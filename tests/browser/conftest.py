@@ -65,8 +65,10 @@ def login(page, username: str, password: str) -> None:
     page.wait_for_url("**/")
 
 
-def screenshot(page, name: str) -> Path:
+def screenshot(page, name: str, *, full_page: bool = True) -> Path:
+    """Save ``var/screenshots/<name>.png`` (git-ignored); README pictures are copied from there by hand into
+    ``frontend/screenshots/``. ``full_page=False``: just the 1366×800 viewport, the size the README wants."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
-    page.screenshot(path=str(path), full_page=True)
+    page.screenshot(path=str(path), full_page=full_page)
     return path

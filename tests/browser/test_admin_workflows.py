@@ -14,11 +14,14 @@ pytestmark = pytest.mark.browser
 def test_an_admin_sets_up_a_project_and_the_new_annotator_reads_the_guidelines_first(page, transactional_db,
                                                                                        unread_guidelines):
     factories.make_user("boss", staff=True)
+    factories.make_user("rita", researcher=True)
     login(page, "boss", "pw-boss")
 
     # a project, from the home page
     page.fill("#new-project-name", "Simple Wikipedia")
     page.select_option("#new-project-form select[name=label_scheme]", "sum4simp-quality")
+    page.locator("#new-project").scroll_into_view_if_needed()
+    screenshot(page, "project-create", full_page=False)
     page.click("#new-project-form button[type=submit]")
     project = Project.objects.get(name="Simple Wikipedia")
     page.wait_for_url(f"**/projects/{project.pk}/")
@@ -39,11 +42,14 @@ def test_an_admin_sets_up_a_project_and_the_new_annotator_reads_the_guidelines_f
     form.locator("button[type=submit]").click()
     assert "nadia can now log in." in page.locator(".messages").inner_text()
     assert get_user_model().objects.get(username="nadia").is_active
+    assert page.locator("#people tr[data-username=nadia] td.active").inner_text() == "active"
+    assert page.locator("#people tr[data-username=rita] td").nth(2).inner_text() == "researcher"
+    screenshot(page, "people", full_page=False)
 
     # nadia joins the project as annotator, picked from the suggestions
     page.goto(f"/projects/{project.pk}/settings/")
     page.locator("#member-username").press_sequentially("nad")
-    page.wait_for_function("document.querySelectorAll('#user-suggestions option').length === 1")
+    page.wait_for_function("() => document.querySelectorAll('#user-suggestions option').length === 1")
     assert page.locator("#user-suggestions option").get_attribute("value") == "nadia"
     page.fill("#member-username", "nadia")
     page.select_option("#add-member select[name=role]", "annotator")
@@ -58,7 +64,10 @@ def test_an_admin_sets_up_a_project_and_the_new_annotator_reads_the_guidelines_f
     guidelines = page.locator("#guidelines")
     guidelines.wait_for(state="visible")
     assert "Good partial" in guidelines.inner_text() and "Sum4Simp" in guidelines.inner_text()
-    screenshot(page, "guidelines-first-visit")
+    # they open at their beginning (the focused button is at the end of a long text)
+    assert page.evaluate("() => document.querySelector('#guidelines .guidelines-card').scrollTop") == 0
+    assert page.evaluate("() => document.activeElement.id") == "close-guidelines"
+    screenshot(page, "guidelines-first-visit", full_page=False)
     page.keyboard.press("Escape")
     guidelines.wait_for(state="hidden")
 

@@ -24,7 +24,7 @@ def test_a_researcher_previews_and_downloads_a_gold_export(page, embedded_worker
     page.click("#open-export")
     page.wait_for_load_state()  # the page's module script has run: its form handlers are attached
     page.click("#split-form button[type=submit]")
-    page.wait_for_function("document.querySelector('#status').textContent.length > 0")
+    page.wait_for_function("() => document.querySelector('#status').textContent.length > 0")
     assert "articles assigned" in page.locator("#status").inner_text()
     assert Split.objects.filter(article__project=project).count() == 4
 

@@ -158,16 +158,16 @@ def test_my_labels_filters_edits_a_label_and_shows_its_history(page, work):
     assert first.locator("td.value").inner_text() == "Aligned"
 
     page.select_option("#filters [name=value]", "partial")
-    page.wait_for_function("document.querySelector('#count').textContent === '1 label'")
+    page.wait_for_function("() => document.querySelector('#count').textContent === '1 label'")
     assert "tricky" in rows.first.inner_text()
     page.click("#filters [type=reset]")
-    page.wait_for_function("document.querySelector('#count').textContent === '3 labels'")
+    page.wait_for_function("() => document.querySelector('#count').textContent === '3 labels'")
     page.fill("#filters [name=q]", "about gamma")
-    page.wait_for_function("document.querySelector('#count').textContent === '1 label'")
+    page.wait_for_function("() => document.querySelector('#count').textContent === '1 label'")
     assert rows.count() == 1 and "report 2" in rows.first.inner_text()
     page.fill("#filters [name=q]", "")
     page.keyboard.press("Enter")
-    page.wait_for_function("document.querySelector('#count').textContent === '3 labels'")
+    page.wait_for_function("() => document.querySelector('#count').textContent === '3 labels'")
 
     first.locator("[data-action=edit]").click()
     edit = first.locator("form.edit")

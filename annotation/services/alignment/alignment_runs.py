@@ -3,13 +3,19 @@
 Writing is idempotent: sentence pairs are upserted on their identity (documents, sentence sets) and
 the run's predictions on (run, pair), so re-delivering a task or retrying after a crash never
 duplicates a pair, and a second run over the same corpus adds only pairs nobody proposed before.
+
+A run works in chunks of ``ALIGN_BATCH_ARTICLES`` document pairs; after each chunk is saved its
+``checkpoint`` records how many document pairs (of which list: a fingerprint) are done, so an attempt
+that takes over from a lost worker, or a retry, starts at the first unfinished chunk.
 """
 from __future__ import annotations
 
+import hashlib
 import importlib
 import time
 from collections.abc import Callable, Iterator
 
+from django.conf import settings
 from django.db import transaction
 
 from annotation.models import (
@@ -27,13 +33,11 @@ from annotation.models import (
 from annotation.services import audit
 from annotation.services.alignment import run_options
 from annotation.services.background import jobs, progress
+from annotation.services.corpus.documents import engine_pair, sentence_texts
 from annotation.services.corpus.language_tools import BUNDLED_ENCODER, project_encoder, project_pipeline
 from workers.engine.text import is_identical
 from workers.engine.types import AlignedPair, Alignment, ArticlePair
-from workers.engine.types import Document as EngineDocument
 from workers.queues import Queue
-
-ARTICLES_PER_BATCH = 8
 
 
 def available_methods() -> list[str]:
@@ -82,13 +86,6 @@ def document_pairs(article: Article, level_pairs: list) -> list[tuple[Document, 
         by_level = {d.level: d for d in docs}
         return [(by_level[c], by_level[s]) for c, s in level_pairs if c in by_level and s in by_level]
     return list(zip(docs, docs[1:]))
-
-
-def engine_document(doc: Document) -> EngineDocument:
-    paragraphs: dict[int, list[str]] = {}
-    for paragraph_index, text in doc.sentences.order_by("index").values_list("paragraph__index", "text"):
-        paragraphs.setdefault(paragraph_index, []).append(text)
-    return EngineDocument(paragraphs=tuple(tuple(p) for _, p in sorted(paragraphs.items())), level=doc.level)
 
 
 # Settings a job stored in ``project.config[method]`` that a run of that method uses unless its own
@@ -172,7 +169,11 @@ def _execute(run: AlignmentRun, report) -> None:
     skip = set(run.params.get("skip_articles") or ())
     work = [(a, c, s) for a in run.project.articles.order_by("id") if a.pk not in skip
             for c, s in document_pairs(a, run.level_pairs)]
-    AlignmentRun.objects.filter(pk=run.pk).update(articles_total=len(work), articles_done=0)
+    # resume after the chunks an earlier attempt saved, if it worked through this same list
+    fingerprint = hashlib.sha1(" ".join(f"{c.pk}-{s.pk}" for _, c, s in work).encode()).hexdigest()[:16]
+    saved = run.checkpoint or {}
+    resumed = min(int(saved.get("done", 0)), len(work)) if saved.get("work") == fingerprint else 0
+    AlignmentRun.objects.filter(pk=run.pk).update(articles_total=len(work), articles_done=resumed)
     # A run-level method (WIVICO's cut-offs) first sees every document pair of the run, so what it
     # decides for one does not depend on the batch that document pair lands in.
     run_level: dict | None = None
@@ -185,8 +186,8 @@ def _execute(run: AlignmentRun, report) -> None:
             _engine_pairs(run, work), progress=lambda f, m: report(start * f, m), total=len(work))
         prepare_seconds = time.monotonic() - t0
     align_seconds = write_seconds = 0.0
-    done = 0
-    for batch in _batches(work, ARTICLES_PER_BATCH):
+    done = resumed
+    for batch in _batches(work[resumed:], settings.ALIGN_BATCH_ARTICLES):
         progress.check_cancelled(AlignmentRun, run.pk)
         inputs = [engine_pair(c, s) for _, c, s in batch]
         t0 = time.monotonic()
@@ -199,7 +200,8 @@ def _execute(run: AlignmentRun, report) -> None:
         write_seconds += time.monotonic() - t1
         align_seconds += t1 - t0
         done += len(batch)
-        AlignmentRun.objects.filter(pk=run.pk).update(articles_done=done)
+        if not progress.save_checkpoint(AlignmentRun, run.pk, {"work": fingerprint, "done": done}, articles_done=done):
+            progress.check_cancelled(AlignmentRun, run.pk)  # another attempt owns the run now: stop here
         report(start + (1 - start) * done / max(1, len(work)), f"aligned {done}/{len(work)} document pairs")
     pair_count = Prediction.objects.filter(run=run).count()
     timings = {"load_model_s": round(load_seconds, 3), "align_s": round(align_seconds, 3),
@@ -213,6 +215,8 @@ def _execute(run: AlignmentRun, report) -> None:
               {"access_*": "ACCESS attributes switched off for this run (params.access_attributes = false)"}}
     if run_level is not None:
         result["run_level"] = run_level
+    if resumed:
+        result["resumed_from"] = resumed  # document pairs an earlier attempt had finished
     if access is not None:
         result["access_attributes"] = {"parser": access.parser_note, "skipped": access.skipped}
     progress.succeed(AlignmentRun, run.pk, result=result, timings=timings, pair_count=pair_count)
@@ -222,16 +226,10 @@ def _execute(run: AlignmentRun, report) -> None:
 RUN_LEVEL_SHARE = 0.4
 
 
-def engine_pair(complex_doc: Document, simple_doc: Document) -> ArticlePair:
-    """The engine's input for one document pair (id ``"<complex pk>-<simple pk>"``)."""
-    return ArticlePair(id=f"{complex_doc.pk}-{simple_doc.pk}", complex=engine_document(complex_doc),
-                       simple=engine_document(simple_doc))
-
-
 def _engine_pairs(run: AlignmentRun, work: list) -> Iterator[ArticlePair]:
     """Every document pair of the run, loaded one at a time (the run-level pass streams them)."""
     for k, (_, complex_doc, simple_doc) in enumerate(work):
-        if k % ARTICLES_PER_BATCH == 0:
+        if k % settings.ALIGN_BATCH_ARTICLES == 0:
             progress.check_cancelled(AlignmentRun, run.pk)
         yield engine_pair(complex_doc, simple_doc)
 
@@ -354,14 +352,6 @@ def _store_uncertainty(run: AlignmentRun, predicted: list[tuple[CandidatePair, A
         values = {pair.pk: uncertainty_of(p) for pair, p in predicted}
     CandidatePair.objects.bulk_update([CandidatePair(pk=pk, uncertainty=u) for pk, u in values.items()],
                                       ["uncertainty"], batch_size=500)
-
-
-def sentence_texts(document_ids: list[int]) -> dict[int, dict[int, str]]:
-    """``{document id: {sentence index: text}}``."""
-    texts: dict[int, dict[int, str]] = {d: {} for d in document_ids}
-    for doc, index, text in Sentence.objects.filter(document_id__in=document_ids).values_list("document_id", "index", "text"):
-        texts[doc][index] = text
-    return texts
 
 
 def link_sentences(pairs) -> None:

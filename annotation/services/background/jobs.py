@@ -1,10 +1,14 @@
-"""Starting background work: create the row, then queue the task once the row is committed."""
+"""Starting background work: create the row, then queue the task once the row is committed; retry it."""
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
 
 from annotation.models import AlignmentRun, Job, Project, Status
 from annotation.services import audit
+from annotation.services.background import liveness, progress
 
 
 def start_job(project: Project, kind: str, *, params: dict | None = None, user=None, enqueue: bool = True) -> Job:
@@ -15,7 +19,7 @@ def start_job(project: Project, kind: str, *, params: dict | None = None, user=N
         raise ValueError(f"unknown job kind {kind!r}; choose one of: {', '.join(sorted(tasks.JOB_TASKS))}")
     job = Job.objects.create(project=project, kind=kind, params=params or {}, created_by=user)
     if enqueue:
-        transaction.on_commit(lambda: task.delay(job.pk))
+        enqueue_job(job)
     return job
 
 
@@ -25,19 +29,73 @@ def enqueue_run(run: AlignmentRun) -> None:
     transaction.on_commit(lambda: tasks.run_alignment.apply_async(args=[run.pk], queue=run.queue))
 
 
-def retry_run(run: AlignmentRun, *, user=None) -> AlignmentRun:
-    """Queue a failed run again; pairs it already wrote are kept (writes are idempotent).
+def enqueue_job(job: Job) -> None:
+    from workers import tasks
 
-    A mining run (``muss-corpus``) resumes: its finished chunks are kept and only the missing ones
-    run. It may also be resumed while RUNNING — after a worker died and its messages were lost —
-    since a chunk that runs twice is skipped or rewrites the same file."""
-    resumable = (Status.FAILED, Status.RUNNING) if run.method == "muss-corpus" else (Status.FAILED,)
-    if run.status not in resumable:
-        raise ValueError(f"only failed runs can be retried (this one is {run.status})")
-    AlignmentRun.objects.filter(pk=run.pk, status=run.status).update(
-        status=Status.QUEUED, progress=0.0 if run.method != "muss-corpus" else run.progress,
-        message="queued for retry", error="")
+    transaction.on_commit(lambda: tasks.JOB_TASKS[job.kind].delay(job.pk))
+
+
+def enqueue(work: AlignmentRun | Job) -> None:
+    """Send the task of a run or job (once the current transaction commits)."""
+    enqueue_run(work) if isinstance(work, AlignmentRun) else enqueue_job(work)
+
+
+def retry_run(run: AlignmentRun, *, user=None) -> AlignmentRun:
+    """Queue a run again from any state but success: failed, cancelled, queued (its message is sent
+    again: it may have been lost with the broker), or running once its worker was lost (no
+    heartbeat for ``WORKER_STALE_SECONDS``). Pairs it already wrote are kept (writes are idempotent)
+    and it resumes from its checkpoint: the document pairs it had finished are not aligned again.
+
+    A mining run (``muss-corpus``) resumes the same way from its finished chunks (files), and may be
+    resumed while RUNNING even with a live heartbeat: a chunk that runs twice is skipped or rewrites
+    the same file."""
+    run = _retry(run)
     audit.record("run.retry", actor=user, project=run.project, target=f"run #{run.pk}", method=run.method)
-    run.refresh_from_db()
-    enqueue_run(run)
     return run
+
+
+def retry_job(job: Job, *, user=None) -> Job:
+    """Queue a job again, under the same rules as :func:`retry_run` (a training job that already
+    registered its model version just succeeds: one version per job)."""
+    job = _retry(job)
+    audit.record("job.retry", actor=user, project=job.project, target=f"job #{job.pk}", kind=job.kind)
+    return job
+
+
+def can_retry(work: AlignmentRun | Job) -> bool:
+    """Whether :func:`retry_run` / :func:`retry_job` would accept it now (the page's Retry button)."""
+    if work.status == Status.SUCCEEDED:
+        return False
+    return work.status != Status.RUNNING or _is_mining(work) or liveness.is_lost(work)
+
+
+def _is_mining(work: AlignmentRun | Job) -> bool:
+    from annotation.services.alignment.mining import MINING_METHOD
+
+    return isinstance(work, AlignmentRun) and work.method == MINING_METHOD
+
+
+def _retry(work: AlignmentRun | Job) -> AlignmentRun | Job:
+    model = type(work)
+    name = f"{'run' if model is AlignmentRun else 'job'} #{work.pk}"
+    mining = _is_mining(work)
+    now = timezone.now()
+    if work.status == Status.SUCCEEDED:
+        raise ValueError(f"{name} succeeded; start a new one instead of retrying it")
+    condition = Q(pk=work.pk, status=work.status)
+    if work.status == Status.RUNNING and not mining:
+        if not liveness.is_lost(work, now):
+            seen = work.heartbeat_at or work.started_at
+            ago = f"{(now - seen).total_seconds():.0f} s ago" if seen else "just now"
+            raise ValueError(
+                f"{name} is running on {work.worker or 'a worker'} (last heartbeat {ago}); cancel it first, or wait: "
+                f"work with no heartbeat for {settings.WORKER_STALE_SECONDS} s counts as lost and can be retried")
+        condition &= progress.lost(now)
+    checkpoint = {**(work.checkpoint or {}), "lost_workers": 0}  # a person decided: the loss count starts again
+    if not model.objects.filter(condition).update(status=Status.QUEUED, message="queued for retry", error="",
+                                                  finished_at=None, checkpoint=checkpoint):
+        work.refresh_from_db()
+        raise ValueError(f"{name} changed meanwhile (now {work.status}); look again before retrying")
+    work.refresh_from_db()
+    enqueue(work)
+    return work

@@ -15,14 +15,12 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Q
-from django.utils import timezone
 
 from annotation.models import (
     Article,
     Job,
     ModelVersion,
     Project,
-    Status,
 )
 from annotation.services import audit
 from annotation.services.background import jobs, progress
@@ -140,18 +138,21 @@ def _train(job: Job) -> ModelVersion:
     data = training_set(project)
     parent = model_versions(project).filter(pk=params.get("base_version")).first() or default_version(project)
     base = language_tools.project_encoder(project)  # the project's encoder (None: the bundled MiniLM)
-    name = f"crf-{timezone.now():%Y%m%d-%H%M%S}-job{job.pk}"
+    # one name per job (not per attempt), so a later attempt clears what a lost worker half wrote
+    name = f"crf-{job.created_at:%Y%m%d-%H%M%S}-job{job.pk}"
     out = _version_dir(project, name)
     if out.exists():
-        shutil.rmtree(out)  # a redelivered job's half-written directory
+        shutil.rmtree(out)  # a re-queued or re-delivered job's half-written directory
     config = dict(params.get("config") or {})
 
     def on_epoch(epoch) -> None:  # an EpochReport: stage, epoch/epochs, loss, dev F1
         stage = 0.0 if epoch.stage == "pair_model" else 0.5
         report(0.05 + 0.85 * (stage + 0.5 * epoch.epoch / max(1, epoch.epochs)), epoch.line())
+        # where training got to (shown, and counted as life); a new attempt trains from the start
+        progress.save_checkpoint(Job, job.pk, {"stage": epoch.stage, "epoch": epoch.epoch, "epochs": epoch.epochs})
 
-    def cancelled() -> bool:
-        return Job.objects.filter(pk=job.pk, status=Status.CANCELLED).exists()
+    def cancelled() -> bool:  # cancelled, or this attempt lost the job to another worker
+        return progress.should_stop(Job, job.pk)
 
     train = data.exhaustive["train"] or data.exhaustive["dev"]
     dev = data.exhaustive["dev"] if data.exhaustive["train"] else []
@@ -166,6 +167,7 @@ def _train(job: Job) -> ModelVersion:
     metrics = {"dev": (manifest.get("metrics") or {}).get("heldout", {}), "test": _test_metrics(data.exhaustive["test"], out, parent)}
     snapshot = {**data.snapshot, "manifest": manifest, "config": config, "seed": params.get("seed", 0),
                 "timings": {"total_s": round(time.monotonic() - started, 1)}}
+    progress.check_cancelled(Job, job.pk)  # only the attempt that owns the job registers its version
     return ModelVersion.objects.create(project=project, name=name, kind=MODEL_KIND, path=str(out), parent=parent,
                                        training_snapshot=snapshot, metrics=metrics, job=job, created_by=job.created_by)
 

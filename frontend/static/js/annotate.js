@@ -534,8 +534,10 @@ const guidelines = $("#guidelines");
 const GUIDELINES_KEY = `alignapp.guidelines.${cfg.project}`;
 const showGuidelines = (visible) => {
   guidelines.hidden = !visible;
-  if (visible) $("#close-guidelines").focus();
-  else localStorage.setItem(GUIDELINES_KEY, cfg.guidelines_version);
+  if (visible) {  // from the top: focusing the button at the end must not scroll past the first rules
+    $("#close-guidelines").focus({ preventScroll: true });
+    guidelines.querySelector(".guidelines-card").scrollTop = 0;
+  } else localStorage.setItem(GUIDELINES_KEY, cfg.guidelines_version);
 };
 if (guidelines) {
   $("#close-guidelines").addEventListener("click", () => showGuidelines(false));

@@ -33,7 +33,8 @@ async function compare(oldRun, newRun) {
       $("#counts").append(div);
     }
     $("#per-article tbody").replaceChildren(...data.per_article.map((a) => rowOf([a.title, a.added, a.removed, a.label_changed])));
-    $("#changes tbody").replaceChildren(...data.changes.map((ch) => rowOf([`#${ch.pair}`, ch.article, ch.kind.replace("_", " "),
+    const titles = new Map(data.per_article.map((a) => [a.article, a.title]));
+    $("#changes tbody").replaceChildren(...data.changes.map((ch) => rowOf([`#${ch.pair}`, titles.get(ch.article) ?? ch.article, ch.kind.replace("_", " "),
       ch.old.label || "—", ch.new.label || "—"])));
     $("#compare-message").textContent = data.changes.length ? "" : "The two runs link exactly the same pairs.";
     $("#review-changes").disabled = !data.changes.length;

@@ -8,6 +8,8 @@ const $ = (sel) => document.querySelector(sel);
 const form = $("#pair-filters");
 const body = $("#run-pairs-table tbody");
 let next = null;
+// article id → title, from the filter's options (the pairs API gives the id)
+const titles = new Map([...form.article.options].filter((o) => o.value).map((o) => [Number(o.value), o.textContent]));
 
 function say(text, error = false) {
   const p = $("#run-message");
@@ -35,7 +37,7 @@ function render(pairs) {
     const tr = document.createElement("tr");
     tr.dataset.pair = p.id;
     cell(tr, `#${p.id}`);
-    cell(tr, p.article);
+    cell(tr, titles.get(p.article) ?? p.article);
     cell(tr, `${p.complex.length}:${p.simple.length}`);
     cell(tr, p.complex_text);
     cell(tr, p.simple_text);
@@ -80,7 +82,7 @@ function showStatus(run) {
   status.className = `status ${run.status}`;
   const active = run.status === "queued" || run.status === "running";
   $("#cancel-run").hidden = !active;
-  $("#retry-run").hidden = !(run.status === "failed" || run.status === "cancelled");
+  $("#retry-run").hidden = !run.retryable; // failed, cancelled, queued, or running with its worker lost
   $("#delete-run").hidden = active;
 }
 

@@ -108,7 +108,9 @@ form.addEventListener("submit", async (event) => {
   if (sendToLoginIfSignedOut(response.status, data)) return;
   if (!response.ok) {
     const detail = data.detail || Object.entries(data).map(([k, v]) => `${k}: ${[v].flat().join(" ")}`).join("; ");
-    say(`Run not started: ${detail}`, data.valid_options || []);
+    const valid = data.valid_options || [];
+    // the list below replaces the message's own inline "; valid: ..." tail
+    say(`Run not started: ${valid.length ? `${String(detail).split("; valid: ")[0]}. Valid options:` : detail}`, valid);
     return;
   }
   say("");

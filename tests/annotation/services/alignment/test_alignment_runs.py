@@ -1,7 +1,11 @@
 """Alignment runs called directly (no worker): idempotent writes, errors as data, retry."""
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
+from django.conf import settings
+from django.utils import timezone
 
 from annotation.models import AlignmentRun, CandidatePair, PairSentence, Status
 from annotation.services.alignment import alignment_runs
@@ -46,7 +50,9 @@ def test_running_a_run_twice_or_after_a_crash_never_duplicates_pairs(corpus):
     run = _run(corpus)
     alignment_runs.execute_run(run.pk)
     pairs, members = CandidatePair.objects.count(), PairSentence.objects.count()
-    AlignmentRun.objects.filter(pk=run.pk).update(status=Status.RUNNING)  # as if the worker died mid-run
+    # as if the worker died mid-run: still RUNNING, its heartbeat long silent, no checkpoint
+    AlignmentRun.objects.filter(pk=run.pk).update(status=Status.RUNNING, checkpoint={},
+                                                  heartbeat_at=timezone.now() - timedelta(hours=1))
     alignment_runs.execute_run(run.pk)
     assert (CandidatePair.objects.count(), PairSentence.objects.count()) == (pairs, members)
     run.refresh_from_db()
@@ -80,9 +86,15 @@ def test_starting_a_run_rejects_unknown_methods_with_the_valid_ones(corpus):
         alignment_runs.start_run(corpus, "nope")
 
 
-def test_only_failed_runs_can_be_retried(corpus):
-    with pytest.raises(ValueError, match="only failed runs"):
-        jobs.retry_run(_run(corpus))
+def test_a_succeeded_run_or_one_with_a_live_worker_is_not_retried(corpus):
+    run = _run(corpus)
+    alignment_runs.execute_run(run.pk)
+    with pytest.raises(ValueError, match="succeeded; start a new one"):
+        jobs.retry_run(AlignmentRun.objects.get(pk=run.pk))
+    live = _run(corpus, status=Status.RUNNING, worker="w1:42", heartbeat_at=timezone.now())
+    with pytest.raises(ValueError, match=r"running on w1:42 \(last heartbeat 0 s ago\); cancel it first"):
+        jobs.retry_run(live)
+    assert AlignmentRun.objects.get(pk=live.pk).status == Status.RUNNING
 
 
 def test_thresholds_calibrated_on_a_run_of_the_same_method_are_used_by_the_next_run(corpus):
@@ -134,7 +146,7 @@ def _wivico_run_outcome(project, monkeypatch, per_batch: int) -> tuple[dict, set
 
     monkeypatch.setattr("workers.engine.simplicity.embedding.default_encoder",
                         lambda model=None, device=None: BagOfWordsEncoder())
-    monkeypatch.setattr(alignment_runs, "ARTICLES_PER_BATCH", per_batch)
+    monkeypatch.setattr(settings, "ALIGN_BATCH_ARTICLES", per_batch)
     run = _run(project, method="wivico", params={"threshold": 0.8, "access_attributes": False})
     alignment_runs.execute_run(run.pk)
     run.refresh_from_db()
@@ -158,3 +170,45 @@ def test_wivico_cut_offs_are_the_same_whatever_the_batch_size(corpus, monkeypatc
     assert one_by_one[0] == together[0]  # one set of cut-offs per run
     assert one_by_one[1] == together[1] and one_by_one[1]  # and so the same pairs, labels and cut-offs
     assert together[0]["document_pairs"] == 4 and len(together[0]["thresholds"]) == 9
+
+
+class WorkerKilled(BaseException):
+    """Stands for a SIGKILL mid-run: nothing in the run catches it, nothing is marked failed."""
+
+
+def test_a_run_taken_over_after_its_worker_died_resumes_at_its_checkpoint(corpus, settings, monkeypatch):
+    from annotation.services.background import progress
+
+    for title in ("Wasps", "Rain"):
+        factories.make_article(corpus, title, {"adv": [[f"{title} were seen in the valley overnight.", "Nobody expected it."]],
+                                               "ele": [[f"{title} came in the night.", "Nobody expected it."]]})
+    settings.ALIGN_BATCH_ARTICLES = 2
+    clean = _run(corpus)
+    alignment_runs.execute_run(clean.pk)
+    reference = set(clean.predictions.values_list("pair_id", "predicted_label", "score"))
+    real, saved = alignment_runs.save_alignment, []
+
+    def dying(*args, **kwargs):
+        if len(saved) == 3:  # the second chunk: its first document pair saved, then the worker dies
+            raise WorkerKilled
+        saved.append(args[2].pk)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(alignment_runs, "save_alignment", dying)
+    run = _run(corpus)
+    with pytest.raises(WorkerKilled):
+        alignment_runs.execute_run(run.pk)
+    progress.release(AlignmentRun, run.pk)  # the process is gone: no more heartbeats
+    run.refresh_from_db()
+    assert (run.status, run.articles_total, run.articles_done, run.checkpoint["done"]) == (Status.RUNNING, 4, 2, 2)
+
+    saved.clear()
+    alignment_runs.execute_run(run.pk)  # a copy of the task while the heartbeat is fresh: not taken over
+    assert not saved and AlignmentRun.objects.get(pk=run.pk).attempts == 1
+    AlignmentRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now() - timedelta(seconds=settings.WORKER_STALE_SECONDS + 1))
+    alignment_runs.execute_run(run.pk)
+    run.refresh_from_db()
+    assert run.status == Status.SUCCEEDED and run.attempts == 2, run.error
+    assert len(saved) == 2 and run.result["resumed_from"] == 2  # only the unfinished chunk ran again
+    assert run.articles_done == run.articles_total == 4 and run.pair_count == len(reference)
+    assert set(run.predictions.values_list("pair_id", "predicted_label", "score")) == reference

@@ -1,0 +1,155 @@
+"""Work whose worker was lost is re-queued (its message really sent, here on a filesystem broker in
+the test's folder), failed after MAX_ATTEMPTS losses, and can be retried from any state but success."""
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from annotation.models import AlignmentRun, AuditEvent, Job, Status
+from annotation.services.background import jobs, liveness
+from tests.worker_process import app_broker
+
+
+@pytest.fixture
+def sent(db, tmp_path):
+    """``sent()`` → the task names of the messages on the broker so far (oldest first); messages
+    queued on commit go out first (the test's transaction never commits)."""
+    folder = tmp_path / "broker"
+    from django.db import connection
+
+    done = [len(connection.run_on_commit)]
+    with app_broker("filesystem://", folder):
+        def names() -> list[str]:
+            for _, callback, *_ in connection.run_on_commit[done[0]:]:
+                callback()
+            done[0] = len(connection.run_on_commit)
+            files = sorted((folder / "out").glob("*.msg"), key=lambda f: f.stat().st_mtime_ns)
+            return [json.loads(f.read_text())["headers"]["task"] for f in files]
+        yield names
+
+
+def silent_for(seconds: float):
+    return timezone.now() - timedelta(seconds=seconds)
+
+
+def lost_run(project, settings, **fields) -> AlignmentRun:
+    fields = {"method": "jaccard", "status": Status.RUNNING, "attempts": 1, "worker": "gone:7",
+              "heartbeat_at": silent_for(settings.WORKER_STALE_SECONDS + 5), **fields}
+    return AlignmentRun.objects.create(project=project, **fields)
+
+
+def test_a_run_whose_worker_went_silent_is_requeued_once(project, settings, sent):
+    run = lost_run(project, settings, checkpoint={"work": "abc", "done": 16})
+    live = lost_run(project, settings, heartbeat_at=timezone.now())
+    reaped = liveness.reap_stale()
+    assert reaped.requeued == [f"run #{run.pk}"] and reaped.failed == []
+    run.refresh_from_db()
+    assert run.status == Status.QUEUED and run.checkpoint == {"work": "abc", "done": 16, "lost_workers": 1}
+    assert run.message.startswith("re-queued: no heartbeat from gone:7 for ")
+    assert sent() == ["workers.tasks.run_alignment"]
+    assert AlignmentRun.objects.get(pk=live.pk).status == Status.RUNNING
+    assert liveness.reap_stale().requeued == []  # a second reaper finds nothing to do
+    assert sent() == ["workers.tasks.run_alignment"]
+    event = AuditEvent.objects.get(action="worker.lost")
+    assert (event.target, event.details["outcome"], event.details["worker"]) == (f"run #{run.pk}", "re-queued", "gone:7")
+
+
+def test_a_job_is_requeued_with_its_own_task(project, settings, sent):
+    job = Job.objects.create(project=project, kind="corpus-stats", status=Status.RUNNING, started_at=silent_for(3600))
+    assert liveness.reap_stale().requeued == [f"job #{job.pk}"]  # no heartbeat ever: counted from its start
+    assert sent() == ["workers.tasks.corpus_stats"]
+
+
+def test_the_last_allowed_loss_fails_the_work_with_the_reason(project, settings, sent):
+    settings.MAX_ATTEMPTS = 2
+    run = lost_run(project, settings, checkpoint={"lost_workers": 1})
+    reaped = liveness.reap_stale()
+    assert reaped.failed == [f"run #{run.pk}"] and not sent()
+    run.refresh_from_db()
+    assert run.status == Status.FAILED and run.finished_at is not None
+    assert "the worker was lost 2 times in a row" in run.error and "MAX_ATTEMPTS=2" in run.error
+
+
+def test_a_mining_run_is_always_resumed(project, settings, sent):
+    settings.MAX_ATTEMPTS = 1
+    run = lost_run(project, settings, method="muss-corpus", checkpoint={"lost_workers": 4})
+    assert liveness.reap_stale().requeued == [f"run #{run.pk}"]
+    assert AlignmentRun.objects.get(pk=run.pk).status == Status.QUEUED
+
+
+def test_a_requeue_the_broker_refuses_leaves_the_work_for_the_next_pass(project, settings, tmp_path):
+    run = lost_run(project, settings)
+    with app_broker("redis://127.0.0.1:1/0"):  # nothing listens there
+        from alignapp.celery import app
+
+        app.conf.broker_connection_max_retries = 0
+        try:
+            assert liveness.reap_stale().requeued == []
+        finally:
+            app.conf.broker_connection_max_retries = None
+    run.refresh_from_db()
+    assert run.status == Status.RUNNING and "re-queueing failed" in run.message
+    assert "lost_workers" not in run.checkpoint
+
+
+# --- retry from any state but success --------------------------------------------------------
+
+@pytest.mark.parametrize("status", [Status.FAILED, Status.CANCELLED, Status.QUEUED])
+def test_a_run_is_retried_from_a_state_that_is_not_success(project, settings, sent, status):
+    run = AlignmentRun.objects.create(project=project, method="jaccard", status=status, error="boom",
+                                      checkpoint={"done": 8, "work": "x", "lost_workers": 2})
+    run = jobs.retry_run(run)
+    assert (run.status, run.error, run.checkpoint) == (Status.QUEUED, "", {"done": 8, "work": "x", "lost_workers": 0})
+    assert sent() == ["workers.tasks.run_alignment"]  # a queued run's message is sent again
+
+
+def test_a_running_run_is_retried_only_once_its_worker_is_lost(project, settings, sent):
+    live = lost_run(project, settings, heartbeat_at=timezone.now(), worker="w:1")
+    assert not jobs.can_retry(live)
+    with pytest.raises(ValueError, match="running on w:1 .*cancel it first, or wait"):
+        jobs.retry_run(live)
+    lost = lost_run(project, settings)
+    assert jobs.can_retry(lost) and jobs.retry_run(lost).status == Status.QUEUED
+    assert sent() == ["workers.tasks.run_alignment"]
+
+
+def test_a_failed_job_is_retried_and_a_succeeded_one_is_not(project, users, sent):
+    failed = Job.objects.create(project=project, kind="corpus-stats", status=Status.FAILED)
+    assert jobs.retry_job(failed, user=users["rita"]).status == Status.QUEUED
+    assert sent() == ["workers.tasks.corpus_stats"]
+    assert AuditEvent.objects.get(action="job.retry").actor == users["rita"]
+    done = Job.objects.create(project=project, kind="corpus-stats", status=Status.SUCCEEDED)
+    with pytest.raises(ValueError, match="succeeded; start a new one"):
+        jobs.retry_job(done)
+
+
+# --- through the API -------------------------------------------------------------------------
+
+def test_looking_at_a_run_requeues_it_when_its_worker_was_lost(api, users, project, settings, sent):
+    run = lost_run(project, settings)
+    liveness._last_pass[0] = 0.0
+    data = api(users["rita"]).get(f"/api/runs/{run.pk}/").json()
+    assert data["status"] == "queued" and data["retryable"] and not data["worker_lost"]
+    assert sent() == ["workers.tasks.run_alignment"]
+
+
+def test_the_api_says_when_a_worker_is_lost_and_retries_jobs(api, users, project, settings, sent):
+    settings.WORKER_HEARTBEAT_SECONDS = 3600  # no reaping during this test: show the lost state
+    liveness._last_pass[0] = 0.0
+    liveness.maybe_reap()
+    job = Job.objects.create(project=project, kind="corpus-stats", status=Status.RUNNING, worker="gone:3",
+                             heartbeat_at=silent_for(settings.WORKER_STALE_SECONDS + 5))
+    rita = api(users["rita"])
+    shown = rita.get(f"/api/jobs/{job.pk}/").json()
+    assert shown["status"] == "running" and shown["worker_lost"] and shown["retryable"] and shown["worker"] == "gone:3"
+    response = rita.post(f"/api/jobs/{job.pk}/retry/")
+    assert response.status_code == 202 and response.json()["status"] == "queued"
+    again = rita.post(f"/api/jobs/{job.pk}/retry/")  # queued: its message is sent again
+    assert again.status_code == 202 and sent() == ["workers.tasks.corpus_stats"] * 2
+    Job.objects.filter(pk=job.pk).update(status=Status.SUCCEEDED)
+    refused = rita.post(f"/api/jobs/{job.pk}/retry/")
+    assert refused.status_code == 400 and "succeeded" in refused.json()["detail"]
+    assert api(users["anna"]).post(f"/api/jobs/{job.pk}/retry/").status_code == 403
