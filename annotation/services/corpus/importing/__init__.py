@@ -1,40 +1,64 @@
 """Corpus import: files in one of four formats → articles, documents, paragraphs, sentences and
 (for formats that carry them) imported candidate pairs with their gold labels.
 
-Everything is validated before anything is written; the write is one transaction, so a bad file
-imports nothing. Shared by the API upload view, the upload page, the demo loader and the
-``import_corpus`` management command.
+Everything is validated before anything is written, so a bad file imports nothing. Inputs are
+streamed, never read whole into memory: archives are unpacked to a work folder (``archive``), every
+file is checked once a line at a time (UTF-8, binary, ``IMPORT_MAX_LINES``), then parsed one
+article at a time (checked against ``IMPORT_MAX_SENTENCES_PER_DOCUMENT`` and
+``IMPORT_MAX_ARTICLES``) into a spool on disk, and finally written from the spool in batches. Memory
+stays bounded by the largest article, whatever the size of the import (``limits``).
+
+The write is all or nothing. On PostgreSQL (and inside a caller's transaction) it is one
+transaction. On SQLite, where a writer locks the whole database, one long transaction would make
+every annotator's submit wait and then fail with "database is locked"; there each batch commits on
+its own (a lock held for a fraction of a second) and a failure — or a cancelled import job —
+deletes the articles the import had written (they carry ``meta["import"]``, the import's id), so a
+failed import still leaves nothing, although its articles appear batch by batch while it runs.
+Articles someone labelled meanwhile are kept (labels are never deleted by an import).
+
+Shared by the API upload view, the upload page (both through ``uploads``: small uploads now, large
+ones as an ``import`` background job), the demo loader and the ``import_corpus`` management command.
 
 Example:
-    >>> result = import_files(project, read_path("annotation/fixtures/demo_corpus"))  # doctest: +SKIP
+    >>> result = import_path(project, "annotation/fixtures/demo_corpus")  # doctest: +SKIP
     >>> result.describe()  # doctest: +SKIP
     '4 articles, 12 documents, 123 sentences, 0 pairs (levels)'
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+import logging
+import pickle
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 
 from annotation.models import Article, LabelScheme, Project
+from annotation.services import audit
 from annotation.services.corpus.importing import jsonl, levels, parallel, stories
-from annotation.services.corpus.importing.archive import expand_archives, read_path
-from annotation.services.corpus.importing.base import ParseContext, ParsedArticle, TextFile, language_problem
+from annotation.services.corpus.importing.archive import bytes_inputs, collect, path_inputs, read_path, work_folder
+from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle, TextFile, language_problem
+from annotation.services.corpus.importing.limits import Limits, over
 from annotation.services.corpus.importing.problems import CorpusImportError, Problem, Problems
-from annotation.services.corpus.importing.validation import check_sizes, decode, is_ignorable
-from annotation.services.corpus.importing.writer import write_articles
+from annotation.services.corpus.importing.validation import check_file, is_ignorable
+from annotation.services.corpus.importing.writer import Written, write_articles
+from annotation.services.review.gold import class_values, value_classes
 
 __all__ = [
-    "FORMATS", "ON_CONFLICT", "CorpusImportError", "ImportResult", "Problem",
-    "detect_format", "import_files", "read_path",
+    "FORMATS", "ON_CONFLICT", "CorpusImportError", "ImportResult", "Limits", "Problem",
+    "check_options", "detect_format", "import_files", "import_inputs", "import_path", "read_path",
 ]
+
+logger = logging.getLogger(__name__)
 
 FORMATS: tuple[str, ...] = ("jsonl", "levels", "stories", "parallel")
 ON_CONFLICT: tuple[str, ...] = ("error", "skip")
 
-_PARSERS: dict[str, Callable[[list[TextFile], ParseContext], list[ParsedArticle]]] = {
+_PARSERS: dict[str, Callable[[list[InputFile], ParseContext], Iterator[ParsedArticle]]] = {
     "jsonl": jsonl.parse,
     "levels": levels.parse,
     "stories": stories.parse,
@@ -47,6 +71,10 @@ _EXTENSION_FORMATS: dict[str, str] = {
     **{ext: "parallel" for ext in parallel.EXTENSIONS},
 }
 _TITLE_MAX = 500
+BATCH_SENTENCES = 5000  # rows written per batch (one short transaction each on SQLite)
+BATCH_ARTICLES = 500
+SQLITE_PAUSE = 0.1  # seconds between batches on SQLite: longer than its busy handler's polling interval
+SPOOL_MEMORY = 16 * 1024 * 1024  # parsed articles are kept in memory up to this size, then on disk
 
 
 @dataclass
@@ -103,17 +131,12 @@ def _scheme_values(project: Project) -> dict[str, str]:
     scheme = project.label_scheme
     if scheme.kind == LabelScheme.LIKERT:
         return {}
-    return {v["value"]: v.get("counts_as", "not") for v in scheme.values}
+    return value_classes(scheme)
 
 
 def _gold_values(project: Project) -> dict[str, str]:
     """The scheme value each engine label ("aligned", "partial") is stored as: the first value that counts as it."""
-    out: dict[str, str] = {}
-    for value in project.label_scheme.values:
-        counts_as = value.get("counts_as")
-        if counts_as in ("aligned", "partial") and counts_as not in out:
-            out[counts_as] = value["value"]
-    return out
+    return {kind: value for kind, value in class_values(project.label_scheme).items() if kind in ("aligned", "partial")}
 
 
 def _existing_titles(project: Project, titles: list[str]) -> set[str]:
@@ -124,9 +147,19 @@ def _existing_titles(project: Project, titles: list[str]) -> set[str]:
     return existing
 
 
-def _check_titles(project: Project, articles: list[ParsedArticle], on_conflict: str, problems: Problems, warnings: list[str]) -> list[ParsedArticle]:
-    first: dict[str, ParsedArticle] = {}
-    for a in articles:
+@dataclass(frozen=True)
+class _Seen:
+    """What is kept of every parsed article until the write: where its title came from."""
+
+    title: str
+    file: str
+    line: int | None
+
+
+def _check_titles(project: Project, seen: list[_Seen], on_conflict: str, problems: Problems, warnings: list[str]) -> set[str]:
+    """Titles too long, twice in the import or already in the project; returns the titles to skip."""
+    first: dict[str, _Seen] = {}
+    for a in seen:
         field_name = "id" if a.line is not None else None
         if len(a.title) > _TITLE_MAX:
             problems.add(a.file, f"article title is longer than {_TITLE_MAX} characters", line=a.line, field=field_name)
@@ -138,47 +171,29 @@ def _check_titles(project: Project, articles: list[ParsedArticle], on_conflict: 
             first[a.title] = a
     existing = _existing_titles(project, list(first))
     if not existing:
-        return articles
+        return set()
     if on_conflict == "skip":
         skipped = sorted(existing)
         warnings.append(
             f"skipped {len(skipped)} article(s) already in project {project.name!r}: "
             + ", ".join(skipped[:10]) + (", …" if len(skipped) > 10 else "")
         )
-        return [a for a in articles if a.title not in existing]
-    for a in articles:
+        return existing
+    for a in seen:
         if a.title in existing:
             problems.add(
                 a.file,
                 f"article {a.title!r} already exists in project {project.name!r} (remove it, rename it, or skip existing articles)",
                 line=a.line, field="id" if a.line is not None else None,
             )
-    return articles
+    return existing
 
 
-def import_files(
-    project: Project,
-    files: list[tuple[str, bytes]],
-    fmt: str = "auto",
-    *,
-    language: str | None = None,
-    source: str = "",
-    on_conflict: str = "error",
-) -> ImportResult:
-    """Validate ``files`` as one corpus of format ``fmt`` and write it into ``project``, all or nothing.
-
-    Args:
-        project: where the articles go.
-        files: ``(name, bytes)``; names may be relative paths (``folder/A-adv.txt``). Archives
-            (.zip, .tar.gz) among them are expanded; hidden files are skipped.
-        fmt: one of :data:`FORMATS` or ``"auto"`` (from the extensions, see :func:`detect_format`).
-        language: sentence-splitting language (ISO 639-1); defaults to the project's.
-        source: recorded as each article's ``source`` (default: the file it came from).
-        on_conflict: ``"error"`` (an article title already in the project is a problem) or
-            ``"skip"`` (such articles are left out, with a warning).
+def check_options(fmt: str = "auto", *, language: str | None = None, on_conflict: str = "error") -> None:
+    """The import's options, checked before any file is read (the upload views call it before queuing a job).
 
     Raises:
-        CorpusImportError: with every problem found (up to 50); nothing was written.
+        CorpusImportError: an unknown format or on_conflict, or an unsupported language.
     """
     if fmt != "auto" and fmt not in FORMATS:
         raise CorpusImportError.one("", f"unknown format {fmt!r}; choose auto or one of: {', '.join(FORMATS)}", field="format")
@@ -189,49 +204,210 @@ def import_files(
         if message:
             raise CorpusImportError.one("", message, field="language")
 
-    problems = Problems()
-    files = [(n, d) for n, d in expand_archives(list(files), problems) if not is_ignorable(n)]
-    problems.raise_if_any()
-    if not files:
-        raise CorpusImportError.one("", "no files to import")
-    check_sizes(files, problems)
-    problems.raise_if_any()
-    if fmt == "auto":
-        fmt = detect_format([n for n, _ in files])
 
-    decoded: list[TextFile] = []
-    for name, data in files:
-        text = decode(name, data, problems)
-        if text is not None:
-            decoded.append(TextFile(name, text))
-    problems.raise_if_any()
+class _Spool:
+    """Parsed articles between validation and writing: pickled to a temporary file (in memory while small)."""
 
-    ctx = ParseContext(language=language or project.language or "en", problems=problems, gold_values=_gold_values(project),
-                       scheme=project.label_scheme.slug, scheme_values=_scheme_values(project))
-    articles = _PARSERS[fmt](decoded, ctx)
-    problems.raise_if_any()
-    articles = _check_titles(project, articles, on_conflict, problems, ctx.warnings)
-    problems.raise_if_any()
-    unlabelled = [p.label for a in articles for p in a.pairs if p.label and not p.gold]
-    if unlabelled:
-        classes = sorted({label for label in unlabelled if label in ("aligned", "partial", "not")})
-        ctx.warnings.append(
-            f"the project's label scheme {project.label_scheme.slug!r} has no value that counts as "
-            f"{' / '.join(classes) or 'an alignment class'}; {len(unlabelled)} labelled link(s) were imported "
-            "as pairs without a gold label"
-        )
+    def __init__(self, folder: Path) -> None:
+        self.file = tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY, dir=folder)
+        self.count = 0
+
+    def add(self, article: ParsedArticle) -> None:
+        pickle.dump(article, self.file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.count += 1
+
+    def __iter__(self) -> Iterator[ParsedArticle]:
+        self.file.seek(0)
+        for _ in range(self.count):
+            yield pickle.load(self.file)  # noqa: S301 - our own spool, written just above
+
+    def close(self) -> None:
+        self.file.close()
+
+
+def _check_article(article: ParsedArticle, limits: Limits, problems: Problems) -> bool:
+    ok = True
+    for d in article.documents:
+        n = d.sentence_count
+        if n > limits.sentences_per_document:
+            where = f"document {d.level!r} of article {article.title!r}"
+            problems.add(article.file, over(f"{where} has {n:,} sentences", "IMPORT_MAX_SENTENCES_PER_DOCUMENT",
+                                            limits.sentences_per_document),
+                         line=article.line, limit="IMPORT_MAX_SENTENCES_PER_DOCUMENT")
+            ok = False
+    return ok
+
+
+def _batches(articles: Iterable[ParsedArticle], skip: set[str]) -> Iterator[list[ParsedArticle]]:
+    batch: list[ParsedArticle] = []
+    sentences = 0
+    for a in articles:
+        if a.title in skip:
+            continue
+        batch.append(a)
+        sentences += sum(d.sentence_count for d in a.documents)
+        if sentences >= BATCH_SENTENCES or len(batch) >= BATCH_ARTICLES:
+            yield batch
+            batch, sentences = [], 0
+    if batch:
+        yield batch
+
+
+Progress = Callable[[float, str], None]
+
+
+def _remove_partial(project: Project, token: str) -> None:
+    """Undo a failed import committed batch by batch: delete its articles (a hundred at a time, so
+    memory and lock times stay small), except any someone labelled in the meantime."""
+    articles = Article.objects.filter(project=project, meta__import=token)
+    keep = set(articles.filter(pairs__labels__isnull=False).values_list("pk", flat=True))
+    if keep:
+        logger.warning("import %s failed; keeping %d article(s) it wrote that were labelled meanwhile", token, len(keep))
+    while ids := list(articles.exclude(pk__in=keep).values_list("pk", flat=True)[:100]):
+        with transaction.atomic():
+            Article.objects.filter(pk__in=ids).delete()
+
+
+def _write(project: Project, spool: _Spool, skip: set[str], *, source: str, token: str, total: int,
+           progress: Progress | None, checkpoint: Callable[[], None] | None, audit_event: Callable[[Written], None]) -> Written:
+    written = Written()
+
+    def write_all(pause: float = 0.0) -> None:
+        for batch in _batches(spool, skip):
+            if checkpoint is not None:
+                checkpoint()
+            with transaction.atomic():
+                written.add(write_articles(project, batch, source=source, token=token))
+            if pause:
+                time.sleep(pause)  # let writers waiting for SQLite's lock (annotators' submits) go first
+            if progress is not None:
+                progress(0.5 + 0.5 * written.articles / max(total, 1), f"written {written.articles:,} of {total:,} articles")
 
     try:
-        with transaction.atomic():
-            written = write_articles(project, articles, source=source)
+        if connection.vendor == "sqlite" and not connection.in_atomic_block:
+            try:
+                write_all(SQLITE_PAUSE)
+                with transaction.atomic():
+                    audit_event(written)
+            except BaseException:
+                _remove_partial(project, token)
+                raise
+        else:
+            with transaction.atomic():
+                write_all()
+                audit_event(written)
     except IntegrityError as exc:
         raise CorpusImportError.one("", f"the corpus changed during the import ({exc}); nothing was imported") from exc
+    return written
+
+
+def import_inputs(
+    project: Project,
+    files: list[InputFile],
+    fmt: str = "auto",
+    *,
+    language: str | None = None,
+    source: str = "",
+    on_conflict: str = "error",
+    actor=None,
+    progress: Progress | None = None,
+    checkpoint: Callable[[], None] | None = None,
+    token: str | None = None,
+) -> ImportResult:
+    """Validate ``files`` as one corpus of format ``fmt`` and write it into ``project``, all or nothing.
+
+    Args:
+        project: where the articles go.
+        files: the inputs; names may be relative paths (``folder/A-adv.txt``). Archives (.zip,
+            .tar.gz) among them are expanded; hidden files are skipped.
+        fmt: one of :data:`FORMATS` or ``"auto"`` (from the extensions, see :func:`detect_format`).
+        language: sentence-splitting language (ISO 639-1); defaults to the project's.
+        source: recorded as each article's ``source`` (default: the file it came from).
+        on_conflict: ``"error"`` (an article title already in the project is a problem) or
+            ``"skip"`` (such articles are left out, with a warning).
+        actor: who imports (the audit log's actor; None = a command or script).
+        progress: ``progress(fraction, message)``, called as the import advances.
+        checkpoint: called between batches; raising there (a cancelled job) undoes the import.
+        token: the import's id, stored as each article's ``meta["import"]`` (default: a new one).
+
+    Raises:
+        CorpusImportError: with every problem found (up to 50); nothing was written.
+    """
+    check_options(fmt, language=language, on_conflict=on_conflict)
+    limits = Limits.from_settings()
+    token = token or uuid.uuid4().hex
+    with work_folder() as work:
+        inputs = [f for f in collect(files, work, limits) if not is_ignorable(f.name)]
+        if not inputs:
+            raise CorpusImportError.one("", "no files to import")
+        if fmt == "auto":
+            fmt = detect_format([f.name for f in inputs])
+        total_bytes = sum(f.size for f in inputs) or 1
+
+        problems = Problems()
+        ctx = ParseContext(language=language or project.language or "en", problems=problems,
+                           gold_values=_gold_values(project), scheme=project.label_scheme.slug,
+                           scheme_values=_scheme_values(project), limits=limits)
+        checked = 0
+        for f in inputs:
+            lines = check_file(f, problems, limits)
+            if lines is not None:
+                ctx.line_counts[f.name] = lines
+            checked += f.size
+            if progress is not None:
+                progress(0.1 * checked / total_bytes, f"checked {f.name}")
+        problems.raise_if_any()
+
+        spool = _Spool(work)
+        try:
+            seen: list[_Seen] = []
+            unlabelled: list[str] = []
+            for article in _PARSERS[fmt](inputs, ctx):
+                if len(seen) >= limits.articles:
+                    problems.add("", over(f"the import holds more than {limits.articles:,} articles", "IMPORT_MAX_ARTICLES",
+                                          limits.articles), limit="IMPORT_MAX_ARTICLES")
+                    break
+                seen.append(_Seen(article.title, article.file, article.line))
+                if not _check_article(article, limits, problems) or problems:
+                    continue  # keep validating, stop spooling: nothing will be written
+                unlabelled.extend(p.label for p in article.pairs if p.label and not p.gold)
+                spool.add(article)
+                if progress is not None and len(seen) % 200 == 0:
+                    progress(0.1 + 0.4 * min(1.0, ctx.bytes_read / total_bytes), f"read {len(seen):,} articles")
+                if checkpoint is not None and len(seen) % 1000 == 0:
+                    checkpoint()
+            problems.raise_if_any()
+            skip = _check_titles(project, seen, on_conflict, problems, ctx.warnings)
+            problems.raise_if_any()
+            if unlabelled:
+                classes = sorted({label for label in unlabelled if label in ("aligned", "partial", "not")})
+                ctx.warnings.append(
+                    f"the project's label scheme {project.label_scheme.slug!r} has no value that counts as "
+                    f"{' / '.join(classes) or 'an alignment class'}; {len(unlabelled)} labelled link(s) were imported "
+                    "as pairs without a gold label"
+                )
+            names = [f.name for f in inputs]
+
+            def audit_event(written: Written) -> None:
+                audit.record("import", actor=actor, project=project, target=(source or ", ".join(names))[:300],
+                             files=names[:20], file_count=len(names), articles=written.articles,
+                             sentences=written.sentences, pairs=written.pairs, format=fmt)
+
+            written = _write(project, spool, skip, source=source, token=token, total=len(seen) - len(skip),
+                             progress=progress, checkpoint=checkpoint, audit_event=audit_event)
+        finally:
+            spool.close()
     return ImportResult(
         format=fmt, articles=written.articles, documents=written.documents, sentences=written.sentences,
         pairs=written.pairs, warnings=ctx.warnings, article_ids=written.article_ids,
     )
 
 
-def import_path(project: Project, path: str | Path, fmt: str = "auto", **options: object) -> ImportResult:
-    """:func:`import_files` over :func:`read_path` (a file, folder or archive on disk)."""
-    return import_files(project, read_path(path), fmt, **options)  # type: ignore[arg-type]
+def import_files(project: Project, files: list[tuple[str, bytes]], fmt: str = "auto", **options) -> ImportResult:
+    """:func:`import_inputs` over files in memory (``(name, bytes)``: tests, small scripts)."""
+    return import_inputs(project, bytes_inputs(list(files)), fmt, **options)
+
+
+def import_path(project: Project, path: str | Path, fmt: str = "auto", **options) -> ImportResult:
+    """:func:`import_inputs` over a file, folder or archive on disk, read from where it is (streamed)."""
+    return import_inputs(project, path_inputs(path), fmt, **options)

@@ -1,19 +1,55 @@
-"""Reading import inputs: a file, a folder, or a .zip / .tar(.gz) archive, as (relative name, bytes)."""
+"""Import inputs: a file, a folder, or a .zip / .tar(.gz) archive, as :class:`InputFile` objects.
+
+Nothing is read whole into memory: files on disk stay where they are, and an archive's members are
+extracted into the import's work folder a chunk at a time, checked as they stream against the
+import's limits (``IMPORT_MAX_FILES``, ``MAX_UPLOAD_BYTES`` per member, ``IMPORT_MAX_BYTES`` in
+all) — both the sizes the archive declares and the bytes it actually holds, so an archive whose
+headers understate its members is refused, not unpacked.
+"""
 from __future__ import annotations
 
-import io
+import contextlib
+import shutil
 import tarfile
+import uuid
 import zipfile
+import zlib
+from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
+from typing import BinaryIO
 
+from django.conf import settings
+
+from annotation.services.corpus.importing.base import InputFile
+from annotation.services.corpus.importing.limits import Limits, over
 from annotation.services.corpus.importing.problems import CorpusImportError, Problems
-from annotation.services.corpus.importing.validation import check_file_size, is_ignorable, max_total_bytes
+from annotation.services.corpus.importing.validation import check_file_size, check_sizes, human_size, is_ignorable
 
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar")
+CHUNK = 1024 * 1024
+_READ_ERRORS = (zipfile.BadZipFile, tarfile.TarError, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError)
 
 
 def is_archive(name: str) -> bool:
     return name.lower().endswith(ARCHIVE_SUFFIXES)
+
+
+def import_root() -> Path:
+    """Where uploads and work folders live (``settings.IMPORT_DIR``, default ``var/imports``)."""
+    root = Path(getattr(settings, "IMPORT_DIR", "") or Path(settings.VAR_DIR) / "imports")
+    root.mkdir(parents=True, exist_ok=True)
+    return root
+
+
+@contextlib.contextmanager
+def work_folder() -> Iterator[Path]:
+    """A fresh folder under :func:`import_root` for extracted members and the parse spool, removed afterwards."""
+    path = import_root() / f"work-{uuid.uuid4().hex}"
+    path.mkdir()
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
 
 
 def _safe_member_name(name: str) -> str | None:
@@ -27,119 +63,201 @@ def _safe_member_name(name: str) -> str | None:
     return cleaned or None
 
 
-def _members_zip(archive: str, data: bytes, problems: Problems) -> list[tuple[str, bytes]]:
-    out: list[tuple[str, bytes]] = []
-    try:
-        zf = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile as exc:
-        problems.add(archive, f"not a readable zip archive ({exc})")
-        return out
-    with zf:
-        infos = [i for i in zf.infolist() if not i.is_dir()]
-        for info in infos:
-            if _safe_member_name(info.filename) is None:
-                problems.add(archive, f"unsafe path {info.filename!r} in archive (path traversal); nothing was extracted")
-        if problems:
-            return out
-        total = 0
-        for info in infos:
-            name = _safe_member_name(info.filename) or ""
-            if is_ignorable(name):
-                continue
-            shown = f"{archive}/{name}"
-            if not check_file_size(shown, info.file_size, problems):
-                continue
-            total += info.file_size
-            if total > max_total_bytes():
-                problems.add(archive, "archive contents exceed the limit per import")
-                return out
-            with zf.open(info) as fh:
-                out.append((name, fh.read()))
-    return out
+def _copy(source: BinaryIO, target: Path, limit: int) -> int:
+    """Copy at most ``limit`` bytes; returns the bytes the source held (``limit + 1`` when it held more)."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    written = 0
+    with target.open("wb") as out:
+        while written <= limit:
+            chunk = source.read(min(CHUNK, limit + 1 - written))
+            if not chunk:
+                break
+            out.write(chunk)
+            written += len(chunk)
+    return written
 
 
-def _members_tar(archive: str, data: bytes, problems: Problems) -> list[tuple[str, bytes]]:
-    out: list[tuple[str, bytes]] = []
-    try:
-        tf = tarfile.open(fileobj=io.BytesIO(data), mode="r:*")
-    except (tarfile.TarError, EOFError, OSError) as exc:
-        problems.add(archive, f"not a readable tar archive ({exc})")
-        return out
-    with tf:
-        members = tf.getmembers()
-        for m in members:
-            if m.isdir():
-                continue
-            if _safe_member_name(m.name) is None:
-                problems.add(archive, f"unsafe path {m.name!r} in archive (path traversal); nothing was extracted")
-            elif not m.isfile():
-                problems.add(archive, f"{m.name!r} is a link or special file; archives may hold only regular files")
-        if problems:
-            return out
-        total = 0
-        for m in members:
-            if not m.isfile():
-                continue
-            name = _safe_member_name(m.name) or ""
-            if is_ignorable(name):
-                continue
-            if not check_file_size(f"{archive}/{name}", m.size, problems):
-                continue
-            total += m.size
-            if total > max_total_bytes():
-                problems.add(archive, "archive contents exceed the limit per import")
-                return out
-            fh = tf.extractfile(m)
-            out.append((name, fh.read() if fh else b""))
-    return out
+class _Extraction:
+    """Checks shared by zip and tar: member count, declared sizes, then the bytes actually read."""
+
+    def __init__(self, archive: str, dest: Path, problems: Problems, limits: Limits) -> None:
+        self.archive, self.dest, self.problems, self.limits = archive, dest, problems, limits
+        self.members: list[InputFile] = []
+
+    def check_declared(self, members: list[tuple[str, int]]) -> list[tuple[str, int]]:
+        """The members worth extracting (``(name, declared size)``), or [] after reporting why none."""
+        if len(members) > self.limits.files:
+            self.problems.add(self.archive, over(f"archive {self.archive} holds {len(members):,} files",
+                                                 "IMPORT_MAX_FILES", self.limits.files), limit="IMPORT_MAX_FILES")
+            return []
+        total = sum(size for _, size in members)
+        if total > self.limits.total_bytes:
+            self.problems.add(self.archive, f"archive contents exceed the limit per import: {human_size(total)} "
+                                            f"unpacked (IMPORT_MAX_BYTES={self.limits.total_bytes})",
+                              limit="IMPORT_MAX_BYTES")
+            return []
+        return [(name, size) for name, size in members if check_file_size(f"{self.archive}/{name}", size, self.problems)]
+
+    def extract(self, name: str, declared: int, stream: BinaryIO) -> None:
+        target = self.dest / name
+        size = _copy(stream, target, min(declared, self.limits.file_bytes))
+        if size > declared:
+            self.problems.add(self.archive, f"member {name!r} holds more data than the archive declares "
+                                            f"({human_size(declared)}); the archive is damaged or forged")
+            return
+        self.members.append(InputFile(name, size, path=target))
 
 
-def expand_archives(files: list[tuple[str, bytes]], problems: Problems) -> list[tuple[str, bytes]]:
-    """Replace every archive among ``files`` by its members (sorted by name); other files pass through."""
-    out: list[tuple[str, bytes]] = []
-    for name, data in files:
-        if not is_archive(name):
-            out.append((name, data))
+def _members_zip(f: InputFile, dest: Path, problems: Problems, limits: Limits) -> list[InputFile]:
+    job = _Extraction(f.name, dest, problems, limits)
+    with f.open() as fh:
+        try:
+            zf = zipfile.ZipFile(fh)
+        except (zipfile.BadZipFile, OSError) as exc:
+            problems.add(f.name, f"not a readable zip archive ({exc})")
+            return []
+        with zf:
+            infos = [i for i in zf.infolist() if not i.is_dir()]
+            for info in infos:
+                if _safe_member_name(info.filename) is None:
+                    problems.add(f.name, f"unsafe path {info.filename!r} in archive (path traversal); nothing was extracted")
+            if problems:
+                return []
+            by_name = {}
+            for info in infos:
+                name = _safe_member_name(info.filename) or ""
+                if not is_ignorable(name):
+                    by_name[name] = info
+            for name, size in job.check_declared([(n, i.file_size) for n, i in by_name.items()]):
+                try:
+                    with zf.open(by_name[name]) as member:
+                        job.extract(name, size, member)
+                except _READ_ERRORS as exc:
+                    problems.add(f.name, f"not a readable zip archive: member {name!r} ({exc})")
+                    return []
+    return job.members
+
+
+def _members_tar(f: InputFile, dest: Path, problems: Problems, limits: Limits) -> list[InputFile]:
+    job = _Extraction(f.name, dest, problems, limits)
+    with f.open() as fh:
+        try:
+            tf = tarfile.open(fileobj=fh, mode="r:*")
+        except _READ_ERRORS as exc:
+            problems.add(f.name, f"not a readable tar archive ({exc})")
+            return []
+        with tf:
+            members: list[tarfile.TarInfo] = []
+            try:
+                for m in tf:  # headers only; stop counting past the limit
+                    if not m.isdir():
+                        members.append(m)
+                    if len(members) > limits.files:
+                        break
+            except _READ_ERRORS as exc:
+                problems.add(f.name, f"not a readable tar archive ({exc})")
+                return []
+            for m in members:
+                if _safe_member_name(m.name) is None:
+                    problems.add(f.name, f"unsafe path {m.name!r} in archive (path traversal); nothing was extracted")
+                elif not m.isfile():
+                    problems.add(f.name, f"{m.name!r} is a link or special file; archives may hold only regular files")
+            if problems:
+                return []
+            by_name = {}
+            for m in members:
+                name = _safe_member_name(m.name) or ""
+                if not is_ignorable(name):
+                    by_name[name] = m
+            for name, size in job.check_declared([(n, m.size) for n, m in by_name.items()]):
+                try:
+                    member = tf.extractfile(by_name[name])
+                    if member is not None:
+                        with member:
+                            job.extract(name, size, member)
+                except _READ_ERRORS as exc:
+                    problems.add(f.name, f"not a readable tar archive: member {name!r} ({exc})")
+                    return []
+    return job.members
+
+
+def expand_archives(files: list[InputFile], work: Path, problems: Problems, limits: Limits | None = None) -> list[InputFile]:
+    """Replace every archive among ``files`` by its members (extracted under ``work``, sorted by
+    name); hidden files are dropped, other files pass through."""
+    limits = limits or Limits.from_settings()
+    out: list[InputFile] = []
+    for index, f in enumerate(files):
+        if is_ignorable(f.name):
             continue
-        members = _members_zip(name, data, problems) if name.lower().endswith(".zip") else _members_tar(name, data, problems)
-        nested = [m for m, _ in members if is_archive(m)]
+        if not is_archive(f.name):
+            out.append(f)
+            continue
+        if f.size > limits.total_bytes:
+            problems.add(f.name, f"archive is {human_size(f.size)}, over the limit per import "
+                                 f"(IMPORT_MAX_BYTES={limits.total_bytes})", limit="IMPORT_MAX_BYTES")
+            continue
+        dest = work / f"archive-{index}"
+        extract = _members_zip if f.name.lower().endswith(".zip") else _members_tar
+        members = extract(f, dest, problems, limits)
+        nested = [m.name for m in members if is_archive(m.name)]
         if nested:
-            problems.add(name, f"archives inside archives are not supported: {', '.join(nested[:5])}")
-        out.extend(sorted(members))
+            problems.add(f.name, f"archives inside archives are not supported: {', '.join(nested[:5])}")
+        out.extend(sorted(members, key=lambda m: m.name))
     return out
+
+
+def path_inputs(path: str | Path) -> list[InputFile]:
+    """The files of ``path`` — a file, or a folder (recursively, sorted, hidden files skipped) — as
+    inputs read from where they are (archives among them are expanded by :func:`expand_archives`)."""
+    path = Path(path)
+    if path.is_dir():
+        files = []
+        for p in sorted(path.rglob("*")):
+            rel = p.relative_to(path).as_posix()
+            if p.is_file() and not is_ignorable(rel):
+                files.append(InputFile(rel, p.stat().st_size, path=p))
+        if not files:
+            raise CorpusImportError.one(str(path), "folder holds no files to import")
+        return files
+    if not path.is_file():
+        raise CorpusImportError.one(str(path), "no such file or folder")
+    return [InputFile(path.name, path.stat().st_size, path=path)]
+
+
+def bytes_inputs(files: list[tuple[str, bytes]]) -> list[InputFile]:
+    return [InputFile(name, len(data), data=data) for name, data in files]
+
+
+def collect(files: list[InputFile], work: Path, limits: Limits) -> list[InputFile]:
+    """``files`` with archives expanded, checked against the size and count limits.
+
+    Raises:
+        CorpusImportError: an unreadable or unsafe archive, or a limit exceeded.
+    """
+    problems = Problems()
+    for f in files:  # refuse an oversized plain file before anything is unpacked
+        if not is_ignorable(f.name) and not is_archive(f.name):
+            check_file_size(f.name, f.size, problems)
+    problems.raise_if_any()
+    expanded = expand_archives(files, work, problems, limits)
+    problems.raise_if_any()
+    check_sizes(expanded, problems, limits)
+    problems.raise_if_any()
+    return expanded
 
 
 def read_path(path: str | Path) -> list[tuple[str, bytes]]:
     """The files to import from ``path``: a file, a folder (recursively, sorted, hidden files
     skipped) or a .zip/.tar.gz archive, as ``(name relative to the folder/archive, bytes)``.
 
-    Raises:
-        CorpusImportError: the path does not exist, a file is too large, or an archive is unsafe.
-    """
-    path = Path(path)
-    problems = Problems()
-    if path.is_dir():
-        files: list[tuple[str, bytes]] = []
-        for p in sorted(path.rglob("*")):
-            rel = p.relative_to(path).as_posix()
-            if not p.is_file() or is_ignorable(rel):
-                continue
-            if check_file_size(rel, p.stat().st_size, problems):
-                files.append((rel, p.read_bytes()))
-        problems.raise_if_any()
-        if not files:
-            raise CorpusImportError.one(str(path), "folder holds no files to import")
-        return files
-    if not path.is_file():
-        raise CorpusImportError.one(str(path), "no such file or folder")
-    size = path.stat().st_size
-    if is_archive(path.name):
-        if size > max_total_bytes():
-            raise CorpusImportError.one(path.name, "archive is over the limit per import")
-    elif not check_file_size(path.name, size, problems):
-        problems.raise_if_any()
-    files = [(path.name, path.read_bytes())]
-    if is_archive(path.name):
-        files = expand_archives(files, problems)
-        problems.raise_if_any()
-    return files
+    For small inputs (tests, the demo corpus); imports read ``path`` streaming (``import_path``)."""
+    with work_folder() as work:
+        out = []
+        for f in collect(path_inputs(path), work, Limits.from_settings()):
+            with f.open() as fh:
+                out.append((f.name, fh.read()))
+        return out
+
+
+__all__ = ["ARCHIVE_SUFFIXES", "bytes_inputs", "collect", "expand_archives", "import_root", "is_archive",
+           "path_inputs", "read_path", "work_folder"]

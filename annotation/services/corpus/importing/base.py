@@ -1,19 +1,29 @@
-"""The format-independent shape of a parsed import, and the context the format parsers share."""
+"""The format-independent shape of a parsed import, and the context the format parsers share.
+
+Parsers are generators: they read their files through the context (:meth:`ParseContext.lines`
+streams a file line by line, :meth:`ParseContext.text` reads one file whole — a file is at most
+``MAX_UPLOAD_BYTES``) and yield one :class:`ParsedArticle` at a time, so an import's memory is
+bounded by its largest article, not by its size.
+"""
 from __future__ import annotations
 
+import io
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, BinaryIO
 
+from annotation.services.corpus.importing.limits import Limits
 from annotation.services.corpus.importing.problems import Problems
 from workers.engine.text import SUPPORTED_LANGUAGES, split_document
 
+BOM = b"\xef\xbb\xbf"
 
-@dataclass(frozen=True)
-class TextFile:
-    """A decoded input file; ``name`` is its path relative to the import root (posix)."""
+
+class Named:
+    """Name helpers shared by input files: ``name`` is the path relative to the import root (posix)."""
 
     name: str
-    text: str
 
     @property
     def basename(self) -> str:
@@ -28,6 +38,39 @@ class TextFile:
     def extension(self) -> str:
         base = self.basename
         return base.rsplit(".", 1)[1].lower() if "." in base.lstrip(".") else ""
+
+
+@dataclass(frozen=True)
+class TextFile(Named):
+    """A name (and, for callers that have it, a decoded text); :func:`detect_format` uses the name."""
+
+    name: str
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class InputFile(Named):
+    """One file to import, on disk (``path``) or in memory (``data``); read only through :meth:`open`."""
+
+    name: str
+    size: int
+    path: Path | None = None
+    data: bytes | None = field(default=None, repr=False)
+
+    def open(self) -> BinaryIO:
+        if self.path is not None:
+            return self.path.open("rb")
+        return io.BytesIO(self.data or b"")
+
+
+def split_line(text: str) -> list[str]:
+    """One ``\\n``-terminated piece of a file as lines the way :func:`validation.lines_of` splits a
+    whole text: the terminator (``\\n``, ``\\r\\n``, a final ``\\r``) dropped, a lone ``\\r`` inside splits."""
+    if text.endswith("\n"):
+        text = text[:-1]
+    if text.endswith("\r"):
+        text = text[:-1]
+    return text.split("\r") if "\r" in text else [text]
 
 
 @dataclass
@@ -96,7 +139,29 @@ class ParseContext:
     scheme: str = ""
     scheme_values: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    limits: Limits = field(default_factory=Limits.from_settings)
+    line_counts: dict[str, int] = field(default_factory=dict)  # file name → lines (checked before parsing)
+    bytes_read: int = 0  # for progress
     _language_reported: bool = False
+
+    def lines(self, f: InputFile) -> Iterator[tuple[int, str]]:
+        """``(line number, text)`` of a file already checked to be UTF-8 text, read a line at a time."""
+        number = 0
+        with f.open() as fh:
+            for raw in fh:
+                if number == 0 and raw.startswith(BOM):
+                    raw = raw[len(BOM):]
+                self.bytes_read += len(raw)
+                for line in split_line(raw.decode("utf-8")):
+                    number += 1
+                    yield number, line
+
+    def text(self, f: InputFile) -> str:
+        """The whole text of a file already checked to be UTF-8 text (at most ``MAX_UPLOAD_BYTES``)."""
+        with f.open() as fh:
+            data = fh.read()
+        self.bytes_read += len(data)
+        return data.decode("utf-8-sig")
 
     def split(self, text: str) -> list[list[str]] | None:
         """Paragraphs of sentences for a raw text, split like the engine splits (workers.engine.text).

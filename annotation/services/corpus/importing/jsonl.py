@@ -29,10 +29,10 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from typing import Any
 
-from annotation.services.corpus.importing.base import ParseContext, ParsedArticle, ParsedDocument, ParsedPair, TextFile
-from annotation.services.corpus.importing.validation import lines_of
+from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle, ParsedDocument, ParsedPair
 
 EXTENSIONS = ("jsonl", "ndjson", "json")
 SIDES = ("complex", "simple")
@@ -325,12 +325,12 @@ class _Record:
         return list(labels)
 
 
-def parse(files: list[TextFile], ctx: ParseContext) -> list[ParsedArticle]:
-    articles: list[ParsedArticle] = []
+def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
+    """One article per valid record, read a line at a time."""
     first_line: dict[str, tuple[str, int]] = {}
     for f in files:
         # split on newlines only: JSON strings may hold U+2028 and other characters splitlines() breaks on
-        for lineno, raw in enumerate(lines_of(f.text), start=1):
+        for lineno, raw in ctx.lines(f):
             if not raw.strip():
                 continue
             record = _Record(f.name, lineno, ctx)
@@ -348,5 +348,4 @@ def parse(files: list[TextFile], ctx: ParseContext) -> list[ParsedArticle]:
                 first_line[key] = (f.name, lineno)
             article = record.parse(obj)
             if article is not None:
-                articles.append(article)
-    return articles
+                yield article

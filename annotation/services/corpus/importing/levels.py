@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Iterator
 
-from annotation.services.corpus.importing.base import ParseContext, ParsedArticle, ParsedDocument, TextFile
+from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle, ParsedDocument
 
 EXTENSIONS = ("txt", "text", "md")
 
@@ -32,7 +33,7 @@ def known_levels() -> str:
     return "numbers (0 = most complex) or one of the scales " + "; ".join(" < ".join(s) for s in SCALES)
 
 
-def split_name(f: TextFile) -> tuple[str, str] | None:
+def split_name(f: InputFile) -> tuple[str, str] | None:
     """``(title, level)`` from a file name, or None if it does not follow ``<Title>-<level>.<ext>``."""
     for pattern in (_NEWSELA, _TITLE_LEVEL):
         m = pattern.match(f.stem)
@@ -41,7 +42,7 @@ def split_name(f: TextFile) -> tuple[str, str] | None:
     return None
 
 
-def _rank_group(title: str, members: list[tuple[str, TextFile]], ctx: ParseContext) -> list[tuple[str, int, TextFile]] | None:
+def _rank_group(title: str, members: list[tuple[str, InputFile]], ctx: ParseContext) -> list[tuple[str, int, InputFile]] | None:
     """``(canonical level, rank, file)`` for one article's files, or None after reporting why not."""
     problems = ctx.problems
     files = ", ".join(f.name for _, f in members)
@@ -59,7 +60,7 @@ def _rank_group(title: str, members: list[tuple[str, TextFile]], ctx: ParseConte
         )
         return None
     keyed = [(int(lv), str(int(lv)), f) for lv, f in numeric] if numeric else [(lv.casefold(), lv.casefold(), f) for lv, f in named]
-    seen: dict[object, TextFile] = {}
+    seen: dict[object, InputFile] = {}
     ok = True
     for key, _, f in keyed:
         if key in seen:
@@ -85,8 +86,9 @@ def _rank_group(title: str, members: list[tuple[str, TextFile]], ctx: ParseConte
     return [(level, rank, f) for rank, (_, level, f) in enumerate(ordered)]
 
 
-def parse(files: list[TextFile], ctx: ParseContext) -> list[ParsedArticle]:
-    groups: dict[str, list[tuple[str, TextFile]]] = defaultdict(list)
+def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
+    """One article per title, its level files read (whole) only when it is split into sentences."""
+    groups: dict[str, list[tuple[str, InputFile]]] = defaultdict(list)
     for f in files:
         parts = split_name(f)
         if parts is None or not parts[0]:
@@ -94,20 +96,18 @@ def parse(files: list[TextFile], ctx: ParseContext) -> list[ParsedArticle]:
             continue
         title, level = parts
         groups[title].append((level, f))
-    articles: list[ParsedArticle] = []
     for title, members in groups.items():
         ranked = _rank_group(title, members, ctx)
         if ranked is None or ctx.problems:  # no point splitting text that will not be imported
             continue
         documents: list[ParsedDocument] = []
         for level, rank, f in ranked:
-            paragraphs = ctx.split(f.text)
+            paragraphs = ctx.split(ctx.text(f))
             if paragraphs is None:
-                return articles
+                return
             if not paragraphs:
                 ctx.problems.add(f.name, "holds no sentences")
                 continue
             documents.append(ParsedDocument(level=level, rank=rank, paragraphs=paragraphs, meta={"file": f.name}))
         if len(documents) == len(ranked):
-            articles.append(ParsedArticle(title=title, file=ranked[0][2].name, line=None, documents=documents))
-    return articles
+            yield ParsedArticle(title=title, file=ranked[0][2].name, line=None, documents=documents)

@@ -6,32 +6,44 @@ one line per paragraph of one sentence, kept as given (never re-split), and an i
 pair (no gold label) for every line."""
 from __future__ import annotations
 
-from annotation.services.corpus.importing.base import ParseContext, ParsedArticle, ParsedDocument, ParsedPair, TextFile
-from annotation.services.corpus.importing.validation import lines_of
+from collections.abc import Iterator
+
+from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle, ParsedDocument, ParsedPair
+from annotation.services.corpus.importing.limits import over
 
 COMPLEX_EXT, SIMPLE_EXT = "src", "dst"
 EXTENSIONS = (COMPLEX_EXT, SIMPLE_EXT)
 
 
-def _lines(f: TextFile, ctx: ParseContext) -> list[str] | None:
-    lines = lines_of(f.text)
+def _lines(f: InputFile, ctx: ParseContext) -> list[str] | None:
+    lines: list[str] = []
     ok = True
-    for n, line in enumerate(lines, start=1):
+    for n, line in ctx.lines(f):
         if not line.strip():
             ctx.problems.add(f.name, f"empty line at line {n} of {f.basename}; every line must hold a sentence", line=n)
             ok = False
-    return [line.strip() for line in lines] if ok else None
+        lines.append(line.strip())
+    return lines if ok else None
 
 
-def parse(files: list[TextFile], ctx: ParseContext) -> list[ParsedArticle]:
-    stems: dict[str, dict[str, TextFile]] = {}
+def _too_long(f: InputFile, n: int, ctx: ParseContext) -> bool:
+    limit = ctx.limits.sentences_per_document
+    if n <= limit:
+        return False
+    ctx.problems.add(f.name, over(f"file {f.name} has {n:,} lines (a sentence each)", "IMPORT_MAX_SENTENCES_PER_DOCUMENT",
+                                  limit) + "; split it into smaller .src/.dst pairs",
+                     limit="IMPORT_MAX_SENTENCES_PER_DOCUMENT")
+    return True
+
+
+def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
+    stems: dict[str, dict[str, InputFile]] = {}
     for f in files:
         if f.extension not in EXTENSIONS:
             ctx.problems.add(f.name, f"unknown extension {'.' + f.extension if f.extension else '(none)'} for the parallel format; expected .src and .dst")
             continue
         key = f.name[: -(len(f.extension) + 1)]
         stems.setdefault(key, {})[f.extension] = f
-    articles: list[ParsedArticle] = []
     for key, sides in stems.items():
         if len(sides) == 1:
             (ext, f), = sides.items()
@@ -39,14 +51,16 @@ def parse(files: list[TextFile], ctx: ParseContext) -> list[ParsedArticle]:
             ctx.problems.add(f.name, f"missing partner file {key.rsplit('/', 1)[-1]}.{other} for {f.basename}")
             continue
         src, dst = sides[COMPLEX_EXT], sides[SIMPLE_EXT]
-        src_lines, dst_lines = _lines(src, ctx), _lines(dst, ctx)
-        n_src, n_dst = len(lines_of(src.text)), len(lines_of(dst.text))
+        n_src, n_dst = ctx.line_counts.get(src.name, 0), ctx.line_counts.get(dst.name, 0)
         if n_src != n_dst:
             ctx.problems.add(
                 src.name,
                 f"{src.basename} has {n_src} lines but {dst.basename} has {n_dst}; line-aligned files need the same number of lines",
             )
             continue
+        if _too_long(src, n_src, ctx) | _too_long(dst, n_dst, ctx):
+            continue
+        src_lines, dst_lines = _lines(src, ctx), _lines(dst, ctx)
         if src_lines is None or dst_lines is None:
             continue
         documents = [
@@ -54,5 +68,4 @@ def parse(files: list[TextFile], ctx: ParseContext) -> list[ParsedArticle]:
             ParsedDocument(level=SIMPLE_EXT, rank=1, paragraphs=[[s] for s in dst_lines], meta={"file": dst.name}),
         ]
         pairs = [ParsedPair(COMPLEX_EXT, SIMPLE_EXT, (i,), (i,)) for i in range(n_src)]
-        articles.append(ParsedArticle(title=src.stem, file=src.name, line=None, documents=documents, pairs=pairs))
-    return articles
+        yield ParsedArticle(title=src.stem, file=src.name, line=None, documents=documents, pairs=pairs)

@@ -9,7 +9,8 @@ MAX_PROBLEMS = 50
 
 @dataclass(frozen=True)
 class Problem:
-    """One thing wrong with the input, located as precisely as the format allows.
+    """One thing wrong with the input, located as precisely as the format allows. ``limit`` names
+    the setting (``IMPORT_MAX_LINES``...) when the input is refused for its size.
 
     Example:
         >>> str(Problem("a.jsonl", 3, "complex.paragraphs[0][1]", "must be a string, got int"))
@@ -20,6 +21,7 @@ class Problem:
     line: int | None
     field: str | None
     message: str
+    limit: str | None = None
 
     def __str__(self) -> str:
         where = self.file
@@ -37,8 +39,14 @@ class CorpusImportError(Exception):
         super().__init__("\n".join(str(p) for p in self.problems))
 
     @classmethod
-    def one(cls, file: str, message: str, *, line: int | None = None, field: str | None = None) -> CorpusImportError:
-        return cls(Problem(file, line, field, message))
+    def one(cls, file: str, message: str, *, line: int | None = None, field: str | None = None,
+            limit: str | None = None) -> CorpusImportError:
+        return cls(Problem(file, line, field, message, limit))
+
+    @property
+    def too_large(self) -> bool:
+        """The input was refused for its size (a limit setting), not for its content: HTTP 413."""
+        return any(p.limit for p in self.problems)
 
 
 class Problems:
@@ -49,9 +57,10 @@ class Problems:
         self.items: list[Problem] = []
         self.dropped = 0
 
-    def add(self, file: str, message: str, *, line: int | None = None, field: str | None = None) -> None:
+    def add(self, file: str, message: str, *, line: int | None = None, field: str | None = None,
+            limit: str | None = None) -> None:
         if len(self.items) < self.cap:
-            self.items.append(Problem(file, line, field, message))
+            self.items.append(Problem(file, line, field, message, limit))
         else:
             self.dropped += 1
 

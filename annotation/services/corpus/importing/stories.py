@@ -3,15 +3,17 @@ one highlight sentence. The body becomes the ``document`` level (rank 0), the hi
 ``summary`` level (rank 1), one highlight per paragraph, kept as written."""
 from __future__ import annotations
 
-from annotation.services.corpus.importing.base import ParseContext, ParsedArticle, ParsedDocument, TextFile
+from collections.abc import Iterator
+
+from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle, ParsedDocument
 from annotation.services.corpus.importing.validation import lines_of
 
 EXTENSIONS = ("story",)
 MARKER = "@highlight"
 
 
-def _parse_one(f: TextFile, ctx: ParseContext) -> ParsedArticle | None:
-    lines = lines_of(f.text)
+def _parse_one(f: InputFile, ctx: ParseContext) -> ParsedArticle | None:
+    lines = lines_of(ctx.text(f))
     markers = [i for i, line in enumerate(lines) if line.strip() == MARKER]
     if not markers:
         ctx.problems.add(f.name, f"story has no {MARKER} lines; a story needs its summary highlights")
@@ -45,13 +47,11 @@ def _parse_one(f: TextFile, ctx: ParseContext) -> ParsedArticle | None:
     return ParsedArticle(title=f.stem, file=f.name, line=None, documents=documents)
 
 
-def parse(files: list[TextFile], ctx: ParseContext) -> list[ParsedArticle]:
-    articles: list[ParsedArticle] = []
+def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
     for f in files:
         if f.extension not in EXTENSIONS:
             ctx.problems.add(f.name, f"unknown extension {'.' + f.extension if f.extension else '(none)'} for the stories format; expected .story")
             continue
         article = _parse_one(f, ctx)
         if article is not None:
-            articles.append(article)
-    return articles
+            yield article

@@ -1,14 +1,22 @@
-"""Checks shared by every format: sizes, empty and binary files, UTF-8 decoding, ignorable names."""
+"""Checks shared by every format: sizes, empty and binary files, UTF-8 decoding, ignorable names.
+
+:func:`check_file` streams a file once before anything is parsed (a line at a time, never the
+whole file in memory) and reports what :func:`decode` reports for a text in memory, plus the
+``IMPORT_MAX_LINES`` limit.
+"""
 from __future__ import annotations
 
 from django.conf import settings
 
+from annotation.services.corpus.importing.base import BOM, InputFile, split_line
+from annotation.services.corpus.importing.limits import Limits, over
 from annotation.services.corpus.importing.problems import Problems
 
 # A text file has (almost) no control characters other than whitespace.
 _TEXT_CONTROLS = {"\t", "\n", "\r", "\f", "\v"}
 MAX_CONTROL_RATIO = 0.05
 _SAMPLE_CHARS = 65536
+NUL = b"\x00"
 
 
 def max_file_bytes() -> int:
@@ -16,8 +24,8 @@ def max_file_bytes() -> int:
 
 
 def max_total_bytes() -> int:
-    """Total for one import: ``settings.MAX_IMPORT_BYTES`` when set, else 4 × ``MAX_UPLOAD_BYTES``."""
-    return int(getattr(settings, "MAX_IMPORT_BYTES", 0) or 4 * max_file_bytes())
+    """Total for one import: ``settings.IMPORT_MAX_BYTES`` when set, else 4 × ``MAX_UPLOAD_BYTES``."""
+    return Limits.from_settings().total_bytes
 
 
 def human_size(n: int) -> str:
@@ -37,18 +45,75 @@ def is_ignorable(name: str) -> bool:
 def check_file_size(name: str, size: int, problems: Problems) -> bool:
     limit = max_file_bytes()
     if size > limit:
-        problems.add(name, f"file is {human_size(size)}, over the {human_size(limit)} limit per file (MAX_UPLOAD_BYTES)")
+        problems.add(name, f"file is {human_size(size)}, over the {human_size(limit)} limit per file "
+                           f"(MAX_UPLOAD_BYTES={limit})", limit="MAX_UPLOAD_BYTES")
         return False
     return True
 
 
-def check_sizes(files: list[tuple[str, bytes]], problems: Problems) -> None:
-    """Every file within the per-file limit and the whole import within the per-import limit."""
-    for name, data in files:
-        check_file_size(name, len(data), problems)
-    total, limit = sum(len(d) for _, d in files), max_total_bytes()
-    if total > limit:
-        problems.add("", f"the import totals {human_size(total)}, over the {human_size(limit)} limit per import")
+def check_sizes(files: list[InputFile], problems: Problems, limits: Limits) -> None:
+    """Every file within the per-file limit; the import within the per-import limits (bytes, files)."""
+    for f in files:
+        check_file_size(f.name, f.size, problems)
+    total = sum(f.size for f in files)
+    if total > limits.total_bytes:
+        problems.add("", f"the import totals {human_size(total)}, over the {human_size(limits.total_bytes)} limit per "
+                         f"import (IMPORT_MAX_BYTES={limits.total_bytes})", limit="IMPORT_MAX_BYTES")
+    if len(files) > limits.files:
+        problems.add("", over(f"the import holds {len(files):,} files", "IMPORT_MAX_FILES", limits.files),
+                     limit="IMPORT_MAX_FILES")
+
+
+def check_file(f: InputFile, problems: Problems, limits: Limits) -> int | None:
+    """Stream ``f`` once: its number of lines (as :func:`lines_of` counts them), or None after
+    reporting why it can't be imported — empty, binary (a NUL byte, or mostly control
+    characters), not UTF-8 (byte offset and line), or more lines than ``IMPORT_MAX_LINES``."""
+    lines = offset = newlines = sample_chars = controls = 0
+    content = verdict = False
+    with f.open() as fh:
+        head = fh.read(_SAMPLE_CHARS)
+        if NUL in head:
+            problems.add(f.name, f"binary file (NUL byte at byte offset {head.index(NUL)}); expected UTF-8 text")
+            return None
+        fh.seek(0)
+        for raw in fh:
+            if offset == 0 and raw.startswith(BOM):
+                offset, raw = len(BOM), raw[len(BOM):]
+            if NUL in raw:
+                problems.add(f.name, f"binary file (NUL byte at byte offset {offset + raw.index(NUL)}); expected UTF-8 text")
+                return None
+            try:
+                text = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                problems.add(
+                    f.name,
+                    f"not valid UTF-8 at byte offset {offset + exc.start} (byte 0x{raw[exc.start]:02x}); save the file as UTF-8",
+                    line=newlines + 1,
+                )
+                return None
+            if not verdict:
+                sample = text[: _SAMPLE_CHARS - sample_chars]
+                sample_chars += len(sample)
+                controls += sum(1 for ch in sample if ord(ch) < 32 and ch not in _TEXT_CONTROLS)
+                if sample_chars >= _SAMPLE_CHARS:
+                    verdict = True
+                    if controls / sample_chars > MAX_CONTROL_RATIO:
+                        break
+            content = content or bool(text.strip())
+            offset += len(raw)
+            newlines += raw.endswith(b"\n")
+            lines += len(split_line(text))
+    if sample_chars and controls / sample_chars > MAX_CONTROL_RATIO:
+        problems.add(f.name, f"binary file ({controls} control characters in the first {sample_chars}); expected text")
+        return None
+    if not content:
+        problems.add(f.name, "file is empty")
+        return None
+    if lines > limits.lines:
+        problems.add(f.name, over(f"file {f.name} has {lines:,} lines", "IMPORT_MAX_LINES", limits.lines),
+                     limit="IMPORT_MAX_LINES")
+        return None
+    return lines
 
 
 def decode(name: str, data: bytes, problems: Problems) -> str | None:

@@ -1,0 +1,51 @@
+"""How big an import may be: every limit comes from a setting, and a refusal names that setting.
+
+    >>> over("file a.jsonl has 1,200,000 lines", "IMPORT_MAX_LINES", 500000)
+    'file a.jsonl has 1,200,000 lines; the limit is IMPORT_MAX_LINES=500000'
+
+The limits (``alignapp/settings.py``, from the environment; README "Configuration"):
+
+* ``MAX_UPLOAD_BYTES`` — one file (an archive's member included); an archive may be up to
+  ``IMPORT_MAX_BYTES``.
+* ``IMPORT_MAX_BYTES`` — the whole import, uncompressed (uploads are cut off at this size too).
+* ``IMPORT_MAX_FILES`` — files in one import, archive members counted.
+* ``IMPORT_MAX_LINES`` — lines of one file.
+* ``IMPORT_MAX_SENTENCES_PER_DOCUMENT`` — sentences of one document (one side of a JSONL record,
+  one level file, one ``.src``/``.dst`` file).
+* ``IMPORT_MAX_ARTICLES`` — articles in one import.
+* ``IMPORT_BACKGROUND_BYTES`` — uploads larger than this are imported by a background job.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.conf import settings
+
+
+def over(what: str, setting: str, limit: int) -> str:
+    """``"<what>; the limit is <SETTING>=<limit>"``: the one way a limit's refusal reads."""
+    return f"{what}; the limit is {setting}={limit}"
+
+
+@dataclass(frozen=True)
+class Limits:
+    file_bytes: int
+    total_bytes: int
+    files: int
+    lines: int
+    sentences_per_document: int
+    articles: int
+    background_bytes: int
+
+    @classmethod
+    def from_settings(cls) -> Limits:
+        file_bytes = int(settings.MAX_UPLOAD_BYTES)
+        return cls(
+            file_bytes=file_bytes,
+            total_bytes=int(getattr(settings, "IMPORT_MAX_BYTES", 0) or 4 * file_bytes),
+            files=int(getattr(settings, "IMPORT_MAX_FILES", 10_000)),
+            lines=int(getattr(settings, "IMPORT_MAX_LINES", 500_000)),
+            sentences_per_document=int(getattr(settings, "IMPORT_MAX_SENTENCES_PER_DOCUMENT", 10_000)),
+            articles=int(getattr(settings, "IMPORT_MAX_ARTICLES", 200_000)),
+            background_bytes=int(getattr(settings, "IMPORT_BACKGROUND_BYTES", 2 * 1024 * 1024)),
+        )
