@@ -57,6 +57,7 @@ from annotation.models import (
 )
 from annotation.permissions import can_research
 from annotation.services.alignment.alignment_runs import document_pairs, link_sentences
+from annotation.services.corpus.documents import document_payload
 from annotation.services.review import qc
 from annotation.services.review.gold import class_values, value_classes
 from annotation.services.review.labelling import ARTICLE, MAX_SECONDS, submit_label
@@ -189,16 +190,6 @@ def own_links(user, complex_doc: Document, simple_doc: Document, scheme: LabelSc
     counts = _counts_as(scheme)
     return components((lab.pair.complex_indices, lab.pair.simple_indices, counts.get(lab.value))
                       for lab in labels if counts.get(lab.value) in LINK_LABELS)
-
-
-def document_payload(doc: Document) -> dict:
-    paragraphs: list[dict] = []
-    for index, paragraph, text in doc.sentences.order_by("index").values_list("index", "paragraph__index", "text"):
-        if not paragraphs or paragraphs[-1]["index"] != paragraph:
-            paragraphs.append({"index": paragraph, "sentences": []})
-        paragraphs[-1]["sentences"].append({"index": index, "text": text})
-    return {"id": doc.pk, "level": doc.level, "paragraphs": paragraphs,
-            "sentence_count": sum(len(p["sentences"]) for p in paragraphs)}
 
 
 def load_alignment(user, article: Article, complex_doc: Document, simple_doc: Document, run: AlignmentRun | None) -> dict:

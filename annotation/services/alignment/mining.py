@@ -40,8 +40,9 @@ from pathlib import Path
 from django.conf import settings
 from django.utils import timezone
 
-from annotation.models import AlignmentRun, Document, Prediction, Sentence, Status
+from annotation.models import AlignmentRun, Document, Prediction, Status
 from annotation.services.background import progress
+from annotation.services.corpus.documents import stream_sentences
 from annotation.services.corpus.language_tools import BUNDLED_ENCODER, project_encoder, project_pipeline
 from workers.engine.mining import STAGES, CorpusDocument, CorpusPair, MiningConfig, MiningWork
 from workers.engine.types import AlignedPair, Alignment, ArticlePair
@@ -100,18 +101,8 @@ def plan(run: AlignmentRun) -> MiningWork:
 def project_documents(project) -> Iterator[CorpusDocument]:
     """Every document of the project with its sentences (id = the document's primary key)."""
     language = project.language or "en"
-    current: int | None = None
-    sentences: list[str] = []
-    rows = (Sentence.objects.filter(document__article__project=project).order_by("document_id", "index")
-            .values_list("document_id", "text"))
-    for doc_id, text in rows.iterator(chunk_size=5000):
-        if doc_id != current:
-            if current is not None:
-                yield CorpusDocument(str(current), tuple(sentences), language)
-            current, sentences = doc_id, []
-        sentences.append(text)
-    if current is not None:
-        yield CorpusDocument(str(current), tuple(sentences), language)
+    for doc_id, sentences in stream_sentences(document__article__project=project):
+        yield CorpusDocument(str(doc_id), tuple(s.text for s in sentences), language)
 
 
 # --- chunks -------------------------------------------------------------------------------------

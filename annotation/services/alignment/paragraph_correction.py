@@ -61,9 +61,10 @@ from annotation.models import (
     Status,
 )
 from annotation.permissions import can_research
-from annotation.services.alignment.alignment_runs import document_pairs, link_sentences, sentence_texts
-from annotation.services.alignment.article_alignment import CANDIDATE_RUN_METHOD, AlignmentInputError, document_payload
+from annotation.services.alignment.alignment_runs import document_pairs, link_sentences
+from annotation.services.alignment.article_alignment import CANDIDATE_RUN_METHOD, AlignmentInputError
 from annotation.services.background import jobs, progress
+from annotation.services.corpus.documents import document_payload, document_sentences, sentence_texts, to_engine
 from workers.engine.paragraph_alignment import (
     PARAGRAPH_VARIANTS,
     NewselaThresholds,
@@ -170,11 +171,8 @@ def _sentences(doc: Document) -> tuple[list[str], list[int], list[int]]:
     """Texts, the position of each sentence's paragraph, and the paragraph indices in order."""
     paragraphs = list(doc.paragraphs.order_by("index").values_list("index", flat=True))
     position = {p: n for n, p in enumerate(paragraphs)}
-    texts, par = [], []
-    for text, p in doc.sentences.order_by("index").values_list("text", "paragraph__index"):
-        texts.append(text)
-        par.append(position[p])
-    return texts, par, paragraphs
+    rows = document_sentences([doc.pk])[doc.pk]
+    return [s.text for s in rows], [position[s.paragraph] for s in rows], paragraphs
 
 
 def compute_auto_links(complex_doc: Document, simple_doc: Document, settings: ParagraphSettings,
@@ -394,22 +392,21 @@ def candidate_sentence_pairs(complex_doc: Document, simple_doc: Document, settin
     """``{(complex index, simple index): features}`` within the active paragraph links."""
     links = set(stored_links(complex_doc, simple_doc).filter(active=True)
                 .values_list("complex_paragraph__index", "simple_paragraph__index"))
-    c_rows = list(complex_doc.sentences.order_by("index").values_list("index", "paragraph__index", "text"))
-    s_rows = list(simple_doc.sentences.order_by("index").values_list("index", "paragraph__index", "text"))
-    mask = np.array([[(cp, sp) in links for _, sp, _ in s_rows] for _, cp, _ in c_rows], dtype=bool).reshape(len(c_rows), len(s_rows))
+    rows = document_sentences([complex_doc.pk, simple_doc.pk])
+    c_rows, s_rows = rows[complex_doc.pk], rows[simple_doc.pk]
+    mask = np.array([[(c.paragraph, s.paragraph) in links for s in s_rows] for c in c_rows],
+                    dtype=bool).reshape(len(c_rows), len(s_rows))
     if settings.candidates == "all-in-paragraphs":
-        return {(c_rows[i][0], s_rows[j][0]): {} for i, j in zip(*np.nonzero(mask))}
+        return {(c_rows[i].index, s_rows[j].index): {} for i, j in zip(*np.nonzero(mask))}
     from workers.engine.candidates import select_candidates
     from workers.engine.types import ArticlePair
-    from workers.engine.types import Document as EngineDocument
 
     if not mask.any():
         return {}
     measures = measures or [_similarity(name) for name in settings.measures]
-    pair = ArticlePair(f"{complex_doc.pk}-{simple_doc.pk}", EngineDocument(((*(t for _, _, t in c_rows),),)),
-                       EngineDocument(((*(t for _, _, t in s_rows),),)))
+    pair = ArticlePair(f"{complex_doc.pk}-{simple_doc.pk}", to_engine(c_rows), to_engine(s_rows))
     found = select_candidates(pair, [_Masked(m, mask) for m in measures], k=settings.k)
-    return {(c_rows[i][0], s_rows[j][0]): {name: round(v, 4) for name, v in found.scores[(i, j)].items()}
+    return {(c_rows[i].index, s_rows[j].index): {name: round(v, 4) for name, v in found.scores[(i, j)].items()}
             for i, j in found.pairs if mask[i, j]}
 
 

@@ -49,12 +49,11 @@ from annotation.models import (
     CandidatePair,
     Job,
     ModelVersion,
-    PairSentence,
     Prediction,
     Project,
-    Side,
 )
 from annotation.services.background import progress
+from annotation.services.corpus.documents import engine_pair, pair_sentences, pair_texts
 from annotation.services.corpus.language_tools import project_encoder, project_pipeline
 from annotation.services.projects.creation import find_project
 from workers.engine.text import normalise
@@ -194,21 +193,6 @@ def target_pairs(project: Project, params: dict):
     if params.get("origin"):
         qs = qs.filter(origin=params["origin"])
     return qs
-
-
-def pair_sentences(pair_ids: list[int]) -> dict[int, tuple[list[str], list[str]]]:
-    """``{pair id: (complex sentences, simple sentences)}`` in document order."""
-    sides: dict[int, dict[str, list[tuple[int, str]]]] = defaultdict(lambda: {Side.COMPLEX: [], Side.SIMPLE: []})
-    rows = PairSentence.objects.filter(pair_id__in=pair_ids).values_list("pair_id", "side", "sentence__index", "sentence__text")
-    for pair_id, side, index, text in rows.iterator():
-        sides[pair_id][side].append((index, text))
-    return {pid: ([t for _, t in sorted(s[Side.COMPLEX])], [t for _, t in sorted(s[Side.SIMPLE])])
-            for pid, s in sides.items()}
-
-
-def pair_texts(pair_ids: list[int]) -> dict[int, tuple[str, str]]:
-    """``{pair id: (complex text, simple text)}``, sentences joined in document order."""
-    return {pid: (" ".join(c), " ".join(s)) for pid, (c, s) in pair_sentences(pair_ids).items()}
 
 
 def _batches(ids: list[int], size: int = BATCH) -> Iterator[list[int]]:
@@ -405,7 +389,7 @@ def wivico_job(job: Job, report: ProgressFn) -> dict:
     the run aligned (Figure 3: all samples of the corpus); all of them stored for later runs."""
     import numpy as np
 
-    from annotation.services.alignment.alignment_runs import document_pairs, engine_pair
+    from annotation.services.alignment.alignment_runs import document_pairs
     from workers.engine.methods.wivico import WivicoAligner
     from workers.engine.simplicity.embedding import default_encoder
     from workers.engine.simplicity.wivico_thresholds import calibrate_label_thresholds

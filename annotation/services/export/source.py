@@ -21,9 +21,9 @@ from annotation.models import (
     Label,
     Prediction,
     Project,
-    Sentence,
     Status,
 )
+from annotation.services.corpus.documents import paragraphs, stream_sentences
 from annotation.services.export import derived as derive
 from annotation.services.export import gold
 from annotation.services.export.options import ExportError, ExportOptions
@@ -110,14 +110,9 @@ class PairSource:
                 documents[doc_id] = {"level": level, "rank": rank, "paragraphs": []}
                 if article_id in ids:
                     docs_of[article_id].append(doc_id)
-            last_paragraph: dict[int, int] = {}
-            for doc_id, paragraph_id, text in (Sentence.objects.filter(**{f"document__{k}": v for k, v in where.items()})
-                                               .order_by("document_id", "index").values_list("document_id", "paragraph_id", "text")):
-                sentences[doc_id].append(text)
-                if last_paragraph.get(doc_id) != paragraph_id:
-                    documents[doc_id]["paragraphs"].append([])
-                    last_paragraph[doc_id] = paragraph_id
-                documents[doc_id]["paragraphs"][-1].append(text)
+            for doc_id, rows in stream_sentences(**{f"document__{k}": v for k, v in where.items()}):
+                sentences[doc_id] = [s.text for s in rows]
+                documents[doc_id]["paragraphs"] = [[s.text for s in p] for _, p in paragraphs(rows)]
 
         load_documents(article_id__in=ids)
 

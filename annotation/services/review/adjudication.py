@@ -32,7 +32,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, Max, QuerySet
 from django.utils import timezone
 
-from annotation.models import Adjudication, AdjudicationChange, CandidatePair, LabelScheme, Project, Side
+from annotation.models import Adjudication, AdjudicationChange, CandidatePair, LabelScheme, Project
+from annotation.services.corpus.documents import pair_texts
 from annotation.services.review import qc
 from annotation.services.review.gold import majority_value, qualifies, vote_gold
 
@@ -100,20 +101,13 @@ class Vote:
         return self.__dict__.copy()
 
 
-def _sides(pair: CandidatePair) -> dict[str, str]:
-    texts = {Side.COMPLEX: [], Side.SIMPLE: []}
-    for member in sorted(pair.members.all(), key=lambda m: m.sentence.index):
-        texts[member.side].append(member.sentence.text)
-    return {side: " ".join(parts) for side, parts in texts.items()}
-
-
 def queue_items(project: Project, pair_ids: list[int], *, with_score: bool | None = None) -> list[dict]:
     """The review payload of each pair: both sides' text, every counted vote, the tally and the
     current gold (if any); the model's score and predicted label when ``with_score``."""
     with_score = shows_score(project) if with_score is None else with_score
     pairs = {p.pk: p for p in CandidatePair.objects.filter(pk__in=pair_ids, article__project=project)
-             .select_related("article", "complex_document", "simple_document", "gold__reviewer")
-             .prefetch_related("members__sentence")}
+             .select_related("article", "complex_document", "simple_document", "gold__reviewer")}
+    texts_of = pair_texts(pairs)
     votes: dict[int, list[Vote]] = defaultdict(list)
     labels = (qc.counted_labels(project).filter(pair_id__in=pair_ids).select_related("annotator")
               .order_by("pair_id", "created_at", "id"))
@@ -125,13 +119,13 @@ def queue_items(project: Project, pair_ids: list[int], *, with_score: bool | Non
         pair = pairs.get(pid)
         if pair is None:
             continue
-        texts = _sides(pair)
+        complex_text, simple_text = texts_of.get(pid, ("", ""))
         gold = getattr(pair, "gold", None)
         item = {
             "pair": pair.pk, "article": pair.article_id, "article_title": pair.article.title,
             "complex_level": pair.complex_document.level, "simple_level": pair.simple_document.level,
             "complex": pair.complex_indices, "simple": pair.simple_indices,
-            "complex_text": texts[Side.COMPLEX], "simple_text": texts[Side.SIMPLE],
+            "complex_text": complex_text, "simple_text": simple_text,
             "votes": [v.as_dict() for v in votes[pid]],
             "tally": dict(Counter(v.value for v in votes[pid] if v.value).most_common()),
             "gold": ({"value": gold.value, "provenance": gold.provenance, "note": gold.note,

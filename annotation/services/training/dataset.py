@@ -28,12 +28,11 @@ from annotation.models import (
     Article,
     ArticleCompletion,
     CandidatePair,
-    Document,
     Label,
     Project,
     Split,
 )
-from annotation.services.alignment.alignment_runs import engine_document
+from annotation.services.corpus.documents import engine_pair, pair_texts
 from annotation.services.review import qc
 from annotation.services.review.gold import pair_classes, value_classes
 from workers.engine.types import ArticlePair
@@ -124,7 +123,6 @@ def training_set(project: Project) -> TrainingSet:
     """The project's training data now (see the module docstring)."""
     split_of = article_splits(project)
     data = TrainingSet()
-    docs: dict[int, Document] = {}
     covered: set[tuple[int, int]] = set()
     sources = Counter()
     for article, c, s, annotators, imported in exhaustive_document_pairs(project):
@@ -132,37 +130,23 @@ def training_set(project: Project) -> TrainingSet:
         if split not in data.exhaustive:
             continue
         links = _exhaustive_links(project, c, s, annotators, imported)
-        for doc_id in (c, s):
-            docs.setdefault(doc_id, Document.objects.get(pk=doc_id))
         ordered = sorted(links)
-        data.exhaustive[split].append(ArticlePair(
-            id=f"{article}:{c}-{s}", complex=engine_document(docs[c]), simple=engine_document(docs[s]),
-            gold=tuple(ordered), gold_labels=tuple(links[k] for k in ordered)))
+        data.exhaustive[split].append(engine_pair(c, s, id=f"{article}:{c}-{s}", gold=tuple(ordered),
+                                                  gold_labels=tuple(links[k] for k in ordered)))
         covered.add((c, s))
         sources["imported" if imported else "completed"] += 1
     train_articles = [a for a, name in split_of.items() if name == "train"]
     pairs = CandidatePair.objects.filter(article_id__in=train_articles)
     labelled = resolved_labels(project, pairs)
-    texts = _pair_texts([pid for pid in labelled])
+    texts = pair_texts(list(labelled))
+    doc_pair = {pid: (c, s) for pid, c, s in CandidatePair.objects.filter(pk__in=list(texts))
+                .values_list("pk", "complex_document_id", "simple_document_id")}
     for pid, value in sorted(labelled.items()):
-        doc_pair = texts.get(pid)
-        if doc_pair is None or doc_pair[0] in covered:
+        if pid not in texts or doc_pair[pid] in covered:
             continue
-        data.pair_examples.append((doc_pair[1], doc_pair[2], value))
+        data.pair_examples.append((*texts[pid], value))
     data.snapshot = _snapshot(data, split_of, sources)
     return data
-
-
-def _pair_texts(pair_ids: list[int]) -> dict[int, tuple[tuple[int, int], str, str]]:
-    out: dict[int, tuple[tuple[int, int], list, list]] = {}
-    rows = (CandidatePair.objects.filter(pk__in=pair_ids)
-            .values_list("pk", "complex_document_id", "simple_document_id", "members__side", "members__sentence__index",
-                         "members__sentence__text"))
-    for pid, c, s, side, index, text in rows:
-        entry = out.setdefault(pid, ((c, s), [], []))
-        (entry[1] if side == "complex" else entry[2]).append((index, text))
-    return {pid: (key, " ".join(t for _, t in sorted(cs)), " ".join(t for _, t in sorted(ss)))
-            for pid, (key, cs, ss) in out.items()}
 
 
 def _snapshot(data: TrainingSet, split_of: dict[int, str], sources: Counter) -> dict:
