@@ -57,7 +57,7 @@ from annotation.models import (
 )
 from annotation.permissions import can_research
 from annotation.services.alignment.alignment_runs import document_pairs, link_sentences
-from annotation.services.corpus.documents import document_payload
+from annotation.services.corpus.documents import document_pair_payload
 from annotation.services.review import qc
 from annotation.services.review.gold import class_values, value_classes
 from annotation.services.review.labelling import ARTICLE, MAX_SECONDS, submit_label
@@ -208,10 +208,7 @@ def load_alignment(user, article: Article, complex_doc: Document, simple_doc: Do
         links, source = [], "empty"
     scheme = project.label_scheme
     return {
-        "article": {"id": article.pk, "title": article.title, "project": project.pk},
-        "complex": document_payload(complex_doc),
-        "simple": document_payload(simple_doc),
-        "versions": [{"id": d.pk, "level": d.level} for d in article.documents.order_by("rank")],
+        **document_pair_payload(article, complex_doc, simple_doc),
         "run": {"id": run.pk, "method": run.method} if run is not None else None,
         "runs": [{"id": r.pk, "method": r.method} for r in prediction_runs(project)[:20]] if visible else [],
         "show_predictions": visible,

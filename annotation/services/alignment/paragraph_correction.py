@@ -64,7 +64,7 @@ from annotation.permissions import can_research
 from annotation.services.alignment.alignment_runs import document_pairs, link_sentences
 from annotation.services.alignment.article_alignment import CANDIDATE_RUN_METHOD, AlignmentInputError
 from annotation.services.background import jobs, progress
-from annotation.services.corpus.documents import document_payload, document_sentences, sentence_texts, to_engine
+from annotation.services.corpus.documents import document_pair_payload, document_sentences, sentence_texts, to_engine
 from workers.engine.paragraph_alignment import (
     PARAGRAPH_VARIANTS,
     NewselaThresholds,
@@ -226,10 +226,7 @@ def paragraph_state(article: Article, complex_doc: Document, simple_doc: Documen
     links.sort(key=lambda link: (link["complex"], link["simple"]))
     run = candidate_run(article.project, create=False)
     return {
-        "article": {"id": article.pk, "title": article.title, "project": article.project_id},
-        "complex": document_payload(complex_doc),
-        "simple": document_payload(simple_doc),
-        "versions": [{"id": d.pk, "level": d.level} for d in article.documents.order_by("rank")],
+        **document_pair_payload(article, complex_doc, simple_doc),
         "links": links,
         "origin": origin,
         "similarity": settings.inline_similarity if origin == "computed" else None,

@@ -15,7 +15,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
-from annotation.models import Document, PairSentence, Sentence, Side
+from annotation.models import Article, Document, PairSentence, Sentence, Side
 from workers.engine.types import ArticlePair
 from workers.engine.types import Document as EngineDocument
 
@@ -116,6 +116,17 @@ def document_payload(doc: Document) -> dict:
             "sentence_count": len(rows)}
 
 
+def document_pair_payload(article: Article, complex_doc: Document, simple_doc: Document) -> dict:
+    """The part the whole-article and paragraph views share: the article, both documents and the
+    article's versions (to switch between level pairs)."""
+    return {
+        "article": {"id": article.pk, "title": article.title, "project": article.project_id},
+        "complex": document_payload(complex_doc),
+        "simple": document_payload(simple_doc),
+        "versions": [{"id": d.pk, "level": d.level} for d in article.documents.order_by("rank")],
+    }
+
+
 def pair_sentences(pair_ids: Iterable[int]) -> dict[int, tuple[list[str], list[str]]]:
     """``{pair id: (complex sentences, simple sentences)}`` in document order."""
     sides: dict[int, dict[str, list[tuple[int, str]]]] = defaultdict(lambda: {Side.COMPLEX: [], Side.SIMPLE: []})
@@ -132,6 +143,6 @@ def pair_texts(pair_ids: Iterable[int]) -> dict[int, tuple[str, str]]:
     return {pid: (" ".join(c), " ".join(s)) for pid, (c, s) in pair_sentences(pair_ids).items()}
 
 
-__all__ = ["StoredSentence", "document_payload", "document_sentences", "engine_document", "engine_documents",
+__all__ = ["StoredSentence", "document_pair_payload", "document_payload", "document_sentences", "engine_document", "engine_documents",
            "engine_pair", "pair_sentences", "pair_texts", "paragraphs", "sentence_texts", "stream_sentences",
            "to_engine"]
