@@ -8,6 +8,7 @@ from .alignment import (
     Prediction,
     Side,
     indices_key,
+    key_indices,
 )
 from .audit import AuditEvent
 from .corpus import Article, Document, Paragraph, Sentence
@@ -21,4 +22,5 @@ __all__ = [
     "Prediction", "Article", "Assignment", "CandidatePair", "Document", "Export", "Job", "Label",
     "LabelScheme", "Membership", "ModelVersion", "PairSentence", "Paragraph", "ParagraphAlignment", "Project",
     "Role", "Sentence", "Side", "Split", "SplitChange", "Status", "indices_key",
+    "key_indices",
 ]

@@ -59,6 +59,11 @@ def indices_key(indices: Iterable[int]) -> str:
     return ",".join(str(i) for i in sorted(set(indices)))
 
 
+def key_indices(key: str) -> list[int]:
+    """The sentence indices of an :func:`indices_key` (``"0,2"`` → ``[0, 2]``; ``""`` → ``[]``)."""
+    return [int(i) for i in key.split(",") if i]
+
+
 class CandidatePair(models.Model):
     """A project-level sentence pair: two sets of sentences of two documents of one article.
 
@@ -99,11 +104,11 @@ class CandidatePair(models.Model):
 
     @property
     def complex_indices(self) -> list[int]:
-        return [int(i) for i in self.complex_key.split(",") if i]
+        return key_indices(self.complex_key)
 
     @property
     def simple_indices(self) -> list[int]:
-        return [int(i) for i in self.simple_key.split(",") if i]
+        return key_indices(self.simple_key)
 
     def __str__(self) -> str:
         return f"pair #{self.pk} C[{self.complex_key}] → S[{self.simple_key}]"

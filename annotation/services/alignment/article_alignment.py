@@ -54,6 +54,7 @@ from annotation.models import (
     Project,
     Status,
     indices_key,
+    key_indices,
 )
 from annotation.permissions import can_research
 from annotation.services.alignment.alignment_runs import document_pairs, link_sentences
@@ -170,11 +171,7 @@ def model_links(run: AlignmentRun | None, complex_doc: Document, simple_doc: Doc
     rows = (Prediction.objects.filter(run=run, pair__complex_document=complex_doc, pair__simple_document=simple_doc,
                                       predicted_label__in=LINK_LABELS)
             .values_list("pair__complex_key", "pair__simple_key", "predicted_label"))
-    return components((_indices_of(c), _indices_of(s), label) for c, s, label in rows)
-
-
-def _indices_of(key: str) -> list[int]:
-    return [int(i) for i in key.split(",") if i]
+    return components((key_indices(c), key_indices(s), label) for c, s, label in rows)
 
 
 def _counts_as(scheme: LabelScheme) -> dict[str, str | None]:
@@ -487,7 +484,7 @@ def complete_article_pairs(project: Project) -> list[CompletedPair]:
             .values_list("annotator_id", "pair__complex_document_id", "pair__simple_document_id",
                          "pair__complex_key", "pair__simple_key", "value"))
     for annotator_id, complex_id, simple_id, complex_key, simple_key, value in rows:
-        groups[(complex_id, simple_id, annotator_id)].append((_indices_of(complex_key), _indices_of(simple_key),
+        groups[(complex_id, simple_id, annotator_id)].append((key_indices(complex_key), key_indices(simple_key),
                                                               counts[value]))
     return [CompletedPair(article_id=c.article_id, complex_document=c.complex_document, simple_document=c.simple_document,
                           annotator_id=c.annotator_id, annotator=c.annotator.get_username(),

@@ -22,6 +22,7 @@ from annotation.models import (
     Prediction,
     Project,
     Status,
+    key_indices,
 )
 from annotation.services.corpus.documents import paragraphs, stream_sentences
 from annotation.services.export import derived as derive
@@ -169,8 +170,7 @@ class PairSource:
                     continue
                 label, provenance, reviewer = resolved.value, resolved.provenance, resolved.reviewer
                 klass = self.counts_as.get(label, "not")
-            c_ids = tuple(int(i) for i in c_key.split(",") if i)
-            s_ids = tuple(int(i) for i in s_key.split(",") if i)
+            c_ids, s_ids = tuple(key_indices(c_key)), tuple(key_indices(s_key))
             c_sent, s_sent = sentences.get(c_doc, []), sentences.get(s_doc, [])
             record = PairRecord(
                 pair_id=pair_id, article_id=article_id, article=titles[article_id], split=split_of[article_id],
