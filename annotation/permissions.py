@@ -3,7 +3,11 @@
 * admin — ``is_staff``: everything, everywhere.
 * researcher — a project membership with role ``researcher``: import, run, export, manage the
   project. Members of the ``researchers`` group may also create new projects.
-* annotator — a membership with role ``annotator``: sees and labels that project's items only.
+* annotator — a membership with role ``annotator``: sees and labels that project's items only;
+  blind (the default) unless the project shows predictions: see :func:`blind_projects`.
+
+Someone outside a project gets 404 for everything in it, as if it did not exist; a member
+without the role an action needs gets 403.
 """
 from __future__ import annotations
 
@@ -51,6 +55,31 @@ def researched_projects(user) -> QuerySet[Project]:
     if is_admin(user):
         return Project.objects.all()
     return Project.objects.filter(memberships__user=user, memberships__role=Role.RESEARCHER).distinct()
+
+
+def annotator_only_projects(user) -> set[int]:
+    """Ids of the projects where the user annotates and does not research (none for admins): there
+    the hidden test questions must not stand out (no ``origin``, no ``is_test_question``)."""
+    if not (user and user.is_authenticated) or is_admin(user):
+        return set()
+    return set(Membership.objects.filter(user=user).exclude(role=Role.RESEARCHER).values_list("project_id", flat=True))
+
+
+def blind_projects(user) -> set[int]:
+    """Ids of the projects the user annotates blind: annotator only, and the project's config does not
+    say ``"show_predictions": true``. There they see no model output: no scores, predicted labels or
+    attributes, no run's pairs, and only the pairs they were given to label."""
+    ids = annotator_only_projects(user)
+    if not ids:
+        return set()
+    return {pk for pk, config in Project.objects.filter(pk__in=ids).values_list("pk", "config")
+            if not (config or {}).get("show_predictions")}
+
+
+def sees_predictions(user, project: Project | int) -> bool:
+    """Whether the user may see the model's output in this project (see :func:`blind_projects`)."""
+    project_id = project if isinstance(project, int) else project.pk
+    return project_id not in blind_projects(user)
 
 
 class IsSiteAdmin(BasePermission):

@@ -8,6 +8,7 @@ from workers.engine.text import SUPPORTED_LANGUAGES
 
 from . import models
 from .permissions import can_research
+from .services.background import jobs, liveness
 
 User = get_user_model()
 
@@ -41,6 +42,15 @@ class ProjectSerializer(serializers.ModelSerializer):
             raise serializers.ValidationError(f"unsupported language; choose one of {', '.join(SUPPORTED_LANGUAGES)}")
         return value
 
+    def validate_config(self, value) -> dict:
+        """The settings page's schema (``services.projects.config_schema``): each bad key and why."""
+        from .services.projects import config_schema
+
+        problems = config_schema.problems(value)
+        if problems:
+            raise serializers.ValidationError(problems)
+        return value
+
 
 class MembershipSerializer(serializers.ModelSerializer):
     username = serializers.SlugRelatedField(source="user", slug_field="username", queryset=User.objects.all())
@@ -68,10 +78,15 @@ class DocumentSerializer(serializers.ModelSerializer):
 
 
 class DocumentDetailSerializer(DocumentSerializer):
-    sentences = SentenceSerializer(many=True, read_only=True)
+    """A document with one page of its sentences (``views.api_corpus.DocumentViewSet.retrieve`` sets
+    ``page_sentences``, ``offset`` and ``next_offset``: the ``?offset=`` of the next page, or null)."""
+
+    sentences = SentenceSerializer(source="page_sentences", many=True, read_only=True)
+    offset = serializers.IntegerField(read_only=True)
+    next_offset = serializers.IntegerField(read_only=True, allow_null=True)
 
     class Meta(DocumentSerializer.Meta):
-        fields = DocumentSerializer.Meta.fields + ["sentences"]
+        fields = DocumentSerializer.Meta.fields + ["sentences", "offset", "next_offset"]
 
 
 class ArticleSerializer(serializers.ModelSerializer):
@@ -89,9 +104,19 @@ class AlignmentRunSerializer(serializers.ModelSerializer):
         fields = [
             "id", "project", "method", "params", "level_pairs", "model_version", "queue", "status", "progress",
             "message", "error", "result", "timings", "attempts", "articles_total", "articles_done", "pair_count",
-            "created_at", "started_at", "finished_at",
+            "created_at", "started_at", "finished_at", "heartbeat_at", "worker", "worker_lost", "retryable",
         ]
         read_only_fields = [f for f in fields if f not in ("project", "method", "params", "level_pairs", "model_version")]
+
+    worker_lost = serializers.SerializerMethodField(help_text="running, but its worker stopped stamping its heartbeat")
+
+    retryable = serializers.SerializerMethodField(help_text="POST retry/ would queue it again now")
+
+    def get_worker_lost(self, run: models.AlignmentRun) -> bool:
+        return liveness.is_lost(run)
+
+    def get_retryable(self, run: models.AlignmentRun) -> bool:
+        return jobs.can_retry(run)
 
     def to_representation(self, run: models.AlignmentRun) -> dict:
         """A failed run's ``error`` (a traceback, often) only for the project's researchers and admins."""
@@ -106,8 +131,19 @@ class JobSerializer(serializers.ModelSerializer):
     class Meta:
         model = models.Job
         fields = ["id", "project", "kind", "params", "status", "progress", "message", "error", "result", "timings",
-                  "created_at", "started_at", "finished_at"]
+                  "created_at", "started_at", "finished_at", "attempts", "heartbeat_at", "worker", "checkpoint",
+                  "worker_lost", "retryable"]
         read_only_fields = fields
+
+    worker_lost = serializers.SerializerMethodField(help_text="running, but its worker stopped stamping its heartbeat")
+
+    retryable = serializers.SerializerMethodField(help_text="POST retry/ would queue it again now")
+
+    def get_worker_lost(self, job: models.Job) -> bool:
+        return liveness.is_lost(job)
+
+    def get_retryable(self, job: models.Job) -> bool:
+        return jobs.can_retry(job)
 
 
 class CandidatePairSerializer(serializers.ModelSerializer):
@@ -115,6 +151,8 @@ class CandidatePairSerializer(serializers.ModelSerializer):
     simple = serializers.ListField(source="simple_indices", child=serializers.IntegerField(), read_only=True)
     complex_text = serializers.SerializerMethodField()
     simple_text = serializers.SerializerMethodField()
+    origin = serializers.CharField(read_only=True, allow_null=True,
+                                   help_text="model, candidate, manual, derived, import, mined; null for annotators")
 
     class Meta:
         model = models.CandidatePair
@@ -124,6 +162,8 @@ class CandidatePairSerializer(serializers.ModelSerializer):
 
     def to_representation(self, pair: models.CandidatePair) -> dict:
         data = super().to_representation(pair)
+        if pair.article.project_id in self.context.get("annotator_only_projects", ()):
+            data["origin"] = None  # it could single out the hidden test questions (e.g. imported gold pairs)
         if pair.article.project_id in self.context.get("blind_projects", ()):
             data["score"] = None
             data["predicted_label"] = ""
@@ -159,12 +199,20 @@ class LabelSerializer(serializers.ModelSerializer):
     value = serializers.CharField(required=False, allow_blank=True, default="", max_length=50, trim_whitespace=False)
     comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000, trim_whitespace=False)
     seconds = serializers.FloatField(required=False, default=0.0)
+    is_test_question = serializers.BooleanField(read_only=True, allow_null=True,
+                                                help_text="a hidden test question's answer; null for annotators")
 
     class Meta:
         model = models.Label
         fields = ["id", "pair", "article", "article_title", "annotator", "value", "ratings", "comment", "seconds",
                   "server_seconds", "source", "is_test_question", "client_token", "change", "created_at", "updated_at"]
         read_only_fields = ["annotator", "server_seconds", "source", "is_test_question", "created_at", "updated_at"]
+
+    def to_representation(self, label: models.Label) -> dict:
+        data = super().to_representation(label)
+        if label.pair.article.project_id in self.context.get("annotator_only_projects", ()):
+            data["is_test_question"] = None  # test questions are hidden from annotators, before and after
+        return data
 
 
 class AuditEventSerializer(serializers.ModelSerializer):

@@ -15,13 +15,15 @@ import datetime
 
 from django.db.models import Exists, OuterRef, Q
 from django.utils.dateparse import parse_date, parse_datetime
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.response import Response
 
 from ..models import CandidatePair, Label, LabelChange, PairSentence, Side
-from ..permissions import can_annotate, researched_projects, visible_projects
+from ..permissions import annotator_only_projects, can_annotate, researched_projects, visible_projects
+from ..schema import flags, ids, texts
 from ..serializers import LabelSerializer
 from ..services.review import labelling, qc
 from .mixins import int_param
@@ -92,8 +94,16 @@ def _mine(request) -> bool:
     return request.query_params.get("mine", "").lower() in ("1", "true", "yes")
 
 
+@extend_schema_view(list=extend_schema(parameters=flags("mine") + ids("pair", "article", "project")
+                                       + texts("value", "since", "until", "q")),
+                    partial_update=extend_schema(request=LabelEdit))
 class LabelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     serializer_class = LabelSerializer
+
+    def get_serializer_context(self):
+        context = super().get_serializer_context()
+        context["annotator_only_projects"] = annotator_only_projects(self.request.user)
+        return context
 
     def get_serializer_class(self):
         if (self.action == "list" and _mine(self.request)) or self.action == "partial_update":
@@ -140,10 +150,14 @@ class LabelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
 
     def create(self, request, *args, **kwargs):
         serializer = self.get_serializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
+        # a pair of a project the user is not in is "not found", exactly like a pair that does not exist
+        serializer.fields["pair"].queryset = CandidatePair.objects.filter(article__project__in=visible_projects(request.user))
+        if not serializer.is_valid():
+            if any(getattr(e, "code", "") == "does_not_exist" for e in serializer.errors.get("pair", ())):
+                raise NotFound({"pair": f"pair {request.data.get('pair')!r} not found"})
+            raise ValidationError(serializer.errors)
         pair: CandidatePair = serializer.validated_data["pair"]
-        if not CandidatePair.objects.filter(pk=pair.pk, article__project__in=visible_projects(request.user)).exists() \
-                or not can_annotate(request.user, pair.article.project_id):
+        if not can_annotate(request.user, pair.article.project_id):
             raise PermissionDenied("you are not a member of this pair's project")
         data = serializer.validated_data
         try:

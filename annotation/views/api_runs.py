@@ -1,7 +1,8 @@
 """Alignment runs, jobs and candidate pairs."""
 from __future__ import annotations
 
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
@@ -11,11 +12,18 @@ from rest_framework.views import APIView
 
 from workers.engine.options import OptionError
 
-from ..models import AlignmentRun, CandidatePair, Job, Prediction, Project
-from ..permissions import can_research, researched_projects, visible_projects
+from ..models import AlignmentRun, Assignment, CandidatePair, Job, Label, Prediction, Project
+from ..permissions import (
+    annotator_only_projects,
+    blind_projects,
+    can_research,
+    researched_projects,
+    visible_projects,
+)
+from ..schema import flags, ids, texts
 from ..serializers import AlignmentRunSerializer, CandidatePairSerializer, JobSerializer
 from ..services.alignment import alignment_runs, pair_filters, run_comparison, run_deletion, run_options
-from ..services.background import jobs, progress
+from ..services.background import jobs, liveness, progress
 from .mixins import int_param
 
 
@@ -24,21 +32,55 @@ def option_error(exc: OptionError) -> ValidationError:
     return ValidationError({"detail": str(exc), "params": exc.problems, "valid_options": exc.valid})
 
 
+@extend_schema_view(list=extend_schema(parameters=ids("project")),
+                    compare=extend_schema(parameters=ids("old", "new") + flags("pairs")))
 class AlignmentRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, viewsets.ReadOnlyModelViewSet):
     """Researchers start runs (``POST {"project", "method", "params", "level_pairs", "model_version"}``),
-    retry, cancel and delete them; annotators of the project may read them."""
+    retry, cancel and delete them; annotators of the project may read them (not while they annotate
+    blind: the list leaves those projects' runs out, a run answers 403). A project or model version
+    the user cannot see is 404, as if it did not exist."""
 
     serializer_class = AlignmentRunSerializer
     permission_classes = [IsAuthenticated]
 
     def get_queryset(self):
         qs = AlignmentRun.objects.filter(project__in=visible_projects(self.request.user))
+        if self.action == "list":
+            qs = qs.exclude(project_id__in=blind_projects(self.request.user))
         project = int_param(self.request, "project")
         return qs.filter(project_id=project) if project is not None else qs
 
+    def list(self, request, *args, **kwargs):
+        liveness.maybe_reap()  # runs whose worker was lost go back in the queue when someone looks
+        return super().list(request, *args, **kwargs)
+
+    def retrieve(self, request, *args, **kwargs):
+        liveness.maybe_reap()
+        return super().retrieve(request, *args, **kwargs)
+
+    def get_object(self):
+        run = super().get_object()
+        if self.action == "retrieve" and run.project_id in blind_projects(self.request.user):
+            raise PermissionDenied("runs are hidden from annotators during blind annotation")
+        return run
+
+    def get_serializer(self, *args, **kwargs):
+        serializer = super().get_serializer(*args, **kwargs)
+        if "data" in kwargs:  # references to what the user cannot see are "not found", like a missing id
+            from ..models import ModelVersion
+
+            visible = visible_projects(self.request.user)
+            serializer.fields["project"].queryset = visible
+            serializer.fields["model_version"].queryset = ModelVersion.objects.filter(project__in=visible)
+        return serializer
+
     def create(self, request, *args, **kwargs):
         serializer = self.get_serializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
+        if not serializer.is_valid():
+            for name in ("project", "model_version"):
+                if any(getattr(e, "code", "") == "does_not_exist" for e in serializer.errors.get(name, ())):
+                    raise NotFound({name: f"{name.replace('_', ' ')} {request.data.get(name)!r} not found"})
+            raise ValidationError(serializer.errors)
         project: Project = serializer.validated_data["project"]
         if not can_research(request.user, project):
             raise PermissionDenied("only the project's researchers can start alignment runs")
@@ -70,6 +112,8 @@ class AlignmentRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, vie
 
     @action(detail=True, methods=["post"])
     def retry(self, request, pk=None):
+        """Queue a failed, cancelled or queued run again, or a running one whose worker was lost; it
+        resumes after the document pairs it had finished (400 for a succeeded or live run)."""
         run = self.get_object()
         if not can_research(request.user, run.project_id):
             raise PermissionDenied("only the project's researchers can retry runs")
@@ -81,7 +125,8 @@ class AlignmentRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, vie
 
     @action(detail=True, methods=["post"])
     def cancel(self, request, pk=None):
-        """Stop a queued or running run (the worker stops before its next batch of articles)."""
+        """Stop a queued or running run, its worker alive or lost (the worker stops before its next
+        batch of articles)."""
         run = self.get_object()
         if not can_research(request.user, run.project_id):
             raise PermissionDenied("only the project's researchers can cancel runs")
@@ -115,6 +160,7 @@ class AlignmentRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, vie
         return run
 
 
+@extend_schema_view(get=extend_schema(parameters=ids("project")))
 class MethodsView(APIView):
     """``GET /api/methods/[?project=<id>]``: every method's options (name, type, default, range, help,
     choices) and the model kinds it loads; with a researched project, its model versions too."""
@@ -125,20 +171,52 @@ class MethodsView(APIView):
         data: dict = {"methods": run_options.schemas()}
         project_pk = int_param(request, "project")
         if project_pk is not None:
-            project = researched_projects(request.user).filter(pk=project_pk).first()
+            project = visible_projects(request.user).filter(pk=project_pk).first()
             if project is None:
                 raise NotFound(f"project {project_pk} not found")
+            if not can_research(request.user, project):
+                raise PermissionDenied("only the project's researchers see its model versions")
             data["model_versions"] = list(run_options.model_versions(project).values("id", "name", "kind"))
         return Response(data)
 
 
+@extend_schema_view(list=extend_schema(parameters=ids("project")))
 class JobViewSet(viewsets.ReadOnlyModelViewSet):
+    """Background jobs of the projects the user researches; another member's job is 403, a job of a
+    project the user is not in 404."""
+
     serializer_class = JobSerializer
 
     def get_queryset(self):
-        qs = Job.objects.filter(project__in=researched_projects(self.request.user))
+        projects = researched_projects(self.request.user) if self.action == "list" else visible_projects(self.request.user)
+        qs = Job.objects.filter(project__in=projects)
         project = int_param(self.request, "project")
         return qs.filter(project_id=project) if project is not None else qs
+
+    def get_object(self):
+        job = super().get_object()
+        if not can_research(self.request.user, job.project_id):
+            raise PermissionDenied("only the project's researchers see its background jobs")
+        return job
+
+    def list(self, request, *args, **kwargs):
+        liveness.maybe_reap()  # jobs whose worker was lost go back in the queue when someone looks
+        return super().list(request, *args, **kwargs)
+
+    def retrieve(self, request, *args, **kwargs):
+        liveness.maybe_reap()
+        return super().retrieve(request, *args, **kwargs)
+
+    @action(detail=True, methods=["post"])
+    def retry(self, request, pk=None):
+        """Queue a failed, cancelled or queued job again, or a running one whose worker was lost
+        (400 for a succeeded or live job)."""
+        job = self.get_object()
+        try:
+            job = jobs.retry_job(job, user=request.user)
+        except ValueError as exc:
+            raise ValidationError({"detail": str(exc)}) from exc
+        return Response(self.get_serializer(job).data, status=status.HTTP_202_ACCEPTED)
 
     @action(detail=True, methods=["post"])
     def cancel(self, request, pk=None):
@@ -150,26 +228,30 @@ class JobViewSet(viewsets.ReadOnlyModelViewSet):
         return Response(self.get_serializer(job).data)
 
 
+@extend_schema_view(list=extend_schema(parameters=ids("project", "run", "article") + flags("labelled") + texts(
+    "label", "shape", "q", "ordering", "score__gte", "score__lte", "f.access_char_ratio__gte")))
 class CandidatePairViewSet(viewsets.ReadOnlyModelViewSet):
     """Pairs of the user's projects, filterable by ``project``, ``run``, ``article``, ``label``
     (predicted), ``labelled``, ``shape``, ``q`` (text) and attributes (``f.<key>__gte=0.5``), ordered by ``ordering=-score`` or
     ``ordering=features__<key>`` (see :mod:`annotation.services.alignment.pair_filters`).
 
-    Blind annotation: annotators don't see the model's score, predicted label or attributes unless
-    the project's config has ``"show_predictions": true``; for the same reason they may not filter
-    or order by them there (403), since the order of results would reveal them."""
+    Blind annotation (see ``permissions.blind_projects``): annotators don't see the model's score,
+    predicted label or attributes unless the project's config has ``"show_predictions": true``; for
+    the same reason they may not filter or order by them, nor ask for a run's pairs, there (403),
+    and they see only the pairs they were given to label or labelled (which pairs exist would show
+    what the model proposed). No annotator sees a pair's ``origin`` (null), which would tell the
+    hidden test questions apart."""
 
     serializer_class = CandidatePairSerializer
 
     def blind_projects(self) -> set[int]:
         if not hasattr(self, "_blind"):
-            user = self.request.user
-            self._blind = {p.pk for p in visible_projects(user)
-                           if not can_research(user, p) and not p.config.get("show_predictions")}
+            self._blind = blind_projects(self.request.user)
         return self._blind
 
     def get_queryset(self):
-        qs = CandidatePair.objects.filter(article__project__in=visible_projects(self.request.user))
+        user = self.request.user
+        qs = CandidatePair.objects.filter(article__project__in=visible_projects(user))
         qs = qs.select_related("article").prefetch_related("members__sentence", "predictions__run").order_by("id")
         article = int_param(self.request, "article")
         if article is not None:
@@ -181,11 +263,17 @@ class CandidatePairViewSet(viewsets.ReadOnlyModelViewSet):
         if project is not None:
             qs = qs.filter(article__project_id=project)
         params = self.request.query_params
-        if self.action == "list" and pair_filters.uses_predictions(params) and self.blind_projects():
+        blind = self.blind_projects()
+        if blind and self.action == "list" and (pair_filters.uses_predictions(params) or run is not None):
             scope = set(qs.values_list("article__project_id", flat=True).distinct())
-            if scope & self.blind_projects():
-                raise PermissionDenied("predictions are hidden during blind annotation: filtering or ordering by "
-                                       "score, predicted label or attributes is not available to annotators here")
+            if scope & blind:
+                raise PermissionDenied("predictions are hidden during blind annotation: a run's pairs, and filtering "
+                                       "or ordering by score, predicted label or attributes, are not available to "
+                                       "annotators here")
+        if blind:  # only the pairs they were given (or labelled) there
+            given = Q(Exists(Assignment.objects.filter(pair=OuterRef("pk"), annotator=user))
+                      | Exists(Label.objects.filter(pair=OuterRef("pk"), annotator=user)))
+            qs = qs.filter(~Q(article__project_id__in=blind) | given)
         try:
             return pair_filters.apply(qs, params, run=run) if self.action == "list" else qs
         except pair_filters.PairFilterError as exc:
@@ -194,5 +282,6 @@ class CandidatePairViewSet(viewsets.ReadOnlyModelViewSet):
     def get_serializer_context(self):
         context = super().get_serializer_context()
         context["blind_projects"] = self.blind_projects()
+        context["annotator_only_projects"] = annotator_only_projects(self.request.user)
         context["run"] = int_param(self.request, "run")
         return context

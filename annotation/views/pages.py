@@ -1,25 +1,25 @@
 """Server-rendered pages (a small JS module per page does the live parts)."""
 from __future__ import annotations
 
-import json
-
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_POST
 
 from workers.engine.text import SUPPORTED_LANGUAGES
 
+from .. import validation
 from ..label_schemes import DEFAULT_SCHEME
 from ..models import Article, LabelScheme, Project
-from ..permissions import can_create_projects, can_research, role_in, visible_projects
+from ..permissions import can_create_projects, can_research, role_in, sees_predictions, visible_projects
 from ..services.alignment import alignment_runs
 from ..services.corpus import importing
+from ..services.corpus.importing import uploads as import_uploads
 from ..services.projects import creation as project_service
-from .api_corpus import uploaded_files
 
 
 def _home(request: HttpRequest, *, new: dict | None = None, error: str = "", status: int = 200) -> HttpResponse:
@@ -66,6 +66,7 @@ def project_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "is_researcher": can_research(request.user, project),
         "articles": articles,
         "runs": project.runs.order_by("-created_at")[:20],
+        "sees_runs": sees_predictions(request.user, project),  # blind annotators: no runs (their pairs are predictions)
         "methods": alignment_runs.available_methods() if can_research(request.user, project) else [],
     }
     return render(request, "projects/detail.html", context)
@@ -83,20 +84,30 @@ def project_import(request: HttpRequest, pk: int) -> HttpResponse:
     project = _project_for(request, pk)
     if not can_research(request.user, project):
         raise PermissionDenied("only researchers import corpora")
-    context = {"project": project, "formats": ("auto",) + importing.FORMATS, "problems": [], "result": None}
+    context = {"project": project, "formats": ("auto",) + importing.FORMATS, "problems": [], "result": None,
+               "job": None, "limits": importing.Limits.from_settings()}
+    status = 200
     if request.method == "POST":
         uploads = request.FILES.getlist("files")
         fmt = request.POST.get("format", "auto")
         context["format"] = fmt
-        if not uploads:
-            context["problems"] = ["Choose at least one file."]
+        cut_off = import_uploads.upload_problem(request)
+        try:
+            if cut_off is not None:
+                raise importing.CorpusImportError(cut_off)
+            if not uploads:
+                raise importing.CorpusImportError.one("", "Choose at least one file.")
+            received = import_uploads.receive(project, uploads, fmt, user=request.user)
+        except importing.CorpusImportError as exc:
+            context["problems"] = [str(p) for p in exc.problems]
+            status = 413 if exc.too_large else 400
         else:
-            try:
-                context["result"] = importing.import_files(project, uploaded_files(uploads), fmt,
-                                                           source=", ".join(u.name for u in uploads)[:200])
-            except importing.CorpusImportError as exc:
-                context["problems"] = [str(p) for p in exc.problems]
-    status = 400 if context["problems"] else 200
+            context["result"], context["job"] = received.result, received.job
+            if received.job is not None:  # static/js/import.js polls the job until it ends
+                context["job_page"] = {"job": received.job.pk, "job_api": reverse("job-detail", args=[received.job.pk]),
+                                       "cancel_api": reverse("job-cancel", args=[received.job.pk]),
+                                       "project_url": reverse("project-detail", args=[project.pk])}
+            status = 202 if received.job is not None else 200
     return render(request, "projects/import.html", context, status=status)
 
 
@@ -107,9 +118,9 @@ def start_run(request: HttpRequest, pk: int) -> HttpResponse:
     if not can_research(request.user, project):
         raise PermissionDenied("only researchers start alignment runs")
     try:
-        params = json.loads(request.POST.get("params") or "{}")
+        params = validation.load_json(request.POST.get("params") or "{}", what="params")
         run = alignment_runs.start_run(project, request.POST.get("method", ""), params=params, user=request.user)
-    except (ValueError, json.JSONDecodeError) as exc:
+    except ValueError as exc:  # validation.InputError, OptionError, a bad method
         messages.error(request, f"Run not started: {exc}")
     else:
         # the run-<id> tag lets static/js/project.js clear the message once the run has finished

@@ -2,20 +2,25 @@
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 
 from ..models import AlignmentRun
-from ..permissions import can_research, visible_projects
+from ..permissions import can_research, sees_predictions, visible_projects
+from ..services.background import jobs, liveness
 
 
 @login_required
 def run_page(request: HttpRequest, pk: int, project_pk: int | None = None) -> HttpResponse:
+    liveness.maybe_reap()  # a run whose worker was lost is back in the queue before it is shown
     run = get_object_or_404(AlignmentRun.objects.filter(project__in=visible_projects(request.user))
                             .select_related("project", "model_version", "created_by"), pk=pk)
     if project_pk is not None and run.project_id != project_pk:
         raise Http404("no such run in this project")
+    if not sees_predictions(request.user, run.project_id):
+        raise PermissionDenied("a run's pairs are hidden from annotators during blind annotation")
     researcher = can_research(request.user, run.project)
     duration = (run.finished_at - run.started_at).total_seconds() if run.started_at and run.finished_at else None
     articles = list(run.project.articles.filter(pairs__predictions__run=run).distinct().order_by("title").values("id", "title"))
@@ -25,5 +30,6 @@ def run_page(request: HttpRequest, pk: int, project_pk: int | None = None) -> Ht
             "project_page": reverse("project-detail", args=[run.project_id])}
     others = run.project.runs.exclude(pk=run.pk).order_by("-created_at").values("pk", "method", "status")[:50]
     context = {"run": run, "project": run.project, "researcher": researcher, "duration": duration,
-               "articles": articles, "page": page, "others": others}
+               "articles": articles, "page": page, "others": others,
+               "retryable": jobs.can_retry(run), "worker_lost": liveness.is_lost(run)}
     return render(request, "runs/run.html", context)

@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -34,7 +35,8 @@ def _alive(pid: int) -> bool:
 def test_sigterm_stops_the_demo_and_its_worker(tmp_path):
     port = _free_port()
     env = {**os.environ, "ALIGNAPP_VAR_DIR": str(tmp_path), "HF_HUB_OFFLINE": "1"}
-    env.pop("DATABASE_URL", None)
+    for name in ("DATABASE_URL", "DEBUG", "ALIGNAPP_ENV"):  # what `make demo` runs with: nothing set
+        env.pop(name, None)
     env.pop("CELERY_BROKER_URL", None)
     log = tmp_path / "demo.log"
     with open(log, "wb") as out:
@@ -57,6 +59,12 @@ def test_sigterm_stops_the_demo_and_its_worker(tmp_path):
         assert "gunicorn" in text.lower() or "Listening at" in text
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/static/img/favicon.svg", timeout=5) as response:
             assert response.status == 200
+        # DEBUG is off: a missing page is the app's 404, not Django's debug page listing settings and URLs
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/no-such-page/", timeout=5)
+        body = missing.value.read().decode()
+        assert missing.value.code == 404 and "Page not found" in body
+        assert "URLconf" not in body and "DEBUG = True" not in body
 
         demo.send_signal(signal.SIGTERM)
         assert demo.wait(timeout=30) == 0, log.read_text(errors="replace")

@@ -149,6 +149,9 @@ def test_the_run_page_shows_the_error_only_to_researchers(client, users, project
     page = client.get(f"/projects/{project.pk}/runs/{run.pk}/").content.decode()
     assert "Traceback: boom" in page and "rita" in page and "Compare with" in page
     client.force_login(users["anna"])
+    assert client.get(f"/runs/{run.pk}/").status_code == 403  # she annotates blind: a run's pairs are predictions
+    project.config = {"show_predictions": True}
+    project.save()
     response = client.get(f"/runs/{run.pk}/")
     assert response.status_code == 200
     assert "Traceback: boom" not in response.content.decode()

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.models import AlignmentRun, CandidatePair, Project
+from annotation.models import AlignmentRun, Assignment, CandidatePair, Project
 from annotation.services.alignment import alignment_runs
 from tests import factories
 
@@ -85,15 +85,21 @@ def test_bad_filters_get_a_400_naming_the_parameter(api, users, pairs, query, pa
 
 def test_annotators_cannot_sort_or_filter_by_predictions_in_a_blind_project(api, users, pairs, project):
     client = api(users["anna"])
+    run = AlignmentRun.objects.get(project=project)
     for query in ("ordering=-score", "label=aligned", "f.gain_prob__gte=0.5", "ordering=features__gain_prob",
-                  f"project={project.pk}&ordering=-score"):
+                  f"project={project.pk}&ordering=-score", f"run={run.pk}"):
         response = client.get(f"/api/pairs/?{query}")
         assert response.status_code == 403, query
         assert "blind annotation" in response.json()["detail"]
+    # only the pairs she was given to label: which pairs exist is what the model proposed
+    assert ids(client.get(f"/api/pairs/?project={project.pk}&ordering=id")) == []
+    Assignment.objects.create(pair=pairs[1], annotator=users["anna"])
     plain = client.get(f"/api/pairs/?project={project.pk}&ordering=id")
-    assert plain.status_code == 200 and plain.json()["count"] == 4
+    assert ids(plain) == [pairs[1].pk]
     first = plain.json()["results"][0]
     assert first["score"] is None and first["predicted_label"] == "" and first["features"] == {}
+    assert first["origin"] is None
+    assert client.get(f"/api/pairs/{pairs[2].pk}/").status_code == 404
 
 
 def test_annotators_may_sort_by_score_when_the_project_shows_predictions(api, users, pairs, project):

@@ -64,15 +64,16 @@ TABLE = [
     ("get", "/api/articles/{a}/", None, {"anon": 401, "olga": 404, "ursula": 404, "*": 200}),
     ("get", "/api/documents/{d}/", None, {"anon": 401, "olga": 404, "ursula": 404, "*": 200}),
     ("get", "/api/runs/", None, {"anon": 401, "*": 200}),
-    ("get", "/api/runs/{run}/", None, {"anon": 401, "olga": 404, "ursula": 404, "*": 200}),
+    # anna annotates blind (the project does not show predictions): no runs for her
+    ("get", "/api/runs/{run}/", None, {"anon": 401, "olga": 404, "ursula": 404, "anna": 403, "*": 200}),
     ("post", "/api/runs/", lambda: {"project": "{p}", "method": "jaccard"},
-     {"anon": 401, "olga": 403, "ursula": 403, "anna": 403, "*": 201}),
+     {"anon": 401, "olga": 404, "ursula": 404, "anna": 403, "*": 201}),
     ("post", "/api/runs/{run}/retry/", None, {"anon": 401, "olga": 404, "ursula": 404, "anna": 403, "*": 202}),
     ("get", "/api/jobs/", None, {"anon": 401, "*": 200}),
     ("get", "/api/pairs/", None, {"anon": 401, "*": 200}),
     ("get", "/api/pairs/{pair}/", None, {"anon": 401, "olga": 404, "ursula": 404, "*": 200}),
     ("post", "/api/labels/", lambda: {"pair": "{pair}", "value": "aligned", "seconds": 12},
-     {"anon": 401, "olga": 403, "ursula": 403, "*": 201}),
+     {"anon": 401, "olga": 404, "ursula": 404, "*": 201}),
     ("get", "/api/labels/", None, {"anon": 401, "*": 200}),
 ]
 
