@@ -28,15 +28,15 @@ class StoredSentence(NamedTuple):
     text: str
 
 
-def stream_sentences(**where) -> Iterator[tuple[int, list[StoredSentence]]]:
-    """``(document id, its sentences in order)`` for every document with a sentence matching
-    ``where`` (``Sentence`` lookups, e.g. ``document__article__project=project``), one document at
-    a time, the rows streamed in chunks: memory holds one document, whatever the corpus."""
+def _rows(**where):
+    return (Sentence.objects.filter(**where).order_by("document_id", "index")
+            .values_list("document_id", "index", "paragraph__index", "text"))
+
+
+def _by_document(rows: Iterable[tuple[int, int, int, str]]) -> Iterator[tuple[int, list[StoredSentence]]]:
     current: int | None = None
     sentences: list[StoredSentence] = []
-    rows = (Sentence.objects.filter(**where).order_by("document_id", "index")
-            .values_list("document_id", "index", "paragraph__index", "text"))
-    for doc_id, index, paragraph, text in rows.iterator(chunk_size=CHUNK):
+    for doc_id, index, paragraph, text in rows:
         if doc_id != current:
             if current is not None:
                 yield current, sentences
@@ -46,12 +46,19 @@ def stream_sentences(**where) -> Iterator[tuple[int, list[StoredSentence]]]:
         yield current, sentences
 
 
+def stream_sentences(**where) -> Iterator[tuple[int, list[StoredSentence]]]:
+    """``(document id, its sentences in order)`` for every document with a sentence matching
+    ``where`` (``Sentence`` lookups, e.g. ``document__article__project=project``), one document at
+    a time, the rows streamed in chunks: memory holds one document, whatever the corpus."""
+    return _by_document(_rows(**where).iterator(chunk_size=CHUNK))
+
+
 def document_sentences(document_ids: Iterable[int]) -> dict[int, list[StoredSentence]]:
     """``{document id: its sentences in order}`` for every given id (one without sentences: ``[]``)."""
     ids = list(dict.fromkeys(document_ids))
     out: dict[int, list[StoredSentence]] = {d: [] for d in ids}
     if ids:
-        out.update(stream_sentences(document_id__in=ids))
+        out.update(_by_document(_rows(document_id__in=ids)))
     return out
 
 
