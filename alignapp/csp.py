@@ -3,7 +3,9 @@
 The policy is ``settings.CONTENT_SECURITY_POLICY`` (directive → sources). Our pages satisfy it:
 scripts and styles are static files, page data travels in ``json_script`` blocks (type
 ``application/json``, never executed), and no template has inline ``<script>``, ``style=`` or
-``on…=`` handlers. ``CSP_REPORT_ONLY=1`` sends ``Content-Security-Policy-Report-Only`` instead, so a
+``on…=`` handlers. DRF's browsable API (its HTML pages, for a browser that asks ``/api/…``)
+writes inline styles: its pages alone also allow ``style-src 'unsafe-inline'`` — scripts stay
+``'self'``. ``CSP_REPORT_ONLY=1`` sends ``Content-Security-Policy-Report-Only`` instead, so a
 deployment can watch a changed page in the browser console without blocking anything.
 """
 from __future__ import annotations
@@ -26,11 +28,15 @@ class ContentSecurityPolicyMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
         self.header = REPORT_ONLY_HEADER if settings.CSP_REPORT_ONLY else HEADER
-        self.value = policy_text(settings.CONTENT_SECURITY_POLICY)
+        policy = settings.CONTENT_SECURITY_POLICY
+        self.value = policy_text(policy)
+        style = policy.get("style-src", policy.get("default-src", "'self'"))
+        self.browsable_api_value = policy_text({**policy, "style-src": f"{style} 'unsafe-inline'"})
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         response = self.get_response(request)
         # a view that needs another policy sets its own header
         if HEADER not in response.headers and REPORT_ONLY_HEADER not in response.headers:
-            response.headers[self.header] = self.value
+            browsable = getattr(getattr(response, "accepted_renderer", None), "format", None) == "api"
+            response.headers[self.header] = self.browsable_api_value if browsable else self.value
         return response

@@ -24,6 +24,14 @@ def test_every_answer_carries_the_content_security_policy(client, db, path):
     assert "'unsafe-inline'" not in header and "object-src 'none'" in header and "frame-ancestors 'none'" in header
 
 
+def test_only_the_browsable_api_may_use_inline_styles_and_scripts_stay_our_own(client, users):
+    client.force_login(users["anna"])
+    html = client.get("/api/projects/", HTTP_ACCEPT="text/html")["Content-Security-Policy"]
+    assert "style-src 'self' 'unsafe-inline'" in html and "script-src 'self';" in html
+    as_json = client.get("/api/projects/", HTTP_ACCEPT="application/json")["Content-Security-Policy"]
+    assert "unsafe-inline" not in as_json
+
+
 def test_report_only_mode_sends_the_report_only_header(client, db, settings):
     settings.CSP_REPORT_ONLY = True
     response = client.get("/login/")
