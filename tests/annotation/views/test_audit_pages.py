@@ -114,6 +114,8 @@ def test_an_unknown_action_filter_is_a_400_naming_the_valid_ones(api, client, us
     response = client.get(page_url(logged), {"action": "runs"})
     assert response.status_code == 400 and "unknown action &#x27;runs&#x27;" in response.content.decode()
     response = api(users["rita"]).get(api_url(logged), {"user": "a\x00b"})
+    assert response.status_code == 400 and "NUL" in response.json()["user"]  # the request guard (annotation.middleware)
+    response = api(users["rita"]).get(api_url(logged), {"user": "x" * 151})
     assert response.status_code == 400 and "user must be a username" in response.json()["user"]
 
 
