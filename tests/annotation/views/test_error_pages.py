@@ -47,7 +47,15 @@ def test_the_500_page_renders_without_a_request_context():
     assert 'class="topbar"' in html and "Something went wrong" in html
 
 
-def test_annotators_do_not_see_a_failed_runs_error_in_the_api(api, users, project, failed_run):
+@pytest.fixture
+def shown_predictions(project):
+    """Annotators see runs only where the project shows predictions (else they annotate blind: no runs)."""
+    project.config = {**(project.config or {}), "show_predictions": True}
+    project.save()
+    return project
+
+
+def test_annotators_do_not_see_a_failed_runs_error_in_the_api(api, users, project, failed_run, shown_predictions):
     data = api(users["anna"]).get(f"/api/runs/{failed_run.pk}/").json()
     assert data["error"] == HIDDEN_ERROR
     listed = api(users["anna"]).get(f"/api/runs/?project={project.pk}").json()
@@ -60,7 +68,8 @@ def test_researchers_see_a_failed_runs_error_in_the_api(api, users, project, fai
     assert api(users["admin"]).get(f"/api/runs/{failed_run.pk}/").json()["error"] == TRACEBACK
 
 
-def test_annotators_do_not_see_a_failed_runs_error_on_the_project_page(client, users, project, failed_run):
+def test_annotators_do_not_see_a_failed_runs_error_on_the_project_page(client, users, project, failed_run,
+                                                                      shown_predictions):
     client.force_login(users["anna"])
     html = client.get(f"/projects/{project.pk}/").content.decode()
     assert "Traceback" not in html and "RuntimeError" not in html

@@ -1,0 +1,94 @@
+"""Blind annotation over the API and pages: an annotator of a project that does not show predictions
+sees no runs and only the pairs given to them; no annotator can tell a hidden test question apart
+(no ``origin``, no ``is_test_question``); researchers see everything."""
+from __future__ import annotations
+
+import pytest
+
+from annotation.models import Adjudication, AlignmentRun, Assignment, Label, Status, indices_key
+from tests import factories
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def world(project, users):
+    article = factories.make_article(project, "Bees", {"adv": [["Bees make honey.", "They live in hives.", "Queens."]],
+                                                        "ele": [["Bees make honey.", "Hives.", "A queen."]]})
+    c, s = article.documents.order_by("rank")
+    run = AlignmentRun.objects.create(project=project, method="jaccard", status=Status.SUCCEEDED)
+    work = factories.make_pair(run, article=article, complex_document=c, simple_document=s, complex_key=indices_key([0]),
+                               simple_key=indices_key([0]), score=0.9, predicted_label="aligned")
+    test = factories.make_pair(None, article=article, complex_document=c, simple_document=s,
+                               complex_key=indices_key([1]), simple_key=indices_key([1]), origin="import")
+    Adjudication.objects.create(pair=test, value="aligned")  # gold: a hidden test question
+    manual = factories.make_pair(None, article=article, complex_document=c, simple_document=s,
+                                 complex_key=indices_key([2]), simple_key=indices_key([2]), origin="manual")
+    unseen = factories.make_pair(run, article=article, complex_document=c, simple_document=s,
+                                 complex_key=indices_key([0]), simple_key=indices_key([1]), score=0.2,
+                                 predicted_label="not-aligned")
+    Assignment.objects.create(pair=work, annotator=users["anna"])
+    Assignment.objects.create(pair=test, annotator=users["anna"], is_test=True)
+    Label.objects.create(pair=test, annotator=users["anna"], value="aligned", is_test_question=True)
+    Label.objects.create(pair=manual, annotator=users["anna"], value="aligned", source="article")  # whole-article view
+    return {"run": run, "work": work, "test": test, "manual": manual, "unseen": unseen}
+
+
+def _show_predictions(project) -> None:
+    project.config = {**(project.config or {}), "show_predictions": True}
+    project.save()
+
+
+def _ids(response) -> list[int]:
+    assert response.status_code == 200, response.content
+    return sorted(p["id"] for p in response.json()["results"])
+
+
+def test_a_blind_annotator_lists_only_the_pairs_given_to_them(api, users, world, project):
+    anna = api(users["anna"])
+    assert _ids(anna.get(f"/api/pairs/?project={project.pk}")) == sorted(
+        [world["work"].pk, world["test"].pk, world["manual"].pk])
+    assert anna.get(f"/api/pairs/{world['unseen'].pk}/").status_code == 404
+    assert anna.get(f"/api/pairs/?run={world['run'].pk}").status_code == 403
+    # researchers, and annotators of a project that shows predictions, see every pair
+    everything = sorted(p.pk for p in world.values() if not isinstance(p, AlignmentRun))
+    assert _ids(api(users["rita"]).get(f"/api/pairs/?project={project.pk}")) == everything
+    _show_predictions(project)
+    assert _ids(anna.get(f"/api/pairs/?project={project.pk}")) == everything
+
+
+def test_no_annotator_sees_a_pairs_origin(api, users, world, project):
+    _show_predictions(project)  # even where they may see the model's predictions
+    for pair in ("test", "manual", "work"):
+        assert api(users["anna"]).get(f"/api/pairs/{world[pair].pk}/").json()["origin"] is None
+    assert api(users["rita"]).get(f"/api/pairs/{world['test'].pk}/").json()["origin"] == "import"
+    assert api(users["admin"]).get(f"/api/pairs/{world['manual'].pk}/").json()["origin"] == "manual"
+
+
+def test_an_annotator_cannot_tell_which_of_their_labels_answered_a_test_question(api, users, world, project):
+    mine = api(users["anna"]).get("/api/labels/?mine=1").json()["results"]
+    assert len(mine) == 2 and {label["is_test_question"] for label in mine} == {None}
+    detail = api(users["anna"]).get(f"/api/labels/{mine[0]['id']}/").json()
+    assert detail["is_test_question"] is None
+    for_rita = {lab["pair"]: lab["is_test_question"] for lab in api(users["rita"]).get("/api/labels/").json()["results"]}
+    assert for_rita == {world["test"].pk: True, world["manual"].pk: False}
+
+
+def test_a_blind_annotator_sees_no_runs(api, users, world, project, client):
+    anna = api(users["anna"])
+    assert anna.get(f"/api/runs/?project={project.pk}").json()["results"] == []
+    assert anna.get(f"/api/runs/{world['run'].pk}/").status_code == 403
+    assert [r["id"] for r in api(users["rita"]).get(f"/api/runs/?project={project.pk}").json()["results"]] == [
+        world["run"].pk]
+    client.force_login(users["anna"])
+    assert 'id="runs"' not in client.get(f"/projects/{project.pk}/").content.decode()
+    assert client.get(f"/projects/{project.pk}/runs/{world['run'].pk}/").status_code == 403
+    _show_predictions(project)
+    assert [r["id"] for r in anna.get(f"/api/runs/?project={project.pk}").json()["results"]] == [world["run"].pk]
+    assert 'id="runs"' in client.get(f"/projects/{project.pk}/").content.decode()
+    assert client.get(f"/projects/{project.pk}/runs/{world['run'].pk}/").status_code == 200
+
+
+def test_a_researchers_project_page_lists_the_runs(users, world, project, client):
+    client.force_login(users["rita"])
+    assert 'id="runs"' in client.get(f"/projects/{project.pk}/").content.decode()
