@@ -130,8 +130,11 @@ DATABASES = {
 }
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # Several processes (web + worker) share the file: wait for locks instead of failing.
+    # WAL: readers never wait for the writer; busy timeout: a writer waits for the lock (an import
+    # commits in short batches, so annotators' submits get through while it runs).
     DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"timeout": 30, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"}
+        {"timeout": env_int("SQLITE_TIMEOUT", 30), "transaction_mode": "IMMEDIATE",
+         "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"}
     )
     # A file, not :memory:, so a Celery worker process started by the tests sees the test database.
     # One file per test process, so parallel test runs never share it.
@@ -165,10 +168,28 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
-# --- Uploads / imports
+# --- Uploads / imports (limits: annotation/services/corpus/importing/limits.py)
 MAX_UPLOAD_BYTES = env_int("MAX_UPLOAD_BYTES", 50 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_UPLOAD_BYTES
 FILE_UPLOAD_MAX_MEMORY_SIZE = 5 * 1024 * 1024
+IMPORT_MAX_BYTES = env_int("IMPORT_MAX_BYTES", 200 * 1024 * 1024)
+IMPORT_MAX_FILES = env_int("IMPORT_MAX_FILES", 10_000)
+IMPORT_MAX_LINES = env_int("IMPORT_MAX_LINES", 500_000)
+IMPORT_MAX_SENTENCES_PER_DOCUMENT = env_int("IMPORT_MAX_SENTENCES_PER_DOCUMENT", 10_000)
+IMPORT_MAX_ARTICLES = env_int("IMPORT_MAX_ARTICLES", 200_000)
+IMPORT_BACKGROUND_BYTES = env_int("IMPORT_BACKGROUND_BYTES", 2 * 1024 * 1024)
+IMPORT_DIR = Path(env_str("IMPORT_DIR", str(VAR_DIR / "imports")))
+IMPORT_DIR.mkdir(parents=True, exist_ok=True)
+# Every uploaded file streams to a temporary file under IMPORT_DIR (never whole in memory), cut off
+# by the first handler once it passes the import limits.
+FILE_UPLOAD_HANDLERS = ["annotation.services.corpus.importing.uploads.LimitedUploadHandler",
+                        "django.core.files.uploadhandler.TemporaryFileUploadHandler"]
+FILE_UPLOAD_TEMP_DIR = str(IMPORT_DIR)
+DATA_UPLOAD_MAX_NUMBER_FILES = IMPORT_MAX_FILES + 1  # LimitedUploadHandler refuses the file past the limit first
+# Per-article endpoints: sentences of one document per response, and the largest complex × simple
+# sentence matrix a request computes (automatic paragraph links); bigger answers 413.
+ARTICLE_MAX_SENTENCES = env_int("ARTICLE_MAX_SENTENCES", 10_000)
+ARTICLE_MAX_SIMILARITY_CELLS = env_int("ARTICLE_MAX_SIMILARITY_CELLS", 4_000_000)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -93,6 +93,8 @@ mine_save_shard = mining_task("mine_save_shard", "save", "Write one slice of min
 MINING_TASKS = {"encode": mine_encode_shard, "index": mine_build_index, "search": mine_search_shard,
                 "merge": mine_merge, "save": mine_save_shard}
 
+import_corpus = job_task("import_corpus", "annotation.services.corpus.importing.uploads.run_import_job",
+                         "Import a large uploaded corpus in bounded memory, with progress (cpu queue).")
 corpus_stats = job_task("corpus_stats", "annotation.services.corpus.corpus_stats.run_stats_job",
                         "Count articles, documents and sentences per level (cpu queue).")
 
@@ -120,6 +122,7 @@ train_aligner = job_task("train_aligner", "annotation.services.training.versions
 JOB_TASKS = {
     "train-aligner": train_aligner,
     "corpus-stats": corpus_stats,
+    "import": import_corpus,
     "access-attributes": access_attributes,
     "sum4simp-filter": sum4simp_filter,
     "wivico-thresholds": wivico_thresholds,

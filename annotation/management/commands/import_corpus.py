@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.db import transaction
 
 from annotation.label_schemes import DEFAULT_SCHEME
 from annotation.models import LabelScheme, Project
-from annotation.services.corpus.importing import FORMATS, ON_CONFLICT, CorpusImportError, import_files, read_path
+from annotation.services.corpus.importing import FORMATS, ON_CONFLICT, CorpusImportError, import_path
+from annotation.services.corpus.importing.base import language_problem
 from annotation.services.projects.creation import find_project
 
 
@@ -27,29 +27,40 @@ class Command(BaseCommand):
 
     def handle(self, *args: object, **options: object) -> None:
         name = str(options["project"])
+        # The import streams the input and writes in batches (on SQLite, each its own short
+        # transaction, so annotators keep labelling meanwhile); a project created here is removed
+        # again when the import is refused, so a failed command leaves nothing behind.
+        project, created = self._project(name, create=bool(options["create"]), language=options["language"])
         try:
-            files = read_path(str(options["path"]))
-            with transaction.atomic():
-                project = self._project(name, create=bool(options["create"]), language=options["language"])
-                result = import_files(
-                    project, files, str(options["format"]), language=options["language"] or None,  # type: ignore[arg-type]
-                    on_conflict=str(options["on_conflict"]),
-                )
+            result = import_path(
+                project, str(options["path"]), str(options["format"]), language=options["language"] or None,  # type: ignore[arg-type]
+                on_conflict=str(options["on_conflict"]),
+            )
         except CorpusImportError as exc:
+            if created:
+                project.delete()
             for problem in exc.problems:
                 self.stderr.write(str(problem))
             raise CommandError(f"nothing imported: {len(exc.problems)} problem(s)") from exc
+        except BaseException:
+            if created:
+                project.delete()
+            raise
         for warning in result.warnings:
             self.stderr.write(f"warning: {warning}")
         self.stdout.write(f"imported {result.describe()} into {project.name!r}")
 
-    def _project(self, name: str, *, create: bool, language: object) -> Project:
+    def _project(self, name: str, *, create: bool, language: object) -> tuple[Project, bool]:
         try:
-            return find_project(name)
+            return find_project(name), False
         except ValueError:
             pass
         if not create:
             raise CommandError(f"no project named {name!r}; pass --create to create it")
+        if language:
+            message = language_problem(str(language))
+            if message:
+                raise CommandError(message)
         return Project.objects.create(
             name=name, language=str(language or "en"), label_scheme=LabelScheme.objects.get(slug=DEFAULT_SCHEME)
-        )
+        ), True

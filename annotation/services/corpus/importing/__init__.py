@@ -39,6 +39,7 @@ from django.db import IntegrityError, connection, transaction
 
 from annotation.models import Article, LabelScheme, Project
 from annotation.services import audit
+from annotation.services.background.progress import Superseded
 from annotation.services.corpus.importing import jsonl, levels, parallel, stories
 from annotation.services.corpus.importing.archive import bytes_inputs, collect, path_inputs, read_path, work_folder
 from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle, TextFile, language_problem
@@ -50,7 +51,7 @@ from annotation.services.review.gold import class_values, value_classes
 
 __all__ = [
     "FORMATS", "ON_CONFLICT", "CorpusImportError", "ImportResult", "Limits", "Problem",
-    "check_options", "detect_format", "import_files", "import_inputs", "import_path", "read_path",
+    "check_options", "detect_format", "import_files", "import_inputs", "import_path", "read_path", "undo_import",
 ]
 
 logger = logging.getLogger(__name__)
@@ -256,7 +257,7 @@ def _batches(articles: Iterable[ParsedArticle], skip: set[str]) -> Iterator[list
 Progress = Callable[[float, str], None]
 
 
-def _remove_partial(project: Project, token: str) -> None:
+def undo_import(project: Project, token: str) -> None:
     """Undo a failed import committed batch by batch: delete its articles (a hundred at a time, so
     memory and lock times stay small), except any someone labelled in the meantime."""
     articles = Article.objects.filter(project=project, meta__import=token)
@@ -289,8 +290,10 @@ def _write(project: Project, spool: _Spool, skip: set[str], *, source: str, toke
                 write_all(SQLITE_PAUSE)
                 with transaction.atomic():
                     audit_event(written)
+            except Superseded:
+                raise  # another attempt of the job took over this import: its batches are its own now
             except BaseException:
-                _remove_partial(project, token)
+                undo_import(project, token)
                 raise
         else:
             with transaction.atomic():

@@ -52,15 +52,15 @@ def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
             continue
         src, dst = sides[COMPLEX_EXT], sides[SIMPLE_EXT]
         n_src, n_dst = ctx.line_counts.get(src.name, 0), ctx.line_counts.get(dst.name, 0)
+        if _too_long(src, n_src, ctx) | _too_long(dst, n_dst, ctx):
+            continue  # not read: at most IMPORT_MAX_SENTENCES_PER_DOCUMENT lines are held in memory
+        src_lines, dst_lines = _lines(src, ctx), _lines(dst, ctx)
         if n_src != n_dst:
             ctx.problems.add(
                 src.name,
                 f"{src.basename} has {n_src} lines but {dst.basename} has {n_dst}; line-aligned files need the same number of lines",
             )
             continue
-        if _too_long(src, n_src, ctx) | _too_long(dst, n_dst, ctx):
-            continue
-        src_lines, dst_lines = _lines(src, ctx), _lines(dst, ctx)
         if src_lines is None or dst_lines is None:
             continue
         documents = [

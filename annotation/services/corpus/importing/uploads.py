@@ -1,0 +1,321 @@
+"""Uploaded corpora: bounded while they stream in, kept on disk, imported now or by a background job.
+
+1. :class:`LimitedUploadHandler` (first of ``FILE_UPLOAD_HANDLERS``) watches the multipart upload
+   as Django streams it to temporary files and cuts it off once it passes ``IMPORT_MAX_BYTES``,
+   ``MAX_UPLOAD_BYTES`` for one (non-archive) file or ``IMPORT_MAX_FILES``; the view then answers
+   413 with :func:`upload_problem`.
+2. :func:`stage_uploads` moves the uploaded files into ``IMPORT_DIR/upload-<id>/`` (a rename, never
+   a read into memory).
+3. :func:`import_upload` imports a staged upload now (the request waits); uploads larger than
+   ``IMPORT_BACKGROUND_BYTES`` go to :func:`start_import_job` instead: a ``Job`` of kind ``import``
+   on the cpu queue whose progress the page and ``GET /api/jobs/<id>/`` show, run by
+   :func:`run_import_job`. Either way the staged folder is removed when the import ends.
+"""
+from __future__ import annotations
+
+import shutil
+import threading
+import uuid
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from django.core.files.move import file_move_safe
+from django.core.files.uploadhandler import FileUploadHandler, StopUpload
+from django.db import connection, transaction
+
+from annotation.models import Job, Project, Status
+from annotation.services.background import jobs, progress
+from annotation.services.corpus.importing import ImportResult, check_options, import_inputs, undo_import
+from annotation.services.corpus.importing.archive import import_root, is_archive, path_inputs
+from annotation.services.corpus.importing.limits import Limits, over
+from annotation.services.corpus.importing.problems import CorpusImportError, Problem
+from annotation.services.corpus.importing.validation import human_size
+
+IMPORT_JOB = "import"
+_FORM_SLACK = 1024 * 1024  # multipart headers and form fields besides the files
+
+
+class LimitedUploadHandler(FileUploadHandler):
+    """Stops an upload past the import limits and records why on the request (``upload_problem``).
+
+    It stores nothing itself: the next handler (``TemporaryFileUploadHandler``) writes the files
+    to disk. After a stop Django reads and discards the rest of the body, so the client gets a
+    413 answer rather than a reset connection."""
+
+    def __init__(self, request=None) -> None:
+        super().__init__(request)
+        self.limits = Limits.from_settings()
+        self.total = self.files = self.file_bytes = 0
+        self.file_limit = self.limits.file_bytes
+        self.refused = False
+
+    def _refuse(self, problem: Problem) -> None:
+        if self.request is not None:
+            self.request.upload_problem = problem
+        self.refused = True
+        raise StopUpload(connection_reset=False)
+
+    def _refuse_total(self) -> None:
+        limit = self.limits.total_bytes
+        self._refuse(Problem("", None, None, over(f"the upload is larger than {human_size(limit)}", "IMPORT_MAX_BYTES",
+                                                  limit), "IMPORT_MAX_BYTES"))
+
+    def handle_raw_input(self, input_data, META, content_length, boundary, encoding=None) -> None:
+        self.declared = content_length or 0  # checked once a file starts (StopUpload is not caught here)
+
+    def new_file(self, field_name, file_name, *args, **kwargs) -> None:
+        super().new_file(field_name, file_name, *args, **kwargs)
+        if self.refused:
+            raise StopUpload(connection_reset=False)
+        if getattr(self, "declared", 0) > self.limits.total_bytes + _FORM_SLACK:
+            self._refuse_total()
+        self.files += 1
+        if self.files > self.limits.files:
+            self._refuse(Problem("", None, None, over(f"the upload holds more than {self.limits.files:,} files",
+                                                      "IMPORT_MAX_FILES", self.limits.files), "IMPORT_MAX_FILES"))
+        self.file_bytes = 0
+        self.file_limit = self.limits.total_bytes if is_archive(file_name) else self.limits.file_bytes
+
+    def receive_data_chunk(self, raw_data: bytes, start: int) -> bytes:
+        self.file_bytes += len(raw_data)
+        self.total += len(raw_data)
+        if self.file_bytes > self.file_limit:
+            setting = "IMPORT_MAX_BYTES" if self.file_limit == self.limits.total_bytes else "MAX_UPLOAD_BYTES"
+            self._refuse(Problem(self.file_name, None, None,
+                                 over(f"file is larger than {human_size(self.file_limit)}", setting, self.file_limit),
+                                 setting))
+        if self.total > self.limits.total_bytes:
+            self._refuse_total()
+        return raw_data
+
+    def file_complete(self, file_size: int) -> None:
+        return None
+
+
+def upload_problem(request) -> Problem | None:
+    """Why :class:`LimitedUploadHandler` cut the request's upload off (None if it did not)."""
+    return getattr(request, "upload_problem", None)
+
+
+@dataclass(frozen=True)
+class StagedUpload:
+    """Uploaded files moved into their own folder under ``IMPORT_DIR``."""
+
+    folder: Path
+    names: tuple[str, ...]
+    size: int
+
+    @property
+    def key(self) -> str:
+        return self.folder.name
+
+    def remove(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def staged(key: str) -> StagedUpload:
+    """A staged upload by its folder name (what an import job's params keep)."""
+    if not key.startswith("upload-") or "/" in key or "\\" in key or key in (".", ".."):
+        raise CorpusImportError.one("", f"no staged upload {key!r}")
+    folder = import_root() / key
+    if not folder.is_dir():
+        raise CorpusImportError.one("", f"the uploaded files of this import are gone ({key}); upload them again")
+    files = sorted(p for p in folder.iterdir() if p.is_file())
+    return StagedUpload(folder, tuple(p.name for p in files), sum(p.stat().st_size for p in files))
+
+
+def stage_uploads(uploads) -> StagedUpload:
+    """Move Django ``UploadedFile`` objects into a new ``IMPORT_DIR/upload-<id>/`` folder.
+
+    A file Django spooled to disk is renamed into place; one it kept in memory (small uploads with
+    a custom handler list) is written out a chunk at a time.
+
+    Raises:
+        CorpusImportError: two uploads with the same name (nothing is kept).
+    """
+    names = [Path(u.name or "").name for u in uploads]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise CorpusImportError.one(repeated[0], "two uploaded files have this name; rename one of them")
+    bad = [n for n in names if n in ("", ".", "..")]
+    if bad:
+        raise CorpusImportError.one("", "an uploaded file has no usable name")
+    folder = import_root() / f"upload-{uuid.uuid4().hex}"
+    folder.mkdir()
+    try:
+        size = 0
+        for upload, name in zip(uploads, names):
+            target = folder / name
+            if hasattr(upload, "temporary_file_path"):
+                upload.file.flush()
+                file_move_safe(upload.temporary_file_path(), str(target), allow_overwrite=False)
+            else:
+                with target.open("wb") as out:
+                    for chunk in upload.chunks():
+                        out.write(chunk)
+            size += target.stat().st_size
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return StagedUpload(folder, tuple(names), size)
+
+
+def import_upload(project: Project, upload: StagedUpload, fmt: str = "auto", *, actor=None, **options) -> ImportResult:
+    """Import a staged upload now (it is removed afterwards, imported or not)."""
+    try:
+        return import_inputs(project, path_inputs(upload.folder), fmt, actor=actor,
+                             source=options.pop("source", "") or ", ".join(upload.names)[:200], **options)
+    finally:
+        upload.remove()
+
+
+def runs_in_background(upload: StagedUpload) -> bool:
+    return upload.size > Limits.from_settings().background_bytes
+
+
+def start_import_job(project: Project, upload: StagedUpload, fmt: str = "auto", *, user=None,
+                     language: str | None = None, on_conflict: str = "error", source: str = "",
+                     enqueue: bool = True) -> Job:
+    """Queue the import of a staged upload as a background job (kind ``import``, cpu queue).
+
+    Raises:
+        CorpusImportError: bad options (checked now, before the job is queued; the upload is removed).
+    """
+    try:
+        check_options(fmt, language=language, on_conflict=on_conflict)
+    except CorpusImportError:
+        upload.remove()
+        raise
+    params = {"upload": upload.key, "files": list(upload.names)[:100], "bytes": upload.size, "format": fmt,
+              "language": language, "on_conflict": on_conflict, "source": source or ", ".join(upload.names)[:200],
+              "token": uuid.uuid4().hex}
+    with transaction.atomic():
+        return jobs.start_job(project, IMPORT_JOB, params=params, user=user, enqueue=enqueue)
+
+
+@dataclass(frozen=True)
+class Received:
+    """What became of an upload: imported now (``result``) or queued (``job``)."""
+
+    result: ImportResult | None = None
+    job: Job | None = None
+
+
+def receive(project: Project, uploads, fmt: str = "auto", *, user=None, language: str | None = None,
+            on_conflict: str = "error") -> Received:
+    """The upload views' one call: check the options, stage the files, then import them now or —
+    past ``IMPORT_BACKGROUND_BYTES`` — queue an ``import`` job.
+
+    Raises:
+        CorpusImportError: bad options or (for an import done now) bad input; nothing was written.
+    """
+    check_options(fmt, language=language, on_conflict=on_conflict)
+    upload = stage_uploads(uploads)
+    source = ", ".join(upload.names)[:200]
+    if runs_in_background(upload):
+        return Received(job=start_import_job(project, upload, fmt, user=user, language=language,
+                                             on_conflict=on_conflict, source=source))
+    return Received(result=import_upload(project, upload, fmt, actor=user, language=language,
+                                         on_conflict=on_conflict, source=source))
+
+
+def result_data(result: ImportResult) -> dict:
+    """An import's result as stored on its job (article ids are left out: there may be 200,000)."""
+    data = asdict(result)
+    data.pop("article_ids", None)
+    data["summary"] = result.describe()
+    return data
+
+
+def run_import_job(job_id: int) -> None:
+    """The ``import`` task's body: claim the job, import the staged upload with progress, record the
+    result — or the problems (``result["problems"]``) when the input is refused; nothing is written
+    then. A cancelled job stops at its next batch and its partial import is undone. An attempt that
+    takes over from a lost worker (``progress.claim``) first drops what that worker had committed;
+    an attempt that was itself taken over stops and leaves the upload to its successor."""
+    if not progress.claim(Job, job_id):
+        return
+    job = Job.objects.select_related("project", "project__label_scheme", "created_by").get(pk=job_id)
+    params = job.params
+    report = _ProgressWriter(job_id)
+    try:
+        if job.attempts > 1 and params.get("token"):  # a worker died mid-import: drop what it had committed
+            undo_import(job.project, params["token"])
+        upload = staged(params["upload"])
+        result = import_inputs(
+            job.project, path_inputs(upload.folder), params.get("format", "auto"), language=params.get("language"),
+            on_conflict=params.get("on_conflict", "error"), source=params.get("source", ""), actor=job.created_by,
+            progress=report, checkpoint=lambda: progress.check_cancelled(Job, job_id), token=params.get("token"),
+        )
+    except progress.Superseded:
+        report.close()
+        return  # another attempt owns the job (and needs the upload)
+    except progress.Cancelled:
+        report.close()
+        _cleanup(params)
+        return
+    except CorpusImportError as exc:
+        report.close()
+        _cleanup(params)
+        progress.fail(Job, job_id, exc)
+        Job.objects.filter(pk=job_id, status=Status.FAILED).update(
+            result={"problems": [str(p) for p in exc.problems], "too_large": exc.too_large},
+            message=f"nothing was imported: {len(exc.problems)} problem(s)")
+        return
+    except Exception as exc:  # noqa: BLE001 - recorded on the row, then re-raised for the log
+        report.close()
+        _cleanup(params)
+        progress.fail(Job, job_id, exc)
+        raise
+    report.close()
+    _cleanup(params)
+    progress.succeed(Job, job_id, result=result_data(result))
+
+
+class _ProgressWriter:
+    """The job's progress callback. On PostgreSQL an import writes in one transaction: a progress
+    UPDATE from inside it would stay invisible until the end and lock the job row against the
+    heartbeat thread. There the latest progress is written once a second from a thread with its own
+    connection; on SQLite (batches committed one by one) and inside a caller's transaction, directly."""
+
+    def __init__(self, job_id: int, every_seconds: float = 1.0) -> None:
+        self.every = every_seconds
+        self.latest: tuple[float, str] | None = None
+        self.stop = threading.Event()
+        self.thread: threading.Thread | None = None
+        if connection.vendor != "sqlite" and not connection.in_atomic_block:
+            self.report = progress.reporter(Job, job_id, every_seconds=0.0)
+            self.thread = threading.Thread(target=self._run, daemon=True, name=f"import-progress-{job_id}")
+            self.thread.start()
+        else:
+            self.report = progress.reporter(Job, job_id, every_seconds=every_seconds)
+
+    def __call__(self, fraction: float, message: str = "") -> None:
+        if self.thread is None:
+            self.report(fraction, message)
+        else:
+            self.latest = (fraction, message)
+
+    def _flush(self) -> None:
+        latest, self.latest = self.latest, None
+        if latest is not None:
+            self.report(*latest)
+
+    def _run(self) -> None:
+        try:
+            while not self.stop.wait(self.every):
+                self._flush()
+            self._flush()
+        finally:
+            connection.close()
+
+    def close(self) -> None:
+        if self.thread is not None:
+            self.stop.set()
+            self.thread.join()
+
+
+def _cleanup(params: dict) -> None:
+    key = params.get("upload", "")
+    if key.startswith("upload-") and "/" not in key:
+        shutil.rmtree(import_root() / key, ignore_errors=True)

@@ -1,0 +1,211 @@
+"""Import benchmark (not a test): time and peak memory of importing a generated engine-JSONL corpus, and
+how labelling fares on SQLite while the import runs (issue: hardening item 3).
+
+    .venv/bin/python bench/import_bench.py [--lines 200000] [--sentences 3] [--labeller]
+
+Each run uses a fresh SQLite database under ``var/bench/`` (WAL, busy timeout and IMMEDIATE
+transactions from ``alignapp/settings.py``), migrated once and copied for every size. The corpus is one
+article per line (a complex document of ``--sentences`` sentences in two paragraphs, a simple one of
+two sentences, one gold link). Each import runs in a fresh child process so its peak RSS
+(``ru_maxrss``) is its own; the import is ``import_path`` (the same service the upload page, the API,
+the background job and ``manage.py import_corpus`` use). With ``--labeller`` a second thread (its own
+database connection) changes one label every 50 ms through ``services.review.labelling.submit_label``
+while the import runs, and counts the submits that failed with "database is locked" and the slowest
+one. Prints one JSON object on stdout (progress on stderr).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH_DIR = ROOT / "var" / "bench" / "import"
+sys.path.insert(0, str(ROOT))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "alignapp.settings")
+
+WORDS = ("the city council voted on tuesday to approve a new budget which includes funding for schools roads "
+         "parks and libraries scientists say bees communicate where flowers are by dancing in the hive while "
+         "owls hunt at night and hear very well people live in many places around world").split()
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def sentence(rng: random.Random) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(6, 16))).capitalize() + "."
+
+
+def generate(path: Path, lines: int, sentences: int) -> int:
+    """Write ``lines`` JSONL records; returns the file's size in bytes."""
+    rng = random.Random(lines)
+    half = max(1, sentences // 2)
+    with path.open("w", encoding="utf-8") as fh:
+        for i in range(lines):
+            complex_sents = [sentence(rng) for _ in range(sentences)]
+            record = {"id": f"article-{i}",
+                      "complex": {"paragraphs": [complex_sents[:half], complex_sents[half:]] if sentences > 1
+                                  else [complex_sents]},
+                      "simple": {"paragraphs": [[sentence(rng), sentence(rng)]]},
+                      "gold": [[0, 0]]}
+            fh.write(json.dumps(record) + "\n")
+    return path.stat().st_size
+
+
+def template_db() -> Path:
+    """A migrated SQLite database with a label scheme, copied for each run."""
+    path = BENCH_DIR / "template.sqlite3"
+    if not path.exists():
+        log("migrating the template database…")
+        env = {**os.environ, "DATABASE_URL": f"sqlite:///{path}"}
+        subprocess.run([sys.executable, str(ROOT / "manage.py"), "migrate", "-v", "0"], check=True, env=env, cwd=ROOT)
+    return path
+
+
+def setup(db: Path) -> None:
+    os.environ["DATABASE_URL"] = f"sqlite:///{db}"
+    import django
+
+    django.setup()
+
+
+def labeller_fixture() -> tuple[int, list[int]]:
+    """An annotator and a few pairs of a small project to relabel during the import."""
+    from django.contrib.auth import get_user_model
+
+    from annotation.models import CandidatePair, LabelScheme, Project
+    from annotation.services.corpus.importing import import_files
+
+    scheme = LabelScheme.objects.get(slug="aligned-partial-not")
+    project = Project.objects.create(name="labelling", label_scheme=scheme)
+    lines = "".join(json.dumps({"id": f"l{i}", "complex": {"paragraphs": [["A cat sat."]]},
+                                "simple": {"paragraphs": [["A cat."]]}, "gold": [[0, 0]]}) + "\n" for i in range(20))
+    import_files(project, [("labelling.jsonl", lines.encode())], "jsonl")
+    user = get_user_model().objects.create_user("bench-annotator")
+    pairs = list(CandidatePair.objects.filter(article__project=project).values_list("pk", flat=True))
+    return user.pk, pairs
+
+
+class Labeller(threading.Thread):
+    """Changes a label every ``every`` seconds until stopped; counts lock errors and the slowest submit."""
+
+    def __init__(self, user_id: int, pair_ids: list[int], every: float = 0.05) -> None:
+        super().__init__(daemon=True)
+        self.user_id, self.pair_ids, self.every = user_id, pair_ids, every
+        self.stop = threading.Event()
+        self.ok = self.locked = self.other = 0
+        self.slowest = 0.0
+        self.errors: list[str] = []
+
+    def run(self) -> None:
+        from django.contrib.auth import get_user_model
+        from django.db import OperationalError, connection
+
+        from annotation.models import CandidatePair
+        from annotation.services.review import labelling
+
+        user = get_user_model().objects.get(pk=self.user_id)
+        pairs = list(CandidatePair.objects.filter(pk__in=self.pair_ids).select_related("article__project"))
+        n = 0
+        try:
+            while not self.stop.is_set():
+                pair = pairs[n % len(pairs)]
+                value = ("aligned", "not-aligned")[(n // len(pairs)) % 2]
+                started = time.monotonic()
+                try:
+                    labelling.submit_label(user, pair, value=value, seconds=3.0, source=labelling.ARTICLE, change=True)
+                    self.ok += 1
+                except OperationalError as exc:
+                    if "locked" in str(exc):
+                        self.locked += 1
+                    else:
+                        self.other += 1
+                        self.errors.append(str(exc))
+                self.slowest = max(self.slowest, time.monotonic() - started)
+                n += 1
+                time.sleep(self.every)
+        finally:
+            connection.close()
+
+
+def import_once(db: Path, corpus: Path, labeller: bool) -> dict:
+    """Run in a child process: one import; its time, peak RSS and (optionally) the labeller's counts."""
+    setup(db)
+    from annotation.models import LabelScheme, Project
+    from annotation.services.corpus.importing import import_path
+
+    project = Project.objects.create(name="bench", label_scheme=LabelScheme.objects.get(slug="aligned-partial-not"))
+    worker = None
+    if labeller:
+        worker = Labeller(*labeller_fixture())
+        worker.start()
+        time.sleep(0.5)
+    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    started = time.monotonic()
+    error = ""
+    try:
+        result = import_path(project, corpus, "jsonl")
+        summary = result.describe()
+    except Exception as exc:  # noqa: BLE001 - reported in the JSON
+        summary, error = "", f"{type(exc).__name__}: {str(exc)[:300]}"
+    seconds = time.monotonic() - started
+    out = {"seconds": round(seconds, 1), "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+           "rss_before_mb": round(rss_before / 1024, 1), "result": summary}
+    if error:
+        out["error"] = error
+    if worker is not None:
+        time.sleep(0.5)
+        worker.stop.set()
+        worker.join()
+        out["labelling"] = {"submits_ok": worker.ok, "database_is_locked": worker.locked, "other_errors": worker.other,
+                            "slowest_submit_s": round(worker.slowest, 2), "first_errors": worker.errors[:3]}
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--lines", type=int, nargs="+", default=[200_000])
+    parser.add_argument("--sentences", type=int, default=3, help="complex sentences per record")
+    parser.add_argument("--labeller", action="store_true", help="relabel pairs in another thread during the import")
+    parser.add_argument("--keep", action="store_true", help="keep the generated corpora and databases")
+    parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(import_once(Path(args.child[0]), Path(args.child[1]), args.labeller)))
+        return
+    BENCH_DIR.mkdir(parents=True, exist_ok=True)
+    template = template_db()
+    results = []
+    for lines in args.lines:
+        corpus = BENCH_DIR / f"corpus-{lines}.jsonl"
+        size = corpus.stat().st_size if corpus.exists() else generate(corpus, lines, args.sentences)
+        db = BENCH_DIR / f"run-{lines}.sqlite3"
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{db}{suffix}").unlink(missing_ok=True)
+        shutil.copy(template, db)
+        log(f"importing {lines} lines ({size / 1e6:.1f} MB)…")
+        cmd = [sys.executable, __file__, "--child", str(db), str(corpus)] + (["--labeller"] if args.labeller else [])
+        child = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+        if child.returncode:
+            log(child.stderr[-3000:])
+            results.append({"lines": lines, "error": f"child exited {child.returncode}"})
+        else:
+            results.append({"lines": lines, "bytes": size, **json.loads(child.stdout.strip().splitlines()[-1])})
+        log(json.dumps(results[-1]))
+        if not args.keep:
+            for path in (corpus, db, Path(f"{db}-wal"), Path(f"{db}-shm")):
+                path.unlink(missing_ok=True)
+    print(json.dumps({"benchmark": "import", "database": "sqlite", "cpus": os.cpu_count(), "runs": results}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
