@@ -43,12 +43,14 @@ def app_broker(url: str, folder: Path | None = None):
 
 
 @contextlib.contextmanager
-def running_worker(broker_url: str, tmp_path: Path, folder: Path | None = None, timeout: float = 90.0):
-    """Start ``celery worker -Q cpu,gpu`` against the test database and wait until it is ready."""
+def running_worker(broker_url: str, tmp_path: Path, folder: Path | None = None, timeout: float = 90.0,
+                   env: dict[str, str] | None = None):
+    """Start ``celery worker -Q cpu,gpu`` against the test database and wait until it is ready
+    (``env``: more environment for it, e.g. short liveness settings)."""
     from annotation.management.commands.run_demo import start_worker, stop_process
 
     log = tmp_path / "worker.log"
-    env = {"DATABASE_URL": database_url(), "CELERY_BROKER_URL": broker_url, "HF_HUB_OFFLINE": "1"}
+    env = {"DATABASE_URL": database_url(), "CELERY_BROKER_URL": broker_url, "HF_HUB_OFFLINE": "1", **(env or {})}
     if folder is not None:
         env["CELERY_BROKER_DIR"] = str(folder)
     worker = start_worker(concurrency=1, log_file=str(log), env=env)

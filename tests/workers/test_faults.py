@@ -1,0 +1,192 @@
+"""Fault tests on real services: a worker SIGKILLed mid-run or mid-training (filesystem broker and
+Redis), Redis restarted during a run, the PostgreSQL connection dropped mid-import, the web process
+killed while labels are submitted. Each ends with exactly one set of results and nothing lost.
+
+Liveness is shortened for these tests (heartbeat 1 s, lost after 4 s; chunks of 2 document pairs)
+in this process and in the workers, so a lost worker is noticed within seconds.
+"""
+from __future__ import annotations
+
+import os
+import random
+import signal
+from pathlib import Path
+
+import pytest
+
+from annotation.models import AlignmentRun, Prediction, Status
+from annotation.services.alignment import alignment_runs
+from tests import factories
+from tests.engine.conftest import minilm_path  # noqa: F401 - fixtures of the tiny-BERT builder
+from tests.engine.test_training import tiny_base  # noqa: F401
+from tests.worker_process import app_broker, running_worker, wait_for
+
+pytestmark = [pytest.mark.slow]
+
+LIVENESS = {"WORKER_HEARTBEAT_SECONDS": 1, "WORKER_STALE_SECONDS": 4, "ALIGN_BATCH_ARTICLES": 2}
+WORDS = ("river bridge council school storm farmer market doctor study water city forest train museum "
+         "election winter harvest teacher village factory scientist coast island road festival").split()
+
+
+@pytest.fixture
+def liveness(settings, tmp_path, monkeypatch) -> dict[str, str]:
+    """Short liveness settings here; returns the same as environment for the workers (and a shared
+    MEDIA_ROOT)."""
+    for name, value in LIVENESS.items():
+        setattr(settings, name, value)
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    return {**{k: str(v) for k, v in LIVENESS.items()}, "MEDIA_ROOT": settings.MEDIA_ROOT}
+
+
+def sentence(rng: random.Random, n: int) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(n)).capitalize() + "."
+
+
+def build_corpus(articles: int = 60, sentences: int = 14):
+    """A project of ``articles`` articles, each a complex and a simple version of ``sentences``
+    sentences (the simple one: shortened, reordered in places)."""
+    factories.make_user("rita", researcher=True)
+    project = factories.make_project("Faults", rita="researcher")
+    rng = random.Random(7)
+    for a in range(articles):
+        complex_side = [sentence(rng, rng.randint(8, 16)) for _ in range(sentences)]
+        simple_side = [" ".join(s.split()[: max(4, len(s.split()) // 2)]) + "." for s in complex_side]
+        rng.shuffle(simple_side[: sentences // 3])
+        half = sentences // 2
+        factories.make_article(project, f"Article {a:03d}", {"adv": [complex_side[:half], complex_side[half:]],
+                                                            "ele": [simple_side[:half], simple_side[half:]]})
+    return project
+
+
+PARAMS = {"access_attributes": False}
+
+
+def predictions(run: AlignmentRun) -> set[tuple]:
+    return set(Prediction.objects.filter(run=run).values_list("pair_id", "predicted_label", "score", "rank"))
+
+
+def clean_run(project) -> set[tuple]:
+    """The pairs an uninterrupted run of the same method produces (run here, in this process)."""
+    run = alignment_runs.start_run(project, "jaccard", params=PARAMS, enqueue=False)
+    alignment_runs.execute_run(run.pk)
+    run.refresh_from_db()
+    assert run.status == Status.SUCCEEDED, run.error
+    return predictions(run)
+
+
+def kill(process) -> None:
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait(timeout=30)
+
+
+def run_state(run_id: int) -> AlignmentRun:
+    return AlignmentRun.objects.get(pk=run_id)
+
+
+def killed_mid_run_then_resumed(broker_url: str, tmp_path: Path, env: dict, folder: Path | None) -> None:
+    project = build_corpus()
+    with running_worker(broker_url, tmp_path / "w1", folder, env=env) as (worker, log):
+        run = alignment_runs.start_run(project, "jaccard", params=PARAMS)  # queued (on commit: now)
+        wait_for(lambda: run_state(run.pk).articles_done >= 4, 120, log, "the first chunks")
+        kill(worker)  # mid-run: no chance to mark anything
+    run.refresh_from_db()
+    assert run.status == Status.RUNNING and 4 <= run.articles_done < run.articles_total == 60, (run.status, run.articles_done)
+    killed_at = run.articles_done
+    with running_worker(broker_url, tmp_path / "w2", folder, env=env) as (_, log):
+        wait_for(lambda: run_state(run.pk).is_finished, 120, log, "the resumed run")
+    run.refresh_from_db()
+    assert run.status == Status.SUCCEEDED, run.error
+    assert run.attempts == 2 and run.checkpoint["lost_workers"] == 1
+    assert killed_at <= run.result["resumed_from"] < 60  # the new worker began at the first unfinished chunk
+    assert run.articles_done == run.articles_total == 60
+    expected = clean_run(project)
+    assert predictions(run) == expected and run.pair_count == len(expected) > 0  # exactly one set of results
+
+
+def test_a_worker_killed_mid_run_is_replaced_and_the_run_resumes_on_the_filesystem_broker(transactional_db, tmp_path, liveness):
+    folder = tmp_path / "broker"
+    for name in ("w1", "w2"):
+        (tmp_path / name).mkdir()
+    with app_broker("filesystem://", folder):
+        killed_mid_run_then_resumed("filesystem://", tmp_path, liveness, folder)
+
+
+@pytest.mark.services
+def test_a_worker_killed_mid_run_is_replaced_and_the_run_resumes_on_redis(transactional_db, redis_url, tmp_path, liveness):
+    import redis
+
+    redis.Redis.from_url(redis_url).flushdb()
+    for name in ("w1", "w2"):
+        (tmp_path / name).mkdir()
+    with app_broker(redis_url):
+        killed_mid_run_then_resumed(redis_url, tmp_path, liveness, None)
+
+
+# --- a worker killed mid-training ----------------------------------------------------------------
+
+TRAIN = {"epochs": 2, "patience": 2, "crf_epochs": 5, "base_similarity": "charngram", "max_length": 64}
+
+
+def training_project(encoder: str):
+    """Articles with gold from the engine's structured cases (train/dev/test splits), the tiny
+    BERT as encoder."""
+    import json
+
+    from annotation.models import Article, Split
+    from annotation.services.corpus.importing import import_files
+    from tests.engine.cases import structured_cases
+    from tests.engine.test_training import record
+
+    factories.make_user("rita", researcher=True)
+    project = factories.make_project("Training faults", rita="researcher")
+    project.config = {"encoder": encoder}
+    project.save()
+    jsonl = "".join(json.dumps({**record(p), "id": f"case-{p.id}"}) + "\n" for p in structured_cases()).encode()
+    import_files(project, [("cases.jsonl", jsonl)], "jsonl")
+    for i, article in enumerate(Article.objects.filter(project=project).order_by("id")):
+        Split.objects.create(article=article, name="dev" if i == 1 else "test" if i == 2 else "train")
+    return project
+
+
+def killed_mid_training_then_resumed(broker_url: str, tmp_path: Path, env: dict, folder: Path | None, encoder: str) -> None:
+    from annotation.models import Job, ModelVersion
+    from annotation.services.training.versions import start_training
+
+    project = training_project(encoder)
+    with running_worker(broker_url, tmp_path / "w1", folder, env=env) as (worker, log):
+        job = start_training(project, config=TRAIN, seed=1)
+        wait_for(lambda: Job.objects.get(pk=job.pk).checkpoint.get("epoch", 0) >= 1, 180, log, "a first epoch")
+        kill(worker)
+    job.refresh_from_db()
+    assert job.status == Status.RUNNING and job.checkpoint["stage"] == "pair_model", (job.status, job.checkpoint)
+    with running_worker(broker_url, tmp_path / "w2", folder, env=env) as (_, log):
+        wait_for(lambda: Job.objects.get(pk=job.pk).is_finished, 300, log, "the re-queued training")
+    job.refresh_from_db()
+    assert job.status == Status.SUCCEEDED, job.error
+    assert job.attempts == 2 and job.checkpoint["lost_workers"] == 1
+    version = ModelVersion.objects.get(job=job)  # exactly one version for the job ...
+    assert list(ModelVersion.objects.filter(project=project)) == [version]  # ... and none other
+    assert job.result["model_version"] == version.pk and version.metrics["dev"]
+    versions_dir = Path(version.path).parent
+    assert [p.name for p in versions_dir.iterdir()] == [version.name]  # the lost attempt left no directory behind
+
+
+def test_a_worker_killed_mid_training_is_replaced_and_one_model_version_results(transactional_db, tmp_path, liveness,
+                                                                               tiny_base):  # noqa: F811
+    folder = tmp_path / "broker"
+    for name in ("w1", "w2"):
+        (tmp_path / name).mkdir()
+    with app_broker("filesystem://", folder):
+        killed_mid_training_then_resumed("filesystem://", tmp_path, liveness, folder, tiny_base)
+
+
+@pytest.mark.services
+def test_a_worker_killed_mid_training_on_redis_is_replaced_and_one_model_version_results(
+        transactional_db, redis_url, tmp_path, liveness, tiny_base):  # noqa: F811
+    import redis
+
+    redis.Redis.from_url(redis_url).flushdb()
+    for name in ("w1", "w2"):
+        (tmp_path / name).mkdir()
+    with app_broker(redis_url):
+        killed_mid_training_then_resumed(redis_url, tmp_path, liveness, None, tiny_base)
