@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import random
 import signal
+import time
 from pathlib import Path
 
 import pytest
@@ -75,7 +76,9 @@ def clean_run(project) -> set[tuple]:
 
 
 def kill(process) -> None:
-    os.killpg(process.pid, signal.SIGKILL)
+    """SIGKILL the process and its children (no chance to clean up)."""
+    if process.poll() is None:
+        os.killpg(process.pid, signal.SIGKILL)
     process.wait(timeout=30)
 
 
@@ -190,3 +193,136 @@ def test_a_worker_killed_mid_training_on_redis_is_replaced_and_one_model_version
         (tmp_path / name).mkdir()
     with app_broker(redis_url):
         killed_mid_training_then_resumed(redis_url, tmp_path, liveness, None, tiny_base)
+
+
+# --- Redis restarted during a run -----------------------------------------------------------------
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_redis(port: int, folder: Path):
+    """A private redis-server (no persistence: a restart loses every message, the worst case)."""
+    import shutil
+    import subprocess
+
+    import redis
+
+    binary = shutil.which("redis-server")
+    if binary is None:
+        from tests.conftest import require_service
+
+        require_service("redis-server not installed (the Redis restart test runs its own)")
+    process = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                                "--dir", str(folder)], stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT,
+                               start_new_session=True)
+    wait_for(lambda: _pings(redis, port), 20, what=f"redis-server on port {port}")
+    return process
+
+
+def _pings(redis, port: int) -> bool:
+    try:
+        return bool(redis.Redis(port=port, socket_connect_timeout=0.5).ping())
+    except redis.RedisError:
+        return False
+
+
+@pytest.mark.services
+def test_a_run_goes_on_when_redis_restarts_under_it_and_the_worker_reconnects(transactional_db, tmp_path, liveness):
+    from annotation.models import Job
+    from annotation.services.background.jobs import start_job
+
+    port = free_port()
+    url = f"redis://127.0.0.1:{port}/0"
+    server = start_redis(port, tmp_path)
+    try:
+        project = build_corpus(articles=120)
+        with app_broker(url), running_worker(url, tmp_path, env=liveness) as (_, log):
+            run = alignment_runs.start_run(project, "jaccard", params=PARAMS)
+            wait_for(lambda: run_state(run.pk).articles_done >= 4, 120, log, "the first chunks")
+            kill(server)  # Redis dies mid-run (its messages with it) ...
+            assert run_state(run.pk).articles_done < 120
+            time.sleep(2)
+            server = start_redis(port, tmp_path)  # ... and comes back empty
+            wait_for(lambda: run_state(run.pk).is_finished, 120, log, "the run")
+            run.refresh_from_db()
+            assert run.status == Status.SUCCEEDED and run.attempts == 1, run.error  # the worker never stopped
+            # the worker consumes again from the restarted Redis
+            job = start_job(project, "corpus-stats")
+            wait_for(lambda: Job.objects.get(pk=job.pk).is_finished, 90, log, "a job sent after the restart")
+            assert Job.objects.get(pk=job.pk).status == Status.SUCCEEDED
+        expected = clean_run(project)
+        assert predictions(run) == expected and run.pair_count == len(expected) > 0
+    finally:
+        kill(server)
+
+
+# --- the PostgreSQL connection dropped mid-import ---------------------------------------------------
+
+def big_jsonl(articles: int, sentences: int = 12) -> bytes:
+    import json
+
+    rng = random.Random(11)
+    lines = []
+    for a in range(articles):
+        complex_side = [sentence(rng, rng.randint(8, 14)) for _ in range(sentences)]
+        simple_side = [" ".join(s.split()[:5]) + "." for s in complex_side]
+        lines.append(json.dumps({"id": f"import-{a:05d}", "complex": {"paragraphs": [complex_side]},
+                                 "simple": {"paragraphs": [simple_side]}, "gold": [[i, i] for i in range(0, sentences, 3)]}))
+    return ("\n".join(lines) + "\n").encode()
+
+
+@pytest.mark.services
+def test_a_database_connection_dropped_mid_import_leaves_nothing_partly_imported(postgres_db):
+    import threading
+
+    from django.db import connection, connections
+
+    from annotation.models import Article, Sentence
+    from annotation.services.corpus.importing import CorpusImportError, import_files
+    from tests.annotation.services.conftest import corpus_counts
+
+    project = factories.make_project("Import faults")
+    factories.make_article(project, "Already here", {"adv": [["One sentence."]], "ele": [["One."]]})
+    before = corpus_counts()
+    data = big_jsonl(3000)
+    outcome: dict = {}
+
+    def importer() -> None:
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_backend_pid()")
+                outcome["pid"] = cursor.fetchone()[0]
+            outcome["result"] = import_files(project, [("big.jsonl", data)], "jsonl")
+        except Exception as exc:  # noqa: BLE001 - what the caller sees is the point of the test
+            outcome["error"] = exc
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=importer)
+    thread.start()
+
+    def writing() -> bool:  # the import's transaction has written rows (it holds a transaction id)
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT backend_xid IS NOT NULL FROM pg_stat_activity WHERE pid = %s", [outcome.get("pid", -1)])
+            row = cursor.fetchone()
+        return bool(row and row[0]) or not thread.is_alive()
+
+    wait_for(writing, 120, what="the import's transaction to write")
+    assert thread.is_alive(), f"the import ended before the connection could be dropped: {outcome}"
+    with connection.cursor() as cursor:  # an administrator (or a failover) ends the import's connection
+        cursor.execute("SELECT pg_terminate_backend(%s)", [outcome["pid"]])
+    thread.join(120)
+    assert "result" not in outcome, "the import went through although its connection was dropped"
+    error = outcome["error"]
+    assert isinstance(error, CorpusImportError), repr(error)
+    assert str(error) == ("the database connection failed during the import (terminating connection due to "
+                          "administrator command); nothing was imported: import the files again")
+    connections.close_all()
+    assert corpus_counts() == before  # nothing partly imported
+    assert not Article.objects.filter(title__startswith="import-").exists()
+    assert Sentence.objects.count() == before["sentences"]

@@ -35,7 +35,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
 
 from annotation.models import Article, LabelScheme, Project
 from annotation.services import audit
@@ -272,6 +272,7 @@ def undo_import(project: Project, token: str) -> None:
 def _write(project: Project, spool: _Spool, skip: set[str], *, source: str, token: str, total: int,
            progress: Progress | None, checkpoint: Callable[[], None] | None, audit_event: Callable[[Written], None]) -> Written:
     written = Written()
+    committing = False
 
     def write_all(pause: float = 0.0) -> None:
         for batch in _batches(spool, skip):
@@ -299,8 +300,14 @@ def _write(project: Project, spool: _Spool, skip: set[str], *, source: str, toke
             with transaction.atomic():
                 write_all()
                 audit_event(written)
+                committing = True  # an error after this line came from COMMIT: its outcome is unknown
     except IntegrityError as exc:
         raise CorpusImportError.one("", f"the corpus changed during the import ({exc}); nothing was imported") from exc
+    except (OperationalError, InterfaceError) as exc:  # e.g. the connection dropped: the transaction was rolled back
+        if committing:
+            raise
+        raise CorpusImportError.one("", f"the database connection failed during the import ({exc}); nothing was "
+                                        "imported: import the files again") from exc
     return written
 
 
