@@ -99,6 +99,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "annotation.middleware.RequestGuardMiddleware",  # NUL in query/form → 400, path ids past 64 bits → 404
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
@@ -198,8 +199,8 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     # one input guard for every JSON body: no lone surrogates / NUL, finite numbers, 64-bit integers
-    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser",
-                               "rest_framework.parsers.FormParser", "rest_framework.parsers.MultiPartParser"],
+    "DEFAULT_PARSER_CLASSES": ["annotation.parsers.StrictJSONParser", "annotation.parsers.StrictFormParser",
+                               "annotation.parsers.StrictMultiPartParser"],
     "DEFAULT_SCHEMA_CLASS": "annotation.schema.AutoSchema",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": env_int("API_PAGE_SIZE", 100),

@@ -13,12 +13,17 @@
 * ``POST /api/projects/<id>/paragraph-alignment/`` — researchers: recompute the automatic
   paragraph links of the whole project in a job (``{"candidates": true}`` also regenerates candidates).
 
+Per-request bounds (``services.corpus.article_size``): a document over ``ARTICLE_MAX_SENTENCES``, or
+automatic paragraph links over ``ARTICLE_MAX_SIMILARITY_CELLS`` complex × simple sentences, answer
+413 with the limit named (``{"detail", "code": "too_large", "limit": setting}``).
+
 Members of the article's project only (others get 404). Logic lives in
 ``services.article_alignment`` and ``services.paragraph_correction``.
 """
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -26,13 +31,18 @@ from rest_framework.views import APIView
 
 from ..models import Article
 from ..permissions import IsProjectMember, IsProjectResearcher, visible_projects
+from ..schema import ids
 from ..serializers import JobSerializer
 from ..services.alignment import article_alignment, paragraph_correction
+from ..services.corpus import article_size
 from ..services.review import qc
 from .mixins import ProjectFromUrl, int_param
 
 
 def _problem(exc: ValueError) -> Response:
+    if isinstance(exc, article_size.ArticleTooLarge):
+        return Response({"detail": str(exc), "errors": [str(exc)], "code": "too_large", "limit": exc.setting},
+                        status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
     if isinstance(exc, qc.AnnotatorExcluded):
         return Response({"detail": str(exc), "excluded": True}, status=status.HTTP_403_FORBIDDEN)
     messages = exc.messages if isinstance(exc, article_alignment.AlignmentInputError) else [str(exc)]
@@ -55,10 +65,17 @@ class ArticleView(APIView):
         return self.get_article().project
 
     def documents(self):
-        return article_alignment.resolve_documents(self.get_article(), int_param(self.request, "complex"),
-                                                   int_param(self.request, "simple"))
+        """The document pair in the query, each within ``ARTICLE_MAX_SENTENCES`` (else ArticleTooLarge: 413)."""
+        complex_doc, simple_doc = article_alignment.resolve_documents(
+            self.get_article(), int_param(self.request, "complex"), int_param(self.request, "simple"))
+        article_size.check_documents(complex_doc, simple_doc)
+        return complex_doc, simple_doc
 
 
+DOCUMENTS = ids("complex", "simple")
+
+
+@extend_schema_view(get=extend_schema(parameters=DOCUMENTS + ids("run")), put=extend_schema(parameters=DOCUMENTS + ids("run")))
 class AlignmentView(ArticleView):
     def get(self, request, pk: int) -> Response:
         try:
@@ -85,6 +102,7 @@ class AlignmentView(ArticleView):
         return Response({"saved": saved, **data})
 
 
+@extend_schema_view(post=extend_schema(parameters=DOCUMENTS), delete=extend_schema(parameters=DOCUMENTS))
 class CompletionView(ArticleView):
     """The user declares their alignment of the document pair complete (POST) or reopens it (DELETE)."""
 
@@ -109,10 +127,13 @@ class CompletionView(ArticleView):
         return Response({"reopened": reopened, **state})
 
 
+@extend_schema_view(get=extend_schema(parameters=DOCUMENTS), put=extend_schema(parameters=DOCUMENTS))
 class ParagraphsView(ArticleView):
     def get(self, request, pk: int) -> Response:
         try:
             complex_doc, simple_doc = self.documents()
+            if not paragraph_correction.stored_links(complex_doc, simple_doc).exists():
+                article_size.check_similarity(complex_doc, simple_doc)  # automatic links: an n × m matrix
             return Response(paragraph_correction.paragraph_state(self.get_article(), complex_doc, simple_doc))
         except ValueError as exc:
             return _problem(exc)
@@ -122,6 +143,7 @@ class ParagraphsView(ArticleView):
             if not isinstance(request.data, dict) or "links" not in request.data:
                 raise article_alignment.AlignmentInputError("send {\"links\": [{\"complex\": paragraph, \"simple\": paragraph}]}")
             complex_doc, simple_doc = self.documents()
+            article_size.check_similarity(complex_doc, simple_doc)  # candidates within the linked paragraphs: up to n × m
             article = self.get_article()
             saved = paragraph_correction.save_paragraph_links(request.user, article, complex_doc, simple_doc,
                                                               request.data["links"])

@@ -4,19 +4,25 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from django.db.models import Count
+from django.urls import reverse
+from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import status, viewsets
-from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ..models import Article, Document
+from ..parsers import StrictFormParser, StrictMultiPartParser
 from ..permissions import IsProjectResearcher, visible_projects
-from ..serializers import ArticleSerializer, DocumentDetailSerializer, DocumentSerializer
-from ..services.corpus import importing
+from ..schema import ids
+from ..serializers import ArticleSerializer, DocumentDetailSerializer, DocumentSerializer, JobSerializer
+from ..services.corpus import article_size, importing
+from ..services.corpus.importing import uploads as uploads_service
 from .mixins import ProjectFromUrl, int_param
 
 
+@extend_schema_view(list=extend_schema(parameters=ids("project")))
 class ArticleViewSet(viewsets.ReadOnlyModelViewSet):
     serializer_class = ArticleSerializer
 
@@ -27,45 +33,78 @@ class ArticleViewSet(viewsets.ReadOnlyModelViewSet):
         return qs.filter(project_id=project) if project is not None else qs
 
 
+@extend_schema_view(list=extend_schema(parameters=ids("article")))
 class DocumentViewSet(viewsets.ReadOnlyModelViewSet):
+    """Documents; one document's sentences come a page at a time (``?offset=&limit=``, at most
+    ``ARTICLE_MAX_SENTENCES`` per response; ``next_offset`` is null on the last page)."""
+
     def get_serializer_class(self):
         return DocumentDetailSerializer if self.action == "retrieve" else DocumentSerializer
 
     def get_queryset(self):
         qs = Document.objects.filter(article__project__in=visible_projects(self.request.user))
         qs = qs.annotate(sentence_count=Count("sentences")).order_by("article_id", "rank")
-        if self.action == "retrieve":
-            qs = qs.prefetch_related("sentences__paragraph")
         article = int_param(self.request, "article")
         return qs.filter(article_id=article) if article is not None else qs
+
+    @extend_schema(parameters=ids("offset", "limit"))
+    def retrieve(self, request, *args, **kwargs):
+        document = self.get_object()
+        most = article_size.max_sentences()
+        offset, limit = int_param(request, "offset") or 0, int_param(request, "limit") or most
+        if offset < 0:
+            raise ValidationError({"offset": "must be 0 or more"})
+        limit = max(1, min(limit, most))
+        document.page_sentences = list(document.sentences.select_related("paragraph").order_by("index")[offset:offset + limit])
+        document.offset = offset
+        document.next_offset = offset + limit if offset + limit < document.sentence_count else None
+        return Response(self.get_serializer(document).data)
+
+
+UPLOAD = {"type": "object", "required": ["files"], "properties": {
+    "files": {"type": "array", "items": {"type": "string", "format": "binary"}},
+    "format": {"type": "string"}, "language": {"type": "string"}, "on_conflict": {"type": "string"}}}
 
 
 class CorpusUploadView(ProjectFromUrl, APIView):
     """``POST /api/projects/<id>/import/`` with one or more ``files`` (multipart) and ``format``.
 
-    All-or-nothing: a bad file imports nothing and the response lists every problem found.
+    All-or-nothing: a bad file imports nothing and the response lists every problem found (400; 413
+    when over a size limit, named in the problem). An upload up to ``IMPORT_BACKGROUND_BYTES`` is
+    imported now (201, the counts); a larger one becomes an ``import`` job (202, ``job`` and
+    ``status_url`` to poll: ``progress``, then ``result`` or ``error`` with ``result.problems``).
     """
 
-    parser_classes = [MultiPartParser, FormParser]
+    parser_classes = [StrictMultiPartParser, StrictFormParser]
     permission_classes = [IsAuthenticated & IsProjectResearcher]
 
+    @extend_schema(request={"multipart/form-data": UPLOAD})
     def post(self, request, project_pk: int):
         project = self.get_project()
         uploads = request.FILES.getlist("files") or request.FILES.getlist("file")
+        cut_off = uploads_service.upload_problem(request)
+        if cut_off is not None:
+            return refused(importing.CorpusImportError(cut_off))
         if not uploads:
             return Response({"detail": "no file uploaded (send multipart field 'files')"}, status=status.HTTP_400_BAD_REQUEST)
         try:
-            files = uploaded_files(uploads)
-            result = importing.import_files(project, files, request.data.get("format", "auto"),
-                                            language=request.data.get("language") or None,
-                                            on_conflict=request.data.get("on_conflict", "error"),
-                                            source=", ".join(u.name for u in uploads)[:200])
+            received = uploads_service.receive(project, uploads, request.data.get("format", "auto"), user=request.user,
+                                               language=request.data.get("language") or None,
+                                               on_conflict=request.data.get("on_conflict", "error"))
         except importing.CorpusImportError as exc:
-            return Response({"detail": "nothing was imported", "problems": [str(p) for p in exc.problems]},
-                            status=status.HTTP_400_BAD_REQUEST)
-        return Response(asdict(result), status=status.HTTP_201_CREATED)
+            return refused(exc)
+        if received.job is not None:
+            job = received.job
+            return Response({"detail": f"the import runs in the background as job #{job.pk}",
+                             "job": JobSerializer(job).data, "status_url": reverse("job-detail", args=[job.pk])},
+                            status=status.HTTP_202_ACCEPTED)
+        return Response(asdict(received.result), status=status.HTTP_201_CREATED)
 
 
-def uploaded_files(uploads) -> list[tuple[str, bytes]]:
-    """Uploaded files as (name, bytes); the importer unpacks archives itself."""
-    return [(upload.name, upload.read()) for upload in uploads]
+def refused(exc: importing.CorpusImportError) -> Response:
+    """400 with every problem; 413 when the input is over a size limit (``limits`` names the settings)."""
+    limits = sorted({p.limit for p in exc.problems if p.limit})
+    body = {"detail": "nothing was imported", "problems": [str(p) for p in exc.problems]}
+    if limits:
+        body["limits"] = limits
+    return Response(body, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE if exc.too_large else status.HTTP_400_BAD_REQUEST)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from django.http import FileResponse, Http404
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
+from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAuthenticated
@@ -127,6 +128,7 @@ class PreviewView(ExportView):
 
 
 class ExportListView(ExportView):
+    @extend_schema(operation_id="projects_exports_list")
     def get(self, request, project_pk: int):
         exports = Export.objects.filter(project=self.get_project()).select_related("job").order_by("-id")[:50]
         return Response({"results": [export_payload(request, e) for e in exports]})

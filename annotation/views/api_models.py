@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from django.http import FileResponse
 from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.response import Response
@@ -21,6 +22,7 @@ from ..models import ModelVersion
 from ..permissions import can_research, visible_projects
 from ..serializers import AlignmentRunSerializer, JobSerializer
 from ..services.training import versions as training
+from ..validation import MAX_ID
 from .mixins import ProjectFromUrl
 
 
@@ -37,7 +39,7 @@ def version_payload(version: ModelVersion, default_pk: int | None) -> dict:
 class TrainInput(serializers.Serializer):
     config = serializers.DictField(required=False, default=dict)
     seed = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**31 - 1)
-    base_version = serializers.IntegerField(required=False, allow_null=True, default=None)
+    base_version = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1, max_value=MAX_ID)
 
 
 class ResearcherProject(ProjectFromUrl):
@@ -49,6 +51,7 @@ class ResearcherProject(ProjectFromUrl):
 
 
 class TrainView(ResearcherProject, APIView):
+    @extend_schema(request=TrainInput)
     def post(self, request, project_pk: int):
         project = self.researched()
         data = TrainInput(data=request.data)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
@@ -23,6 +24,7 @@ from rest_framework.views import APIView
 
 from ..models import ParagraphProposal
 from ..permissions import IsProjectMember, IsProjectResearcher, can_research, visible_projects
+from ..schema import PAGES, ids
 from ..services.alignment import article_alignment, paragraph_proposals
 from .mixins import ProjectFromUrl, int_param
 
@@ -44,6 +46,8 @@ class ProposalPagination(PageNumberPagination):
 class ProjectProposalsView(ProjectFromUrl, APIView):
     permission_classes = [IsAuthenticated & IsProjectMember]
 
+    @extend_schema(parameters=PAGES + ids("article", "complex", "simple") + [
+        OpenApiParameter("status", str, enum=["pending", "accepted", "rejected", "all"])])
     def get(self, request, project_pk: int) -> Response:
         project = self.get_project()
         raw_status = request.query_params.get("status") or ParagraphProposal.PENDING
@@ -89,15 +93,16 @@ class ProposalView(APIView):
         return Response(_with_urls(paragraph_proposals.payload(proposal)))
 
 
-class DecisionInput(serializers.Serializer):
+class ProposalDecisionInput(serializers.Serializer):
     note = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
 
 
 class AcceptView(ProposalView):
     permission_classes = [IsAuthenticated & IsProjectMember & IsProjectResearcher]
 
+    @extend_schema(request=ProposalDecisionInput)
     def post(self, request, pk: int) -> Response:
-        data = DecisionInput(data=request.data)
+        data = ProposalDecisionInput(data=request.data)
         data.is_valid(raise_exception=True)
         try:
             result = paragraph_proposals.accept(self.get_proposal(), request.user, data.validated_data["note"])
@@ -111,8 +116,9 @@ class AcceptView(ProposalView):
 class RejectView(ProposalView):
     permission_classes = [IsAuthenticated & IsProjectMember & IsProjectResearcher]
 
+    @extend_schema(request=ProposalDecisionInput)
     def post(self, request, pk: int) -> Response:
-        data = DecisionInput(data=request.data)
+        data = ProposalDecisionInput(data=request.data)
         data.is_valid(raise_exception=True)
         try:
             result = paragraph_proposals.reject(self.get_proposal(), request.user, data.validated_data["note"])

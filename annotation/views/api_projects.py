@@ -11,7 +11,6 @@ from rest_framework.response import Response
 from ..models import LabelScheme, Membership
 from ..permissions import CanCreateProjects, IsProjectResearcher, IsReadOnly, can_research, visible_projects
 from ..serializers import JobSerializer, LabelSchemeSerializer, MembershipSerializer, ProjectSerializer
-from ..services import audit
 from ..services.alignment import scoring
 from ..services.background import jobs
 from ..services.projects import creation as project_service
@@ -33,13 +32,23 @@ class ProjectViewSet(viewsets.ModelViewSet):
 
     @transaction.atomic
     def perform_create(self, serializer) -> None:
-        project_service.add_creator(serializer.save(created_by=self.request.user), self.request.user)
+        project = serializer.save(created_by=self.request.user)
+        try:  # a new project has no runs or model versions for its config to name
+            settings_service.checked_config(project.config or {}, project=project)
+        except settings_service.ConfigSettingsError as exc:
+            raise ValidationError({"config": exc.errors}) from exc
+        project_service.add_creator(project, self.request.user)
 
-    @transaction.atomic
     def perform_update(self, serializer) -> None:
-        project = serializer.save()
-        audit.record("project.settings", actor=self.request.user, project=project, target=project.name,
-                     changed=sorted(serializer.validated_data))
+        """The settings page's rules (``project_settings.update_project``): no scheme change once
+        labels exist, a valid config naming only this project's runs and model versions."""
+        try:
+            serializer.instance = settings_service.update_project(serializer.instance, dict(serializer.validated_data),
+                                                                  by=self.request.user)
+        except settings_service.ConfigSettingsError as exc:
+            raise ValidationError({"config": exc.errors}) from exc
+        except settings_service.SettingsError as exc:
+            raise ValidationError({"detail": str(exc)}) from exc
 
     @action(detail=True, methods=["post"], url_path="stats")
     def stats(self, request, pk=None):

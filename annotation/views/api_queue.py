@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from django.db.models import F, FilteredRelation, Q, Subquery
 from django.http import Http404
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.renderers import JSONRenderer
@@ -16,7 +17,9 @@ from rest_framework.views import APIView
 
 from ..models import Assignment, CandidatePair, Project
 from ..permissions import is_admin
+from ..schema import flags
 from ..services.review import qc, queue
+from ..validation import MAX_ID
 from .api_labels import refused
 
 
@@ -57,7 +60,7 @@ class IsQueueMember(BasePermission):
 
 
 class SubmitInput(serializers.Serializer):
-    pair = serializers.IntegerField()
+    pair = serializers.IntegerField(min_value=1, max_value=MAX_ID)
     value = serializers.CharField(required=False, allow_blank=True, default="", max_length=50)
     ratings = serializers.DictField(required=False, default=dict)
     comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
@@ -67,7 +70,7 @@ class SubmitInput(serializers.Serializer):
 
 
 class PairInput(serializers.Serializer):
-    pair = serializers.IntegerField()
+    pair = serializers.IntegerField(min_value=1, max_value=MAX_ID)
 
 
 def _refused(exc: ValueError) -> Response:
@@ -116,6 +119,7 @@ class QueueView(APIView):
 class NextItemView(QueueView):
     """``GET /api/projects/<id>/queue/next/`` → ``{item, done, message, progress, scheme, min_seconds}``."""
 
+    @extend_schema(parameters=flags("context"))
     def get(self, request, project_pk: int):
         return self.answer()
 
@@ -124,6 +128,7 @@ class SubmitView(QueueView):
     """``POST .../queue/submit/ {pair, value | ratings, comment, seconds, client_token}`` → the label and
     the next item. The same ``client_token`` twice stores one label (201 the first time, then 200)."""
 
+    @extend_schema(request=SubmitInput, parameters=flags("context"))
     def post(self, request, project_pk: int):
         data = SubmitInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -146,6 +151,7 @@ class SubmitView(QueueView):
 class SkipView(QueueView):
     """``POST .../queue/skip/ {pair}`` → the next item; the skipped one comes back at the end."""
 
+    @extend_schema(request=PairInput, parameters=flags("context"))
     def post(self, request, project_pk: int):
         data = PairInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -159,6 +165,7 @@ class SkipView(QueueView):
 class UndoView(QueueView):
     """``POST .../queue/undo/`` → deletes the annotator's latest label here; answers with that item."""
 
+    @extend_schema(request=None, parameters=flags("context"))
     def post(self, request, project_pk: int):
         try:
             pair = queue.undo(request.user, self.get_project(), exclusion=self.get_seat().exclusion)

@@ -6,6 +6,7 @@ All under ``/api/projects/<id>/``; annotators of the project get 403, anyone els
 """
 from __future__ import annotations
 
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.pagination import PageNumberPagination
@@ -15,8 +16,10 @@ from rest_framework.views import APIView
 
 from ..models import CandidatePair
 from ..permissions import IsProjectResearcher
+from ..schema import PAGES, flags, ids
 from ..services.alignment import calibration
 from ..services.review import adjudication, agreement, dashboard
+from ..validation import MAX_ID
 from .mixins import ProjectFromUrl, int_param
 
 
@@ -31,7 +34,7 @@ class QueuePagination(PageNumberPagination):
 
 
 class DecisionInput(serializers.Serializer):
-    pair = serializers.IntegerField()
+    pair = serializers.IntegerField(min_value=1, max_value=MAX_ID)
     value = serializers.CharField(max_length=50)
     note = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
 
@@ -47,6 +50,8 @@ class AdjudicationView(ReviewView):
     the project's setting; ``score=1`` adds the model's score). ``POST {pair, value, note}`` → the gold
     label (201 the first time, 200 when it replaced an earlier one) and the number of pairs left."""
 
+    @extend_schema(operation_id="projects_adjudication_list", parameters=PAGES + flags("score") + [
+        OpenApiParameter("mode", str, enum=list(adjudication.MODES))])
     def get(self, request, project_pk: int):
         project = self.get_project()
         mode = request.query_params.get("mode") or None
@@ -60,6 +65,7 @@ class AdjudicationView(ReviewView):
         items = adjudication.queue_items(project, list(page), with_score=with_score)
         return paginator.get_paginated_response(items)
 
+    @extend_schema(request=DecisionInput)
     def post(self, request, project_pk: int):
         project = self.get_project()
         data = DecisionInput(data=request.data)
@@ -90,6 +96,7 @@ class DecidedView(ReviewView):
     """``GET`` → the pairs whose gold a reviewer decided, changed or reverted, the latest first,
     paginated like the queue; each with its current gold (to open, change or revert)."""
 
+    @extend_schema(parameters=PAGES)
     def get(self, request, project_pk: int):
         project = self.get_project()
         paginator = QueuePagination()
@@ -125,7 +132,7 @@ class RevertView(ReviewView):
 class AutoGoldInput(serializers.Serializer):
     policy = serializers.ChoiceField(choices=adjudication.POLICIES, default="majority")
     confirm = serializers.BooleanField(required=False, default=False)
-    expected = serializers.IntegerField(required=False, min_value=0, allow_null=True, default=None)
+    expected = serializers.IntegerField(required=False, min_value=0, max_value=MAX_ID, allow_null=True, default=None)
 
 
 class AutoGoldView(ReviewView):
@@ -150,9 +157,11 @@ class AutoGoldView(ReviewView):
             raise ValidationError({"policy": str(exc)}) from exc
         return {"policy": policy, "applied": False, **preview, "gold": adjudication.gold_counts(self.get_project())}
 
+    @extend_schema(parameters=[OpenApiParameter("policy", str, enum=list(adjudication.POLICIES))])
     def get(self, request, project_pk: int):
         return Response(self._preview(self._policy(request.query_params)["policy"]))
 
+    @extend_schema(request=AutoGoldInput)
     def post(self, request, project_pk: int):
         data = self._policy(request.data)
         policy = data["policy"]
@@ -190,6 +199,7 @@ class ScoreDistributionView(ReviewView):
     """``GET ?run=`` → scores of labelled pairs per human label with box-plot stats, suggested and
     current thresholds (no ``run``: the newest run with labelled pairs)."""
 
+    @extend_schema(parameters=ids("run"))
     def get(self, request, project_pk: int):
         try:
             return Response(calibration.score_distribution(self.get_project(), int_param(request, "run")))
@@ -199,12 +209,13 @@ class ScoreDistributionView(ReviewView):
 
 class CalibrateInput(serializers.Serializer):
     method = serializers.ChoiceField(choices=calibration.METHODS)
-    run = serializers.IntegerField(required=False, allow_null=True, default=None)
+    run = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1, max_value=MAX_ID)
 
 
 class CalibrateView(ReviewView):
     """``POST {method: mean-valid|max-f1, run?}`` → the thresholds stored in ``config["thresholds"]``."""
 
+    @extend_schema(request=CalibrateInput)
     def post(self, request, project_pk: int):
         data = CalibrateInput(data=request.data)
         data.is_valid(raise_exception=True)

@@ -2,10 +2,12 @@
 admins picking a project member (at most ``services.people.SEARCH_LIMIT``)."""
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from ..schema import texts
 from ..services.projects import people
 
 
@@ -19,6 +21,7 @@ class CanSearchUsers(BasePermission):
 class UserSearchView(APIView):
     permission_classes = [IsAuthenticated & CanSearchUsers]
 
+    @extend_schema(parameters=texts("q"))
     def get(self, request):
         users = people.search_users(request.query_params.get("q", ""))
         return Response({"results": [{"id": u.pk, "username": u.username} for u in users],

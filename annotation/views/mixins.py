@@ -6,6 +6,7 @@ from rest_framework.exceptions import ValidationError
 
 from ..models import Project
 from ..permissions import visible_projects
+from ..validation import InputError, parse_id
 
 
 class ProjectFromUrl:
@@ -20,10 +21,11 @@ class ProjectFromUrl:
 
 
 def int_param(request, name: str) -> int | None:
+    """The query parameter as an integer that fits a 64-bit id (None when absent); 400 otherwise."""
     raw = request.query_params.get(name)
     if raw in (None, ""):
         return None
     try:
-        return int(raw)
-    except ValueError:
-        raise ValidationError({name: f"must be an integer, got {raw!r}"}) from None
+        return parse_id(name, raw)
+    except InputError as exc:
+        raise ValidationError({name: str(exc).removeprefix(f"{name}: ")}) from None

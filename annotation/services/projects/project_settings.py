@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
+from django.db import IntegrityError, transaction
 
 from annotation.models import Adjudication, Assignment, Label, LabelScheme, Membership, Project, Role
 from annotation.services import audit
 from annotation.services.alignment.paragraph_correction import CORRECTION_MODES, PROPOSALS
+from annotation.services.projects import config_schema
 from annotation.services.review import qc
 from annotation.services.review.adjudication import MODES as ADJUDICATION_MODES
 from workers.engine.text import SUPPORTED_LANGUAGES
@@ -27,6 +28,14 @@ QC_FIELDS: tuple[str, ...] = tuple(qc.DEFAULTS)
 
 class SettingsError(ValueError):
     """A change refused (the message says why and is shown to the researcher)."""
+
+
+class ConfigSettingsError(SettingsError):
+    """Config values refused by :mod:`config_schema`; ``errors`` maps each bad key to why."""
+
+    def __init__(self, errors: dict[str, str]):
+        self.errors = errors
+        super().__init__("; ".join(f"{key}: {why}" for key, why in errors.items()))
 
 
 class QcSettingsError(SettingsError):
@@ -83,19 +92,66 @@ def update_general(project: Project, *, description: str, language: str, show_pr
             scheme = LabelScheme.objects.filter(slug=label_scheme).first()
             if scheme is None:
                 raise SettingsError(f"Unknown label scheme {label_scheme!r}.")
-            if has_labels(project):
-                raise SettingsError("The label scheme cannot change: the project already has labels "
-                                    "given with the current scheme.")
+            check_scheme_change(project, scheme)
         before = _general(project)
         project.description = description.strip()
         project.language = language
         project.label_scheme = scheme
-        project.config = {**(project.config or {}), "show_predictions": bool(show_predictions),
-                          "adjudicate": adjudicate}
+        changes = {"show_predictions": bool(show_predictions), "adjudicate": adjudicate}
         if paragraph_corrections is not None:
-            project.config["paragraph_corrections"] = paragraph_corrections
+            changes["paragraph_corrections"] = paragraph_corrections
+        project.config = checked_config({**(project.config or {}), **changes}, keys=list(changes))
         project.save(update_fields=["description", "language", "label_scheme", "config"])
         changed = sorted(k for k, v in _general(project).items() if before[k] != v)
+        if changed:
+            audit.record("project.settings", actor=by, project=project, target=project.name, changed=changed)
+    return project
+
+
+def check_scheme_change(project: Project, scheme: LabelScheme) -> None:
+    """Refuse another label scheme once the project has labels (they were given with the current one)."""
+    if scheme.pk != project.label_scheme_id and has_labels(project):
+        raise SettingsError("The label scheme cannot change: the project already has labels "
+                            "given with the current scheme.")
+
+
+def checked_config(config: dict, *, keys: list[str] | None = None, project: Project | None = None) -> dict:
+    """``config`` once :mod:`config_schema` accepts it (only ``keys`` when given); ConfigSettingsError otherwise."""
+    try:
+        return config_schema.validate(config, keys=keys, project=project)
+    except config_schema.ConfigError as exc:
+        raise ConfigSettingsError(exc.errors) from exc
+
+
+API_FIELDS = ("name", "description", "language", "label_scheme", "config")
+
+
+def update_project(project: Project, changes: dict, *, by=None) -> Project:
+    """Apply a change from the API (``PATCH``/``PUT /api/projects/<id>/``: ``name``, ``description``,
+    ``language``, ``label_scheme`` (a :class:`LabelScheme`), ``config`` (replaced whole)) by the
+    settings page's rules: no scheme change once labels exist, a ``config`` that
+    :mod:`config_schema` accepts and that names only this project's runs and model versions.
+
+    Raises:
+        SettingsError: (:class:`ConfigSettingsError` for config) nothing is saved then.
+    """
+    unknown = sorted(set(changes) - set(API_FIELDS))
+    if unknown:
+        raise SettingsError(f"These cannot be changed here: {', '.join(unknown)}.")
+    if "language" in changes and changes["language"] not in SUPPORTED_LANGUAGES:
+        raise SettingsError(f"Unsupported language {changes['language']!r}; "
+                            f"choose one of: {', '.join(SUPPORTED_LANGUAGES)}.")
+    with transaction.atomic():
+        project = Project.objects.select_for_update().select_related("label_scheme").get(pk=project.pk)
+        if "label_scheme" in changes:
+            check_scheme_change(project, changes["label_scheme"])
+        if "config" in changes:
+            changes = {**changes, "config": checked_config(changes["config"], project=project)}
+        changed = sorted(name for name, value in changes.items() if getattr(project, name) != value)
+        for name, value in changes.items():
+            setattr(project, name, value)
+        if changes:
+            project.save(update_fields=list(changes))
         if changed:
             audit.record("project.settings", actor=by, project=project, target=project.name, changed=changed)
     return project
@@ -161,7 +217,7 @@ def update_qc(project: Project, values: dict, *, by=None) -> qc.QcConfig:
     config = qc.validate(values)
     with transaction.atomic():
         project = Project.objects.select_for_update().get(pk=project.pk)
-        project.config = {**(project.config or {}), "qc": config.as_dict()}
+        project.config = checked_config({**(project.config or {}), "qc": config.as_dict()}, keys=["qc"])
         project.save(update_fields=["config"])
         audit.record("project.settings", actor=by, project=project, target=project.name, changed=["qc"],
                      qc=config.as_dict())
@@ -229,11 +285,15 @@ def add_member(project: Project, username: str, role: str, *, by=None) -> Member
         raise SettingsError(f"No user named {username!r}." if username else "Enter a username.")
     if not user.is_active:
         raise SettingsError(f"{user.username}'s account is deactivated; an admin can reactivate it on the People page.")
+    already = SettingsError(f"{user.username} is already a member of this project.")
     if Membership.objects.filter(project=project, user=user).exists():
-        raise SettingsError(f"{user.username} is already a member of this project.")
-    with transaction.atomic():
-        membership = Membership.objects.create(project=project, user=user, role=role)
-        audit.record("member.add", actor=by, project=project, target=user.username, role=role)
+        raise already
+    try:
+        with transaction.atomic():  # a concurrent request may add them between the check and here
+            membership = Membership.objects.create(project=project, user=user, role=role)
+            audit.record("member.add", actor=by, project=project, target=user.username, role=role)
+    except IntegrityError:
+        raise already from None
     return membership
 
 

@@ -32,6 +32,7 @@ from django.utils import timezone
 
 from annotation.models import Assignment, CandidatePair, Label, LabelChange, LabelScheme, Project
 from annotation.services.review import qc
+from annotation.validation import text_problem
 
 MAX_VALUE_CHARS = 50
 MAX_COMMENT_CHARS = 5000
@@ -80,12 +81,9 @@ def clean_text(name: str, value, limit: int) -> str:
         return ""
     if not isinstance(value, str):
         raise LabelInputError(f"{name}: must be a string")
-    if "\x00" in value:
-        raise LabelInputError(f"{name}: must not contain NUL characters")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise LabelInputError(f"{name}: is not valid Unicode (lone surrogate)") from None
+    problem = text_problem(value)  # the app-wide rule: no NUL, no lone surrogate
+    if problem:
+        raise LabelInputError(f"{name}: {problem}")
     if len(value) > limit:
         raise LabelInputError(f"{name}: at most {limit} characters (got {len(value)})")
     return value

@@ -33,6 +33,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle, ParsedDocument, ParsedPair
+from annotation.validation import json_problem
 
 EXTENSIONS = ("jsonl", "ndjson", "json")
 SIDES = ("complex", "simple")
@@ -338,6 +339,13 @@ def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
                 obj = json.loads(raw)
             except json.JSONDecodeError as exc:
                 record.problem(None, f"malformed JSON: {exc.msg} (column {exc.colno})")
+                continue
+            except ValueError as exc:  # an integer of thousands of digits
+                record.problem(None, f"malformed JSON: {exc}")
+                continue
+            problem = json_problem(obj)  # "\u0000", a lone surrogate, NaN/Infinity/1e999, past 64 bits
+            if problem:
+                record.problem(None, f"unusable JSON value at {problem}")
                 continue
             if isinstance(obj, dict) and (isinstance(obj.get("id"), str) or _is_int(obj.get("id"))):
                 key = str(obj["id"]).strip()
