@@ -353,7 +353,7 @@ def submit_and_next(user, project: Project, pair_id: int, *, value: str = "", ra
         pair, mine = _next(user, project, config, excluded, mine)
     else:
         pair, mine = served, replace(mine, total=mine.total + 1, open=mine.open + 1, seen=mine.seen + 1)
-    return label, created, _answer(project, config, pair, _progress_of(project, config, excluded, mine, pair, newest_pair),
+    return label, created, _answer(project, config, pair, _progress_of(project, config, excluded, mine, pair, newest_pair, user),
                                    with_context=with_context, reveal=reveal)
 
 
@@ -483,14 +483,57 @@ def progress(user, project: Project, excluded=None) -> Progress:
     the queue's size and its taken places are cached for a few seconds."""
     excluded = qc.excluded_annotators(project) if excluded is None else excluded
     mine = _my_counts(user, project)
-    return _progress(project, qc.qc_config(project), excluded, done=mine.done, waiting=mine.waiting, seen=mine.seen)
+    return _progress(project, qc.qc_config(project), excluded, done=mine.done, waiting=mine.waiting, seen=mine.seen,
+                     user=user, assigned=mine.total)
 
 
 def _progress(project: Project, config: qc.QcConfig, excluded, *, done: int, waiting: int, seen: int,
-              newest_pair: int | None = None) -> Progress:
+              newest_pair: int | None = None, user=None, assigned: int = 0) -> Progress:
     pairs = queue_size(project, newest_pair)
     fresh = max(0, min(pairs * config.overlap - _taken(project, excluded), pairs - seen))
-    return Progress(done=done, remaining=waiting + fresh)
+    tests = planned_tests(user, project, config, assigned=assigned, fresh=fresh, answered=assigned - seen) \
+        if user is not None else 0
+    return Progress(done=done, remaining=waiting + fresh + tests)
+
+
+def _test_pair_count(project: Project) -> int:
+    """The project's test questions (pairs with gold), cached like the queue's size."""
+    key = f"alignapp:queue-tests:{project.pk}:{_stamp(project)}"
+    count = cache.get(key)
+    if count is None:
+        count = test_pairs(project).count()
+        cache.set(key, count, QUEUE_SIZE_TTL_S)
+    return count
+
+
+def planned_tests(user, project: Project, config: qc.QcConfig, *, assigned: int, fresh: int, answered: int) -> int:
+    """How many hidden test questions the annotator will be served among their next items
+    (``assigned``: their items so far, ``answered`` of them test questions; ``fresh``: real work left).
+
+    "Left" counts them from the start, so serving one changes the count exactly as serving real work
+    does (else "left" would go up by one whenever a test question appears, and give it away). The
+    test slots are known in advance (:func:`test_slot`): one in every ``test_every`` positions, used
+    while real work is left after it and while test pairs they have not had remain."""
+    every = config.test_every
+    if fresh <= 0 or not tests_apply(project, config):
+        return 0
+    if every == 1:
+        slots = fresh  # every position is a test's while tests last (at most one per work item is plenty)
+    else:
+        block, offset = divmod(assigned, every)
+        slot = test_slot(project, user, block, every)
+        ahead = slot >= offset  # this block's test is still to come
+        room = every - offset - ahead  # work items that fit in the rest of this block
+        if fresh <= room:
+            slots = int(ahead and slot - offset < fresh)
+        else:
+            full, rest = divmod(fresh - room, every - 1)
+            if rest:
+                slots = int(ahead) + full + int(test_slot(project, user, block + 1 + full, every) < rest)
+            else:  # the last block is full: its test counts unless it comes after its last work item
+                last = test_slot(project, user, block + full, every)
+                slots = int(ahead) + full - 1 + int(last < every - 1)
+    return max(0, min(slots, _test_pair_count(project) - answered))
 
 
 def scheme_payload(scheme: LabelScheme) -> dict:
@@ -592,16 +635,16 @@ def state(user, project: Project, *, with_context: bool = False, pair: Candidate
     if pair is None:
         qc.ensure_not_excluded(user, project, exclusion)
         pair, mine = _next(user, project, config, excluded, mine)
-    return _answer(project, config, pair, _progress_of(project, config, excluded, mine, pair, newest_pair),
+    return _answer(project, config, pair, _progress_of(project, config, excluded, mine, pair, newest_pair, user),
                    with_context=with_context, reveal=reveal)
 
 
 def _progress_of(project: Project, config: qc.QcConfig, excluded, mine: _Mine, pair: CandidatePair | None,
-                 newest_pair: int | None) -> Progress:
+                 newest_pair: int | None, user=None) -> Progress:
     if pair is None:
         return Progress(done=mine.done, remaining=0)
     return _progress(project, config, excluded, done=mine.done, waiting=mine.waiting, seen=mine.seen,
-                     newest_pair=newest_pair)
+                     newest_pair=newest_pair, user=user, assigned=mine.total)
 
 
 def _answer(project: Project, config: qc.QcConfig, pair: CandidatePair | None, counts: Progress, *,

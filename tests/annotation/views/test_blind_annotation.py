@@ -92,3 +92,24 @@ def test_a_blind_annotator_sees_no_runs(api, users, world, project, client):
 def test_a_researchers_project_page_lists_the_runs(users, world, project, client):
     client.force_login(users["rita"])
     assert 'id="runs"' in client.get(f"/projects/{project.pk}/").content.decode()
+
+
+@pytest.mark.parametrize(("test_every", "gold"), [(1, 3), (2, 4), (3, 1), (3, 10), (5, 4), (4, 2)])
+def test_the_queue_progress_does_not_give_a_test_question_away(api, users, project, test_every, gold):
+    """"N done · M left": serving a hidden test question must not move "left" differently from
+    serving real work, so done + left stays the same all the way through."""
+    from tests.annotation.services.review.test_queue import build_queue, set_qc
+
+    set_qc(project, test_every=test_every)
+    work, tests = build_queue(project, 11, gold=gold)
+    anna = api(users["anna"])
+    state = anna.get(f"/api/projects/{project.pk}/queue/next/").json()
+    totals, served = [], []
+    while not state["done"]:
+        totals.append(state["progress"]["total"])
+        served.append(state["item"]["pair"])
+        state = anna.post(f"/api/projects/{project.pk}/queue/submit/",
+                          {"pair": state["item"]["pair"], "value": "aligned", "seconds": 1}, format="json").json()
+    assert state["progress"]["remaining"] == 0
+    assert any(pk in {g.pk for g in tests} for pk in served)  # test questions were served...
+    assert set(totals) == {len(served)}, totals  # ...and the count said so from the start
