@@ -116,7 +116,7 @@ def test_an_upload_over_a_limit_is_cut_off_while_it_streams_and_answered_413(api
     assert response.status_code == 413
     assert response.json() == {"detail": "nothing was imported", "problems": [message], "limits": [setting]}
     assert corpus_counts() == before and not Job.objects.exists()
-    assert [p for p in import_dir.iterdir() if p.is_dir()] == []  # nothing staged
+    assert list(import_dir.iterdir()) == []  # nothing staged, no temporary file left
 
 
 @pytest.mark.parametrize(("overrides", "data", "message"), [
