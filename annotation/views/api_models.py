@@ -21,6 +21,7 @@ from rest_framework.views import APIView
 from ..models import ModelVersion
 from ..permissions import can_research, visible_projects
 from ..serializers import AlignmentRunSerializer, JobSerializer
+from ..services.projects import project_settings as settings_service
 from ..services.training import versions as training
 from ..validation import MAX_ID
 from .mixins import ProjectFromUrl
@@ -120,19 +121,9 @@ class ReviewChangesView(ResearcherProject, APIView):
 
     def post(self, request, project_pk: int):
         project = self.researched()
-        config = dict(project.config or {})
-        if request.data.get("clear"):
-            config.pop("queue_changes", None)
-        else:
-            runs = {}
-            for name in ("old", "new"):
-                value = request.data.get(name)
-                if isinstance(value, bool) or not isinstance(value, int) or not project.runs.filter(pk=value).exists():
-                    raise ValidationError({name: "must be the id of a run of this project"})
-                runs[name] = value
-            if runs["old"] == runs["new"]:
-                raise ValidationError({"detail": "choose two different runs"})
-            config["queue_changes"] = runs
-        project.config = config
-        project.save(update_fields=["config"])
-        return Response({"queue_changes": config.get("queue_changes")})
+        changes = None if request.data.get("clear") else {name: request.data.get(name) for name in ("old", "new")}
+        try:
+            stored = settings_service.set_queue_changes(project, changes, by=request.user)
+        except settings_service.ConfigSettingsError as exc:
+            raise ValidationError({"queue_changes": exc.errors["queue_changes"]}) from exc
+        return Response({"queue_changes": stored})

@@ -46,6 +46,16 @@ def _is_int(value: Any) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def _check_text(text: str, field: str, where: dict[str, Any]) -> None:
+    """Refuse text no encoder or output file can hold: NUL, or a lone surrogate (JSON can escape one)."""
+    if "\x00" in text:
+        raise EngineInputError("contains a NUL character", field=field, **where)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise EngineInputError("is not valid Unicode (a lone surrogate)", field=field, **where) from None
+
+
 def _parse_document(value: Any, field: str, language: str, where: dict[str, Any]) -> Document:
     if not isinstance(value, dict):
         raise EngineInputError(
@@ -63,6 +73,7 @@ def _parse_document(value: Any, field: str, language: str, where: dict[str, Any]
         text = value["text"]
         if not isinstance(text, str):
             raise EngineInputError("must be a string", field=f"{field}.text", **where)
+        _check_text(text, f"{field}.text", where)
         paragraphs = split_document(text, language)
         return Document(tuple(tuple(p) for p in paragraphs if p), level=level_s)
     paras = value["paragraphs"]
@@ -83,6 +94,7 @@ def _parse_document(value: Any, field: str, language: str, where: dict[str, Any]
                     f"must be a string, got {type(sent).__name__}",
                     field=f"{field}.paragraphs[{pi}][{si}]", **where,
                 )
+            _check_text(sent, f"{field}.paragraphs[{pi}][{si}]", where)
         out.append(tuple(para))
     return Document(tuple(out), level=level_s)
 
@@ -142,6 +154,8 @@ def parse_pair(
     rid = obj["id"]
     if not (isinstance(rid, str) or _is_int(rid)) or rid == "":
         raise EngineInputError("must be a non-empty string", field="id", **where)
+    if isinstance(rid, str):
+        _check_text(rid, "id", where)
     complex_doc = _parse_document(obj["complex"], "complex", language, where)
     simple_doc = _parse_document(obj["simple"], "simple", language, where)
     if "level" in obj and obj["level"] is not None:
@@ -196,6 +210,10 @@ def _iter_json(src: PathOrFile) -> Iterator[tuple[Any, str, int]]:
                 raise EngineInputError(
                     f"invalid JSON: {exc.msg} (column {exc.colno})", source=name, line=lineno
                 ) from None
+            except ValueError as exc:  # an integer of thousands of digits
+                raise EngineInputError(f"invalid JSON: {exc}", source=name, line=lineno) from None
+            except RecursionError:
+                raise EngineInputError("invalid JSON: nested too deeply", source=name, line=lineno) from None
             yield obj, name, lineno
     except UnicodeDecodeError as exc:
         raise EngineInputError(f"not UTF-8 text: {exc.reason}", source=name) from None

@@ -16,6 +16,7 @@ Example:
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -76,6 +77,8 @@ class Option:
         wanted = _PYTHON_TYPES[self.type]
         if not isinstance(value, wanted) or (self.type != "bool" and isinstance(value, bool)):
             return f"must be {'an' if self.type[0] in 'aeiou' else 'a'} {self.type}, got {value!r}"
+        if self.type == "float" and not math.isfinite(value):  # NaN passes every comparison
+            return f"must be a finite number, got {value!r}"
         if self.choices and value not in self.choices:
             return f"got {value!r}; choose one of: {', '.join(self.choices)}"
         if self.min is not None and value < self.min:

@@ -199,12 +199,13 @@ def assign(project: Project, policy: SplitPolicy | dict | None = None, *, user=N
         todo = plan(project, policy)
         Split.objects.bulk_create([Split(article_id=a, name=n, origin=Split.POLICY) for a, n in todo.items()],
                                   batch_size=1000, ignore_conflicts=True)
-        config = dict(project.config or {})
+        locked = Project.objects.select_for_update().get(pk=project.pk)  # not a stale copy of the other settings
+        config = dict(locked.config or {})
         changed_policy = config.get("splits") != policy.as_dict()
         if changed_policy:
             config["splits"] = policy.as_dict()
-            project.config = config
-            project.save(update_fields=["config"])
+            locked.config = project.config = config
+            locked.save(update_fields=["config"])
         if todo or changed_policy:
             audit.record("split.change", actor=user, project=project, target="splits by policy", assigned=len(todo),
                          policy=policy.as_dict())

@@ -245,8 +245,12 @@ def _foreign_references(config: dict, project, keys: list[str] | None) -> dict[s
             if not ModelVersion.objects.filter(project=project, pk=value).exists():
                 found[key] = f"model version #{value} is not a model version of this project"
             continue
-        runs = {"queue_run": [value], "queue_changes": list((value or {}).values()),
-                "thresholds": [(value or {}).get("source_run")]}[key]
+        if key == "queue_run":
+            runs = [value]
+        elif key == "queue_changes":
+            runs = list((value or {}).values())
+        else:
+            runs = [(value or {}).get("source_run")]
         runs = [r for r in runs if r is not None]
         known = set(AlignmentRun.objects.filter(project=project, pk__in=runs).values_list("pk", flat=True))
         missing = [r for r in runs if r not in known]

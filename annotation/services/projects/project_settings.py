@@ -123,6 +123,28 @@ def checked_config(config: dict, *, keys: list[str] | None = None, project: Proj
         raise ConfigSettingsError(exc.errors) from exc
 
 
+def set_queue_changes(project: Project, changes: dict | None, *, by=None) -> dict | None:
+    """Narrow the annotation queue to the pairs whose prediction differs between two runs of the
+    project (``{"old": <run id>, "new": <run id>}``), or back to the whole queue (None). Returns
+    what is stored.
+
+    Raises:
+        ConfigSettingsError: not two different runs of this project; nothing is saved then.
+    """
+    with transaction.atomic():
+        project = Project.objects.select_for_update().get(pk=project.pk)
+        config = {k: v for k, v in (project.config or {}).items() if k != "queue_changes"}
+        if changes is not None:
+            config["queue_changes"] = changes
+            checked_config(config, keys=["queue_changes"], project=project)
+        if config != (project.config or {}):
+            project.config = config
+            project.save(update_fields=["config"])
+            audit.record("project.settings", actor=by, project=project, target=project.name,
+                         changed=["queue_changes"], queue_changes=changes)
+    return changes
+
+
 API_FIELDS = ("name", "description", "language", "label_scheme", "config")
 
 
