@@ -86,9 +86,9 @@ def _retry(work: AlignmentRun | Job) -> AlignmentRun | Job:
     if work.status == Status.RUNNING and not mining:
         if not liveness.is_lost(work, now):
             seen = work.heartbeat_at or work.started_at
-            ago = f"{(now - seen).total_seconds():.0f} s ago" if seen else "just now"
+            ago = f"last heartbeat {(now - seen).total_seconds():.0f} s ago" if seen else "no heartbeat yet"
             raise ValueError(
-                f"{name} is running on {work.worker or 'a worker'} (last heartbeat {ago}); cancel it first, or wait: "
+                f"{name} is running on {work.worker or 'a worker'} ({ago}); cancel it first, or wait: "
                 f"work with no heartbeat for {settings.WORKER_STALE_SECONDS} s counts as lost and can be retried")
         condition &= progress.lost(now)
     checkpoint = {**(work.checkpoint or {}), "lost_workers": 0}  # a person decided: the loss count starts again

@@ -44,10 +44,8 @@ class Reaped:
 def is_lost(work: AlignmentRun | Job, now: datetime | None = None) -> bool:
     """RUNNING with no heartbeat for ``WORKER_STALE_SECONDS`` (as loaded; :func:`progress.lost` is
     the same test as a query)."""
-    if work.status != Status.RUNNING:
-        return False
     seen = work.heartbeat_at or work.started_at
-    return seen is None or seen < progress.stale_before(now)
+    return work.status == Status.RUNNING and seen is not None and seen < progress.stale_before(now)
 
 
 def reap_stale(now: datetime | None = None) -> Reaped:
@@ -68,8 +66,7 @@ def _reap(work: AlignmentRun | Job, now: datetime, reaped: Reaped, *, may_fail: 
     name = f"{'run' if model is AlignmentRun else 'job'} #{work.pk}"
     losses = int((work.checkpoint or {}).get("lost_workers", 0)) + 1
     seen = work.heartbeat_at or work.started_at
-    silence = (f"no heartbeat from {work.worker or 'its worker'} for {(now - seen).total_seconds():.0f} s"
-               if seen else f"{work.worker or 'its worker'} never reported")
+    silence = f"no heartbeat from {work.worker or 'its worker'} for {(now - seen).total_seconds():.0f} s"
     checkpoint = {**(work.checkpoint or {}), "lost_workers": losses}
     # the same attempt, still silent: a claim or another reaper in between makes this a no-op
     mine = model.objects.filter(progress.lost(now), pk=work.pk, attempts=work.attempts)

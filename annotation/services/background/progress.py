@@ -45,10 +45,9 @@ def stale_before(now: datetime | None = None) -> datetime:
 
 def lost(now: datetime | None = None) -> Q:
     """RUNNING rows whose worker stopped stamping its heartbeat (rows started before heartbeats
-    existed count from ``started_at``)."""
+    existed count from ``started_at``; a row with neither was never claimed by a worker)."""
     cutoff = stale_before(now)
-    silent = Q(heartbeat_at__lt=cutoff) | (Q(heartbeat_at__isnull=True)
-                                           & (Q(started_at__lt=cutoff) | Q(started_at__isnull=True)))
+    silent = Q(heartbeat_at__lt=cutoff) | (Q(heartbeat_at__isnull=True) & Q(started_at__lt=cutoff))
     return Q(status=Status.RUNNING) & silent
 
 

@@ -63,6 +63,11 @@ def test_a_job_is_requeued_with_its_own_task(project, settings, sent):
     assert sent() == ["workers.tasks.corpus_stats"]
 
 
+def test_running_work_no_worker_ever_claimed_is_left_alone(project, settings, sent):
+    AlignmentRun.objects.create(project=project, method="jaccard", status=Status.RUNNING)  # no start, no heartbeat
+    assert liveness.reap_stale().requeued == [] and not sent()
+
+
 def test_the_last_allowed_loss_fails_the_work_with_the_reason(project, settings, sent):
     settings.MAX_ATTEMPTS = 2
     run = lost_run(project, settings, checkpoint={"lost_workers": 1})
