@@ -48,6 +48,9 @@ def _configure(app: Celery) -> None:
         task_routes=task_routes(),
         task_acks_late=True,
         task_reject_on_worker_lost=True,
+        # through a broker outage running work goes on: its state is in the database and the claim
+        # drops a re-delivered copy (Celery 6 will cancel such tasks by default)
+        worker_cancel_long_running_tasks_on_connection_loss=False,
         worker_prefetch_multiplier=1,
         task_time_limit=settings.CELERY_TASK_TIME_LIMIT,
         task_soft_time_limit=settings.CELERY_TASK_SOFT_TIME_LIMIT,

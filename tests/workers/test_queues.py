@@ -33,3 +33,19 @@ def test_every_mining_chunk_task_is_idempotent_and_late_acked():
     for stage, task in tasks.MINING_TASKS.items():
         assert task.name in app.tasks, stage
         assert task.acks_late and task.max_retries == 3
+
+
+def test_redis_redelivers_after_a_few_chunk_lengths_and_lost_workers_are_reaped(settings):
+    from celery import Celery
+
+    from alignapp.celery import Reaper, _configure
+
+    settings.CELERY_BROKER_URL = "redis://127.0.0.1:6379/9"
+    probe = Celery("probe")
+    _configure(probe)
+    assert probe.conf.broker_transport_options == {"visibility_timeout": settings.CELERY_VISIBILITY_TIMEOUT}
+    assert settings.CELERY_VISIBILITY_TIMEOUT <= 3600 < settings.CELERY_TASK_TIME_LIMIT  # not the longest job
+    assert probe.conf.task_acks_late and probe.conf.task_reject_on_worker_lost
+    assert not probe.conf.worker_cancel_long_running_tasks_on_connection_loss
+    assert probe.conf.beat_schedule["reap-stale-work"]["task"] == tasks.reap_stale.name in app.tasks
+    assert Reaper in app.steps["worker"]  # every worker reaps, with or without beat
