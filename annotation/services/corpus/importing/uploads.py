@@ -234,6 +234,9 @@ def run_import_job(job_id: int) -> None:
     takes over from a lost worker (``progress.claim``) first drops what that worker had committed;
     an attempt that was itself taken over stops and leaves the upload to its successor."""
     if not progress.claim(Job, job_id):
+        row = Job.objects.filter(pk=job_id).values("status", "params").first()
+        if row is not None and row["status"] in (Status.CANCELLED, Status.SUCCEEDED, Status.FAILED):
+            _cleanup(row["params"])  # cancelled while queued: nobody else will need the upload
         return
     job = Job.objects.select_related("project", "project__label_scheme", "created_by").get(pk=job_id)
     params = job.params

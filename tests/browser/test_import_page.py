@@ -1,0 +1,61 @@
+"""The import page follows a large upload's background job: progress, then the result; or a cancel."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from annotation.models import Job, Status
+from annotation.services.corpus.demo import ensure_demo
+from annotation.services.corpus.importing.uploads import run_import_job
+from tests.browser.conftest import login
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def big_upload(settings, tmp_path):
+    """A 40-article JSONL file, over the (lowered) background threshold."""
+    settings.IMPORT_BACKGROUND_BYTES = 1000
+    settings.IMPORT_DIR = tmp_path / "imports"
+    settings.FILE_UPLOAD_TEMP_DIR = str(tmp_path)
+    path = tmp_path / "big.jsonl"
+    path.write_text("".join(json.dumps({"id": f"big-{i}", "complex": {"paragraphs": [[f"Complex {i}."]]},
+                                        "simple": {"paragraphs": [[f"Simple {i}."]]}}) + "\n" for i in range(40)))
+    return path
+
+
+def upload(page, project, path) -> Job:
+    login(page, "researcher", "researcher")
+    page.goto(f"/projects/{project.pk}/import/")
+    page.set_input_files("input[name=files]", str(path))
+    page.click("#import-form button[type=submit]")
+    page.locator("#import-job").wait_for()
+    return Job.objects.get(kind="import")
+
+
+def test_the_page_shows_the_job_s_progress_and_then_what_was_imported(page, transactional_db, big_upload):
+    project, _ = ensure_demo()
+    job = upload(page, project, big_upload)
+    assert f"job #{job.pk}" in page.locator("#import-job h2").inner_text()
+    page.locator("#import-status").filter(has_text="queued").wait_for()
+    run_import_job(job.pk)  # what the cpu worker does with the queued task
+    outcome = page.locator("#import-outcome .ok")
+    outcome.wait_for(timeout=20000)
+    assert "40 articles, 80 documents, 80 sentences, 0 pairs (jsonl)." in outcome.inner_text()
+    assert page.locator("#import-progress").get_attribute("value") == "100"
+    assert project.articles.filter(title__startswith="big-").count() == 40
+
+
+def test_cancelling_on_the_page_stops_the_job_and_says_nothing_was_imported(page, transactional_db, big_upload):
+    project, _ = ensure_demo()
+    before = project.articles.count()
+    job = upload(page, project, big_upload)
+    page.on("dialog", lambda dialog: dialog.accept())
+    page.click("#import-cancel")
+    page.locator("#import-outcome .problems").filter(has_text="Import cancelled").wait_for(timeout=20000)
+    job.refresh_from_db()
+    assert job.status == Status.CANCELLED
+    run_import_job(job.pk)  # a worker that gets the message now imports nothing and drops the upload
+    assert project.articles.count() == before
+    assert list((big_upload.parent / "imports").iterdir()) == []
