@@ -226,8 +226,8 @@ def _jsonl(line: str) -> bytes:
 
 
 def _record(text: str) -> str:
-    return ('{"id": "a1", "complex": {"level": "adv", "sentences": ["Bees are in decline everywhere.", "' + text + '"]},'
-            ' "simple": {"level": "ele", "sentences": ["There are fewer bees."]}}')
+    return ('{"id": "a1", "complex": {"paragraphs": [["Bees are in decline everywhere.", "' + text + '"]]},'
+            ' "simple": {"paragraphs": [["There are fewer bees."]]}}')
 
 
 def lying_zip() -> bytes:
@@ -265,6 +265,15 @@ def check_import_case(api, users, world, case) -> None:
     assert words in " ".join(response.json()["problems"]), response.json()
     assert snapshot() == before
     assert_lists_still_answer(api, users)
+
+
+def test_the_same_record_without_the_hostile_value_imports(api, users, world):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    upload = SimpleUploadedFile("corpus.jsonl", _jsonl(_record("Stings hurt.")))
+    response = api(users["rita"]).post(f"/api/projects/{world['p']}/import/", {"files": [upload], "format": "auto"})
+    assert response.status_code == 201, response.content[:300]
+    assert Article.objects.filter(project_id=world["p"], title="a1").exists()
 
 
 @pytest.mark.parametrize("case", IMPORT_CASES, ids=[c[0] for c in IMPORT_CASES])

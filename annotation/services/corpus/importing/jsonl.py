@@ -343,10 +343,6 @@ def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
             except ValueError as exc:  # an integer of thousands of digits
                 record.problem(None, f"malformed JSON: {exc}")
                 continue
-            problem = json_problem(obj)  # "\u0000", a lone surrogate, NaN/Infinity/1e999, past 64 bits
-            if problem:
-                record.problem(None, f"unusable JSON value at {problem}")
-                continue
             if isinstance(obj, dict) and (isinstance(obj.get("id"), str) or _is_int(obj.get("id"))):
                 key = str(obj["id"]).strip()
                 if key in first_line:
@@ -355,5 +351,8 @@ def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
                     continue
                 first_line[key] = (f.name, lineno)
             article = record.parse(obj)
-            if article is not None:
+            problem = json_problem(obj) if article is not None else None  # what the fields' own checks let by:
+            if problem:  # "\u0000" or a lone surrogate in a text, NaN/1e999 or an integer past 64 bits in meta...
+                record.problem(None, f"unusable JSON value at {problem}")
+            elif article is not None:
                 yield article
