@@ -125,6 +125,28 @@ def test_a_worker_killed_mid_run_is_replaced_and_the_run_resumes_on_redis(transa
         killed_mid_run_then_resumed(redis_url, tmp_path, liveness, None)
 
 
+@pytest.mark.services
+def test_a_run_whose_database_connection_drops_is_retried_and_resumes(postgres_db, tmp_path, liveness):
+    from django.db import connection
+
+    folder = tmp_path / "broker"
+    project = build_corpus()
+    with app_broker("filesystem://", folder), running_worker("filesystem://", tmp_path, folder, env=liveness) as (_, log):
+        run = alignment_runs.start_run(project, "jaccard", params=PARAMS)
+        wait_for(lambda: run_state(run.pk).articles_done >= 4, 120, log, "the first chunks")
+        with connection.cursor() as cursor:  # every connection of the worker (its task, its heartbeat) ends
+            cursor.execute("SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                           "WHERE datname = current_database() AND pid <> pg_backend_pid()")
+            assert cursor.fetchone()[0] >= 1
+        assert run_state(run.pk).articles_done < 60
+        wait_for(lambda: run_state(run.pk).is_finished, 120, log, "the retried run")
+    run.refresh_from_db()
+    assert run.status == Status.SUCCEEDED, run.error
+    assert run.attempts == 2 and run.result["resumed_from"] >= 4  # Celery's retry took it over at its checkpoint
+    expected = clean_run(project)
+    assert predictions(run) == expected and run.pair_count == len(expected) > 0
+
+
 # --- a worker killed mid-training ----------------------------------------------------------------
 
 TRAIN = {"epochs": 2, "patience": 2, "crf_epochs": 5, "base_similarity": "charngram", "max_length": 64}

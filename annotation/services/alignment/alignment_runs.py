@@ -150,7 +150,8 @@ def execute_run(run_id: int) -> None:
     except progress.Cancelled:
         return  # someone cancelled the run: the document pairs written so far stay, nothing more is done
     except Exception as exc:  # noqa: BLE001 - stored on the run (errors as data), then re-raised
-        progress.fail(AlignmentRun, run_id, exc)
+        if not progress.interrupted(AlignmentRun, run_id, exc):  # a transient error: the retry resumes it
+            progress.fail(AlignmentRun, run_id, exc)
         raise
 
 

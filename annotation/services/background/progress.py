@@ -220,6 +220,28 @@ def should_stop(model: type[Model], pk: int) -> bool:
     return False
 
 
+def interrupted(model: type[Model], pk: int, exc: BaseException) -> bool:
+    """After a transient error (the database connection dropped, the broker away): leave the work
+    RUNNING but lost at once, so the task's automatic retry — or, when retries run out, the reaper
+    once the database is back — takes it over and resumes it from its checkpoint. False for any
+    other error (the caller stores it with :func:`fail`)."""
+    from django.db import connection
+
+    from workers.tasks import TRANSIENT
+
+    if not isinstance(exc, TRANSIENT):
+        return False
+    try:
+        if not connection.in_atomic_block:
+            connection.close_if_unusable_or_obsolete()  # a dropped connection: the next query reconnects
+        _owned(model, pk).update(heartbeat_at=stale_before() - timedelta(seconds=1),
+                                 message=f"interrupted, resumes on retry: {exc}"[:500])
+    except DatabaseError as still:  # still no database: the heartbeat goes stale by itself
+        logger.warning("could not mark %s #%s interrupted: %s", model.__name__, pk, still)
+    release(model, pk)
+    return True
+
+
 def succeed(model: type[Model], pk: int, *, result: dict | None = None, timings: dict | None = None, **fields) -> None:
     _owned(model, pk).update(
         status=Status.SUCCEEDED, progress=100.0, message="done", finished_at=timezone.now(),

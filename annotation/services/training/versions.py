@@ -118,7 +118,8 @@ def run_training_job(job_id: int) -> None:
     except progress.Cancelled:
         return
     except Exception as exc:  # noqa: BLE001 - stored on the job (errors as data), then re-raised
-        progress.fail(Job, job_id, exc)
+        if not progress.interrupted(Job, job_id, exc):  # a transient error: the retry trains again
+            progress.fail(Job, job_id, exc)
         raise
     progress.succeed(Job, job_id, result={"model_version": version.pk, "metrics": version.metrics},
                      timings=version.training_snapshot.get("timings", {}))

@@ -212,3 +212,41 @@ def test_a_run_taken_over_after_its_worker_died_resumes_at_its_checkpoint(corpus
     assert len(saved) == 2 and run.result["resumed_from"] == 2  # only the unfinished chunk ran again
     assert run.articles_done == run.articles_total == 4 and run.pair_count == len(reference)
     assert set(run.predictions.values_list("pair_id", "predicted_label", "score")) == reference
+
+
+def test_a_transient_database_error_leaves_the_run_for_its_retry_which_resumes_it(corpus, settings, monkeypatch):
+    from django.db import OperationalError
+
+    from annotation.services.background import progress
+
+    factories.make_article(corpus, "Wasps", {"adv": [["Wasps were seen in the valley.", "Nobody expected it."]],
+                                             "ele": [["Wasps came.", "Nobody expected it."]]})
+    settings.ALIGN_BATCH_ARTICLES = 1
+    real, calls = alignment_runs.save_alignment, []
+
+    def flaky(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise OperationalError("server closed the connection unexpectedly")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(alignment_runs, "save_alignment", flaky)
+    run = _run(corpus)
+    with pytest.raises(OperationalError):  # re-raised: Celery's autoretry sends the task again
+        alignment_runs.execute_run(run.pk)
+    run.refresh_from_db()
+    assert run.status == Status.RUNNING and run.articles_done == 1 and not run.error
+    assert run.message.startswith("interrupted, resumes on retry: server closed the connection")
+    assert run.heartbeat_at < progress.stale_before()  # lost at once: the retry need not wait
+    alignment_runs.execute_run(run.pk)  # the retry
+    run.refresh_from_db()
+    assert run.status == Status.SUCCEEDED and run.attempts == 2 and run.result["resumed_from"] == 1
+
+
+def test_any_other_error_fails_the_run_with_it(corpus, monkeypatch):
+    monkeypatch.setattr(alignment_runs, "save_alignment", lambda *a, **k: 1 / 0)
+    run = _run(corpus)
+    with pytest.raises(ZeroDivisionError):
+        alignment_runs.execute_run(run.pk)
+    run.refresh_from_db()
+    assert run.status == Status.FAILED and "ZeroDivisionError" in run.error
