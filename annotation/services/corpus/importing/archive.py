@@ -84,11 +84,14 @@ class _Extraction:
         self.archive, self.dest, self.problems, self.limits = archive, dest, problems, limits
         self.members: list[InputFile] = []
 
+    def too_many(self, count: str) -> None:
+        self.problems.add(self.archive, over(f"archive {self.archive} holds {count} files", "IMPORT_MAX_FILES",
+                                             self.limits.files), limit="IMPORT_MAX_FILES")
+
     def check_declared(self, members: list[tuple[str, int]]) -> list[tuple[str, int]]:
         """The members worth extracting (``(name, declared size)``), or [] after reporting why none."""
         if len(members) > self.limits.files:
-            self.problems.add(self.archive, over(f"archive {self.archive} holds {len(members):,} files",
-                                                 "IMPORT_MAX_FILES", self.limits.files), limit="IMPORT_MAX_FILES")
+            self.too_many(f"{len(members):,}")
             return []
         total = sum(size for _, size in members)
         if total > self.limits.total_bytes:
@@ -148,14 +151,19 @@ def _members_tar(f: InputFile, dest: Path, problems: Problems, limits: Limits) -
             return []
         with tf:
             members: list[tarfile.TarInfo] = []
+            counted_all = True
             try:
                 for m in tf:  # headers only; stop counting past the limit
                     if not m.isdir():
                         members.append(m)
                     if len(members) > limits.files:
+                        counted_all = False
                         break
             except _READ_ERRORS as exc:
                 problems.add(f.name, f"not a readable tar archive ({exc})")
+                return []
+            if not counted_all:  # a tar is listed sequentially: the listing stopped past the limit
+                job.too_many(f"more than {limits.files:,}")
                 return []
             for m in members:
                 if _safe_member_name(m.name) is None:

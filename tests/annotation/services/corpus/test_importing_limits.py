@@ -99,7 +99,8 @@ def test_an_archive_with_too_many_members_is_refused_before_unpacking(project, s
     members = {f"T{i}-{level}.txt": b"A sentence." for i in range(2) for level in ("adv", "ele")}
     with pytest.raises(CorpusImportError) as caught:
         import_files(project, [(name, pack(members))])
-    assert str(caught.value) == f"{name}: archive {name} holds 4 files; the limit is IMPORT_MAX_FILES=3"
+    count = "more than 3" if name.endswith(".tar.gz") else "4"  # a tar's listing stops past the limit
+    assert str(caught.value) == f"{name}: archive {name} holds {count} files; the limit is IMPORT_MAX_FILES=3"
 
 
 @pytest.mark.django_db
