@@ -197,7 +197,7 @@ class Fuzzer:
 
 def fuzz(role: str, users: dict, ids: dict[str, int], server_errors: list[str]) -> Fuzzer:
     """Fuzz every operation as ``role`` (positive, negative and hostile cases, with generated and
-    with real path ids); the project's deletion comes last."""
+    with real path ids); the token endpoints and then the project's deletion come last."""
     import schemathesis
     from hypothesis.errors import Unsatisfiable
     from rest_framework.authtoken.models import Token
@@ -211,7 +211,9 @@ def fuzz(role: str, users: dict, ids: dict[str, int], server_errors: list[str]) 
     anonymous = role == "anonymous"
     schema = schemathesis.openapi.from_wsgi("/api/schema/", application, headers=token(users["admin" if anonymous else role]))
     fuzzer = Fuzzer({} if anonymous else token(users[role]), server_errors)
-    operations = sorted((result.ok() for result in schema.get_all_operations()), key=lambda op: op.method.upper() == "DELETE")
+    # Last: the token endpoints (rotating or revoking kills this role's token for what follows), then deletions.
+    operations = sorted((result.ok() for result in schema.get_all_operations()),
+                        key=lambda op: (op.path.startswith("/api/token/"), op.method.upper() == "DELETE"))
     for operation in operations:
         pinned = real_ids(operation.path, ids)
         runs = [(None, ANONYMOUS_EXAMPLES if anonymous else GENERATED_ID_EXAMPLES if pinned else EXAMPLES)]
