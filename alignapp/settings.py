@@ -191,6 +191,8 @@ DATA_UPLOAD_MAX_NUMBER_FILES = IMPORT_MAX_FILES + 1  # LimitedUploadHandler refu
 # sentence matrix a request computes (automatic paragraph links); bigger answers 413.
 ARTICLE_MAX_SENTENCES = env_int("ARTICLE_MAX_SENTENCES", 10_000)
 ARTICLE_MAX_SIMILARITY_CELLS = env_int("ARTICLE_MAX_SIMILARITY_CELLS", 4_000_000)
+# The article page shows its documents this many sentences at a time (Page x of y).
+ARTICLE_PAGE_SENTENCES = env_int("ARTICLE_PAGE_SENTENCES", 300)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

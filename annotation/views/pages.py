@@ -4,6 +4,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
 from django.db.models import Count
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -17,7 +18,7 @@ from ..label_schemes import DEFAULT_SCHEME
 from ..models import Article, LabelScheme, Project
 from ..permissions import can_create_projects, can_research, role_in, sees_predictions, visible_projects
 from ..services.alignment import alignment_runs
-from ..services.corpus import importing
+from ..services.corpus import article_size, importing
 from ..services.corpus.importing import uploads as import_uploads
 from ..services.projects import creation as project_service
 
@@ -56,15 +57,23 @@ def _project_for(request: HttpRequest, pk: int) -> Project:
     return get_object_or_404(visible_projects(request.user), pk=pk)
 
 
+#: Articles per page of the project page.
+ARTICLES_PER_PAGE = 50
+
+
 @login_required
 def project_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    """The project, its recent runs and its articles, :data:`ARTICLES_PER_PAGE` at a time (``?page=``;
+    a page that is not a number shows the first, one past the end the last)."""
     project = _project_for(request, pk)
-    articles = project.articles.annotate(document_count=Count("documents")).order_by("title")
+    articles = project.articles.annotate(document_count=Count("documents")).order_by("title", "pk")
+    page = Paginator(articles, ARTICLES_PER_PAGE).get_page(request.GET.get("page"))
     context = {
         "project": project,
         "role": role_in(request.user, project),
         "is_researcher": can_research(request.user, project),
-        "articles": articles,
+        "articles": page,
+        "page": page,
         "runs": project.runs.order_by("-created_at")[:20],
         "sees_runs": sees_predictions(request.user, project),  # blind annotators: no runs (their pairs are predictions)
         "methods": alignment_runs.available_methods() if can_research(request.user, project) else [],
@@ -74,9 +83,21 @@ def project_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 def article_detail(request: HttpRequest, pk: int) -> HttpResponse:
-    article = get_object_or_404(Article.objects.filter(project__in=visible_projects(request.user)), pk=pk)
-    documents = [(d, d.sentences.select_related("paragraph").order_by("index")) for d in article.documents.order_by("rank")]
-    return render(request, "projects/article.html", {"article": article, "documents": documents})
+    """The article's versions side by side, ``ARTICLE_PAGE_SENTENCES`` sentences of each at a time:
+    page n shows every document's sentences n·k … (n+1)·k − 1 in order (``?page=``, as on the
+    project page), so a 300,000-sentence article costs no more than a short one."""
+    article = get_object_or_404(Article.objects.filter(project__in=visible_projects(request.user)).select_related("project"),
+                                pk=pk)
+    size = article_size.page_sentences()
+    documents = list(article.documents.annotate(sentence_count=Count("sentences")).order_by("rank"))
+    longest = max((d.sentence_count for d in documents), default=0)
+    page = Paginator(range(longest), size).get_page(request.GET.get("page"))
+    first = page.start_index() - 1 if longest else 0
+    shown = []
+    for doc in documents:
+        sentences = list(doc.sentences.select_related("paragraph").order_by("index")[first:first + size])
+        shown.append((doc, sentences, {"from": first + 1, "to": first + len(sentences), "of": doc.sentence_count}))
+    return render(request, "projects/article.html", {"article": article, "documents": shown, "page": page})
 
 
 @login_required

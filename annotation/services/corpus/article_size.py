@@ -34,6 +34,11 @@ def max_similarity_cells() -> int:
     return int(getattr(settings, "ARTICLE_MAX_SIMILARITY_CELLS", 4_000_000))
 
 
+def page_sentences() -> int:
+    """Sentences of each document the article page shows at a time (``ARTICLE_PAGE_SENTENCES``, at least 1)."""
+    return max(1, int(getattr(settings, "ARTICLE_PAGE_SENTENCES", 300)))
+
+
 def sentence_count(doc: Document) -> int:
     return Sentence.objects.filter(document=doc).count()
 
@@ -60,8 +65,18 @@ def check_similarity(complex_doc: Document, simple_doc: Document) -> None:
         ArticleTooLarge: with both counts and the setting.
     """
     n, m = check_documents(complex_doc, simple_doc)
+    check_cells(n, m, "is too much for one request; store the paragraph links with the project's "
+                      "paragraph-alignment job first")
+
+
+def check_cells(n: int, m: int, why: str) -> None:
+    """``n`` complex × ``m`` simple sentences within ``ARTICLE_MAX_SIMILARITY_CELLS``; the background
+    paragraph job checks each document pair with this alone (it sends no sentences, so
+    ``ARTICLE_MAX_SENTENCES`` does not apply), the request views through :func:`check_similarity`.
+
+    Raises:
+        ArticleTooLarge: ``"comparing n × m sentences (n·m) <why>"`` and the setting.
+    """
     limit = max_similarity_cells()
     if n * m > limit:
-        raise ArticleTooLarge(f"comparing {n:,} × {m:,} sentences ({n * m:,}) is too much for one request; store the "
-                              "paragraph links with the project's paragraph-alignment job first",
-                              "ARTICLE_MAX_SIMILARITY_CELLS", limit)
+        raise ArticleTooLarge(f"comparing {n:,} × {m:,} sentences ({n * m:,}) {why}", "ARTICLE_MAX_SIMILARITY_CELLS", limit)
