@@ -64,6 +64,7 @@ from annotation.permissions import can_research
 from annotation.services.alignment.alignment_runs import document_pairs, link_sentences
 from annotation.services.alignment.article_alignment import CANDIDATE_RUN_METHOD, AlignmentInputError
 from annotation.services.background import jobs, progress
+from annotation.services.corpus import article_size
 from annotation.services.corpus.documents import document_pair_payload, document_sentences, sentence_texts, to_engine
 from workers.engine.paragraph_alignment import (
     PARAGRAPH_VARIANTS,
@@ -459,16 +460,43 @@ def start_paragraph_job(project: Project, user=None, *, candidates: bool = True)
     return jobs.start_job(project, PARAGRAPH_JOB, params={"candidates": bool(candidates)}, user=user)
 
 
+#: Skipped document pairs the job result describes one by one (the count covers them all).
+SKIPPED_SHOWN = 50
+
+
+def _too_large(complex_doc: Document, simple_doc: Document) -> str | None:
+    """Why the job leaves this document pair alone, or None: both its automatic links and its
+    candidates compare every complex sentence with every simple one (``ARTICLE_MAX_SIMILARITY_CELLS``)."""
+    try:
+        article_size.check_cells(article_size.sentence_count(complex_doc), article_size.sentence_count(simple_doc),
+                                 "is too much for one document pair; its paragraph links and candidates were left as they were")
+    except article_size.ArticleTooLarge as exc:
+        return str(exc)
+    return None
+
+
 def align_project_paragraphs(project: Project, *, candidates: bool = True,
                              report: Callable[[float, str], None] = lambda f, m: None) -> dict:
-    """Recompute the automatic links of every adjacent document pair nobody corrected yet."""
+    """Recompute the automatic links of every adjacent document pair nobody corrected yet.
+
+    A document pair over ``ARTICLE_MAX_SIMILARITY_CELLS`` is skipped, not computed: ``skipped``
+    counts them and ``skipped_pairs`` names the first :data:`SKIPPED_SHOWN` with the reason."""
     settings = settings_for(project)
     started = time.monotonic()
     similarity = _similarity(settings.similarity)
     measures = [_similarity(name) for name in settings.measures] if settings.candidates == "selected" else None
     work = [(a, c, s) for a in project.articles.order_by("id") for c, s in document_pairs(a, [])]
-    result = {"document_pairs": len(work), "recomputed": 0, "kept_corrected": 0, "links": 0, "candidate_pairs": 0}
+    result = {"document_pairs": len(work), "recomputed": 0, "kept_corrected": 0, "links": 0, "candidate_pairs": 0,
+              "skipped": 0, "skipped_pairs": []}
     for n, (article, complex_doc, simple_doc) in enumerate(work, start=1):
+        reason = _too_large(complex_doc, simple_doc)
+        if reason is not None:
+            result["skipped"] += 1
+            if len(result["skipped_pairs"]) < SKIPPED_SHOWN:
+                result["skipped_pairs"].append({"article": article.pk, "title": article.title, "complex": complex_doc.level,
+                                                "simple": simple_doc.level, "reason": reason})
+            report(n / max(1, len(work)), f"paragraphs of {n}/{len(work)} document pairs")
+            continue
         with transaction.atomic():
             if is_corrected(complex_doc, simple_doc):
                 result["kept_corrected"] += 1
@@ -480,6 +508,9 @@ def align_project_paragraphs(project: Project, *, candidates: bool = True,
             if candidates:
                 result["candidate_pairs"] += regenerate_candidates(article, complex_doc, simple_doc, settings, measures)["pairs"]
         report(n / max(1, len(work)), f"paragraphs of {n}/{len(work)} document pairs")
+    if result["skipped"]:
+        result["message"] = (f"{result['skipped']} document pair(s) skipped: more complex × simple sentences than "
+                             f"ARTICLE_MAX_SIMILARITY_CELLS={article_size.max_similarity_cells()}")
     result["seconds"] = round(time.monotonic() - started, 3)
     return result
 

@@ -214,3 +214,41 @@ def test_who_applies_directly(users, project):
     project.config = {"paragraph_corrections": "sometimes"}
     with pytest.raises(ValueError, match="not one of: proposals, direct"):
         pc.applies_directly(users["anna"], project)
+
+
+def test_the_project_job_skips_a_document_pair_over_the_cell_limit_and_says_so(users, project, article, docs, settings):
+    """7 × 6 sentences fit; 14 × 12 = 168 do not (limit 100): that pair keeps its links and gets no candidates."""
+    settings.ARTICLE_MAX_SIMILARITY_CELLS = 100
+    big = factories.make_article(project, "Long news", {"adv": COMPLEX + COMPLEX, "int": SIMPLE + SIMPLE})
+    big_docs = resolve_documents(big, None, None)
+    n, m = (d.sentences.count() for d in big_docs)
+    assert n * m > 100 >= 7 * 6, (n, m)
+    kept = ParagraphAlignment.objects.create(complex_paragraph=big_docs[0].paragraphs.get(index=0),
+                                             simple_paragraph=big_docs[1].paragraphs.get(index=1),
+                                             source=ParagraphAlignment.AUTO, score=0.5)
+    job = Job.objects.create(project=project, kind="paragraph-alignment", params={"candidates": True})
+    pc.run_job(job.pk)
+    job.refresh_from_db()
+    assert job.status == Status.SUCCEEDED, job.error
+    result = job.result
+    assert (result["document_pairs"], result["recomputed"], result["skipped"]) == (2, 1, 1)
+    assert result["skipped_pairs"] == [{
+        "article": big.pk, "title": "Long news", "complex": "adv", "simple": "int",
+        "reason": f"comparing {n} × {m} sentences ({n * m}) is too much for one document pair; its paragraph links "
+                  "and candidates were left as they were; the limit is ARTICLE_MAX_SIMILARITY_CELLS=100"}]
+    assert result["message"] == ("1 document pair(s) skipped: more complex × simple sentences than "
+                                 "ARTICLE_MAX_SIMILARITY_CELLS=100")
+    assert list(pc.stored_links(*big_docs)) == [kept]
+    assert candidates(project, big_docs) == set()
+    assert active_links(docs) == {(0, 0), (1, 1), (2, 2)}  # the small article was aligned as before
+    assert len(candidates(project, docs)) == 4 + 4 + 6
+
+
+def test_the_project_job_names_at_most_fifty_skipped_pairs_but_counts_them_all(project, settings):
+    settings.ARTICLE_MAX_SIMILARITY_CELLS = 1
+    for i in range(pc.SKIPPED_SHOWN + 2):
+        factories.make_article(project, f"A{i:02d}", {"adv": [["One.", "Two."]], "int": [["Uno."]]})
+    result = pc.align_project_paragraphs(project, candidates=False)
+    assert result["skipped"] == 52 and result["recomputed"] == 0
+    assert [s["title"] for s in result["skipped_pairs"]] == [f"A{i:02d}" for i in range(50)]
+    assert not ParagraphAlignment.objects.exists()
