@@ -1,7 +1,6 @@
-import json
-
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.management.arguments import checked, json_object
 from annotation.models import AlignmentRun
 from annotation.services.alignment import alignment_runs, mining
 from annotation.services.projects.creation import find_project
@@ -24,13 +23,13 @@ class Command(BaseCommand):
     def handle(self, *args, project: str, method: str, params: str, levels: list[str], queue: str, now: bool, **options):
         try:
             target = find_project(project)
-            parsed = json.loads(params)
-            level_pairs = [lv.split(":", 1) for lv in levels]
+            parsed = json_object(params, "--params")
+            level_pairs = checked([lv.split(":", 1) for lv in levels], "--levels")
             if any(len(p) != 2 for p in level_pairs):
                 raise ValueError("--levels takes COMPLEX:SIMPLE, e.g. --levels adv:ele")
             run = alignment_runs.start_run(target, method, params=parsed, level_pairs=level_pairs, queue=queue,
                                            enqueue=not now)
-        except (ValueError, json.JSONDecodeError) as exc:
+        except ValueError as exc:
             raise CommandError(str(exc)) from exc
         if not now:
             self.stdout.write(f"queued alignment run #{run.pk} ({method}) for '{target.name}' on the {queue} queue")

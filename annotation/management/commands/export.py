@@ -3,6 +3,7 @@ import re
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.management.arguments import checked, json_object
 from annotation.services import export
 from annotation.services.projects.creation import find_project
 
@@ -65,9 +66,7 @@ class Command(BaseCommand):
         parser.add_argument("--preview", action="store_true", help="print the counts only; write nothing")
 
     def options_from(self, o: dict) -> dict:
-        raw = json.loads(o["options"]) if o["options"] else {}
-        if not isinstance(raw, dict):
-            raise CommandError("--options must be a JSON object")
+        raw = json_object(o["options"], "--options") if o["options"] else {}
         raw["kind"] = o["kind"] if o["kind"] != "gold" or "kind" not in raw else raw["kind"]
         simple = {"formats": _list(o["formats"]), "splits": _list(o["splits"]), "label_policy": o["label_policy"],
                   "provenance": _list(o["provenance"]), "model_version": o["model_version"], "runs": o["runs"],
@@ -122,7 +121,7 @@ class Command(BaseCommand):
     def handle(self, *args, **o):
         try:
             project = find_project(o["project"])
-            options = export.validate(self.options_from(o), allow_paths=True)
+            options = export.validate(checked(self.options_from(o), "options"), allow_paths=True)
             if o["preview"]:
                 result = export.preview(project, options)
                 splits = ", ".join(f"{s} {c['pairs']}" for s, c in result["splits"].items())
@@ -130,7 +129,7 @@ class Command(BaseCommand):
                                   f"({splits or 'none'}); dropped {json.dumps(result['dropped'])}")
                 return
             done = export.run_export(project, options, archive=not o["no_zip"])
-        except (ValueError, json.JSONDecodeError) as exc:
+        except ValueError as exc:
             raise CommandError(str(exc)) from exc
         counts = done.manifest["counts"]["splits"]
         splits = ", ".join(f"{s} {c['pairs']}" for s, c in counts.items())

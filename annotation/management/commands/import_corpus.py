@@ -4,7 +4,8 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.label_schemes import DEFAULT_SCHEME
-from annotation.models import LabelScheme, Project
+from annotation.models import AuditEvent, LabelScheme, Project
+from annotation.services import audit
 from annotation.services.corpus.importing import FORMATS, ON_CONFLICT, CorpusImportError, import_path
 from annotation.services.corpus.importing.base import language_problem
 from annotation.services.projects.creation import find_project
@@ -31,6 +32,8 @@ class Command(BaseCommand):
         # transaction, so annotators keep labelling meanwhile); a project created here is removed
         # again when the import is refused, so a failed command leaves nothing behind.
         project, created = self._project(name, create=bool(options["create"]), language=options["language"])
+        created_event = audit.record("project.create", project=project, target=project.name, language=project.language,
+                                     label_scheme=project.label_scheme.slug) if created else None
         try:
             result = import_path(
                 project, str(options["path"]), str(options["format"]), language=options["language"] or None,  # type: ignore[arg-type]
@@ -38,13 +41,13 @@ class Command(BaseCommand):
             )
         except CorpusImportError as exc:
             if created:
-                project.delete()
+                _undo_creation(project, created_event)
             for problem in exc.problems:
                 self.stderr.write(str(problem))
             raise CommandError(f"nothing imported: {len(exc.problems)} problem(s)") from exc
         except BaseException:
             if created:
-                project.delete()
+                _undo_creation(project, created_event)
             raise
         for warning in result.warnings:
             self.stderr.write(f"warning: {warning}")
@@ -64,3 +67,12 @@ class Command(BaseCommand):
         return Project.objects.create(
             name=name, language=str(language or "en"), label_scheme=LabelScheme.objects.get(slug=DEFAULT_SCHEME)
         ), True
+
+
+def _undo_creation(project: Project, event: AuditEvent | None) -> None:
+    """A refused import leaves nothing behind: the project it created, and the event saying so
+    (the project never existed for anyone; an orphan ``project.create`` would name a project
+    that is not there)."""
+    if event is not None:
+        AuditEvent.objects.filter(pk=event.pk).delete()
+    project.delete()

@@ -2,6 +2,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.management.arguments import checked, json_object
 from annotation.models import Job, Status
 from annotation.services.alignment import scoring
 from annotation.services.projects.creation import find_project
@@ -24,14 +25,12 @@ class Command(BaseCommand):
                run: int | None, params: str, now: bool, **options):
         try:
             target = find_project(project)
-            parsed = json.loads(params)
-            if not isinstance(parsed, dict):
-                raise ValueError("--params must be a JSON object")
+            parsed = json_object(params, "--params")
             for name, value in (("reference_project", reference_project), ("refs_project", refs_project), ("run", run)):
                 if value is not None:
                     parsed[name] = value
-            job = scoring.start_scoring(target, kind, parsed, enqueue=not now)
-        except (ValueError, json.JSONDecodeError) as exc:
+            job = scoring.start_scoring(target, kind, checked(parsed, "--params"), enqueue=not now)
+        except ValueError as exc:
             raise CommandError(str(exc)) from exc
         if not now:
             self.stdout.write(f"queued {kind} job #{job.pk} for '{target.name}'")

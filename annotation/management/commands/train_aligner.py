@@ -2,6 +2,7 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
+from annotation.management.arguments import json_object
 from annotation.models import Job, ModelVersion
 from annotation.services.projects.creation import find_project
 from annotation.services.training import versions as training
@@ -20,13 +21,14 @@ class Command(BaseCommand):
 
     def handle(self, *args, project: str, config: str, seed: int, base: int | None, now: bool, **options):
         try:
+            training_config = json_object(config, "--config")
             target = find_project(project)
             base_version = training.model_versions(target).get(pk=base) if base is not None else None
-            job = training.start_training(target, config=json.loads(config), seed=seed, base_version=base_version,
+            job = training.start_training(target, config=training_config, seed=seed, base_version=base_version,
                                              enqueue=not now)
         except ModelVersion.DoesNotExist:
             raise CommandError(f"--base: no model version {base} in this project") from None
-        except (ValueError, json.JSONDecodeError) as exc:
+        except ValueError as exc:
             raise CommandError(str(exc)) from exc
         if not now:
             self.stdout.write(f"queued training job #{job.pk} for '{target.name}' on the gpu queue")

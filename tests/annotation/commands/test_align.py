@@ -7,6 +7,7 @@ from django.core.management import CommandError, call_command
 
 from annotation.models import AlignmentRun, CandidatePair, Status
 from tests import factories
+from tests.annotation.commands.cases import STRICT_JSON
 
 
 @pytest.fixture
@@ -44,3 +45,17 @@ def test_align_without_now_only_queues(corpus):
 def test_align_reports_bad_arguments_clearly(corpus, args, message):
     with pytest.raises(CommandError, match=message):
         call_command("align", *args)
+
+
+@pytest.mark.parametrize("params,message", STRICT_JSON)
+def test_align_refuses_params_that_cannot_be_stored_and_starts_nothing(corpus, params, message):
+    with pytest.raises(CommandError) as caught:
+        call_command("align", corpus.name, "--method", "jaccard", "--params", params, stdout=StringIO())
+    assert str(caught.value).startswith(message.format(opt="--params"))
+    assert not AlignmentRun.objects.exists()
+
+
+def test_align_refuses_a_level_that_cannot_be_stored(corpus):
+    with pytest.raises(CommandError, match=r"^--levels\[0\]\[1\]: is not valid Unicode"):
+        call_command("align", corpus.name, "--levels", "adv:\udcff", stdout=StringIO())
+    assert not AlignmentRun.objects.exists()

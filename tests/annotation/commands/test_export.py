@@ -8,6 +8,7 @@ from django.core.management import CommandError, call_command
 
 from annotation.models import Export, Split
 from tests import factories
+from tests.annotation.commands.cases import STRICT_JSON
 
 pytestmark = pytest.mark.django_db
 
@@ -77,3 +78,24 @@ def test_options_json_and_dedup_files(corpus, tmp_path):
 def test_bad_arguments_are_command_errors(corpus, args, message):
     with pytest.raises(CommandError, match=message):
         call_command("export", *args, stdout=StringIO())
+
+
+@pytest.mark.parametrize("options,message", STRICT_JSON)
+def test_export_refuses_options_that_cannot_be_stored_and_writes_nothing(corpus, options, message):
+    with pytest.raises(CommandError) as caught:
+        call_command("export", corpus.name, "--options", options, stdout=StringIO())
+    assert str(caught.value).startswith(message.format(opt="--options"))
+    assert not Export.objects.exists()
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--threshold", "gain_prob>=1e999"], "options.thresholds[0].value: number out of range (not finite)"),
+    (["--bleu-band", "nan", "0.9"], "options.bleu_band[0]: number out of range (not finite)"),
+    (["--ratio", "inf,0.1,0.2"], "options.split_policy.train: number out of range (not finite)"),
+    (["--labels", "aligned,\udcff"], "options.labels[1]: is not valid Unicode (a lone surrogate)"),
+])
+def test_export_refuses_flags_that_cannot_be_stored(corpus, args, message):
+    with pytest.raises(CommandError) as caught:
+        call_command("export", corpus.name, *args, stdout=StringIO())
+    assert str(caught.value) == message
+    assert not Export.objects.exists()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from annotation.models import Article, Document, Project, Sentence
+from annotation.models import Article, AuditEvent, Document, Project, Sentence
 
 pytestmark = pytest.mark.django_db
 
@@ -78,3 +78,28 @@ def test_existing_articles_are_an_error_unless_skipped(project):
     assert out == "imported 0 articles, 0 documents, 0 sentences, 0 pairs (levels) into 'Newsela sample'\n"
     assert err.startswith("warning: skipped 4 article(s) already in project 'Newsela sample'")
     assert project.articles.count() == 4
+
+
+def test_a_project_it_creates_is_in_the_audit_log_before_the_import(users, tmp_path):
+    (tmp_path / "x.src").write_text("A long sentence.\n")
+    (tmp_path / "x.dst").write_text("A short one.\n")
+    run("Audited", str(tmp_path), "--create", "--language", "de")
+    project = Project.objects.get(name="Audited")
+    events = list(AuditEvent.objects.filter(project=project).order_by("created_at", "id"))
+    assert [e.action for e in events] == ["project.create", "import"]
+    created = events[0]
+    assert (created.actor, created.target) == (None, "Audited")
+    assert created.details == {"via": "command", "language": "de", "label_scheme": "aligned-partial-not"}
+
+
+def test_importing_into_an_existing_project_records_no_creation(project):
+    run("Newsela sample", str(DEMO))
+    assert not AuditEvent.objects.filter(action="project.create").exists()
+
+
+def test_a_refused_import_leaves_neither_the_project_nor_its_creation_event(users, tmp_path):
+    (tmp_path / "Lonely-adv.txt").write_text("Alone.")
+    with pytest.raises(CommandError):
+        run("Fresh", str(tmp_path), "--create")
+    assert not Project.objects.filter(name="Fresh").exists()
+    assert not AuditEvent.objects.filter(action="project.create").exists()

@@ -8,6 +8,7 @@ from django.core.management import CommandError, call_command
 from annotation.models import CandidatePair, Job, Status
 from annotation.services.corpus.importing import import_files
 from tests import factories
+from tests.annotation.commands.cases import STRICT_JSON
 
 pytestmark = pytest.mark.django_db
 
@@ -42,9 +43,23 @@ def test_the_reference_project_option_is_passed_by_name(corpus, users):
 
 @pytest.mark.parametrize("args,message", [
     (["Nope", "--kind", "pivot-select"], "project 'Nope' not found"),
-    (["Newsela sample", "--kind", "pivot-select", "--params", "[1]"], "--params must be a JSON object"),
+    (["Newsela sample", "--kind", "pivot-select", "--params", "[1]"], "--params: must be a JSON object, not an array"),
     (["Newsela sample", "--kind", "gain-classifier"], "needs reference_project"),
 ])
 def test_bad_arguments_are_command_errors(corpus, args, message):
     with pytest.raises(CommandError, match=message.replace("[", r"\[")):
         call_command("score_pairs", *args)
+
+
+@pytest.mark.parametrize("params,message", STRICT_JSON)
+def test_score_pairs_refuses_params_that_cannot_be_stored_and_queues_nothing(corpus, params, message):
+    with pytest.raises(CommandError) as caught:
+        call_command("score_pairs", corpus.name, "--kind", "pivot-select", "--params", params, stdout=StringIO())
+    assert str(caught.value).startswith(message.format(opt="--params"))
+    assert not Job.objects.exists()
+
+
+def test_score_pairs_refuses_a_project_name_that_cannot_be_stored_in_the_params(corpus):
+    with pytest.raises(CommandError, match=r"^--params\.reference_project: is not valid Unicode"):
+        call_command("score_pairs", corpus.name, "--kind", "gain-classifier", "--reference-project", "x\udcff")
+    assert not Job.objects.exists()
