@@ -153,10 +153,11 @@ class CandidatePairSerializer(serializers.ModelSerializer):
     simple_text = serializers.SerializerMethodField()
     origin = serializers.CharField(read_only=True, allow_null=True,
                                    help_text="model, candidate, manual, derived, import, mined; null for annotators")
+    article_title = serializers.CharField(source="article.title", read_only=True)
 
     class Meta:
         model = models.CandidatePair
-        fields = ["id", "article", "complex_document", "simple_document", "complex", "simple", "complex_text",
+        fields = ["id", "article", "article_title", "complex_document", "simple_document", "complex", "simple", "complex_text",
                   "simple_text", "score", "predicted_label", "features", "origin", "identical", "created_at"]
         read_only_fields = fields
 

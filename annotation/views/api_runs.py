@@ -33,7 +33,7 @@ def option_error(exc: OptionError) -> ValidationError:
 
 
 @extend_schema_view(list=extend_schema(parameters=ids("project")),
-                    compare=extend_schema(parameters=ids("old", "new") + flags("pairs")))
+                    compare=extend_schema(parameters=ids("old", "new", "offset", "limit") + flags("pairs")))
 class AlignmentRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, viewsets.ReadOnlyModelViewSet):
     """Researchers start runs (``POST {"project", "method", "params", "level_pairs", "model_version"}``),
     retry, cancel and delete them; annotators of the project may read them (not while they annotate
@@ -138,12 +138,15 @@ class AlignmentRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, vie
     @action(detail=False, methods=["get"])
     def compare(self, request):
         """``GET /api/runs/compare/?old=<id>&new=<id>[&pairs=1]`` → counts by kind of change, per
-        article, agreement; with ``pairs=1`` every changed pair with its old and new prediction."""
+        article (the first ``ARTICLES_SHOWN``; ``per_article_total``), agreement; with ``pairs=1`` the
+        changed pairs with their old and new prediction, a page at a time (``offset``, ``limit`` up
+        to ``CHANGES_PAGE``; ``changes_total``, ``changes_next_offset``)."""
         old, new = (self._research_run(request, name) for name in ("old", "new"))
         try:
             data = run_comparison.summary(old, new)
             if request.query_params.get("pairs") in ("1", "true"):
-                data["changes"] = [c.as_dict() for c in run_comparison.changes(old, new)]
+                data.update(run_comparison.changes_page(old, new, offset=int_param(request, "offset") or 0,
+                                                        limit=int_param(request, "limit") or run_comparison.CHANGES_PAGE))
         except run_comparison.ComparisonError as exc:
             raise ValidationError({"detail": str(exc)}) from exc
         return Response(data)

@@ -17,6 +17,7 @@ from django.views.decorators.cache import never_cache
 from ..models import Article, Label
 from ..permissions import visible_projects
 from ..services.review import qc, queue
+from .article_choices import article_choices
 
 
 @never_cache  # Back/Forward shows the labels as they are now, not as they were
@@ -25,13 +26,13 @@ def my_labels(request: HttpRequest, pk: int) -> HttpResponse:
     project = get_object_or_404(visible_projects(request.user).select_related("label_scheme"), pk=pk)
     scheme = queue.scheme_payload(project.label_scheme)
     labelled = Label.objects.filter(annotator=request.user, pair__article=OuterRef("pk"))
-    articles = Article.objects.filter(Exists(labelled), project=project).order_by("title").values("id", "title")
+    articles, more_articles = article_choices(Article.objects.filter(Exists(labelled), project=project))
     page = {
         "project": project.pk,
         "api": reverse("label-list"),
         "scheme": scheme,
         "editable": qc.exclusion_reason(request.user, project) is None,
     }
-    context = {"project": project, "page": page, "scheme": scheme, "articles": list(articles),
+    context = {"project": project, "page": page, "scheme": scheme, "articles": articles, "more_articles": more_articles,
                "excluded": not page["editable"]}
     return render(request, "annotate/my_labels.html", context)

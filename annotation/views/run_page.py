@@ -10,6 +10,7 @@ from django.urls import reverse
 from ..models import AlignmentRun
 from ..permissions import can_research, sees_predictions, visible_projects
 from ..services.background import jobs, liveness
+from .article_choices import article_choices
 
 
 @login_required
@@ -23,13 +24,13 @@ def run_page(request: HttpRequest, pk: int, project_pk: int | None = None) -> Ht
         raise PermissionDenied("a run's pairs are hidden from annotators during blind annotation")
     researcher = can_research(request.user, run.project)
     duration = (run.finished_at - run.started_at).total_seconds() if run.started_at and run.finished_at else None
-    articles = list(run.project.articles.filter(pairs__predictions__run=run).distinct().order_by("title").values("id", "title"))
+    articles, more_articles = article_choices(run.project.articles.filter(pairs__predictions__run=run).distinct())
     page = {"run": run.pk, "project": run.project_id, "researcher": researcher,
             "run_api": reverse("run-detail", args=[run.pk]), "pairs_api": reverse("pair-list"),
             "compare_page": reverse("project-run-compare", args=[run.project_id]),
             "project_page": reverse("project-detail", args=[run.project_id])}
     others = run.project.runs.exclude(pk=run.pk).order_by("-created_at").values("pk", "method", "status")[:50]
     context = {"run": run, "project": run.project, "researcher": researcher, "duration": duration,
-               "articles": articles, "page": page, "others": others,
+               "articles": articles, "more_articles": more_articles, "page": page, "others": others,
                "retryable": jobs.can_retry(run), "worker_lost": liveness.is_lost(run)}
     return render(request, "runs/run.html", context)

@@ -113,3 +113,20 @@ def test_a_bad_parameter_is_refused_before_queueing_with_the_valid_options(page,
     page.wait_for_function("() => document.querySelector('#run-form-message').textContent.includes('not valid JSON')")
     assert page.input_value("#start-run input[name=params]") == '{"margin": 0.1'
     assert AlignmentRun.objects.count() == before
+
+
+def test_the_changed_pairs_of_a_comparison_come_a_page_at_a_time(page, transactional_db, monkeypatch):
+    from annotation.services.alignment import run_comparison
+
+    monkeypatch.setattr(run_comparison, "CHANGES_PAGE", 2)  # the live server runs in this process
+    project, _ = ensure_demo()
+    old, new = make_runs(project)
+    login(page, "researcher", "researcher")
+    page.goto(f"/projects/{project.pk}/runs/compare/?old={old.pk}&new={new.pk}")
+    rows = page.locator("#changes tbody tr")
+    page.wait_for_function("() => document.querySelectorAll('#changes tbody tr').length === 2")
+    assert page.locator("#changes-shown").inner_text() == "2 of 3 changed pairs shown"
+    page.click("#more-changes")
+    page.wait_for_function("() => document.querySelectorAll('#changes tbody tr').length === 3")
+    assert page.locator("#more-changes").is_hidden() and page.locator("#changes-shown").inner_text() == ""
+    assert [rows.nth(i).locator("td").nth(1).inner_text() for i in range(3)] == ["Honey bees"] * 3

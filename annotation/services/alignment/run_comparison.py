@@ -15,10 +15,15 @@ from dataclasses import dataclass
 from django.db.models import F, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
-from annotation.models import AlignmentRun, CandidatePair, Prediction
+from annotation.models import AlignmentRun, Article, CandidatePair, Prediction
 
 LINK_LABELS: tuple[str, ...] = ("aligned", "partial")
 KINDS: tuple[str, ...] = ("added", "removed", "label_changed")
+#: Changed pairs one answer lists (:func:`changes_page`; ``offset`` pages through the rest), and
+#: articles the summary's per-article table lists (``per_article_total`` counts them all): two runs
+#: over a big project differ in millions of pairs.
+CHANGES_PAGE = 500
+ARTICLES_SHOWN = 500
 
 
 class ComparisonError(ValueError):
@@ -86,8 +91,9 @@ def _kappa(both: int, only_old: int, only_new: int, neither: int) -> float | Non
     return None if expected == 1 else round((observed - expected) / (1 - expected), 4)
 
 
-def summary(old: AlignmentRun, new: AlignmentRun) -> dict:
-    """Counts by kind and per article, the links both share, and how much the runs agree."""
+def summary(old: AlignmentRun, new: AlignmentRun, *, articles: int = ARTICLES_SHOWN) -> dict:
+    """Counts by kind and per article (the first ``articles`` articles by id), the links both share,
+    and how much the runs agree."""
     found = changes(old, new)
     before, after = _links(old), _links(new)
     both = len(set(before) & set(after))
@@ -96,17 +102,38 @@ def summary(old: AlignmentRun, new: AlignmentRun) -> dict:
     per_article: dict[int, Counter] = defaultdict(Counter)
     for c in found:
         per_article[c.article_id][c.kind] += 1
-    titles = dict(CandidatePair.objects.filter(pk__in=[c.pair_id for c in found]).values_list("article_id", "article__title"))
+    shown = sorted(per_article)[:articles]
+    titles = dict(Article.objects.filter(pk__in=shown).values_list("pk", "title"))
     return {
         "old": {"id": old.pk, "method": old.method, "links": len(before)},
         "new": {"id": new.pk, "method": new.method, "links": len(after)},
         "counts": {kind: sum(1 for c in found if c.kind == kind) for kind in KINDS} | {"unchanged": both - sum(
             1 for c in found if c.kind == "label_changed")},
-        "per_article": [{"article": a, "title": titles.get(a, ""), **{k: n[k] for k in KINDS}}
-                        for a, n in sorted(per_article.items())],
+        "per_article": [{"article": a, "title": titles.get(a, ""), **{k: per_article[a][k] for k in KINDS}} for a in shown],
+        "per_article_total": len(per_article),
         "agreement": {"both": both, "only_old": len(set(before) - set(after)), "only_new": len(set(after) - set(before)),
                       "kappa": _kappa(both, len(set(before) - set(after)), len(set(after) - set(before)), neither)},
     }
+
+
+def changes_page(old: AlignmentRun, new: AlignmentRun, *, offset: int = 0, limit: int = CHANGES_PAGE) -> dict:
+    """``limit`` (at most :data:`CHANGES_PAGE`) of :func:`changes` from ``offset``, each with its
+    article's title: ``{"changes", "changes_total", "changes_offset", "changes_next_offset"}``
+    (``changes_next_offset`` is None on the last page).
+
+    Raises:
+        ComparisonError: a negative offset, or runs that cannot be compared.
+    """
+    if offset < 0:
+        raise ComparisonError("offset must be 0 or more")
+    limit = max(1, min(limit, CHANGES_PAGE))
+    found = changes(old, new)
+    page = found[offset:offset + limit]
+    titles = dict(Article.objects.filter(pk__in={c.article_id for c in page}).values_list("pk", "title"))
+    end = offset + len(page)
+    return {"changes": [{**c.as_dict(), "title": titles.get(c.article_id, "")} for c in page],
+            "changes_total": len(found), "changes_offset": offset,
+            "changes_next_offset": end if end < len(found) else None}
 
 
 def only_changed(pairs: QuerySet[CandidatePair], old_run: int, new_run: int) -> QuerySet[CandidatePair]:

@@ -1,5 +1,6 @@
-// "What changed" between two runs: counts by kind, per article, every changed pair with its old and
-// new prediction, and a button that narrows the annotation queue to these pairs.
+// "What changed" between two runs: counts by kind, per article, the changed pairs with their old and
+// new prediction (a page at a time: "Show more" fetches the next), and a button that narrows the
+// annotation queue to these pairs.
 
 import { api } from "./http.js";
 
@@ -7,6 +8,7 @@ const cfg = JSON.parse(document.getElementById("compare-config").textContent);
 const $ = (sel) => document.querySelector(sel);
 const form = $("#compare-form");
 let current = null;
+let nextOffset = null;
 
 function rowOf(values) {
   const tr = document.createElement("tr");
@@ -16,6 +18,18 @@ function rowOf(values) {
     tr.append(td);
   }
   return tr;
+}
+
+function changeRows(changes) {
+  return changes.map((ch) => rowOf([`#${ch.pair}`, ch.title || ch.article, ch.kind.replace("_", " "),
+    ch.old.label || "—", ch.new.label || "—"]));
+}
+
+function showPaging(data) {
+  nextOffset = data.changes_next_offset;
+  const shown = $("#changes tbody").children.length;
+  $("#changes-shown").textContent = data.changes_total > shown ? `${shown} of ${data.changes_total} changed pairs shown` : "";
+  $("#more-changes").hidden = nextOffset === null;
 }
 
 async function compare(oldRun, newRun) {
@@ -33,15 +47,28 @@ async function compare(oldRun, newRun) {
       $("#counts").append(div);
     }
     $("#per-article tbody").replaceChildren(...data.per_article.map((a) => rowOf([a.title, a.added, a.removed, a.label_changed])));
-    const titles = new Map(data.per_article.map((a) => [a.article, a.title]));
-    $("#changes tbody").replaceChildren(...data.changes.map((ch) => rowOf([`#${ch.pair}`, titles.get(ch.article) ?? ch.article, ch.kind.replace("_", " "),
-      ch.old.label || "—", ch.new.label || "—"])));
+    const more = data.per_article_total - data.per_article.length;
+    $("#per-article-shown").hidden = more <= 0;
+    $("#per-article-shown").textContent = `${data.per_article.length} of ${data.per_article_total} articles shown`;
+    $("#changes tbody").replaceChildren(...changeRows(data.changes));
+    showPaging(data);
     $("#compare-message").textContent = data.changes.length ? "" : "The two runs link exactly the same pairs.";
     $("#review-changes").disabled = !data.changes.length;
   } catch (err) {
     $("#compare-message").textContent = err.message;
   }
 }
+
+$("#more-changes").addEventListener("click", async () => {
+  if (!current || nextOffset === null) return;
+  try {
+    const data = await api(`${cfg.compare_api}?old=${current.old}&new=${current.new}&pairs=1&offset=${nextOffset}`);
+    $("#changes tbody").append(...changeRows(data.changes));
+    showPaging(data);
+  } catch (err) {
+    $("#compare-message").textContent = err.message;
+  }
+});
 
 form.addEventListener("submit", (event) => {
   event.preventDefault();

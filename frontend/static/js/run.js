@@ -37,7 +37,7 @@ function render(pairs) {
     const tr = document.createElement("tr");
     tr.dataset.pair = p.id;
     cell(tr, `#${p.id}`);
-    cell(tr, titles.get(p.article) ?? p.article);
+    cell(tr, p.article_title ?? titles.get(p.article) ?? p.article);
     cell(tr, `${p.complex.length}:${p.simple.length}`);
     cell(tr, p.complex_text);
     cell(tr, p.simple_text);

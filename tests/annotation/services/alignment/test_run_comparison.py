@@ -136,3 +136,33 @@ def test_researchers_see_why_an_item_was_served_and_blind_annotators_see_nothing
     assert {p["run"] for p in rita["why"]["predictions"]} <= {two_runs["old"].pk, two_runs["new"].pk}
     anna = api(users["anna"]).get(f"/api/projects/{project.pk}/queue/next/").json()["item"]
     assert "why" not in anna and "prediction" not in anna
+
+
+def test_the_api_lists_the_changed_pairs_a_page_at_a_time(api, users, two_runs, monkeypatch):
+    url = f"/api/runs/compare/?old={two_runs['old'].pk}&new={two_runs['new'].pk}&pairs=1"
+    client = api(users["rita"])
+    first = client.get(url + "&limit=2").json()
+    assert [c["title"] for c in first["changes"]] == ["Bees", "Bees"]
+    assert (first["changes_total"], first["changes_offset"], first["changes_next_offset"]) == (3, 0, 2)
+    rest = client.get(url + "&offset=2&limit=2").json()
+    assert len(rest["changes"]) == 1 and rest["changes_next_offset"] is None
+    assert {c["pair"] for c in first["changes"] + rest["changes"]} == {
+        two_runs[k].pk for k in ("relabelled", "removed", "added")}
+    assert rest["counts"] == first["counts"]  # the summary is the whole comparison's on every page
+    answer = client.get(url + "&offset=-1")
+    assert answer.status_code == 400 and "offset must be 0 or more" in answer.json()["detail"]
+    monkeypatch.setattr(run_comparison, "CHANGES_PAGE", 2)
+    capped = client.get(url + "&limit=1000000").json()
+    assert len(capped["changes"]) == 2 and capped["changes_next_offset"] == 2
+
+
+def test_the_summary_lists_the_first_articles_and_counts_them_all(project, two_runs):
+    old, new = two_runs["old"], two_runs["new"]
+    for title in ("Wasps", "Ants"):
+        article = factories.make_article(project, title, {"adv": [["A complex one."]], "ele": [["A simple one."]]})
+        c, s = article.documents.order_by("rank")
+        factories.make_pair(new, article=article, complex_document=c, simple_document=s, complex_key=indices_key([0]),
+                            simple_key=indices_key([0]), predicted_label="aligned", score=0.9)
+    summary = run_comparison.summary(old, new, articles=2)
+    assert [a["title"] for a in summary["per_article"]] == ["Bees", "Wasps"] and summary["per_article_total"] == 3
+    assert summary["counts"]["added"] == 3
