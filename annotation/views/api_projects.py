@@ -4,7 +4,7 @@ from __future__ import annotations
 from django.db import transaction
 from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import APIException, ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
@@ -99,6 +99,11 @@ class MembershipViewSet(ProjectFromUrl, mixins.ListModelMixin, mixins.CreateMode
             raise ValidationError({"detail": str(exc)}) from exc
 
 
+class SchemeInUse(APIException):
+    status_code = 409
+    default_code = "scheme_in_use"
+
+
 class LabelSchemeViewSet(viewsets.ModelViewSet):
     """Everyone reads; site admins add custom schemes."""
 
@@ -109,3 +114,11 @@ class LabelSchemeViewSet(viewsets.ModelViewSet):
         from ..permissions import IsSiteAdmin
 
         return [IsAuthenticated(), (IsReadOnly | IsSiteAdmin)()]
+
+    def perform_destroy(self, instance: LabelScheme) -> None:
+        """A scheme that projects use cannot go (their labels would lose their meaning): 409 naming them."""
+        used = list(instance.projects.order_by("name").values_list("name", flat=True)[:5])
+        if used:
+            raise SchemeInUse(f"label scheme '{instance.slug}' is used by project(s): {', '.join(used)}; "
+                              "change their scheme first")
+        instance.delete()

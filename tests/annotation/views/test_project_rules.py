@@ -142,3 +142,10 @@ def test_a_member_added_twice_is_refused_by_both_with_the_same_message(api, rita
                                        format="json")
     assert response.status_code == 400 and response.json()["detail"] == "anna is already a member of this project."
     assert Membership.objects.get(project=project, user=users["anna"]).role == "annotator"
+
+
+def test_a_scheme_in_use_is_not_deleted_but_refused_with_the_projects_named(api, users, project):
+    scheme = project.label_scheme
+    response = api(users["admin"]).delete(f"/api/label-schemes/{scheme.pk}/")
+    assert response.status_code == 409 and project.name in response.json()["detail"]
+    assert stored(project).label_scheme_id == scheme.pk
