@@ -71,4 +71,5 @@ $("#import-cancel").addEventListener("click", async () => {
   }
 });
 
+$("#import-cancel").disabled = false; // enabled only once it works (the page may be clicked before this module ran)
 poll();
