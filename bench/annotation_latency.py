@@ -207,7 +207,10 @@ def start_server(url: str, args) -> tuple[subprocess.Popen, str]:
     gunicorn = Path(sys.executable).with_name("gunicorn")
     command = [str(gunicorn), "alignapp.wsgi:application", "--bind", f"127.0.0.1:{port}",
                "--workers", str(args.workers), "--worker-class", "gthread", "--threads", str(args.threads),
-               "--log-level", "warning"]
+               "--log-level", "warning",
+               # keep idle connections longer than an annotator's pause (as a proxy in front would):
+               # gunicorn's default of 2 s closes them between labels and a reused one then fails
+               "--keep-alive", str(max(5, int(args.think_ms * 1.5 / 1000) + 5))]
     server = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
     import requests
@@ -252,7 +255,11 @@ def annotate(base: str, project_id: int, token: str, args, start: threading.Barr
     while item is not None and labels < args.iterations and time.monotonic() < stop_at[0]:
         body = {"pair": item["pair"], "value": "aligned", "seconds": 11.0, "client_token": str(uuid.uuid4())}
         t0 = time.perf_counter()
-        response = session.post(api + "submit/", json=body, timeout=30)
+        try:
+            response = session.post(api + "submit/", json=body, timeout=30)
+        except requests.RequestException as exc:  # counted, never a silently dead client
+            errors.append(f"{type(exc).__name__}: {exc}"[:200])
+            break
         latencies.append((time.perf_counter() - t0) * 1000)
         if response.status_code not in (200, 201):
             errors.append(f"{response.status_code}: {response.text[:200]}")
