@@ -1,4 +1,5 @@
-"""The Celery app: two queues (``cpu``, ``gpu``), tasks routed by name.
+"""The Celery app: two queues (``cpu``, ``gpu``), tasks routed by name as the registry of background
+work says (``annotation/services/background/registry.py``).
 
 Broker: ``CELERY_BROKER_URL`` (Redis in production); with none configured, kombu's filesystem
 transport with every folder (messages, processed, control) under ``var/broker`` so the embedded default needs no server.
@@ -23,7 +24,7 @@ app = Celery("alignapp")
 def _configure(app: Celery) -> None:
     from django.conf import settings
 
-    from workers.queues import Queue, task_routes
+    from annotation.services.background.registry import REAPER, Queue, task_routes
 
     broker = settings.CELERY_BROKER_URL
     transport_options: dict[str, object] = {"visibility_timeout": settings.CELERY_VISIBILITY_TIMEOUT}
@@ -56,7 +57,7 @@ def _configure(app: Celery) -> None:
         task_soft_time_limit=settings.CELERY_TASK_SOFT_TIME_LIMIT,
         task_serializer="json",
         accept_content=["json"],
-        beat_schedule={"reap-stale-work": {"task": "workers.tasks.reap_stale",
+        beat_schedule={"reap-stale-work": {"task": REAPER.task,
                                            "schedule": max(1.0, settings.WORKER_STALE_SECONDS / 4)}},
     )
 

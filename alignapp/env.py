@@ -73,6 +73,18 @@ def env_proxy_header(name: str) -> tuple[str, str] | None:
     return (meta if meta.startswith("HTTP_") else f"HTTP_{meta}", value)
 
 
+def env_request_header(name: str) -> str:
+    """A request header's name (``"X-Forwarded-For"``) as Django's ``request.META`` key
+    (``"HTTP_X_FORWARDED_FOR"``); unset → ``""``."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return ""
+    if any(c.isspace() or c in "=:," for c in raw):
+        raise ImproperlyConfigured(f"{name}={raw!r} must be one header name, e.g. 'X-Forwarded-For'")
+    meta = raw.upper().replace("-", "_")
+    return meta if meta.startswith("HTTP_") else f"HTTP_{meta}"
+
+
 def local_secret_key(path: Path) -> str:
     """This installation's own random key, created once in ``path`` (mode 0600) and read back by every
     process after (web workers, Celery): outside production nobody runs on a key from the repository.

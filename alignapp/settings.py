@@ -15,7 +15,16 @@ from pathlib import Path
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
-from .env import env_bool, env_choice, env_int, env_list, env_proxy_header, env_str, local_secret_key
+from .env import (
+    env_bool,
+    env_choice,
+    env_int,
+    env_list,
+    env_proxy_header,
+    env_request_header,
+    env_str,
+    local_secret_key,
+)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("ALIGNAPP_VAR_DIR", str(BASE_DIR / "var")))
@@ -164,6 +173,10 @@ STATIC_ROOT = Path(env_str("STATIC_ROOT", str(VAR_DIR / "staticfiles")))
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")))
 MODEL_ROOT = Path(env_str("MODEL_ROOT", str(VAR_DIR / "models")))
+# Where a project's encoder / spaCy pipeline / a job's model may be read from, besides packaged names,
+# the bundled models' folder (always allowed) and the project's own model versions
+# (annotation/services/projects/model_paths.py); comma-separated.
+MODEL_ROOTS = env_list("MODEL_ROOTS", [str(MODEL_ROOT)])
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
@@ -212,8 +225,16 @@ REST_FRAMEWORK = {
 
 # --- Accounts: API tokens expire (0 = never); failed log-ins per address and username are limited.
 API_TOKEN_TTL_HOURS = env_int("API_TOKEN_TTL_HOURS", 720)
-LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
+# Failed sign-ins are counted per username and per client address; past a limit each attempt waits
+# (doubling from LOGIN_DELAY_SECONDS up to LOGIN_DELAY_MAX_SECONDS), the right password works after it.
+LOGIN_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)  # per username (0: no limit)
+LOGIN_ADDRESS_FAILURE_LIMIT = env_int("LOGIN_ADDRESS_FAILURE_LIMIT", 50)  # per client address (0: no limit)
 LOGIN_FAILURE_WINDOW_MINUTES = env_int("LOGIN_FAILURE_WINDOW_MINUTES", 15)
+LOGIN_DELAY_SECONDS = env_int("LOGIN_DELAY_SECONDS", 30)
+LOGIN_DELAY_MAX_SECONDS = env_int("LOGIN_DELAY_MAX_SECONDS", 900)
+# Behind a proxy that sets it (e.g. "X-Forwarded-For"; its last address is used): off by default,
+# since any client can send the header when no proxy replaces it.
+LOGIN_CLIENT_ADDRESS_HEADER = env_request_header("LOGIN_CLIENT_ADDRESS_HEADER")
 
 # --- Cache: the rate limits and the queue's counters. The default (local memory) is per process, so
 # with N web processes a limit is N times looser; CACHE_URL=redis://… shares one cache between them.

@@ -24,9 +24,16 @@ class AnnotationConfig(AppConfig):
     def ready(self) -> None:
         post_migrate.connect(ensure_builtin_schemes, sender=self)
         from django.contrib.auth import get_user_model
-        from django.db.models.signals import post_save
+        from django.db.models.signals import post_save, pre_delete
 
-        from annotation.services.projects.accounts import revoke_on_password_change
+        from annotation.services.projects.accounts import (
+            end_access_of_inactive,
+            end_access_of_removed,
+            revoke_on_password_change,
+        )
 
         # a new password revokes the user's API token, wherever it was changed
         post_save.connect(revoke_on_password_change, sender=get_user_model(), dispatch_uid="revoke-token-on-password")
+        # deactivation or removal ends the user's sessions (and token) for good
+        post_save.connect(end_access_of_inactive, sender=get_user_model(), dispatch_uid="end-access-of-inactive")
+        pre_delete.connect(end_access_of_removed, sender=get_user_model(), dispatch_uid="end-access-of-removed")

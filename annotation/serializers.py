@@ -4,9 +4,10 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from rest_framework import serializers
 
-from workers.engine.text import SUPPORTED_LANGUAGES
+from workers.engine import SUPPORTED_LANGUAGES
 
 from . import models
+from .label_schemes import kinds
 from .permissions import can_research
 from .services.background import jobs, liveness
 
@@ -17,9 +18,15 @@ HIDDEN_ERROR = "The run failed; the project's researchers can see why."
 
 
 class LabelSchemeSerializer(serializers.ModelSerializer):
+    kind = serializers.ChoiceField(choices=[])  # the registered kinds (annotation/label_schemes/), set per instance
+
     class Meta:
         model = models.LabelScheme
         fields = ["id", "slug", "name", "kind", "values", "dimensions", "builtin"]
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["kind"].choices = [(k.name, k.label) for k in kinds()]
 
 
 class ProjectSerializer(serializers.ModelSerializer):
@@ -43,9 +50,13 @@ class ProjectSerializer(serializers.ModelSerializer):
         return value
 
     def validate_config(self, value) -> dict:
-        """The settings page's schema (``services.projects.config_schema``): each bad key and why."""
-        from .services.projects import config_schema
+        """The settings page's schema (``services.settings.config_schema``): each bad key and why."""
+        from .services.settings import config_schema
 
+        if self.partial:  # a JSON merge patch: the merged config is checked by project_settings.update_project
+            if not isinstance(value, dict):
+                raise serializers.ValidationError("a partial update's config must be a JSON object (a merge patch)")
+            return value
         problems = config_schema.problems(value)
         if problems:
             raise serializers.ValidationError(problems)

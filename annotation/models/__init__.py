@@ -1,4 +1,5 @@
 from .alignment import (
+    MINING_METHOD,
     AlignmentRun,
     CandidatePair,
     ModelVersion,
@@ -13,12 +14,12 @@ from .alignment import (
 from .audit import AuditEvent
 from .corpus import Article, Document, Paragraph, Sentence
 from .exports import Export, SplitChange
-from .jobs import Job, Status
+from .jobs import TRAIN_JOB, Job, Status
 from .labels import Adjudication, AdjudicationChange, ArticleCompletion, Assignment, Label, LabelChange, Split
 from .projects import LabelScheme, Membership, Project, Role
 
 __all__ = [
-    "Adjudication", "AdjudicationChange", "AlignmentRun", "ArticleCompletion", "AuditEvent", "LabelChange", "ParagraphProposal",
+    "MINING_METHOD", "TRAIN_JOB", "Adjudication", "AdjudicationChange", "AlignmentRun", "ArticleCompletion", "AuditEvent", "LabelChange", "ParagraphProposal",
     "Prediction", "Article", "Assignment", "CandidatePair", "Document", "Export", "Job", "Label",
     "LabelScheme", "Membership", "ModelVersion", "PairSentence", "Paragraph", "ParagraphAlignment", "Project",
     "Role", "Sentence", "Side", "Split", "SplitChange", "Status", "indices_key",

@@ -34,6 +34,10 @@ class ModelVersion(models.Model):
         return self.name
 
 
+MINING_METHOD = "muss-corpus"
+"""The run method that mines a whole project's corpus in chunks (``services/alignment/mining.py``)."""
+
+
 class AlignmentRun(TrackedWork):
     """One execution of an aligner over (part of) a project's corpus."""
 

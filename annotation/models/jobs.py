@@ -43,6 +43,10 @@ class TrackedWork(models.Model):
         return self.status in (Status.SUCCEEDED, Status.FAILED, Status.CANCELLED)
 
 
+TRAIN_JOB = "train-aligner"
+"""The job kind that retrains the aligner (every job kind: ``services/background/registry.py``)."""
+
+
 class Job(TrackedWork):
     """Non-alignment background work (corpus statistics, exports, training...)."""
 

@@ -46,7 +46,8 @@ class LabelChange(models.Model):
     MY_LABELS = "my-labels"
     UNDO = "undo"
     MERGE = "merge"
-    SOURCES = (QUEUE, API, ARTICLE, MY_LABELS, UNDO, MERGE)
+    MIGRATION = "migration"  # a group label of the whole-article view split into per-link labels
+    SOURCES = (QUEUE, API, ARTICLE, MY_LABELS, UNDO, MERGE, MIGRATION)
 
     pair = models.ForeignKey(CandidatePair, on_delete=models.CASCADE, related_name="label_changes")
     annotator = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="label_changes")

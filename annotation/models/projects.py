@@ -29,6 +29,13 @@ class LabelScheme(models.Model):
     def value_names(self) -> list[str]:
         return [v["value"] for v in self.values]
 
+    @property
+    def kind_spec(self):
+        """The registered kind of this scheme (:mod:`annotation.label_schemes`): what templates ask."""
+        from annotation.label_schemes import scheme_kind
+
+        return scheme_kind(self)
+
 
 class Project(models.Model):
     name = models.CharField(max_length=200, unique=True)

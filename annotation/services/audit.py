@@ -14,7 +14,7 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
-from annotation.models import AuditEvent, Project
+from annotation.models import TRAIN_JOB, AlignmentRun, AuditEvent, Project
 
 ACTIONS: dict[str, str] = {
     "import": "imported a corpus",
@@ -42,6 +42,7 @@ ACTIONS: dict[str, str] = {
     "user.activate": "reactivated a user",
     "token.rotate": "rotated an API token",
     "token.revoke": "revoked an API token",
+    "login.limit": "slowed down sign-ins after repeated failures (per username or per address)",
 }
 
 
@@ -66,13 +67,9 @@ def record(action: str, *, actor: Any = None, project: Project | None = None, ta
 
 def record_cancel(model: type, pk: int, actor: Any = None) -> AuditEvent:
     """A cancelled run (``run.cancel``), training (``training.cancel``) or other job (``job.cancel``)."""
-    from annotation.models import AlignmentRun
-
     row = model.objects.select_related("project").get(pk=pk)
     if model is AlignmentRun:
         return record("run.cancel", actor=actor, project=row.project, target=f"run #{pk}")
-    from annotation.services.training.dataset import TRAIN_JOB
-
     action = "training.cancel" if row.kind == TRAIN_JOB else "job.cancel"
     return record(action, actor=actor, project=row.project, target=f"job #{pk}", kind=row.kind)
 

@@ -7,7 +7,7 @@ urlpatterns = [
     path("", include("annotation.urls.export")),  # splits, export page, export jobs and downloads
     path("", include("annotation.urls.settings")),
     path("", include("annotation.urls.people")),  # accounts (admins), invitations, user search
-    path("", include("annotation.urls.models")),  # model registry: training, versions, run comparison
+    path("", include("annotation.urls.training")),  # model registry: training, versions, run comparison
     path("", include("annotation.urls.runs")),  # one run's page, method option schemas
     path("", include("annotation.urls.my_labels")),  # an annotator's own labels: filter, search, edit
     path("", include("annotation.urls.audit")),  # the audit log: project and site-wide pages, project API

@@ -15,13 +15,13 @@ from ..services.projects import accounts
 
 
 class LoginView(auth_views.LoginView):
-    """Django's login page; after too many failures for one username from one address it refuses
-    (429) until the window ends, whatever the password."""
+    """Django's login page; after too many failures for a username or from an address each further
+    attempt waits (429 until then, the wait doubling); the right password works after the wait."""
 
     template_name = "accounts/login.html"
 
     def post(self, request, *args, **kwargs):
-        wait = accounts.login_blocked_for(accounts.client_address(request), request.POST.get("username", ""))
+        wait = accounts.begin_sign_in(accounts.client_address(request), request.POST.get("username", ""))
         if wait:
             context = self.get_context_data(form=self.get_form(), blocked=accounts.blocked_message(wait))
             return self.render_to_response(context, status=429)

@@ -9,7 +9,7 @@ from django.views.decorators.cache import never_cache
 
 from ..permissions import visible_projects
 from ..services.projects import guidelines
-from ..services.review import qc, queue
+from ..services.review import qc, queue_items
 
 
 @never_cache  # Cache-Control: no-store (and friends): Back/Forward reloads the current item
@@ -21,7 +21,7 @@ def annotate(request: HttpRequest, pk: int) -> HttpResponse:
     page = {
         "project": project.pk,
         "api": base,
-        "scheme": queue.scheme_payload(project.label_scheme),
+        "scheme": queue_items.scheme_payload(project.label_scheme),
         "min_seconds": config.min_seconds,
         # shown on the first visit and again whenever they change (static/js/annotate.js remembers the version)
         "guidelines_version": guidelines.version(text := guidelines.project_guidelines(project)),

@@ -1,10 +1,15 @@
 """Article-level API: the whole-article alignment and the paragraph-alignment correction.
 
-* ``GET/PUT /api/articles/<id>/alignment/?complex=&simple=&run=`` — the user's links. PUT body
-  ``{"links": [{"complex": [..], "simple": [..], "label": "aligned"|"partial"}], "removed": [{"complex":
-  [..], "simple": [..]}], "seconds": 12.5}``: the links on screen, the model links of ``run`` the
-  page showed and the annotator removed (the only model pairs labelled "not aligned"), and the time
-  since the page was opened or last saved. Answers ``{"saved": {counts}, ...the GET payload}``.
+* ``GET/PUT /api/articles/<id>/alignment/?complex=&simple=&run=`` — the user's per-link links
+  (``services.editing.links``). GET answers the links (``{"complex": [c], "simple": [s], "label"}``
+  each), their derived ``groups`` and ``version`` (also the ``ETag`` header). PUT body ``{"links":
+  [{"complex": c, "simple": s, "label": "aligned"|"partial"}], "removed": [{"complex": c, "simple":
+  s}], "version": "..", "base": [links loaded], "seconds": 12.5}``: the links on screen (a list of
+  sentences on a side is shorthand for each of its links), the links this tab loaded and removed
+  (the only ones labelled "not aligned"), the version it loaded (or an ``If-Match`` header) and the
+  time since the page was opened or last saved. Answers ``{"saved": {counts}, ...the GET payload}``;
+  a save based on an older version answers **409** ``{"code": "conflict", "changes": {added,
+  removed, relabelled}, ...the current GET payload}`` and writes nothing.
 * ``POST/DELETE /api/articles/<id>/alignment/completion/?complex=&simple=`` — mark the user's
   alignment of the document pair complete (body ``{"seconds": 300}``; 201, or 200 when it already
   was) or reopen it; answers ``{"completion": {annotator, completed_at, seconds} | null, "completions": [..]}``.
@@ -18,7 +23,7 @@ automatic paragraph links over ``ARTICLE_MAX_SIMILARITY_CELLS`` complex × simpl
 413 with the limit named (``{"detail", "code": "too_large", "limit": setting}``).
 
 Members of the article's project only (others get 404). Logic lives in
-``services.article_alignment`` and ``services.paragraph_correction``.
+``services.editing.article_alignment`` and ``services.editing.paragraph_correction``.
 """
 from __future__ import annotations
 
@@ -33,8 +38,9 @@ from ..models import Article
 from ..permissions import IsProjectMember, IsProjectResearcher, visible_projects
 from ..schema import ids
 from ..serializers import JobSerializer
-from ..services.alignment import article_alignment, paragraph_correction
+from ..services.alignment import paragraph_alignment
 from ..services.corpus import article_size
+from ..services.editing import article_alignment, completion, paragraph_correction
 from ..services.review import qc
 from .mixins import ProjectFromUrl, int_param
 
@@ -75,6 +81,19 @@ class ArticleView(APIView):
 DOCUMENTS = ids("complex", "simple")
 
 
+def _with_etag(response: Response) -> Response:
+    response["ETag"] = f'"{response.data["version"]}"'
+    return response
+
+
+def _if_match(request) -> str | None:
+    """The version in an ``If-Match: "<version>"`` header (None without one)."""
+    header = request.headers.get("If-Match", "").strip()
+    if not header or header == "*":
+        return None
+    return header.removeprefix("W/").strip('"')
+
+
 @extend_schema_view(get=extend_schema(parameters=DOCUMENTS + ids("run")), put=extend_schema(parameters=DOCUMENTS + ids("run")))
 class AlignmentView(ArticleView):
     def get(self, request, pk: int) -> Response:
@@ -83,7 +102,8 @@ class AlignmentView(ArticleView):
             run = article_alignment.resolve_run(self.get_project(), int_param(request, "run"))
         except ValueError as exc:
             return _problem(exc)
-        return Response(article_alignment.load_alignment(request.user, self.get_article(), complex_doc, simple_doc, run))
+        return _with_etag(Response(article_alignment.load_alignment(request.user, self.get_article(), complex_doc,
+                                                                     simple_doc, run)))
 
     def put(self, request, pk: int) -> Response:
         body = request.data
@@ -94,12 +114,18 @@ class AlignmentView(ArticleView):
             complex_doc, simple_doc = self.documents()
             article = self.get_article()
             run = article_alignment.resolve_run(article.project, int_param(request, "run"))
+            based_on = body.get("version", _if_match(request))
             saved = article_alignment.save_links(request.user, article, complex_doc, simple_doc, run, body["links"],
-                                                 removed=body.get("removed"), seconds=body.get("seconds", 0))
+                                                 removed=body.get("removed"), seconds=body.get("seconds", 0),
+                                                 based_on=based_on, base=body.get("base"))
+        except article_alignment.AlignmentConflict as exc:
+            data = article_alignment.load_alignment(request.user, article, complex_doc, simple_doc, run)
+            return _with_etag(Response({"detail": str(exc), "code": "conflict", "changes": exc.changes, **data},
+                                       status=status.HTTP_409_CONFLICT))
         except ValueError as exc:
             return _problem(exc)
         data = article_alignment.load_alignment(request.user, article, complex_doc, simple_doc, run)
-        return Response({"saved": saved, **data})
+        return _with_etag(Response({"saved": saved, **data}))
 
 
 @extend_schema_view(post=extend_schema(parameters=DOCUMENTS), delete=extend_schema(parameters=DOCUMENTS))
@@ -111,7 +137,7 @@ class CompletionView(ArticleView):
         try:
             complex_doc, simple_doc = self.documents()
             article = self.get_article()
-            _, created = article_alignment.mark_complete(request.user, article, complex_doc, simple_doc, seconds=seconds)
+            _, created = completion.mark_complete(request.user, article, complex_doc, simple_doc, seconds=seconds)
         except ValueError as exc:
             return _problem(exc)
         state = article_alignment.completion_state(request.user, article.project, complex_doc, simple_doc)
@@ -122,7 +148,7 @@ class CompletionView(ArticleView):
             complex_doc, simple_doc = self.documents()
         except ValueError as exc:
             return _problem(exc)
-        reopened = article_alignment.reopen(request.user, complex_doc, simple_doc)
+        reopened = completion.reopen(request.user, complex_doc, simple_doc)
         state = article_alignment.completion_state(request.user, self.get_project(), complex_doc, simple_doc)
         return Response({"reopened": reopened, **state})
 
@@ -132,7 +158,7 @@ class ParagraphsView(ArticleView):
     def get(self, request, pk: int) -> Response:
         try:
             complex_doc, simple_doc = self.documents()
-            if not paragraph_correction.stored_links(complex_doc, simple_doc).exists():
+            if not paragraph_alignment.stored_links(complex_doc, simple_doc).exists():
                 article_size.check_similarity(complex_doc, simple_doc)  # automatic links: an n × m matrix
             return Response(paragraph_correction.paragraph_state(self.get_article(), complex_doc, simple_doc))
         except ValueError as exc:
@@ -159,7 +185,7 @@ class ProjectParagraphJobView(ProjectFromUrl, APIView):
     def post(self, request, project_pk: int) -> Response:
         candidates = request.data.get("candidates", True) if isinstance(request.data, dict) else True
         try:
-            job = paragraph_correction.start_paragraph_job(self.get_project(), request.user, candidates=bool(candidates))
+            job = paragraph_alignment.start_paragraph_job(self.get_project(), request.user, candidates=bool(candidates))
         except ValueError as exc:
             return _problem(exc)
         return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)

@@ -18,6 +18,7 @@ from ..permissions import IsProjectResearcher, visible_projects
 from ..schema import ids
 from ..serializers import ArticleSerializer, DocumentDetailSerializer, DocumentSerializer, JobSerializer
 from ..services.corpus import article_size, importing
+from ..services.corpus.importing import gold as import_gold
 from ..services.corpus.importing import uploads as uploads_service
 from .mixins import ProjectFromUrl, int_param
 
@@ -63,7 +64,9 @@ class DocumentViewSet(viewsets.ReadOnlyModelViewSet):
 
 UPLOAD = {"type": "object", "required": ["files"], "properties": {
     "files": {"type": "array", "items": {"type": "string", "format": "binary"}},
-    "format": {"type": "string"}, "language": {"type": "string"}, "on_conflict": {"type": "string"}}}
+    "format": {"type": "string"}, "language": {"type": "string"}, "on_conflict": {"type": "string"},
+    "gold_meaning": {"type": "string", "enum": ["sparse", "exhaustive", "predictions"], "default": "sparse"},
+    "test_questions": {"type": "boolean", "default": False}}}
 
 
 class CorpusUploadView(ProjectFromUrl, APIView):
@@ -90,7 +93,9 @@ class CorpusUploadView(ProjectFromUrl, APIView):
         try:
             received = uploads_service.receive(project, uploads, request.data.get("format", "auto"), user=request.user,
                                                language=request.data.get("language") or None,
-                                               on_conflict=request.data.get("on_conflict", "error"))
+                                               on_conflict=request.data.get("on_conflict", "error"),
+                                               gold_meaning=request.data.get("gold_meaning") or import_gold.DEFAULT_MEANING,
+                                               test_questions=import_gold.truthy(request.data.get("test_questions")))
         except importing.CorpusImportError as exc:
             return refused(exc)
         if received.job is not None:
@@ -98,7 +103,8 @@ class CorpusUploadView(ProjectFromUrl, APIView):
             return Response({"detail": f"the import runs in the background as job #{job.pk}",
                              "job": JobSerializer(job).data, "status_url": reverse("job-detail", args=[job.pk])},
                             status=status.HTTP_202_ACCEPTED)
-        return Response(asdict(received.result), status=status.HTTP_201_CREATED)
+        return Response({**asdict(received.result), "gold_summary": received.result.gold_summary()},
+                        status=status.HTTP_201_CREATED)
 
 
 def refused(exc: importing.CorpusImportError) -> Response:

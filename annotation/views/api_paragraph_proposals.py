@@ -1,4 +1,4 @@
-"""API of annotators' paragraph-correction proposals (``services.paragraph_proposals``).
+"""API of annotators' paragraph-correction proposals (``services.editing.paragraph_proposals``).
 
 * ``GET /api/projects/<id>/paragraph-proposals/?status=pending|accepted|rejected|all&article=&complex=&simple=``
   — researchers: the project's proposals (default: pending), each with its diff against the links
@@ -25,7 +25,7 @@ from rest_framework.views import APIView
 from ..models import ParagraphProposal
 from ..permissions import IsProjectMember, IsProjectResearcher, can_research, visible_projects
 from ..schema import PAGES, ids
-from ..services.alignment import article_alignment, paragraph_proposals
+from ..services.editing import article_alignment, paragraph_proposals
 from .mixins import ProjectFromUrl, int_param
 
 

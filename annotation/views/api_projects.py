@@ -11,10 +11,10 @@ from rest_framework.response import Response
 from ..models import LabelScheme, Membership
 from ..permissions import CanCreateProjects, IsProjectResearcher, IsReadOnly, can_research, visible_projects
 from ..serializers import JobSerializer, LabelSchemeSerializer, MembershipSerializer, ProjectSerializer
-from ..services.alignment import scoring
 from ..services.background import jobs
 from ..services.projects import creation as project_service
-from ..services.projects import project_settings as settings_service
+from ..services.scoring import jobs as scoring
+from ..services.settings import project_settings as settings_service
 from .mixins import ProjectFromUrl
 
 
@@ -41,10 +41,11 @@ class ProjectViewSet(viewsets.ModelViewSet):
 
     def perform_update(self, serializer) -> None:
         """The settings page's rules (``project_settings.update_project``): no scheme change once
-        labels exist, a valid config naming only this project's runs and model versions."""
+        labels exist, a valid config naming only this project's runs and model versions. ``PATCH``
+        merges ``config`` as a JSON merge patch (RFC 7396); ``PUT`` replaces it."""
         try:
             serializer.instance = settings_service.update_project(serializer.instance, dict(serializer.validated_data),
-                                                                  by=self.request.user)
+                                                                  by=self.request.user, merge_config=serializer.partial)
         except settings_service.ConfigSettingsError as exc:
             raise ValidationError({"config": exc.errors}) from exc
         except settings_service.SettingsError as exc:

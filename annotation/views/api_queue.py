@@ -18,7 +18,7 @@ from rest_framework.views import APIView
 from ..models import Assignment, CandidatePair, Project
 from ..permissions import is_admin
 from ..schema import flags
-from ..services.review import qc, queue
+from ..services.review import labelling, qc, queue, queue_items
 from ..validation import MAX_ID
 from .api_labels import refused
 
@@ -74,6 +74,10 @@ class PairInput(serializers.Serializer):
 
 
 def _refused(exc: ValueError) -> Response:
+    """As ``api_labels.refused``, except that a pair outside the annotator's queue is a bad request
+    here (400: the client asked for an item the queue did not give it), as it always was."""
+    if isinstance(exc, labelling.NotServed):
+        return Response({"detail": str(exc), "code": "not_served"}, status=status.HTTP_400_BAD_REQUEST)
     return refused(exc)
 
 
@@ -184,4 +188,4 @@ class ContextView(QueueView):
                       .select_related("pair").first())
         if assignment is None:
             return Response({"detail": f"pair #{pair_pk} is not in your queue"}, status=status.HTTP_404_NOT_FOUND)
-        return Response({"pair": pair_pk, "context": queue.context(assignment.pair)})
+        return Response({"pair": pair_pk, "context": queue_items.context(assignment.pair)})

@@ -17,8 +17,8 @@ from rest_framework.views import APIView
 from ..models import CandidatePair
 from ..permissions import IsProjectResearcher
 from ..schema import PAGES, flags, ids
-from ..services.alignment import calibration
 from ..services.review import adjudication, agreement, dashboard
+from ..services.scoring import calibration
 from ..validation import MAX_ID
 from .mixins import ProjectFromUrl, int_param
 

@@ -10,7 +10,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from workers.engine.options import OptionError
+from workers.engine import OptionError
 
 from ..models import AlignmentRun, Assignment, CandidatePair, Job, Label, Prediction, Project
 from ..permissions import (

@@ -49,7 +49,7 @@ class TokenView(APIView):
         data.is_valid(raise_exception=True)
         username, password = data.validated_data["username"], data.validated_data["password"]
         address = accounts.client_address(request)
-        wait = accounts.login_blocked_for(address, username)
+        wait = accounts.begin_sign_in(address, username)
         if wait:
             return Response({"detail": accounts.blocked_message(wait)}, status=status.HTTP_429_TOO_MANY_REQUESTS,
                             headers={"Retry-After": str(wait)})

@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from ..models import Article
 from ..permissions import can_research, visible_projects
-from ..services.alignment.paragraph_correction import applies_directly
+from ..services.editing.paragraph_correction import applies_directly
 
 
 def _article(request: HttpRequest, pk: int) -> Article:

@@ -9,8 +9,9 @@ from django.urls import reverse
 
 from ..models import Export, Status
 from ..permissions import can_research, visible_projects
-from ..services.export import FORMATS, splits
-from ..services.export.options import LABEL_POLICIES, PROVENANCES
+from ..services.export import formats as export_formats
+from ..services.export import splits
+from ..services.export.options import DEFAULT_LABEL_POLICY, LABEL_POLICIES, LABEL_POLICY_HELP, PROVENANCES
 
 
 @login_required
@@ -28,7 +29,9 @@ def export_page(request: HttpRequest, pk: int) -> HttpResponse:
     }
     context = {
         "project": project, "page": page, "policy": policy, "split_counts": splits.counts(project),
-        "formats": FORMATS, "label_policies": LABEL_POLICIES, "provenances": PROVENANCES,
+        "formats": export_formats.formats(), "provenances": PROVENANCES,
+        "label_policies": [{"name": p, "help": LABEL_POLICY_HELP[p], "default": p == DEFAULT_LABEL_POLICY}
+                           for p in LABEL_POLICIES],
         "scheme_values": project.label_scheme.values, "runs": runs,
         "model_versions": project.model_versions.order_by("-created_at")[:50],
         "exports": Export.objects.filter(project=project).select_related("job").order_by("-id")[:10],

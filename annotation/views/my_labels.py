@@ -16,7 +16,7 @@ from django.views.decorators.cache import never_cache
 
 from ..models import Article, Label
 from ..permissions import visible_projects
-from ..services.review import qc, queue
+from ..services.review import qc, queue_items
 from .article_choices import article_choices
 
 
@@ -24,7 +24,7 @@ from .article_choices import article_choices
 @login_required
 def my_labels(request: HttpRequest, pk: int) -> HttpResponse:
     project = get_object_or_404(visible_projects(request.user).select_related("label_scheme"), pk=pk)
-    scheme = queue.scheme_payload(project.label_scheme)
+    scheme = queue_items.scheme_payload(project.label_scheme)
     labelled = Label.objects.filter(annotator=request.user, pair__article=OuterRef("pk"))
     articles, more_articles = article_choices(Article.objects.filter(Exists(labelled), project=project))
     page = {

@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from workers.engine.text import SUPPORTED_LANGUAGES
+from workers.engine import SUPPORTED_LANGUAGES
 
 from .. import validation
 from ..label_schemes import DEFAULT_SCHEME
@@ -19,6 +19,8 @@ from ..models import Article, LabelScheme, Project
 from ..permissions import can_create_projects, can_research, role_in, sees_predictions, visible_projects
 from ..services.alignment import alignment_runs
 from ..services.corpus import article_size, importing
+from ..services.corpus.importing import formats as import_formats
+from ..services.corpus.importing import gold as import_gold
 from ..services.corpus.importing import uploads as import_uploads
 from ..services.projects import creation as project_service
 
@@ -105,20 +107,26 @@ def project_import(request: HttpRequest, pk: int) -> HttpResponse:
     project = _project_for(request, pk)
     if not can_research(request.user, project):
         raise PermissionDenied("only researchers import corpora")
-    context = {"project": project, "formats": ("auto",) + importing.FORMATS, "problems": [], "result": None,
-               "job": None, "limits": importing.Limits.from_settings()}
+    context = {"project": project, "formats": ("auto",) + importing.format_names(),
+               "format_help": import_formats.formats(), "problems": [], "result": None,
+               "job": None, "limits": importing.Limits.from_settings(),
+               "gold_meanings": list(import_gold.HELP.items()), "gold_meaning": import_gold.DEFAULT_MEANING,
+               "test_questions": False}
     status = 200
     if request.method == "POST":
         uploads = request.FILES.getlist("files")
         fmt = request.POST.get("format", "auto")
         context["format"] = fmt
+        context["gold_meaning"] = gold_meaning = request.POST.get("gold_meaning") or import_gold.DEFAULT_MEANING
+        context["test_questions"] = test_questions = import_gold.truthy(request.POST.get("test_questions"))
         cut_off = import_uploads.upload_problem(request)
         try:
             if cut_off is not None:
                 raise importing.CorpusImportError(cut_off)
             if not uploads:
                 raise importing.CorpusImportError.one("", "Choose at least one file.")
-            received = import_uploads.receive(project, uploads, fmt, user=request.user)
+            received = import_uploads.receive(project, uploads, fmt, user=request.user, gold_meaning=gold_meaning,
+                                              test_questions=test_questions)
         except importing.CorpusImportError as exc:
             context["problems"] = [str(p) for p in exc.problems]
             status = 413 if exc.too_large else 400

@@ -9,6 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 
+from ..label_schemes import scheme_kind
 from ..models import Project
 from ..permissions import can_research, visible_projects
 from ..services.review import adjudication, agreement, dashboard
@@ -46,12 +47,9 @@ def adjudicate(request: HttpRequest, pk: int) -> HttpResponse:
 
 def _agreement_rows(result: dict) -> dict:
     """The agreement summaries as titled rows for the template."""
-    if result["kind"] == "likert":
-        rows = [(f"{dim.capitalize()} (1–5)", summary) for dim, summary in result["dimensions"].items()]
-    else:
-        rows = [("Scheme labels", result["values"]), ("Classes: aligned / partial / not", result["classes"]),
-                ("Binary: aligned + partial vs not", result["binary"])]
-    return {"kind": result["kind"], "rows": rows, "pairwise": rows[0][1]["cohen"] if rows else [],
+    kind = scheme_kind(result["kind"])
+    rows = kind.agreement_rows(result)
+    return {"kind": result["kind"], "ordinal": kind.ordinal, "rows": rows, "pairwise": rows[0][1]["cohen"] if rows else [],
             "links": result.get("links", [])}
 
 

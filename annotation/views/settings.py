@@ -14,14 +14,13 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from workers.engine.text import SUPPORTED_LANGUAGES
+from workers.engine import SUPPORTED_LANGUAGES
 
 from ..models import LabelScheme, Project, Role
 from ..permissions import can_research, visible_projects
-from ..services.corpus import language_tools
-from ..services.projects import guidelines
-from ..services.projects import project_settings as service
+from ..services.projects import guidelines, language_tools
 from ..services.review import qc
+from ..services.settings import project_settings as service
 
 
 def _project_for_researcher(request: HttpRequest, pk: int) -> Project:

@@ -13,7 +13,7 @@ import pytest
 from django.db import connection
 
 from annotation.models import Assignment, Label, LabelChange, Membership
-from annotation.services.review import labelling, queue
+from annotation.services.review import labelling, queue, queue_serving
 from tests import factories
 from tests.annotation.services.review.test_queue import build_queue, set_qc
 
@@ -93,7 +93,7 @@ def test_skips_under_concurrency_still_respect_the_overlap(crowd):
         return n
 
     in_threads(12, annotate)
-    active = Counter(Assignment.objects.filter(status__in=queue.ACTIVE).values_list("pair_id", flat=True))
+    active = Counter(Assignment.objects.filter(status__in=queue_serving.ACTIVE).values_list("pair_id", flat=True))
     assert max(active.values()) <= 2
     assert Counter(Label.objects.values_list("pair_id", flat=True)) == {p.pk: 2 for p in work}
 

@@ -17,10 +17,12 @@ from annotation.models import (
     ParagraphAlignment,
     Status,
 )
-from annotation.services.alignment import article_alignment as aa
-from annotation.services.alignment import paragraph_correction as pc
-from annotation.services.alignment.article_alignment import resolve_documents
+from annotation.services.alignment import paragraph_alignment as pa
 from annotation.services.corpus.demo import ensure_demo
+from annotation.services.editing import article_alignment as aa
+from annotation.services.editing import completion as ac
+from annotation.services.editing import paragraph_correction as pc
+from annotation.services.editing.article_alignment import resolve_documents
 from tests import factories
 from tests.browser.conftest import login, screenshot
 
@@ -66,14 +68,14 @@ def test_a_researcher_removes_an_automatic_paragraph_link_adds_another_and_candi
     assert "Saved: 1 added, 1 removed" in page.locator("#status").inner_text()
     screenshot(page, "paragraphs")
 
-    rows = {(r.complex_paragraph.index, r.simple_paragraph.index): r for r in pc.stored_links(*docs).select_related(
+    rows = {(r.complex_paragraph.index, r.simple_paragraph.index): r for r in pa.stored_links(*docs).select_related(
         "complex_paragraph", "simple_paragraph", "created_by")}
     assert rows[added].source == ParagraphAlignment.MANUAL and rows[added].active and rows[added].created_by.username == "researcher"
     assert rows[removed].source == ParagraphAlignment.AUTO and not rows[removed].active
     active = [key for key, row in rows.items() if row.active]
     sizes = {(d.pk, p.index): p.sentences.count() for d in docs for p in d.paragraphs.all()}
     expected = sum(sizes[(docs[0].pk, c)] * sizes[(docs[1].pk, s)] for c, s in active)
-    run = pc.candidate_run(project, create=False)
+    run = pa.candidate_run(project, create=False)
     assert CandidatePair.objects.filter(predictions__run=run, complex_document=docs[0], simple_document=docs[1]).count() == expected > 0
 
 
@@ -170,7 +172,7 @@ def test_whole_article_save_of_one_new_link_writes_exactly_one_label(page, trans
     assert Label.objects.count() == len(before) + 1
 
 
-def test_linking_into_a_link_says_it_merges_and_the_pair_is_marked_complete_then_reopened(page, transactional_db):
+def test_a_fusion_is_linked_per_link_and_the_pair_is_marked_complete_then_reopened(page, transactional_db):
     project, article, docs, run = _with_predictions()
     annotator = get_user_model().objects.get(username="annotator")
     aa.save_links(annotator, article, *docs, run, [{"complex": [0], "simple": [0]}])
@@ -182,11 +184,10 @@ def test_linking_into_a_link_says_it_merges_and_the_pair_is_marked_complete_then
     page.keyboard.press("Enter")
     _focus(page, "simple", 0)
     page.keyboard.press("Enter")
-    assert "S0 is in link C0 → S0: linking it to another sentence merges into that link" in page.locator("#status").inner_text()
-    page.keyboard.press("l")
-    assert "Merging into link C0 → S0: now one link C0–1 → S0" in page.locator("#status").inner_text()
-    assert page.locator("#status").get_attribute("data-merged") == "C0–1 → S0"
-    assert page.locator("circle.handle").count() == 2  # one n:m link, two lines
+    assert "S0 is in 1 link" in page.locator("#status").inner_text()
+    page.keyboard.press("l")  # a fusion, link by link: C1→S0 is a link of its own
+    page.keyboard.press("p")
+    assert page.locator("circle.handle").count() == 2  # two links, two lines
 
     page.keyboard.press("c")  # unsaved links are saved first, then the pair is marked complete
     page.wait_for_selector('#completion[data-complete="1"]')
@@ -195,8 +196,9 @@ def test_linking_into_a_link_says_it_merges_and_the_pair_is_marked_complete_then
     completion = ArticleCompletion.objects.get()
     assert (completion.annotator.username, completion.complex_document, completion.simple_document) == ("annotator", *docs)
     assert completion.seconds > 0
-    [done] = aa.complete_article_pairs(project)
-    assert done.annotator == "annotator" and done.links == [aa.Link((0, 1), (0,), "aligned")]
+    [done] = ac.complete_article_pairs(project)
+    assert done.annotator == "annotator" and done.links == [aa.Link(0, 0, "aligned"), aa.Link(1, 0, "partial")]
+    assert [(g.kind, g.label) for g in done.groups] == [("fusion", "mixed")]
 
     page.reload()
     page.wait_for_selector('#completion[data-complete="1"]')
@@ -204,7 +206,69 @@ def test_linking_into_a_link_says_it_merges_and_the_pair_is_marked_complete_then
     page.keyboard.press("o")
     page.wait_for_selector('#completion[data-complete="0"]')
     assert not ArticleCompletion.objects.exists()
-    assert Label.objects.filter(annotator=annotator, pair__complex_key="0,1", pair__simple_key="0").exists()  # links kept
+    assert Label.objects.filter(annotator=annotator, pair__complex_key="1", pair__simple_key="0").exists()  # links kept
+
+
+def test_two_tabs_a_stale_save_gets_the_dialog_and_nothing_is_overwritten(page, transactional_db):
+    project, article, docs, run = _with_predictions()
+    project.config["show_predictions"] = False  # blind: both tabs start from an empty alignment
+    project.save()
+    annotator = get_user_model().objects.get(username="annotator")
+    login(page, "annotator", "annotator")
+    page.goto(f"/articles/{article.pk}/align/")
+    page.wait_for_selector("#status:not(:has-text('Loading'))")
+    other = page.context.new_page()
+    other.goto(f"/articles/{article.pk}/align/")
+    other.wait_for_selector("#status:not(:has-text('Loading'))")
+    # tab A links C0→S0 as partial and saves
+    for p in (page,):
+        _focus(p, "complex", 0)
+        p.keyboard.press("Enter")
+        _focus(p, "simple", 0)
+        p.keyboard.press("Enter")
+        p.keyboard.press("l")
+        p.keyboard.press("p")
+        p.keyboard.press("s")
+        p.wait_for_selector('#status[data-saved="1"]')
+    # tab B (stale) links C1→S1 and saves: 409, the dialog, nothing written
+    _focus(other, "complex", 1)
+    other.keyboard.press("Enter")
+    _focus(other, "simple", 1)
+    other.keyboard.press("Enter")
+    other.keyboard.press("l")
+    other.keyboard.press("s")
+    other.wait_for_selector("#conflict:not([hidden])")
+    assert "added C0 → S0 (partial)" in other.locator("#conflict-changes").inner_text()
+    assert dict(Label.objects.filter(annotator=annotator).values_list("pair__complex_key", "value")) == {"0": "partial"}
+    screenshot(other, "article-conflict")
+    other.keyboard.press("m")  # merge: theirs plus this tab's new link
+    other.wait_for_selector('#status[data-saved="1"]')
+    assert dict(Label.objects.filter(annotator=annotator).values_list("pair__complex_key", "value")) == {
+        "0": "partial", "1": "aligned"}
+    # tab A is stale now: take theirs shows both links, writes nothing
+    _focus(page, "complex", 0)
+    page.keyboard.press("a")
+    page.keyboard.press("s")
+    page.wait_for_selector("#conflict:not([hidden])")
+    page.keyboard.press("t")
+    page.wait_for_selector("#conflict", state="hidden")
+    assert page.locator("circle.handle").count() == 2
+    assert Label.objects.get(annotator=annotator, pair__complex_key="0").value == "partial"  # no revert to aligned
+    # keep mine: relabel again and keep it over the other tab's state
+    other.keyboard.press("Escape")
+    _focus(page, "complex", 1)
+    page.keyboard.press("p")
+    page.keyboard.press("s")
+    page.wait_for_selector('#status[data-saved="2"]')
+    _focus(other, "complex", 0)
+    _focus(other, "complex", 1)  # focusing a linked sentence selects its link
+    other.keyboard.press("x")
+    other.keyboard.press("s")
+    other.wait_for_selector("#conflict:not([hidden])")
+    other.keyboard.press("k")
+    other.wait_for_selector('#status[data-saved="2"]')
+    assert dict(Label.objects.filter(annotator=annotator).values_list("pair__complex_key", "value")) == {
+        "0": "partial", "1": "not-aligned"}
 
 
 def test_a_researcher_removes_one_model_link_and_only_that_pair_is_labelled_not_aligned(page, transactional_db):

@@ -59,3 +59,36 @@ def test_cancelling_on_the_page_stops_the_job_and_says_nothing_was_imported(page
     run_import_job(job.pk)  # a worker that gets the message now imports nothing and drops the upload
     assert project.articles.count() == before
     assert list((big_upload.parent / "imports").iterdir()) == []
+
+
+@pytest.mark.parametrize("meaning", ["sparse", "exhaustive", "predictions"])
+def test_the_page_asks_what_the_gold_means_and_says_what_was_stored(page, transactional_db, tmp_path, settings, meaning):
+    """Issue 18: sparse gold → no article complete, no test questions, no "aligned" invented."""
+    from annotation.models import Adjudication, AlignmentRun
+    from annotation.services.review import queue_serving
+    from annotation.services.review.exhaustive import exhaustive_pairs
+
+    settings.IMPORT_DIR = tmp_path / "imports"
+    settings.FILE_UPLOAD_TEMP_DIR = str(tmp_path)
+    project, _ = ensure_demo()
+    path = tmp_path / "onestop.jsonl"
+    path.write_text(json.dumps({"id": "gold-1", "complex": {"paragraphs": [["C0.", "C1."]]},
+                                "simple": {"paragraphs": [["S0."]]}, "gold": [[0, 0]]}) + "\n")
+    login(page, "researcher", "researcher")
+    page.goto(f"/projects/{project.pk}/import/")
+    assert page.locator("#gold-meaning input[value=sparse]").is_checked()  # the default
+    page.check(f"#gold-meaning input[value={meaning}]")
+    page.set_input_files("input[name=files]", str(path))
+    page.click("#import-form button[type=submit]")
+    summary = page.locator(".import-gold").inner_text()
+    imported = Adjudication.objects.filter(pair__article__title="gold-1")
+    if meaning == "predictions":
+        assert "1 links as predictions" in summary and not imported.exists()
+        assert AlignmentRun.objects.filter(method="import", params__file="onestop.jsonl").exists()
+    else:
+        assert list(imported.values_list("value", flat=True)) == ["aligned-or-partial"]  # never "aligned"
+        complete = 1 if meaning == "exhaustive" else 0
+        assert f"1 links as {meaning} gold (Task 1 only: 1 without a kind), {complete} articles complete, " \
+               "0 test questions" in summary
+        assert len([p for p in exhaustive_pairs(project) if p.imported]) == complete
+    assert not queue_serving.test_pairs(project).filter(article__title="gold-1").exists()

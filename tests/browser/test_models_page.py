@@ -8,8 +8,8 @@ import pytest
 from django.utils import timezone
 
 from annotation.models import ModelVersion, Project
+from annotation.services.alignment.run_options import MODEL_KIND
 from annotation.services.corpus.demo import ensure_demo
-from annotation.services.training.dataset import MODEL_KIND
 from tests.browser.conftest import login, screenshot
 
 pytestmark = pytest.mark.browser
@@ -68,3 +68,42 @@ def test_a_researcher_reads_the_model_registry_and_promotes_a_version(page, tran
                            " === 'crf-v1 (default)'")
     assert page.locator(f"#versions tr[data-version='{v2.pk}'] td").first.inner_text() == "crf-v2"
     assert Project.objects.get(pk=project.pk).config["default_model_version"] == v1.pk
+
+
+def test_a_worse_version_is_warned_and_promoted_only_after_confirming(page, transactional_db):
+    """Issue 18 §5 / issue 21 §4: the warning under a version worse than the default, too few test
+    articles, and the confirmation step before promoting it."""
+    from annotation.models import AuditEvent
+
+    project, _ = ensure_demo()
+    test = {"n_article_pairs": 2, "n_articles": 2, "pairs": ["1:1-2", "2:1-2"],
+            "articles": [{"id": 1, "title": "Bees"}, {"id": 2, "title": "Owls"}], "untrained": scores(0.702, 0.548)}
+    good = ModelVersion.objects.create(project=project, name="crf-good", kind=MODEL_KIND, path="/models/good",
+                                       metrics={"test": {**test, "this": scores(0.90, 0.80)}})
+    worse = ModelVersion.objects.create(project=project, name="crf-worse", kind=MODEL_KIND, path="/models/worse",
+                                        metrics={"test": {**test, "this": scores(0.85, 0.81)}})
+    project.config = {**(project.config or {}), "default_model_version": good.pk}
+    project.save(update_fields=["config"])
+    login(page, "researcher", "researcher")
+    page.goto(f"/projects/{project.pk}/models/")
+    assert "The learning curve suggests about 10" in page.locator("#complete-advice").inner_text()
+
+    details = page.locator(f"#versions tr[data-assessment='{worse.pk}']")
+    details.wait_for()
+    info = details.inner_text()
+    assert "Test: 2 exhaustively annotated articles (Bees, Owls)" in info
+    assert "current default crf-good: Task 1 0.900 · Task 2 0.800 (same test articles)" in info
+    warnings = details.locator(".version-warning").all_inner_texts()
+    assert warnings == ["⚠ measured on 2 test articles: too few to trust (fewer than 5)",
+                        "⚠ worse than the current default crf-good on Task 1"]
+
+    page.locator(f"#versions tr[data-version='{worse.pk}']").get_by_role("button", name="Promote").click()
+    confirm = page.locator("#promote-confirm")
+    confirm.wait_for()
+    assert "Promote crf-worse anyway?" in confirm.inner_text()
+    assert Project.objects.get(pk=project.pk).config["default_model_version"] == good.pk
+    screenshot(page, "models-promote-confirm", full_page=False)
+    confirm.get_by_role("button", name="Promote anyway").click()
+    page.wait_for_function("() => document.querySelector('#version-message').textContent.includes('crf-worse is now the default')")
+    assert Project.objects.get(pk=project.pk).config["default_model_version"] == worse.pk
+    assert AuditEvent.objects.get(action="model.promote", target="crf-worse").details["confirmed"] is True

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import ParagraphAlignment, ParagraphProposal
-from annotation.services.alignment import paragraph_correction as pc
-from annotation.services.alignment.article_alignment import resolve_documents
+from annotation.services.alignment import paragraph_alignment as pa
 from annotation.services.corpus.demo import ensure_demo
+from annotation.services.editing import paragraph_correction as pc
+from annotation.services.editing.article_alignment import resolve_documents
 from tests.browser.conftest import login, screenshot
 
 pytestmark = pytest.mark.browser
@@ -57,6 +58,6 @@ def test_an_annotators_correction_is_sent_for_review_and_a_researcher_accepts_it
     page.locator("#no-proposals").wait_for(state="visible")
     proposal.refresh_from_db()
     assert (proposal.status, proposal.decided_by.username, proposal.note) == ("accepted", "researcher", "agreed")
-    assert removed not in {(c, s) for c, s in pc.stored_links(*docs).filter(active=True)
+    assert removed not in {(c, s) for c, s in pa.stored_links(*docs).filter(active=True)
                            .values_list("complex_paragraph__index", "simple_paragraph__index")}
     assert page.locator(f'circle.handle[data-key="{removed[0]}:{removed[1]}"]').get_attribute("data-state") == "removed"

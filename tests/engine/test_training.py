@@ -302,3 +302,19 @@ def test_importing_the_engine_loads_neither_torch_nor_the_trainer():
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                           timeout=120)
     assert proc.returncode == 0, proc.stderr
+
+
+@pytest.mark.slow
+def test_training_reports_each_stage_and_every_batch(tmp_path, tiny_base):
+    """``on_step``: a StepReport when each stage starts and after every pair-model batch (issue 18 §6)."""
+    from workers.engine.training import STAGES, StepReport, train_aligner
+
+    steps: list[StepReport] = []
+    train_aligner(structured_cases(), tmp_path / "m", base=tiny_base,
+                  config={**FAST, "epochs": 2, "patience": 5, "batch_size": 4}, seed=0, on_step=steps.append)
+    started = [s.stage for s in steps if not s.steps]
+    assert started == list(STAGES)
+    batches = [s for s in steps if s.steps]
+    assert len(batches) > 2 and [s.step for s in batches] == list(range(1, batches[0].steps + 1))
+    assert {s.stage for s in batches} == {"pair_model"} and [s.epoch for s in batches][-1] == 2
+    assert batches[0].line() == f"pair_model epoch 1/2, batch 1/{batches[0].steps}"

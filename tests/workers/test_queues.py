@@ -1,38 +1,50 @@
-"""Tasks are routed to the cpu or gpu queue by name."""
+"""Tasks are routed to the cpu or gpu queue by name, as the registry of background work says."""
 from __future__ import annotations
 
 import pytest
 
 from alignapp.celery import app
-from workers import tasks
-from workers.queues import GPU_TASKS
+from annotation.services.background import registry
+from workers.tasks import TASKS
 
 
-@pytest.mark.parametrize("task,queue", [
-    (tasks.run_alignment, "gpu"), (tasks.wivico_thresholds, "gpu"), (tasks.gain_classifier, "gpu"),
-    (tasks.corpus_stats, "cpu"), (tasks.access_attributes, "cpu"), (tasks.export, "cpu"),
-    (tasks.paragraph_alignment, "cpu"), (tasks.pivot_select, "cpu"), (tasks.sum4simp_filter, "cpu"),
-    (tasks.mine_encode_shard, "gpu"), (tasks.mine_build_index, "cpu"), (tasks.mine_search_shard, "cpu"),
-    (tasks.mine_merge, "cpu"), (tasks.mine_save_shard, "cpu"),
+@pytest.mark.parametrize("name,queue", [
+    ("run_alignment", "gpu"), ("train_aligner", "gpu"), ("wivico_thresholds", "gpu"), ("gain_classifier", "gpu"),
+    ("corpus_stats", "cpu"), ("access_attributes", "cpu"), ("export", "cpu"), ("import_corpus", "cpu"),
+    ("paragraph_alignment", "cpu"), ("pivot_select", "cpu"), ("sum4simp_filter", "cpu"),
+    ("mine_encode_shard", "gpu"), ("mine_build_index", "cpu"), ("mine_search_shard", "cpu"),
+    ("mine_merge", "cpu"), ("mine_save_shard", "cpu"), ("reap_stale", "cpu"),
 ])
-def test_each_task_goes_to_its_queue(task, queue):
-    assert app.amqp.router.route({}, task.name)["queue"].name == queue
+def test_each_task_goes_to_its_queue(name, queue):
+    assert f"workers.tasks.{name}" in TASKS
+    assert app.amqp.router.route({}, f"workers.tasks.{name}")["queue"].name == queue
 
 
-def test_every_gpu_route_names_a_real_task():
-    assert set(GPU_TASKS) <= set(app.tasks)
+def test_every_registry_entry_is_a_registered_task():
+    assert {work.task for work in registry.every()} == set(TASKS) <= set(app.tasks)
 
 
 def test_every_job_kind_has_an_idempotent_late_acked_task():
-    for kind, task in tasks.JOB_TASKS.items():
-        assert task.name in app.tasks, kind
-        assert task.acks_late and task.max_retries == 3
+    for kind, work in registry.JOBS.items():
+        task = app.tasks[work.task]
+        assert task.acks_late and task.max_retries == 3 and task.autoretry_for == registry.TRANSIENT, kind
 
 
 def test_every_mining_chunk_task_is_idempotent_and_late_acked():
-    for stage, task in tasks.MINING_TASKS.items():
-        assert task.name in app.tasks, stage
-        assert task.acks_late and task.max_retries == 3
+    for stage, work in registry.MINING_STAGES.items():
+        task = app.tasks[work.task]
+        assert task.acks_late and task.max_retries == 3 and task.autoretry_for == registry.TRANSIENT, stage
+
+
+def test_kinds_sharing_a_task_share_its_service_queue_and_retry_rule():
+    by_task: dict[str, registry.Work] = {}
+    for work in [registry.RUN, *registry.JOBS.values(), *registry.MINING_STAGES.values(), registry.REAPER]:
+        assert by_task.setdefault(work.task, work) == work, work.task
+
+
+def test_an_unknown_job_kind_is_refused_with_the_known_ones():
+    with pytest.raises(ValueError, match="unknown job kind 'nope'; choose one of: access-attributes, corpus-stats"):
+        registry.job("nope")
 
 
 def test_redis_redelivers_after_a_few_chunk_lengths_and_lost_workers_are_reaped(settings):
@@ -47,5 +59,5 @@ def test_redis_redelivers_after_a_few_chunk_lengths_and_lost_workers_are_reaped(
     assert settings.CELERY_VISIBILITY_TIMEOUT <= 3600 < settings.CELERY_TASK_TIME_LIMIT  # not the longest job
     assert probe.conf.task_acks_late and probe.conf.task_reject_on_worker_lost
     assert not probe.conf.worker_cancel_long_running_tasks_on_connection_loss
-    assert probe.conf.beat_schedule["reap-stale-work"]["task"] == tasks.reap_stale.name in app.tasks
+    assert probe.conf.beat_schedule["reap-stale-work"]["task"] == registry.REAPER.task in app.tasks
     assert Reaper in app.steps["worker"]  # every worker reaps, with or without beat

@@ -21,16 +21,61 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import EngineError, EngineInputError
 from .io import read_alignments, read_pairs, write_alignments
-from .methods import ProgressFn, available_methods, get_aligner
+from .methods import (
+    ProgressFn,
+    available_methods,
+    get_aligner,
+    is_run_level,
+    method_defaults,
+    method_schema,
+)
 from .metrics import evaluate as _evaluate
 from .metrics import tune_threshold
+from .options import Option, OptionError, check_config, describe
+from .text import SUPPORTED_LANGUAGES, is_identical, normalise, split_document
 from .types import PAIR_LABELS, AlignedPair, Alignment, ArticlePair, Document, PairLabel
 
+if TYPE_CHECKING:  # the names loaded on first use (below), for type checkers and editors
+    from .candidates import capture_rate, select_candidates
+    from .grouping import connected_groups
+    from .methods.crf import save_crf_aligner, train_crf_aligner
+    from .methods.wivico import WivicoAligner
+    from .mining import STAGES as MINING_STAGES
+    from .mining import CorpusDocument, CorpusPair, MiningConfig, MiningWork
+    from .paragraph_alignment import (
+        PARAGRAPH_VARIANTS,
+        NewselaThresholds,
+        WikiThresholds,
+        align_paragraphs,
+        calibrate,
+        paragraph_similarity,
+    )
+    from .similarity import SIMILARITY_NAMES, SimilarityModel, get_similarity
+    from .simplicity import FRES_COEFFICIENTS
+    from .simplicity.access import access_attributes
+    from .simplicity.bleu import sentence_bleu
+    from .simplicity.embedding import default_encoder
+    from .simplicity.gain_classifier import GainClassifier, cutoff_counts
+    from .simplicity.gain_features import GainFeaturizer
+    from .simplicity.pairs import TextPair
+    from .simplicity.parsing import DEFAULT_PIPELINES, load_parser
+    from .simplicity.pivot import H_BLEU, H_FRES, pivot_select
+    from .simplicity.sum4simp_filter import DEFAULT_THRESHOLD as SUM4SIMP_DEFAULT_THRESHOLD
+    from .simplicity.sum4simp_filter import Sum4SimpFilter
+    from .simplicity.wivico_thresholds import (
+        PROPAGATION_METHODS,
+        calibrate_label_thresholds,
+        propagate_thresholds,
+    )
+    from .training import TrainingCancelled, train_aligner
+    from .training.config import TrainConfig
+
 __all__ = [
+    # documents, alignments and errors
     "Document",
     "ArticlePair",
     "AlignedPair",
@@ -39,44 +84,137 @@ __all__ = [
     "PAIR_LABELS",
     "EngineError",
     "EngineInputError",
+    # aligning and evaluating
     "align",
     "evaluate",
     "tune_threshold",
     "available_methods",
     "get_aligner",
+    "is_run_level",
+    "method_schema",
+    "method_defaults",
+    "ProgressFn",
+    # method options (one schema for CLI, API and forms)
+    "Option",
+    "OptionError",
+    "check_config",
+    "describe",
+    # text
+    "SUPPORTED_LANGUAGES",
+    "split_document",
+    "normalise",
+    "is_identical",
+    # files
     "read_pairs",
     "read_alignments",
     "write_alignments",
-    # loaded on first use (they import torch / scikit-learn):
+    # loaded on first use (they import torch, scikit-learn, SciPy, faiss or spaCy):
     "get_similarity",
+    "SimilarityModel",
+    "SIMILARITY_NAMES",
+    "connected_groups",
+    # paragraph alignment (Jiang et al. 2020, §2.4)
     "calibrate",
+    "align_paragraphs",
+    "paragraph_similarity",
+    "PARAGRAPH_VARIANTS",
+    "NewselaThresholds",
+    "WikiThresholds",
     "select_candidates",
     "capture_rate",
     "train_crf_aligner",
     "save_crf_aligner",
     "train_aligner",
     "TrainingCancelled",
+    "TrainConfig",
+    "WivicoAligner",
+    # corpus mining (MUSS)
+    "MINING_STAGES",
+    "CorpusDocument",
+    "CorpusPair",
+    "MiningConfig",
+    "MiningWork",
+    # pair-level simplicity tools
+    "FRES_COEFFICIENTS",
+    "DEFAULT_PIPELINES",
+    "load_parser",
+    "access_attributes",
+    "sentence_bleu",
+    "default_encoder",
+    "PROPAGATION_METHODS",
+    "propagate_thresholds",
+    "calibrate_label_thresholds",
+    "GainClassifier",
+    "GainFeaturizer",
+    "cutoff_counts",
+    "TextPair",
+    "Sum4SimpFilter",
+    "SUM4SIMP_DEFAULT_THRESHOLD",
+    "H_BLEU",
+    "H_FRES",
+    "pivot_select",
 ]
 
-_LAZY = {
-    "get_similarity": "similarity",
-    "calibrate": "paragraph_alignment",
-    "select_candidates": "candidates",
-    "capture_rate": "candidates",
-    "train_crf_aligner": "methods.crf",
-    "save_crf_aligner": "methods.crf",
-    "train_aligner": "training",
-    "TrainingCancelled": "training",
+# name -> (module, attribute); read on every access (never cached here), so a test that
+# patches e.g. ``workers.engine.simplicity.embedding.default_encoder`` is seen through the API
+_LAZY: dict[str, tuple[str, str]] = {
+    "get_similarity": ("similarity", "get_similarity"),
+    "SimilarityModel": ("similarity", "SimilarityModel"),
+    "SIMILARITY_NAMES": ("similarity", "SIMILARITY_NAMES"),
+    "calibrate": ("paragraph_alignment", "calibrate"),
+    "align_paragraphs": ("paragraph_alignment", "align_paragraphs"),
+    "paragraph_similarity": ("paragraph_alignment", "paragraph_similarity"),
+    "PARAGRAPH_VARIANTS": ("paragraph_alignment", "PARAGRAPH_VARIANTS"),
+    "NewselaThresholds": ("paragraph_alignment", "NewselaThresholds"),
+    "WikiThresholds": ("paragraph_alignment", "WikiThresholds"),
+    "connected_groups": ("grouping", "connected_groups"),
+    "select_candidates": ("candidates", "select_candidates"),
+    "capture_rate": ("candidates", "capture_rate"),
+    "train_crf_aligner": ("methods.crf", "train_crf_aligner"),
+    "save_crf_aligner": ("methods.crf", "save_crf_aligner"),
+    "train_aligner": ("training", "train_aligner"),
+    "TrainingCancelled": ("training", "TrainingCancelled"),
+    "TrainConfig": ("training.config", "TrainConfig"),
+    "WivicoAligner": ("methods.wivico", "WivicoAligner"),
+    "MINING_STAGES": ("mining", "STAGES"),
+    "CorpusDocument": ("mining", "CorpusDocument"),
+    "CorpusPair": ("mining", "CorpusPair"),
+    "MiningConfig": ("mining", "MiningConfig"),
+    "MiningWork": ("mining", "MiningWork"),
+    "FRES_COEFFICIENTS": ("simplicity", "FRES_COEFFICIENTS"),
+    "DEFAULT_PIPELINES": ("simplicity.parsing", "DEFAULT_PIPELINES"),
+    "load_parser": ("simplicity.parsing", "load_parser"),
+    "access_attributes": ("simplicity.access", "access_attributes"),
+    "sentence_bleu": ("simplicity.bleu", "sentence_bleu"),
+    "default_encoder": ("simplicity.embedding", "default_encoder"),
+    "PROPAGATION_METHODS": ("simplicity.wivico_thresholds", "PROPAGATION_METHODS"),
+    "propagate_thresholds": ("simplicity.wivico_thresholds", "propagate_thresholds"),
+    "calibrate_label_thresholds": ("simplicity.wivico_thresholds", "calibrate_label_thresholds"),
+    "GainClassifier": ("simplicity.gain_classifier", "GainClassifier"),
+    "cutoff_counts": ("simplicity.gain_classifier", "cutoff_counts"),
+    "GainFeaturizer": ("simplicity.gain_features", "GainFeaturizer"),
+    "TextPair": ("simplicity.pairs", "TextPair"),
+    "Sum4SimpFilter": ("simplicity.sum4simp_filter", "Sum4SimpFilter"),
+    "SUM4SIMP_DEFAULT_THRESHOLD": ("simplicity.sum4simp_filter", "DEFAULT_THRESHOLD"),
+    "H_BLEU": ("simplicity.pivot", "H_BLEU"),
+    "H_FRES": ("simplicity.pivot", "H_FRES"),
+    "pivot_select": ("simplicity.pivot", "pivot_select"),
 }
 
 
 def __getattr__(name: str) -> Any:
-    """Import the heavier parts of the API only when they are used (PEP 562)."""
+    """Import the heavier parts of the API only when they are used (PEP 562): the web process
+    imports this package for its types and option schema and should not load torch or SciPy."""
     if name in _LAZY:
         import importlib
 
-        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+        module, attribute = _LAZY[name]
+        return getattr(importlib.import_module(f"{__name__}.{module}"), attribute)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
 
 
 def align(

@@ -24,7 +24,7 @@ from .metrics import excluded_links
 from .similarity import SimilarityModel, get_similarity
 from .types import ArticlePair
 
-__all__ = ["Candidates", "default_measures", "select_candidates", "capture_rate", "top_candidates"]
+__all__ = ["Candidates", "default_measures", "select_candidates", "capture_rate"]
 
 
 @dataclass
@@ -77,35 +77,6 @@ def select_candidates(
                 sources.setdefault((int(c), s), []).append(measure.name)
     scores = {p: {name: float(sim[p]) for name, sim in mats} for p in sources}
     return Candidates(pair.id, sorted(sources), sources, scores)
-
-
-def top_candidates(sim: np.ndarray, k: int, neighbours: bool = True) -> np.ndarray:
-    """Mask ``[n, m]`` of the ``k`` most similar complex sentences of every simple sentence.
-
-    With ``neighbours`` the complex sentences right before and after each simple sentence's best
-    match are added (the CRF's order prior makes them the usual confusions). The trained aligner
-    scores only these pairs with its cross-encoder: with the ``combined`` similarity, ``k = 5``
-    plus neighbours kept 99.4% of the gold links of the OneStop manual dev set and 100% of the
-    ASSET-based one, with about 6.5 candidates per simple sentence.
-
-    Example:
-        >>> sim = np.array([[0.9, 0.1], [0.2, 0.3], [0.1, 0.8]])
-        >>> top_candidates(sim, 1, neighbours=False).astype(int).tolist()
-        [[1, 0], [0, 0], [0, 1]]
-    """
-    n, m = sim.shape
-    mask = np.zeros((n, m), dtype=bool)
-    if n == 0 or m == 0 or k < 1:
-        return mask
-    order = np.argsort(-sim, axis=0, kind="stable")
-    cols = np.arange(m)
-    for r in range(min(k, n)):
-        mask[order[r], cols] = True
-    if neighbours:
-        best = order[0]
-        mask[np.clip(best - 1, 0, n - 1), cols] = True
-        mask[np.clip(best + 1, 0, n - 1), cols] = True
-    return mask
 
 
 def capture_rate(

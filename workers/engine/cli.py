@@ -29,52 +29,21 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from .cli_common import Progress, parse_config
 from .errors import EngineError, EngineInputError
 
 __all__ = ["build_parser", "main"]
-
-
-def _parse_config(text: str | None) -> dict[str, Any]:
-    if not text:
-        return {}
-    if text.startswith("@"):
-        try:
-            with open(text[1:], encoding="utf-8") as fh:
-                text = fh.read()
-        except OSError as exc:
-            raise EngineInputError(f"cannot read config file: {exc.strerror}",
-                                   source=text[1:]) from None
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise EngineInputError(f"--config is not valid JSON: {exc.msg} (column {exc.colno})") from None
-    if not isinstance(value, dict):
-        raise EngineInputError("--config must be a JSON object")
-    return value
-
-
-class _Progress:
-    def __init__(self, stream: Any) -> None:
-        self.stream = stream
-        self.last = -1.0
-        self.t0 = time.perf_counter()
-
-    def __call__(self, frac: float, msg: str) -> None:
-        if frac >= 1.0 or frac - self.last >= 0.05:
-            self.last = frac
-            print(f"[{100 * frac:5.1f}% {time.perf_counter() - self.t0:7.1f}s] {msg}",
-                  file=self.stream, flush=True)
 
 
 def _cmd_align(args: argparse.Namespace) -> int:
     from .io import read_pairs, write_alignments
     from .methods import get_aligner
 
-    config = _parse_config(args.config)
+    config = parse_config(args.config)
     pairs = read_pairs(args.input, language=args.language)
     aligner = get_aligner(args.method, config, args.model)
     print(f"aligning {len(pairs)} article pairs with {args.method}", file=sys.stderr)
-    alignments = aligner.align(pairs, progress=_Progress(sys.stderr))
+    alignments = aligner.align(pairs, progress=Progress(sys.stderr))
     n = write_alignments(alignments, args.output)
     n_pairs = sum(len(a.pairs) for a in alignments)
     print(f"wrote {n} lines, {n_pairs} aligned groups to {args.output}", file=sys.stderr)
@@ -103,7 +72,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
     from .io import read_pairs
     from .training import train_aligner
 
-    config = _parse_config(args.config)
+    config = parse_config(args.config)
     pairs = read_pairs(args.input, language=args.language, require_gold=True)
     if not pairs:
         raise EngineInputError("no article pair", source=args.input)

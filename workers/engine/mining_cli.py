@@ -18,11 +18,11 @@ __all__ = ["add_mine_subcommand", "run_mine"]
 
 
 def run_mine(args: argparse.Namespace) -> int:
-    from .cli import _parse_config, _Progress
+    from .cli_common import Progress, parse_config
     from .errors import EngineInputError
     from .mining import MiningConfig, MiningWork, read_documents, run_local, write_pairs
 
-    config = MiningConfig.from_dict(_parse_config(args.config))
+    config = MiningConfig.from_dict(parse_config(args.config))
     if args.workers < 1:
         raise EngineInputError("--workers must be at least 1")
     documents = read_documents(args.input, language=args.language)
@@ -31,7 +31,7 @@ def run_mine(args: argparse.Namespace) -> int:
         work = MiningWork.create(folder, documents, config, model=args.model)
         print(f"mining {work.plan['documents']} documents: {work.n_sequences} sequences in {work.n_shards} "
               f"shards, {work.plan['index']} index", file=sys.stderr)
-        seconds = run_local(work, workers=args.workers, progress=_Progress(sys.stderr))
+        seconds = run_local(work, workers=args.workers, progress=Progress(sys.stderr))
         n = write_pairs(work.pairs(), args.output)
         stages = ", ".join(f"{k} {v:.1f}s" for k, v in seconds.items())
         print(f"wrote {n} mined pairs to {args.output} ({stages})", file=sys.stderr)

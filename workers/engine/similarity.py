@@ -29,11 +29,13 @@ Example:
 from __future__ import annotations
 
 import re
-from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
+
+from .pair_similarity import PairModelSimilarity
+from .similarity_base import SimilarityModel
 
 __all__ = [
     "SIMILARITY_NAMES",
@@ -56,42 +58,6 @@ SIMILARITY_NAMES: tuple[str, ...] = (
 
 _WORD = r"(?u)\b\w+\b"
 _WORD_RE = re.compile(_WORD)
-
-
-class SimilarityModel(ABC):
-    """Interface of every backend."""
-
-    name: str = "similarity"
-
-    @abstractmethod
-    def similarity(self, complex_sents: Sequence[str], simple_sents: Sequence[str]) -> np.ndarray:
-        """Scores ``[len(complex_sents), len(simple_sents)]`` (float32)."""
-
-    def paired(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
-        """Scores of aligned rows ``a[k]`` vs ``b[k]`` (``len(a) == len(b)``)."""
-        if len(a) != len(b):
-            raise ValueError("paired() needs two lists of the same length")
-        if not a:
-            return np.zeros(0, dtype=np.float32)
-        return np.diag(self.similarity(a, b)).astype(np.float32)
-
-    def group_similarity(
-        self, complex_groups: Sequence[Sequence[str]], simple_groups: Sequence[Sequence[str]]
-    ) -> np.ndarray:
-        """Score of each n:m group: its complex sentences vs its simple sentences, joined.
-
-        The default scores the joined texts with :meth:`paired`; the bi-encoder overrides it
-        with the mean of the cached sentence embeddings (no new encoding).
-        """
-        return self.paired([" ".join(g) for g in complex_groups],
-                           [" ".join(g) for g in simple_groups])
-
-    def __call__(self, complex_sents: Sequence[str], simple_sents: Sequence[str]) -> np.ndarray:
-        return self.similarity(complex_sents, simple_sents)
-
-    @staticmethod
-    def _empty(n: int, m: int) -> np.ndarray | None:
-        return np.zeros((n, m), dtype=np.float32) if n == 0 or m == 0 else None
 
 
 class JaccardSimilarity(SimilarityModel):
@@ -346,9 +312,7 @@ def get_similarity(
     if name == "pair-model":
         if not model:
             raise ValueError("similarity 'pair-model' needs a trained model directory (--model)")
-        from .pair_similarity import PairModelSimilarity
-
-        return PairModelSimilarity(model, device=device)
+        return PairModelSimilarity(model, base=get_similarity("combined", device=device), device=device)
     if name == "combined":
         if not 0.0 <= sbert_weight <= 1.0:
             raise ValueError(f"sbert_weight must be in [0, 1], got {sbert_weight}")

@@ -1,7 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.management.arguments import checked, json_object
-from annotation.models import AlignmentRun
+from annotation.models import MINING_METHOD, AlignmentRun
 from annotation.services.alignment import alignment_runs, mining
 from annotation.services.projects.creation import find_project
 
@@ -35,7 +35,7 @@ class Command(BaseCommand):
             self.stdout.write(f"queued alignment run #{run.pk} ({method}) for '{target.name}' on the {queue} queue")
             return
         try:
-            if method == mining.MINING_METHOD:
+            if method == MINING_METHOD:
                 mining.run_inline(run.pk)  # every chunk here, in order
             else:
                 alignment_runs.execute_run(run.pk)

@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.management.arguments import checked, json_object
 from annotation.services import export
+from annotation.services.export.options import DEFAULT_LABEL_POLICY, LABEL_POLICIES
 from annotation.services.projects.creation import find_project
 
 THRESHOLD = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*(>=|<=|==|>|<)\s*(-?[0-9.eE+-]+)$")
@@ -34,13 +35,16 @@ class Command(BaseCommand):
     def add_arguments(self, parser) -> None:
         parser.add_argument("project", help="project name or id")
         parser.add_argument("--kind", choices=export.KINDS, default="gold")
-        parser.add_argument("--format", dest="formats", help=f"comma-separated, from {','.join(export.FORMATS)} (default all)")
+        parser.add_argument("--format", dest="formats", help=f"comma-separated, from {','.join(export.format_names())} (default all)")
         parser.add_argument("--splits", help="comma-separated splits to write (default train,dev,test)")
         parser.add_argument("--ratio", help="split policy for unassigned articles: train,dev,test shares (e.g. 0.7,0.1,0.2)")
         parser.add_argument("--counts", help="split policy: train,dev,test article counts (e.g. 35,5,10 or 350,50,100)")
         parser.add_argument("--seed", type=int, help="seed of the split policy")
         parser.add_argument("--stratify", help="source, levels or meta:<key>")
-        parser.add_argument("--label-policy", choices=("stored", "majority", "majority-or-single"))
+        parser.add_argument("--label-policy", choices=LABEL_POLICIES,
+                            help=f"gold: which pairs have a label (default {DEFAULT_LABEL_POLICY}: stored gold, "
+                                 "else the majority of votes, else a single vote; majority: no single votes; "
+                                 "stored: only imported/adjudicated gold)")
         parser.add_argument("--provenance", help="keep only these provenances (adjudicated,majority,single,imported,model,derived)")
         parser.add_argument("--model-version", type=int, help="auto: a model version id")
         parser.add_argument("--run", type=int, action="append", dest="runs", help="auto: an alignment run id (repeatable)")
@@ -127,6 +131,10 @@ class Command(BaseCommand):
                 splits = ", ".join(f"{s} {c['pairs']}" for s, c in result["splits"].items())
                 self.stdout.write(f"preview of a {options.kind} export of '{project.name}': {result['pairs']} pairs "
                                   f"({splits or 'none'}); dropped {json.dumps(result['dropped'])}")
+                for policy, row in (result["policies"] or {}).items():
+                    origins = ", ".join(f"{k} {n}" for k, n in row["from"].items())
+                    mark = " (chosen)" if policy == options.label_policy else ""
+                    self.stdout.write(f"  gold policy {policy}{mark}: {row['pairs']} pairs ({origins})")
                 return
             done = export.run_export(project, options, archive=not o["no_zip"])
         except ValueError as exc:

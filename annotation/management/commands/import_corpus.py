@@ -6,7 +6,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from annotation.label_schemes import DEFAULT_SCHEME
 from annotation.models import AuditEvent, LabelScheme, Project
 from annotation.services import audit
-from annotation.services.corpus.importing import FORMATS, ON_CONFLICT, CorpusImportError, import_path
+from annotation.services.corpus.importing import ON_CONFLICT, CorpusImportError, format_names, import_path
+from annotation.services.corpus.importing import gold as import_gold
 from annotation.services.corpus.importing.base import language_problem
 from annotation.services.projects.creation import find_project
 
@@ -21,10 +22,14 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("project", help="project name (or id)")
         parser.add_argument("path", help="file, folder or archive to import")
-        parser.add_argument("--format", default="auto", choices=["auto", *FORMATS], help="input format (default: from the file extensions)")
+        parser.add_argument("--format", default="auto", choices=["auto", *format_names()], help="input format (default: from the file extensions)")
         parser.add_argument("--language", help="sentence-splitting language, ISO 639-1 (default: the project's)")
         parser.add_argument("--create", action="store_true", help=f"create the project if it does not exist (scheme {DEFAULT_SCHEME!r})")
         parser.add_argument("--on-conflict", default="error", choices=list(ON_CONFLICT), help="an article title already in the project: error (default) or skip it")
+        parser.add_argument("--gold-meaning", default=import_gold.DEFAULT_MEANING, choices=list(import_gold.GOLD_MEANINGS),
+                            help="what the file's gold links mean: " + "; ".join(import_gold.HELP.values()))
+        parser.add_argument("--test-questions", action="store_true",
+                            help="use the imported gold links as hidden test questions (default: no)")
 
     def handle(self, *args: object, **options: object) -> None:
         name = str(options["project"])
@@ -37,7 +42,8 @@ class Command(BaseCommand):
         try:
             result = import_path(
                 project, str(options["path"]), str(options["format"]), language=options["language"] or None,  # type: ignore[arg-type]
-                on_conflict=str(options["on_conflict"]),
+                on_conflict=str(options["on_conflict"]), gold_meaning=str(options["gold_meaning"]),
+                test_questions=bool(options["test_questions"]),
             )
         except CorpusImportError as exc:
             if created:
@@ -52,6 +58,8 @@ class Command(BaseCommand):
         for warning in result.warnings:
             self.stderr.write(f"warning: {warning}")
         self.stdout.write(f"imported {result.describe()} into {project.name!r}")
+        if result.gold or result.gold_meaning != import_gold.DEFAULT_MEANING:  # the file had gold links
+            self.stdout.write(f"gold: {result.gold_summary()}" + (f" (alignment run #{result.run})" if result.run else ""))
 
     def _project(self, name: str, *, create: bool, language: object) -> tuple[Project, bool]:
         try:

@@ -4,8 +4,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.management.arguments import checked, json_object
 from annotation.models import Job, Status
-from annotation.services.alignment import scoring
 from annotation.services.projects.creation import find_project
+from annotation.services.scoring import jobs as scoring
 
 
 class Command(BaseCommand):

@@ -1,2 +1,2 @@
-"""Alignment runs and what they produce: runs, run options, whole-article and paragraph alignment,
-calibration, scoring/filtering jobs, mining, comparing and deleting runs, pair filters."""
+"""Alignment runs and what they produce: runs, run options, automatic paragraph alignment and its
+candidates, mining, comparing and deleting runs, pair filters."""

@@ -6,12 +6,13 @@ duplicates a pair, and a second run over the same corpus adds only pairs nobody 
 
 A run works in chunks of ``ALIGN_BATCH_ARTICLES`` document pairs; after each chunk is saved its
 ``checkpoint`` records how many document pairs (of which list: a fingerprint) are done, so an attempt
-that takes over from a lost worker, or a retry, starts at the first unfinished chunk.
+that takes over from a lost worker, or a retry, starts at the first unfinished chunk. The run's
+``pair_count`` counts the pairs written so far after each chunk, and the progress (fraction and
+message) runs once over all chunks, not again per chunk.
 """
 from __future__ import annotations
 
 import hashlib
-import importlib
 import time
 from collections.abc import Callable, Iterator
 
@@ -19,6 +20,7 @@ from django.conf import settings
 from django.db import transaction
 
 from annotation.models import (
+    MINING_METHOD,
     AlignmentRun,
     Article,
     CandidatePair,
@@ -33,18 +35,16 @@ from annotation.models import (
 from annotation.services import audit
 from annotation.services.alignment import run_options
 from annotation.services.background import jobs, progress
+from annotation.services.background.registry import Queue
 from annotation.services.corpus.documents import engine_pair, sentence_texts
-from annotation.services.corpus.language_tools import BUNDLED_ENCODER, project_encoder, project_pipeline
-from workers.engine.text import is_identical
-from workers.engine.types import AlignedPair, Alignment, ArticlePair
-from workers.queues import Queue
+from annotation.services.projects.language_tools import BUNDLED_ENCODER, project_encoder, project_pipeline
+from workers.engine import AlignedPair, Alignment, ArticlePair, is_identical, method_defaults
 
 
 def available_methods() -> list[str]:
     """The engine's aligners, and ``muss-corpus``: mining across every document of the project
     (:mod:`annotation.services.alignment.mining`)."""
-    from annotation.services.alignment.mining import MINING_METHOD
-    from workers.engine.methods import available_methods as engine_methods
+    from workers.engine import available_methods as engine_methods
 
     return [*engine_methods(), MINING_METHOD]
 
@@ -68,9 +68,7 @@ def start_run(project: Project, method: str, *, params: dict | None = None, leve
     # a bad option, a model path or another project's model fails here, not in a worker
     run_options.check(project, method, params or {}, model_version)
     if model_version is None and method == "crf":
-        from annotation.services.training.versions import default_version
-
-        model_version = default_version(project)  # the version a researcher promoted, if any
+        model_version = run_options.default_version(project)  # the version a researcher promoted, if any
     run = AlignmentRun.objects.create(project=project, method=method, params=params or {}, level_pairs=level_pairs or [],
                                       model_version=model_version, created_by=user, queue=queue)
     audit.record("run.start", actor=user, project=project, target=f"run #{run.pk}", method=method)
@@ -124,7 +122,7 @@ def calibrated_defaults(project: Project, method: str, params: dict) -> dict:
     values = {option: float(stored[key]) for key, option in options.items() if stored.get(key) is not None}
     if method != "crf" and "aligned_threshold" in values and "partial_threshold" not in values:
         # no partial labels to calibrate on: keep the method's own cut-off, never above the new one
-        default = importlib.import_module(f"workers.engine.methods.{method}").DEFAULTS.partial_threshold
+        default = method_defaults(method)["partial_threshold"]
         values["partial_threshold"] = min(default, values["aligned_threshold"])
     return values
 
@@ -139,7 +137,7 @@ def execute_run(run_id: int) -> None:
     plan it and queue its chunks, see :mod:`annotation.services.alignment.mining`)."""
     from annotation.services.alignment import mining
 
-    if AlignmentRun.objects.filter(pk=run_id, method=mining.MINING_METHOD).exists():
+    if AlignmentRun.objects.filter(pk=run_id, method=MINING_METHOD).exists():
         mining.execute(run_id)
         return
     if not progress.claim(AlignmentRun, run_id):
@@ -156,7 +154,7 @@ def execute_run(run_id: int) -> None:
 
 
 def _execute(run: AlignmentRun, report) -> None:
-    from workers.engine.methods import get_aligner, is_run_level
+    from workers.engine import get_aligner, is_run_level
 
     started = time.monotonic()
     model_path = run.model_version.path if run.model_version else (run.params.get("model") or project_encoder(run.project))
@@ -194,16 +192,21 @@ def _execute(run: AlignmentRun, report) -> None:
         t0 = time.monotonic()
         base = start + (1 - start) * done / max(1, len(work))
         span = (1 - start) * len(batch) / max(1, len(work))
-        outputs = aligner.align(inputs, progress=lambda f, m, base=base, span=span: report(base + span * f, m))
+        where = f"document pairs {done + 1}–{done + len(batch)} of {len(work)}"  # one progress over all chunks
+        outputs = aligner.align(inputs, progress=lambda f, m, base=base, span=span, where=where:
+                                report(base + span * f, f"{where}: {m}"))
         t1 = time.monotonic()
         for (article, complex_doc, simple_doc), pair, alignment in zip(batch, inputs, outputs):
             save_alignment(run, article, complex_doc, simple_doc, alignment, access.for_pair(pair) if access else None)
         write_seconds += time.monotonic() - t1
         align_seconds += t1 - t0
         done += len(batch)
-        if not progress.save_checkpoint(AlignmentRun, run.pk, {"work": fingerprint, "done": done}, articles_done=done):
+        written = Prediction.objects.filter(run=run).count()  # shown as the run's pairs while it runs
+        if not progress.save_checkpoint(AlignmentRun, run.pk, {"work": fingerprint, "done": done}, articles_done=done,
+                                        pair_count=written):
             progress.check_cancelled(AlignmentRun, run.pk)  # another attempt owns the run now: stop here
-        report(start + (1 - start) * done / max(1, len(work)), f"aligned {done}/{len(work)} document pairs")
+        report(start + (1 - start) * done / max(1, len(work)),
+               f"aligned {done}/{len(work)} document pairs · {written} pairs written")
     pair_count = Prediction.objects.filter(run=run).count()
     timings = {"load_model_s": round(load_seconds, 3), "align_s": round(align_seconds, 3),
                "write_s": round(write_seconds, 3), "total_s": round(time.monotonic() - started, 3)}
@@ -245,7 +248,7 @@ class AccessScorer:
 
     def __init__(self, language: str, pipeline: str | None = None) -> None:
         """``pipeline``: the project's spaCy pipeline (name or path), default the language's."""
-        from workers.engine.simplicity.parsing import load_parser
+        from workers.engine import load_parser
 
         self.language = language
         self.pipeline = pipeline
@@ -256,7 +259,7 @@ class AccessScorer:
         complex_sents, simple_sents = article_pair.complex.sentences, article_pair.simple.sentences
 
         def attributes(p: AlignedPair) -> dict[str, float]:
-            from workers.engine.simplicity.access import access_attributes
+            from workers.engine import access_attributes
 
             attrs, missing = access_attributes(" ".join(complex_sents[i] for i in p.complex),
                                                " ".join(simple_sents[i] for i in p.simple), self.language, parser=self.nlp)

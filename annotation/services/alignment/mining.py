@@ -42,13 +42,22 @@ from django.utils import timezone
 
 from annotation.models import AlignmentRun, Document, Prediction, Status
 from annotation.services.background import progress
+from annotation.services.background.dispatch import send_chunk
+from annotation.services.background.registry import TRANSIENT
 from annotation.services.corpus.documents import stream_sentences
-from annotation.services.corpus.language_tools import BUNDLED_ENCODER, project_encoder, project_pipeline
-from workers.engine.mining import STAGES, CorpusDocument, CorpusPair, MiningConfig, MiningWork
-from workers.engine.types import AlignedPair, Alignment, ArticlePair
-from workers.engine.types import Document as EngineDocument
+from annotation.services.projects.language_tools import BUNDLED_ENCODER, project_encoder, project_pipeline
+from workers.engine import MINING_STAGES as STAGES
+from workers.engine import (
+    AlignedPair,
+    Alignment,
+    ArticlePair,
+    CorpusDocument,
+    CorpusPair,
+    MiningConfig,
+    MiningWork,
+)
+from workers.engine import Document as EngineDocument
 
-MINING_METHOD = "muss-corpus"
 APP_PARAMS = ("model", "access_attributes", "keep_files")
 SAVE_BATCH = 500
 """Mined pairs written per save chunk."""
@@ -126,8 +135,6 @@ def run_chunk(run_id: int, stage: str, chunk: int = 0, *, last_try: bool = True,
         report(run_id, work)
         dispatch(run_id, work, send=send)
     except Exception as exc:  # noqa: BLE001 - stored on the run, then re-raised
-        from workers.tasks import TRANSIENT
-
         if last_try or not isinstance(exc, TRANSIENT):
             progress.fail(AlignmentRun, run_id, exc)
         raise
@@ -152,10 +159,8 @@ def current_stage(work: MiningWork) -> str | None:
 
 
 def _send(stage: str, run_id: int, chunk: int) -> None:
-    """Queue a chunk's task (routed by its name: encoding on gpu, the rest on cpu)."""
-    from workers import tasks
-
-    tasks.MINING_TASKS[stage].apply_async(args=[run_id, chunk])
+    """Queue a chunk's task (encoding on gpu, the rest on cpu)."""
+    send_chunk(stage, run_id, chunk)
 
 
 def dispatch(run_id: int, work: MiningWork, *, resume: bool = False, send: Send | None = None) -> list[tuple[str, int]]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from annotation.models import ModelVersion, Project
-from workers.engine.options import Option, OptionError, check_config, describe
+from annotation.models import MINING_METHOD, ModelVersion, Project
+from workers.engine import Option, OptionError, check_config, describe
 
 APP_OPTIONS: tuple[Option, ...] = (
     Option("access_attributes", "bool", True, help="score ACCESS attributes of every pair"),
@@ -20,14 +20,16 @@ MODEL_KINDS: dict[str, tuple[str, ...]] = {
 }
 """Which kinds of the project's model versions a method can load (none: it uses no model)."""
 
+MODEL_KIND = "crf"
+"""The kind of version a training job saves, and the one a crf run uses by default once promoted."""
+
 MODEL_PATH_REFUSED = ("a model is chosen from the project's model versions (model_version), never a path; "
                       "promote or train a version on the models page")
 
 
 def method_options(method: str) -> tuple[Option, ...]:
     """The engine options of ``method`` (``muss-corpus``: the miner's, without a declared range)."""
-    from annotation.services.alignment.mining import MINING_METHOD
-    from workers.engine.methods import method_schema
+    from workers.engine import method_schema
 
     if method == MINING_METHOD:
         return ()
@@ -48,6 +50,12 @@ def model_versions(project: Project, method: str | None = None):
     return qs if method is None else qs.filter(kind__in=MODEL_KINDS.get(method, ()))
 
 
+def default_version(project: Project) -> ModelVersion | None:
+    """The trained version the project aligns with by default (promoted by a researcher), if any."""
+    pk = (project.config or {}).get("default_model_version")
+    return ModelVersion.objects.filter(project=project, kind=MODEL_KIND, pk=pk).first() if pk else None
+
+
 def check(project: Project, method: str, params: dict[str, Any], model_version: ModelVersion | None) -> None:
     """Refuse a model path, unknown or bad options and a model version of another project or kind.
 
@@ -55,7 +63,7 @@ def check(project: Project, method: str, params: dict[str, Any], model_version: 
         OptionError: a bad option (the message lists the valid options and their ranges).
         ValueError: a model path or an unusable model version.
     """
-    from annotation.services.alignment.mining import MINING_METHOD, check_params
+    from annotation.services.alignment.mining import check_params
 
     if "model" in params:
         raise OptionError(method, {"model": MODEL_PATH_REFUSED}, (*method_options(method), *APP_OPTIONS))

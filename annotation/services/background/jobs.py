@@ -6,17 +6,13 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from annotation.models import AlignmentRun, Job, Project, Status
+from annotation.models import MINING_METHOD, AlignmentRun, Job, Project, Status
 from annotation.services import audit
-from annotation.services.background import liveness, progress
+from annotation.services.background import dispatch, liveness, progress, registry
 
 
 def start_job(project: Project, kind: str, *, params: dict | None = None, user=None, enqueue: bool = True) -> Job:
-    from workers import tasks
-
-    task = tasks.JOB_TASKS.get(kind)
-    if task is None:
-        raise ValueError(f"unknown job kind {kind!r}; choose one of: {', '.join(sorted(tasks.JOB_TASKS))}")
+    registry.job(kind)  # ValueError for a kind the registry does not know
     job = Job.objects.create(project=project, kind=kind, params=params or {}, created_by=user)
     if enqueue:
         enqueue_job(job)
@@ -24,15 +20,11 @@ def start_job(project: Project, kind: str, *, params: dict | None = None, user=N
 
 
 def enqueue_run(run: AlignmentRun) -> None:
-    from workers import tasks
-
-    transaction.on_commit(lambda: tasks.run_alignment.apply_async(args=[run.pk], queue=run.queue))
+    transaction.on_commit(lambda: dispatch.send_run(run))
 
 
 def enqueue_job(job: Job) -> None:
-    from workers import tasks
-
-    transaction.on_commit(lambda: tasks.JOB_TASKS[job.kind].delay(job.pk))
+    transaction.on_commit(lambda: dispatch.send_job(job))
 
 
 def enqueue(work: AlignmentRun | Job) -> None:
@@ -70,8 +62,6 @@ def can_retry(work: AlignmentRun | Job) -> bool:
 
 
 def _is_mining(work: AlignmentRun | Job) -> bool:
-    from annotation.services.alignment.mining import MINING_METHOD
-
     return isinstance(work, AlignmentRun) and work.method == MINING_METHOD
 
 

@@ -26,9 +26,9 @@ from django.db import DatabaseError
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
-from annotation.models import AlignmentRun, Job, Status
+from annotation.models import MINING_METHOD, AlignmentRun, Job, Status
 from annotation.services import audit
-from annotation.services.background import progress
+from annotation.services.background import dispatch, progress
 
 logger = logging.getLogger(__name__)
 
@@ -50,8 +50,6 @@ def is_lost(work: AlignmentRun | Job, now: datetime | None = None) -> bool:
 
 def reap_stale(now: datetime | None = None) -> Reaped:
     """Re-queue (or fail, see the module) every piece of RUNNING work whose worker was lost."""
-    from annotation.services.alignment.mining import MINING_METHOD
-
     now = now or timezone.now()
     reaped = Reaped()
     for model in (AlignmentRun, Job):
@@ -95,12 +93,7 @@ def _reap(work: AlignmentRun | Job, now: datetime, reaped: Reaped, *, may_fail: 
 
 def _send(work: AlignmentRun | Job) -> None:
     """Publish now, not on commit: a failure to reach the broker must be seen here."""
-    from workers import tasks
-
-    if isinstance(work, AlignmentRun):
-        tasks.run_alignment.apply_async(args=[work.pk], queue=work.queue)
-    else:
-        tasks.JOB_TASKS[work.kind].apply_async(args=[work.pk])
+    dispatch.send_run(work) if isinstance(work, AlignmentRun) else dispatch.send_job(work)
 
 
 _last_pass = [0.0]

@@ -29,6 +29,7 @@ from django.utils import timezone
 
 from annotation.models import Status
 from annotation.services import audit
+from annotation.services.background.registry import TRANSIENT
 
 logger = logging.getLogger(__name__)
 
@@ -226,8 +227,6 @@ def interrupted(model: type[Model], pk: int, exc: BaseException) -> bool:
     once the database is back — takes it over and resumes it from its checkpoint. False for any
     other error (the caller stores it with :func:`fail`)."""
     from django.db import connection
-
-    from workers.tasks import TRANSIENT
 
     if not isinstance(exc, TRANSIENT):
         return False

@@ -1,1 +1,1 @@
-"""Getting text in: imports, the demo corpus, corpus statistics and the project's language tools."""
+"""Getting text in: imports, the demo corpus, documents and corpus statistics."""

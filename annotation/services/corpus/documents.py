@@ -16,8 +16,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from annotation.models import Article, Document, PairSentence, Sentence, Side
-from workers.engine.types import ArticlePair
-from workers.engine.types import Document as EngineDocument
+from workers.engine import ArticlePair
+from workers.engine import Document as EngineDocument
 
 CHUNK = 5000  # sentence rows fetched at a time when streaming
 

@@ -2,7 +2,7 @@
 
 ``run_export(project, options)`` streams the project's pairs (``source.py``, a chunk of articles at
 a time), derives non-adjacent-level pairs (``derived.py``), applies the filters (``filters.py``) and
-hands each article's kept pairs to the writers (``formats.py``), then writes ``manifest.json``
+hands each article's kept pairs to the writers (``formats/``, a module per format), then writes ``manifest.json``
 (``manifest.py``) and a zip of everything, all under ``MEDIA_ROOT/exports/<export id>/``. Articles
 without a split get one from the split policy first (``splits.py``); exported articles' splits are
 locked afterwards. :func:`start_export` queues the same work as a ``Job`` (kind ``export``, cpu
@@ -32,6 +32,7 @@ import shutil
 import time
 import zipfile
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from django.conf import settings
@@ -41,28 +42,31 @@ from django.utils import timezone
 from annotation.models import Export, Job, Project
 from annotation.services import audit
 from annotation.services.background import progress as job_progress
+from annotation.services.export import breakdown, splits
+from annotation.services.export import formats as export_formats
 from annotation.services.export import manifest as manifests
-from annotation.services.export import splits
 from annotation.services.export.filters import FilterChain
-from annotation.services.export.formats import WRITERS
-from annotation.services.export.options import FORMATS, KINDS, ExportError, ExportOptions, validate
-from annotation.services.export.source import PairSource, attribute_types
+from annotation.services.export.options import KINDS, ExportError, ExportOptions, validate
+from annotation.services.export.source import PairSource
+from annotation.services.projects import job_access
 
 PREVIEW_SECONDS = 20.0
 README = """alignapp export {id} ({kind}) of project {project!r}
 
 manifest.json        provenance: split policy and seed, label policy, filters, model version,
                      counts per split/label, agreement, checksums, application version
-wiki-manual/*.tsv    label, simple-sent-id, complex-sent-id, simple, complex, GLEU (no header;
-                     labels aligned / partialAligned / notAligned; n:m pairs as 1:1 rows)
-parallel/*.src|.dst  one pair per line (aligned + partial); *.joined.*: the simple sentences
-                     aligned to the same complex sentence(s) joined
-jsonl/*.jsonl        one pair per line: texts, label, class, provenance, votes, score, attributes
-articles/*.jsonl     engine/importer format (one article document pair per line, gold links)
-hf/                  datasets.load_from_disk("hf")
-parquet/*.parquet    datasets.load_dataset("parquet", data_files={{"train": "parquet/train.parquet", ...}})
-                     (name only splits with pairs: datasets refuses an empty parquet split)
 """
+
+
+def _readme(export_id: int, kind: str, project: str) -> str:
+    """README.txt: the manifest, then what each registered format's files hold."""
+    return (README.format(id=export_id, kind=kind, project=project)
+            + "".join(f.readme + "\n" for f in export_formats.formats()))
+
+
+def format_names() -> tuple[str, ...]:
+    """The export formats (``formats/``, one module each), in list order."""
+    return export_formats.names()
 
 
 def export_root() -> Path:
@@ -102,8 +106,8 @@ def run_export(project: Project, options: ExportOptions, *, export: Export | Non
     if root.exists():  # a retried job starts over
         shutil.rmtree(root)
     root.mkdir(parents=True)
-    writers = [WRITERS[name](root, options.splits, attribute_types(project, derived=options.derived))
-               if name == "hf" else WRITERS[name](root, options.splits) for name in options.formats]
+    writers = [export_formats.get(name).writer.for_export(root, options.splits, project, options)
+               for name in options.formats]
     for writer in writers:
         writer.open()
     tally = manifests.Tally()
@@ -123,7 +127,7 @@ def run_export(project: Project, options: ExportOptions, *, export: Export | Non
     finally:
         paths = [p for writer in writers for p in writer.close()]
     timings["write_s"] = round(time.monotonic() - started, 3)
-    (root / "README.txt").write_text(README.format(id=export.pk, kind=options.kind, project=project.name))
+    (root / "README.txt").write_text(_readme(export.pk, options.kind, project.name))
     paths.append(root / "README.txt")
     data = manifests.build(
         export_id=export.pk, project=project, options=options, split_policy=split_policy,
@@ -169,22 +173,31 @@ def _zip(root: Path, export: Export, paths: list[Path]) -> str:
 
 def preview(project: Project, options: ExportOptions, *, max_seconds: float = PREVIEW_SECONDS, visible=None) -> dict:
     """Counts per split, label, class, provenance and level pair, and what each filter would drop,
+    and (gold) ``policies``: per gold policy, its pairs and where they come from (``breakdown.py``),
     without writing anything (articles without a split are counted in the split the policy would
     give them). Stops after ``max_seconds`` with ``partial: true`` on very large corpora."""
     started = time.monotonic()
     policy = splits.validate_policy(options.split_policy) if options.split_policy else splits.project_policy(project)
     planned = splits.plan(project, policy)
-    source = PairSource(project, options, planned=planned)
+    gold_kind = options.kind == "gold"
+    # gold: read once under the widest policy and sort into each policy (breakdown.py)
+    read = replace(options, label_policy=breakdown.WIDEST, derived=False) if gold_kind else options
+    source = PairSource(project, read, planned=planned)
     chain = FilterChain(project, options, visible=visible)
+    per_policy = breakdown.PolicyBreakdown(chain, derived=options.derived, class_values=source.class_values)
     tally = manifests.Tally()
     seen = 0
     partial = False
     for batch in source.batches():
         seen += 1
         tally.articles[batch.split] += 1
-        for r in batch.records:
+        records = (breakdown.records_for(batch, options.label_policy, derived=options.derived,
+                                         class_values=source.class_values) if gold_kind else batch.records)
+        for r in records:
             if chain.reason(r) is None:
                 tally.add(r)
+        if gold_kind:
+            per_policy.add(batch)
         if time.monotonic() - started > max_seconds:
             partial = True
             break
@@ -195,6 +208,8 @@ def preview(project: Project, options: ExportOptions, *, max_seconds: float = PR
         "split_articles": {name: current.get(name, 0) + sum(1 for v in planned.values() if v == name) for name in splits.NAMES},
         "newly_assigned": len(planned), "articles_seen": seen, "articles_total": source.article_count(),
         "partial": partial, "seconds": round(time.monotonic() - started, 3),
+        "label_policy": options.label_policy if gold_kind else None,
+        "policies": per_policy.as_dict() if gold_kind else None,
     }
 
 
@@ -221,6 +236,8 @@ def run_export_job(job_id: int) -> None:
         job = Job.objects.select_related("project").get(pk=job_id)
         export = Export.objects.get(pk=job.params["export"])
         options = validate(job.params.get("options") or export.options)
+        # the creator's access now, not when it was queued: this project and each dedup project
+        job_access.check(job.created_by, job.project, [spec["project"] for spec in options.dedup if "project" in spec])
         export = run_export(job.project, options, export=export, user=job.created_by,
                             progress=job_progress.reporter(Job, job_id))
     except Exception as exc:  # noqa: BLE001 - recorded on the row, then re-raised for the log
@@ -236,5 +253,5 @@ def summary(export: Export) -> dict:
             "dropped": export.manifest.get("dropped", {}), "archive": bool(export.archive)}
 
 
-__all__ = ["FORMATS", "KINDS", "ExportError", "ExportOptions", "archive_path", "export_dir", "preview", "run_export",
+__all__ = ["KINDS", "format_names", "ExportError", "ExportOptions", "archive_path", "export_dir", "preview", "run_export",
            "run_export_job", "start_export", "summary", "validate"]

@@ -29,7 +29,7 @@ from annotation.models import Project, Sentence
 from annotation.services.export.metrics import bleu
 from annotation.services.export.options import ExportError, ExportOptions
 from annotation.services.export.records import CLASSES, PairRecord
-from workers.engine.text import is_identical, normalise
+from workers.engine import is_identical, normalise
 
 OPS: dict[str, Callable[[float, float], bool]] = {
     "gt": operator.gt, "gte": operator.ge, "lt": operator.lt, "lte": operator.le, "eq": operator.eq,
@@ -140,6 +140,10 @@ class FilterChain:
         side = self.options.dedup_side
         sentences = (r.complex_sentences if side != "simple" else []) + (r.simple_sentences if side != "complex" else [])
         return not any(digest(s) in self.eval_digests for s in sentences)
+
+    def keeps(self, record: PairRecord) -> bool:
+        """Whether every filter keeps ``record`` (nothing counted: the preview's per-policy table)."""
+        return all(keep(record) for _, keep in self.checks)
 
     def reason(self, record: PairRecord) -> str | None:
         for name, keep in self.checks:

@@ -8,9 +8,13 @@ computed on the fly from the *counted* votes (``qc.counted_labels``: no test ans
 annotators) by :func:`annotation.services.review.gold.resolve`, the rule automatic gold, training
 and calibration use too (nothing is written):
 
-* ``stored`` — only stored gold;
-* ``majority`` — else the single most frequent of ≥ 2 votes (ties are left out), provenance ``majority``;
-* ``majority-or-single`` — as ``majority``, and a pair with exactly one vote takes it, provenance ``single``.
+* ``majority-or-single`` (the default: the export keeps the annotators' work) — else the single most
+  frequent of ≥ 2 votes (ties are left out), provenance ``majority``, and a pair with exactly one vote
+  takes it, provenance ``single``;
+* ``majority`` — as ``majority-or-single`` without the single votes;
+* ``stored`` — only stored gold.
+
+The preview counts, per policy, where the pairs come from (``breakdown.py``).
 
 Auto export: the model's predicted label, provenance ``model``; the label's class comes from the
 scheme when the value is one of its values, else ``aligned``/``partial`` stand for themselves and
@@ -18,10 +22,10 @@ anything else counts as ``not``.
 """
 from __future__ import annotations
 
-from annotation.models import LabelScheme, Project
+from annotation.label_schemes import class_values as first_values
+from annotation.label_schemes import scheme_kind, value_classes
+from annotation.models import Project
 from annotation.services.export.options import ExportError
-from annotation.services.review.gold import class_values as first_values
-from annotation.services.review.gold import value_classes
 
 CLASS_NAMES = ("aligned", "partial", "not")
 
@@ -39,8 +43,9 @@ def class_values(project: Project, kind: str) -> dict[str, str]:
 
 
 def check_scheme(project: Project, kind: str) -> None:
-    if kind == "gold" and project.label_scheme.kind == LabelScheme.LIKERT:
-        raise ExportError("gold export needs a categorical label scheme; this project rates on Likert scales")
+    scheme = scheme_kind(project.label_scheme)
+    if kind == "gold" and not scheme.gold:
+        raise ExportError(f"gold export needs a categorical label scheme; {scheme.why_no_gold}")
 
 
 def auto_class(label: str, counts_as: dict[str, str]) -> str:

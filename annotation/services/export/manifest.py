@@ -119,7 +119,7 @@ def language_tools(project: Project, runs) -> dict:
     """The project's encoder and spaCy pipeline, and every feature the exported runs (an auto export)
     or the project's latest runs (gold), and its latest scoring jobs, left out — with why — so a
     consumer never mistakes an absent column for a zero."""
-    from annotation.services.corpus.language_tools import describe, missing_features
+    from annotation.services.projects.language_tools import describe, missing_features
 
     tools = describe(project)
     return {"language": project.language, "encoder": tools["encoder"]["used"],

@@ -63,7 +63,7 @@ def gleu(reference: str | list[str], hypothesis: str | list[str], max_n: int = 4
 def bleu(simple: str, complex_: str) -> float:
     """sacrebleu sentence BLEU in [0, 1] of the simple side against the complex side (the app's
     ``workers.engine.simplicity.bleu`` with sacrebleu's defaults)."""
-    from workers.engine.simplicity.bleu import sentence_bleu
+    from workers.engine import sentence_bleu
 
     return sentence_bleu(simple, complex_) / 100.0
 

@@ -3,12 +3,13 @@
 Every key, its default and meaning::
 
     kind            "gold" (labelled pairs) | "auto" (a model version's or run's alignment)
-    formats         ["tsv", "parallel", "jsonl", "articles", "hf"] (default all)
+    formats         the registered formats (``formats/``: tsv, parallel, jsonl, articles, hf; default all)
     splits          which splits to write (default train, dev, test)
     split_policy    policy for articles without a split (default: the project's, see splits.py)
-    label_policy    gold only: "stored" (Adjudication rows only; default) | "majority" (else the
-                    majority of ≥ 2 counted votes, ties left out) | "majority-or-single" (else also
-                    the only vote of single-annotator pairs)
+    label_policy    gold only: "majority-or-single" (default: stored gold, else the majority of ≥ 2
+                    counted votes, else the only vote of a single-annotator pair; ties left out) |
+                    "majority" (stored gold, else the majority of ≥ 2 votes) | "stored" (Adjudication
+                    rows only: imported, adjudicated and automatic gold written earlier)
     provenance      keep only these provenances (adjudicated, majority, single, imported, model, derived)
     model_version   auto: id of a ModelVersion (its succeeded runs are exported)
     runs            auto: ids of alignment runs (instead of or with model_version)
@@ -33,11 +34,23 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from annotation.services.export import formats as export_formats
 from annotation.services.export.splits import NAMES, SplitError, validate_policy
 
 KINDS = ("gold", "auto")
-FORMATS = ("tsv", "parallel", "jsonl", "articles", "hf")
-LABEL_POLICIES = ("stored", "majority", "majority-or-single")
+LABEL_POLICIES = ("majority-or-single", "majority", "stored")
+# The default keeps the annotators' work (issue 18): a researcher exporting "the gold" expects every
+# human judgement in it; ties are left out (they wait in adjudication) and stored gold always wins.
+DEFAULT_LABEL_POLICY = "majority-or-single"
+LABEL_POLICY_HELP = {
+    "majority-or-single": "Everything people decided: stored gold (imported or adjudicated), else the majority "
+                          "of the annotators' votes, else the one vote of a pair only one annotator labelled; "
+                          "ties are left out.",
+    "majority": "Stored gold, else the majority of two or more annotators' votes; pairs with one vote or a tie "
+                "are left out.",
+    "stored": "Only gold stored in the project: imported with the corpus, decided in adjudication, or written "
+              "by automatic gold; the annotators' votes alone are left out.",
+}
 PROVENANCES = ("adjudicated", "majority", "single", "imported", "model", "derived")
 OPERATORS = ("gt", "gte", "lt", "lte", "eq")
 DEDUP_SIDES = ("both", "complex", "simple")
@@ -51,10 +64,10 @@ class ExportError(ValueError):
 @dataclass
 class ExportOptions:
     kind: str = "gold"
-    formats: list[str] = field(default_factory=lambda: list(FORMATS))
+    formats: list[str] = field(default_factory=lambda: list(export_formats.names()))
     splits: list[str] = field(default_factory=lambda: list(NAMES))
     split_policy: dict | None = None
-    label_policy: str = "stored"
+    label_policy: str = DEFAULT_LABEL_POLICY
     provenance: list[str] | None = None
     model_version: int | None = None
     runs: list[int] = field(default_factory=list)
@@ -166,7 +179,7 @@ def validate(raw: dict | None, *, allow_paths: bool = False) -> ExportOptions:
         raise ExportError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
     opts.kind = kind
     if "formats" in raw:
-        opts.formats = _choices("formats", raw["formats"], FORMATS)
+        opts.formats = _choices("formats", raw["formats"], export_formats.names())
         if not opts.formats:
             raise ExportError("choose at least one format")
     if "splits" in raw:

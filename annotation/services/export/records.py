@@ -46,6 +46,7 @@ class PairRecord:
     run: int | None = None
     derived: bool = False
     derived_from: list[int] = field(default_factory=list)
+    stored_gold: bool = False  # gold: a stored Adjudication row (else computed from the votes now)
 
     @property
     def complex(self) -> str:

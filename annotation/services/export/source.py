@@ -162,13 +162,13 @@ class PairSource:
             if self.options.kind == "auto":
                 # several runs may predict the same pair: keep the latest run's prediction
                 key = (c_doc, s_doc, c_key, s_key)
-                label, provenance, reviewer = predicted or "", "model", None
+                label, provenance, reviewer, stored_gold = predicted or "", "model", None, False
                 klass = gold.auto_class(label, self.counts_as)
             else:
                 resolved = resolve(stored.get(pair_id), [v["value"] for v in pair_votes], self.options.label_policy)
                 if resolved is None:
                     continue
-                label, provenance, reviewer = resolved.value, resolved.provenance, resolved.reviewer
+                label, provenance, reviewer, stored_gold = resolved.value, resolved.provenance, resolved.reviewer, resolved.stored
                 klass = self.counts_as.get(label, "not")
             c_ids, s_ids = tuple(key_indices(c_key)), tuple(key_indices(s_key))
             c_sent, s_sent = sentences.get(c_doc, []), sentences.get(s_doc, [])
@@ -182,6 +182,7 @@ class PairSource:
                 label=label, counts_as=klass, provenance=provenance, votes=pair_votes, reviewer=reviewer,
                 note=notes.get(pair_id, "") if provenance != "model" else "",
                 score=score, predicted_label=predicted or "", features=features or {}, origin=origin, run=run_id,
+                stored_gold=stored_gold,
             )
             if self.options.kind == "auto":
                 earlier = seen_auto.get(key)

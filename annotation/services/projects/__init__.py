@@ -1,1 +1,1 @@
-"""Projects and people: creating projects, settings, members and accounts, guidelines."""
+"""Projects and people: creating projects, members and accounts, guidelines, the project's language tools."""

@@ -7,11 +7,12 @@ on failed sign-ins.
   new one. Rotating makes a new key at once (the old one stops working); revoking deletes it.
   Every password change revokes the user's token, whoever changed it and wherever (the account
   page, the admin, a script): :func:`revoke_on_password_change` listens to the user model's saves.
-* **Failed sign-ins** (the login page and ``POST /api/token/``) are counted per client address and
-  username in Django's cache: after ``LOGIN_FAILURE_LIMIT`` failures within
-  ``LOGIN_FAILURE_WINDOW_MINUTES`` that username is refused from that address, correct password
-  or not, until the window ends. With the default local-memory cache each web process counts on
-  its own (see ``CACHE_URL`` in settings).
+* **Failed sign-ins** (the login page and ``POST /api/token/``) are counted per username and per
+  client address separately, atomically, in Django's cache: after ``LOGIN_FAILURE_LIMIT`` failures
+  of a username (``LOGIN_ADDRESS_FAILURE_LIMIT`` from an address) within
+  ``LOGIN_FAILURE_WINDOW_MINUTES`` each further attempt waits, the wait doubling from
+  ``LOGIN_DELAY_SECONDS`` up to ``LOGIN_DELAY_MAX_SECONDS``; the right password works after the
+  wait. With the default local-memory cache each web process counts on its own (see ``CACHE_URL``).
 """
 from __future__ import annotations
 
@@ -121,6 +122,36 @@ def revoke_on_password_change(sender, instance, created: bool = False, **kwargs)
     revoke_tokens(instance, reason="password changed", via="password change")
 
 
+def end_sessions(user_pk: int) -> int:
+    """Delete every signed-in session of the user with id ``user_pk`` (returns how many): a session
+    must not come back to life when the account is reactivated (or its id is reused)."""
+    from importlib import import_module
+
+    from django.contrib.sessions.models import Session
+
+    store = import_module(settings.SESSION_ENGINE).SessionStore
+    ended = 0
+    for session in Session.objects.filter(expire_date__gt=timezone.now()).iterator():
+        if str(session.get_decoded().get("_auth_user_id")) == str(user_pk):
+            store(session_key=session.session_key).delete()
+            ended += 1
+    return ended
+
+
+def end_access_of_inactive(sender, instance, created: bool = False, **kwargs) -> None:
+    """``post_save`` receiver for the user model: a deactivated account (by the People page, the admin
+    or a script) loses its sessions and API token for good, so reactivating it needs a new sign-in."""
+    if created or instance.is_active:
+        return
+    end_sessions(instance.pk)
+    revoke_tokens(instance, reason="account deactivated", via="deactivation")
+
+
+def end_access_of_removed(sender, instance, **kwargs) -> None:
+    """``pre_delete`` receiver for the user model: a user removed from the site loses their sessions."""
+    end_sessions(instance.pk)
+
+
 # --- Password change ----------------------------------------------------------------------------
 
 def change_password(user, *, old: str, new: str, repeat: str) -> None:
@@ -145,51 +176,159 @@ def change_password(user, *, old: str, new: str, repeat: str) -> None:
 
 
 # --- Failed sign-ins ----------------------------------------------------------------------------
+#
+# Two counters, each with its own limit: one per username (whatever the address) and one per client
+# address (whatever the username). Every attempt first takes a number from the counter (an atomic
+# cache ``incr``); the first ``limit`` numbers may try at once. Past the limit an attempt must claim
+# the next slot: slot k opens ``delay(k)`` seconds after slot k-1 was claimed (slot 0: the limit was
+# reached), with ``delay(k) = LOGIN_DELAY_SECONDS * 2**(k-1)`` up to ``LOGIN_DELAY_MAX_SECONDS``, and
+# is claimed with an atomic cache ``add``, so parallel attempts never get more tries than that. A
+# right password is never refused for good: it works once the current wait is over, and resets the
+# username's counter. Reaching a limit is recorded in the audit log (``login.limit``).
 
-def _keys(address: str, username: str) -> tuple[str, str]:
-    digest = hashlib.sha256(f"{address}\0{username.strip().lower()}".encode()).hexdigest()[:32]
-    return f"login-failures:{digest}", f"login-failures-since:{digest}"
+_TIERS = ("username", "address")
+
+
+def _now() -> float:
+    return time.time()
+
+
+def _limit(tier: str) -> int:
+    return settings.LOGIN_FAILURE_LIMIT if tier == "username" else settings.LOGIN_ADDRESS_FAILURE_LIMIT
+
+
+def _keys(tier: str, value: str) -> dict[str, str]:
+    normal = value.strip().lower() if tier == "username" else value.strip()
+    digest = hashlib.sha256(f"{tier}\0{normal}".encode()).hexdigest()[:32]
+    base = f"login-{tier}:{digest}"
+    return {"count": f"{base}:count", "reached": f"{base}:reached", "last": f"{base}:last", "slot": f"{base}:slot"}
 
 
 def _window_s() -> int:
     return max(1, settings.LOGIN_FAILURE_WINDOW_MINUTES) * 60
 
 
-def login_blocked_for(address: str, username: str) -> int:
-    """Seconds until ``username`` may try again from ``address``; 0 when not blocked."""
-    if settings.LOGIN_FAILURE_LIMIT <= 0:
-        return 0
-    count_key, since_key = _keys(address, username)
-    if (cache.get(count_key) or 0) < settings.LOGIN_FAILURE_LIMIT:
-        return 0
-    since = cache.get(since_key) or time.time()
-    return max(1, math.ceil(since + _window_s() - time.time()))
+def _ttl() -> int:
+    return _window_s() + max(1, settings.LOGIN_DELAY_MAX_SECONDS) * 2
 
 
-def login_failed(address: str, username: str) -> int:
-    """Count one failed sign-in; returns the failures within the current window."""
-    count_key, since_key = _keys(address, username)
-    window = _window_s()
-    cache.add(since_key, time.time(), window)
-    cache.add(count_key, 0, window)
+def delay(slot: int) -> int:
+    """Seconds slot ``slot`` (1, 2, …) opens after the one before: doubling, at most LOGIN_DELAY_MAX_SECONDS."""
+    base = max(1, settings.LOGIN_DELAY_SECONDS)
+    return min(base * 2 ** min(max(slot, 1) - 1, 30), max(base, settings.LOGIN_DELAY_MAX_SECONDS))
+
+
+def _take_number(keys: dict[str, str]) -> int:
+    if cache.add(keys["count"], 0, _window_s()):  # a new window: forget the last one's slots
+        cache.delete_many([keys["reached"], keys["last"]])
     try:
-        return cache.incr(count_key)
+        return cache.incr(keys["count"])
     except ValueError:  # the window ended between add and incr
-        cache.set(count_key, 1, window)
-        cache.set(since_key, time.time(), window)
-        return 1
+        cache.add(keys["count"], 0, _window_s())
+        return cache.incr(keys["count"])
+
+
+def _reach(tier: str, keys: dict[str, str], *, username: str, address: str, failures: int) -> None:
+    """Note when a counter reached its limit (once per window) and record it in the audit log."""
+    if cache.add(keys["reached"], _now(), _ttl()):
+        record_limit(tier, username=username, address=address, failures=failures)
+
+
+def _claim_slot(tier: str, keys: dict[str, str], *, username: str, address: str, number: int) -> int:
+    """0 when this attempt claimed the next open slot; otherwise seconds until the next one opens."""
+    _reach(tier, keys, username=username, address=address, failures=number - 1)  # normally by the last failure
+    now = _now()
+    reached = cache.get(keys["reached"], now)
+    slot, since = cache.get(keys["last"]) or (0, reached)
+    opens = since + delay(slot + 1)
+    if now < opens:
+        return max(1, math.ceil(opens - now))
+    if not cache.add(f"{keys['slot']}:{reached}:{slot + 1}", now, _ttl()):  # another attempt took it
+        return delay(slot + 2)
+    cache.set(keys["last"], (slot + 1, now), _ttl())
+    return 0
+
+
+def _tier_values(address: str, username: str) -> list[tuple[str, str]]:
+    return [(tier, value) for tier, value in zip(_TIERS, (username, address)) if _limit(tier) > 0]
+
+
+def begin_sign_in(address: str, username: str) -> int:
+    """Take this attempt's place in both counters: 0 when it may check the password now, otherwise
+    the seconds to wait (the caller answers 429 without checking the password). Call
+    :func:`login_failed` or :func:`login_succeeded` after a permitted attempt."""
+    taken = []
+    for tier, value in _tier_values(address, username):
+        keys = _keys(tier, value)
+        number = _take_number(keys)
+        if number > _limit(tier):
+            wait = _claim_slot(tier, keys, username=username, address=address, number=number)
+            if wait:
+                for earlier in taken:  # not tried: give back the places taken in the other counter
+                    _give_back(earlier)
+                return wait
+        taken.append(keys)
+    return 0
+
+
+def _give_back(keys: dict[str, str]) -> None:
+    try:
+        cache.decr(keys["count"])
+    except ValueError:  # its window ended meanwhile
+        pass
+
+
+def login_blocked_for(address: str, username: str) -> int:
+    """Seconds until ``username`` may try again from ``address`` (0: now), without taking a place."""
+    waits = [0]
+    for tier, value in _tier_values(address, username):
+        keys = _keys(tier, value)
+        if (cache.get(keys["count"]) or 0) >= _limit(tier):
+            now = _now()
+            slot, since = cache.get(keys["last"]) or (0, cache.get(keys["reached"], now))
+            waits.append(max(0, math.ceil(since + delay(slot + 1) - now)))
+    return max(waits)
+
+
+def login_failed(address: str, username: str) -> None:
+    """A permitted attempt failed: keep its place in the counters (their window starts again) and
+    record in the audit log when a counter reaches its limit."""
+    for tier, value in _tier_values(address, username):
+        keys = _keys(tier, value)
+        cache.touch(keys["count"], _window_s())
+        failures = cache.get(keys["count"]) or 0
+        if failures >= _limit(tier):
+            _reach(tier, keys, username=username, address=address, failures=failures)
+
+
+def record_limit(tier: str, *, username: str, address: str, failures: int) -> None:
+    """The audit entry for a counter that reached its limit (later attempts wait, doubling)."""
+    audit.record("login.limit", target=username.strip()[:150], via="sign-in", counter=tier, address=address,
+                 failures=failures, delay_seconds=delay(1))
 
 
 def login_succeeded(address: str, username: str) -> None:
-    cache.delete_many(_keys(address, username))
+    """A right password resets the username's counter and gives back its place in the address's
+    (whose failures run out with their window)."""
+    cache.delete_many(list(_keys("username", username).values()))
+    if _limit("address") > 0:
+        _give_back(_keys("address", address))
 
 
 def blocked_message(seconds: int) -> str:
-    minutes = max(1, math.ceil(seconds / 60))
+    if seconds < 60:
+        return f"Too many failed attempts: try again in {seconds} second{'s' if seconds != 1 else ''}."
+    minutes = math.ceil(seconds / 60)
     return f"Too many failed attempts: try again in {minutes} minute{'s' if minutes != 1 else ''}."
 
 
 def client_address(request) -> str:
-    """The address failed sign-ins are counted for (the direct peer; a proxy's own forwarding header
-    is not trusted, since any client can send one)."""
+    """The address failed sign-ins are counted for: the direct peer, or with
+    ``LOGIN_CLIENT_ADDRESS_HEADER`` set (only behind a proxy that sets it; any client can send one) the
+    last address in that header, the one the proxy saw."""
+    header = settings.LOGIN_CLIENT_ADDRESS_HEADER
+    if header:
+        forwarded = [part.strip() for part in request.META.get(header, "").split(",") if part.strip()]
+        if forwarded:
+            return forwarded[-1]
     return request.META.get("REMOTE_ADDR", "") or "unknown"

@@ -29,19 +29,20 @@ def create_project(user, *, name: str, language: str, label_scheme: str, encoder
                    guidelines: str = "", description: str = "") -> Project:
     """Create a project with its creator as its first researcher.
 
-    ``label_scheme`` is a scheme slug; ``encoder`` a sentence-encoder name or path (blank: the default);
+    ``label_scheme`` is a scheme slug; ``encoder`` the bundled encoder's name or a path under
+    ``MODEL_ROOTS`` (blank: the default; :mod:`annotation.services.projects.model_paths`);
     ``guidelines`` Markdown (blank: the scheme's default guidelines).
 
     Raises:
         ProjectError: a blank or taken name, an unsupported language, an unknown scheme, an encoder
-            that cannot be a name or path, or guidelines too long. Nothing is created then.
+            that is not an allowed model, or guidelines too long. Nothing is created then.
     """
     from django.db import transaction
 
     from annotation.models import LabelScheme
-    from annotation.services.corpus import language_tools
     from annotation.services.projects import guidelines as guidelines_service
-    from workers.engine.text import SUPPORTED_LANGUAGES
+    from annotation.services.projects import language_tools
+    from workers.engine import SUPPORTED_LANGUAGES
 
     name = name.strip()
     if not name:
@@ -56,7 +57,7 @@ def create_project(user, *, name: str, language: str, label_scheme: str, encoder
     if scheme is None:
         raise ProjectError(f"Unknown label scheme {label_scheme!r}.")
     try:
-        encoder = language_tools.clean(encoder, "sentence encoder")
+        encoder = language_tools.checked(encoder, language_tools.ENCODER, None)
     except language_tools.LanguageToolsError as exc:
         raise ProjectError(str(exc)) from exc
     text = guidelines.replace("\r\n", "\n").strip()

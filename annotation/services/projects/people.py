@@ -165,10 +165,7 @@ def set_active(user, active: bool, *, by):
     user.save(update_fields=["is_active"])
     if changed:
         audit.record("user.activate" if active else "user.deactivate", actor=by, target=user.username)
-    if not active:
-        from rest_framework.authtoken.models import Token
-
-        Token.objects.filter(user=user).delete()
+    # deactivation ends their sessions and API token for good (accounts.end_access_of_inactive, on save)
     return user
 
 

@@ -32,7 +32,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, Max, QuerySet
 from django.utils import timezone
 
-from annotation.models import Adjudication, AdjudicationChange, CandidatePair, LabelScheme, Project
+from annotation.label_schemes import UNKNOWN_KIND, scheme_kind, value_classes
+from annotation.models import Adjudication, AdjudicationChange, CandidatePair, Project
 from annotation.services.corpus.documents import pair_texts
 from annotation.services.review import qc
 from annotation.services.review.gold import majority_value, qualifies, vote_gold
@@ -66,19 +67,36 @@ def _vote_counts(project: Project) -> QuerySet:
 
 def queue_pair_ids(project: Project, *, mode: str | None = None) -> list[int]:
     """Ids (ascending) of the pairs awaiting review: ≥ 2 counted votes that disagree (mode
-    ``disagreements``) or ≥ 1 counted vote (mode ``all``), minus pairs with settled gold."""
+    ``disagreements``) or ≥ 1 counted vote (mode ``all``), minus pairs with settled gold; plus, in
+    either mode, pairs whose imported gold a vote disagrees with (:func:`imported_disagreements`)."""
     mode = mode or queue_mode(project)
     if mode not in MODES:
         raise AdjudicationError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
     rows = _vote_counts(project).exclude(pair__gold__provenance__in=SETTLED)
     if mode == "disagreements":
-        if project.label_scheme.kind == LabelScheme.LIKERT:
-            return _likert_disagreements(project)
+        if scheme_kind(project.label_scheme).vote_field == "ratings":
+            return _ratings_disagreements(project)
         rows = rows.filter(votes__gte=2, distinct__gte=2)
-    return sorted(r["pair_id"] for r in rows)
+    return sorted({r["pair_id"] for r in rows} | imported_disagreements(project))
 
 
-def _likert_disagreements(project: Project) -> list[int]:
+def imported_disagreements(project: Project) -> set[int]:
+    """Pairs whose imported gold a counted vote disagrees with (issue 18 §3: imported gold never
+    overrides annotators silently; the review shows both). A vote that links a pair whose imported
+    gold is a link of unknown kind agrees with it. Deciding the pair settles it."""
+    if scheme_kind(project.label_scheme).vote_field == "ratings":
+        return set()
+    classes = value_classes(project.label_scheme)
+    out: set[int] = set()
+    for pid, value, gold in (qc.counted_labels(project).filter(pair__gold__provenance=Adjudication.IMPORTED)
+                             .values_list("pair_id", "value", "pair__gold__value")):
+        if value != gold and not (gold == UNKNOWN_KIND and classes.get(value) in ("aligned", "partial")):
+            out.add(pid)
+    return out
+
+
+def _ratings_disagreements(project: Project) -> list[int]:
+    """Pairs whose counted ratings differ (a kind voting with ratings has no single value to count)."""
     ratings: dict[int, set[tuple]] = defaultdict(set)
     settled = set(Adjudication.objects.filter(pair__article__project=project, provenance__in=SETTLED)
                   .values_list("pair_id", flat=True))
@@ -195,8 +213,9 @@ def decide(pair: CandidatePair, value: str, reviewer, note: str = "") -> Adjudic
     nothing but the note and time. Raises :class:`AdjudicationError` for a value outside the scheme.
     """
     scheme = pair.article.project.label_scheme
-    if scheme.kind == LabelScheme.LIKERT:
-        raise AdjudicationError("Likert ratings are averaged, not adjudicated; choose a categorical scheme")
+    kind = scheme_kind(scheme)
+    if not kind.gold:
+        raise AdjudicationError(f"{kind.why_no_gold}; choose a categorical scheme")
     if value not in scheme.value_names():
         raise AdjudicationError(f"{value!r} is not a label of scheme {scheme.slug!r}; choose one of: "
                                 f"{', '.join(scheme.value_names())}")
@@ -225,7 +244,7 @@ class GoldPlan:
 def _check_policy(project: Project, policy: str) -> str:
     if policy not in POLICIES:
         raise AdjudicationError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
-    if project.label_scheme.kind == LabelScheme.LIKERT:
+    if not scheme_kind(project.label_scheme).gold:
         raise AdjudicationError("automatic gold needs a categorical scheme")
     return Adjudication.MAJORITY if policy == "majority" else Adjudication.SINGLE
 

@@ -303,30 +303,16 @@ def pairwise_links(class_matrix: Matrix) -> list[dict]:
 def project_agreement(project: Project) -> dict:
     """Agreement of a project's counted labels, shaped for the dashboard and the API.
 
-    Categorical: ``{"kind": "categorical", "values": summary, "classes": summary, "binary": summary,
-    "links": [...]}``; Likert: ``{"kind": "likert", "dimensions": {name: summary}}``. Annotators are
-    named by username.
+    ``{"scheme": slug, "kind": kind, ...}`` plus what the scheme's kind computes
+    (:meth:`annotation.label_schemes.SchemeKind.agreement`): categorical ``values``, ``classes``,
+    ``binary`` summaries and ``links``; Likert ``dimensions`` (name → summary). Annotators are named by
+    username.
     """
+    import sys
+
+    from annotation.label_schemes import scheme_kind
     from annotation.services.review import qc
-    from annotation.services.review.gold import value_classes
 
     scheme: LabelScheme = project.label_scheme
-    rows = qc.counted_labels(project).values_list("pair_id", "annotator__username", "value", "ratings")
-    out: dict = {"scheme": scheme.slug, "kind": scheme.kind}
-    if scheme.kind == LabelScheme.LIKERT:
-        points = scheme.value_names()
-        ratings = list(rows)
-        out["dimensions"] = {
-            dim: summary(label_matrix((pid, user, str((r or {}).get(dim, ""))) for pid, user, _, r in ratings),
-                         points, ordered=True)
-            for dim in scheme.dimensions
-        }
-        return out
-    matrix = label_matrix((pid, user, value) for pid, user, value, _ in rows)
-    classes = recode(matrix, value_classes(scheme))
-    binary = recode(classes, {"aligned": "aligned+partial", "partial": "aligned+partial", "not": "not"})
-    out["values"] = summary(matrix, scheme.value_names())
-    out["classes"] = summary(classes, list(CLASSES))
-    out["binary"] = summary(binary, ["aligned+partial", "not"])
-    out["links"] = pairwise_links(classes)
-    return out
+    rows = list(qc.counted_labels(project).values_list("pair_id", "annotator__username", "value", "ratings"))
+    return {"scheme": scheme.slug, "kind": scheme.kind, **scheme_kind(scheme).agreement(scheme, rows, sys.modules[__name__])}

@@ -7,17 +7,17 @@ gap is a break, not work).
 """
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from datetime import datetime
 
 from django.db.models import Count, Exists, OuterRef
 
+from annotation.label_schemes import scheme_kind
 from annotation.models import (
     Adjudication,
     AlignmentRun,
     CandidatePair,
     Label,
-    LabelScheme,
     Membership,
     Prediction,
     Project,
@@ -90,22 +90,11 @@ def annotator_progress(project: Project) -> list[dict]:
 
 
 def label_counts(project: Project) -> dict:
-    """Counted votes and gold per scheme value (Likert: per dimension and point)."""
+    """Counted votes and gold per scheme value (Likert: per dimension and point), as the scheme's kind
+    counts them (:meth:`annotation.label_schemes.SchemeKind.label_counts`)."""
     scheme = project.label_scheme
-    counted = qc.counted_labels(project)
-    if scheme.kind == LabelScheme.LIKERT:
-        per_dim: dict[str, Counter] = {d: Counter() for d in scheme.dimensions}
-        for ratings in counted.values_list("ratings", flat=True):
-            for dim, point in (ratings or {}).items():
-                if dim in per_dim:
-                    per_dim[dim][str(point)] += 1
-        return {"kind": "likert", "dimensions": {d: {p: c.get(p, 0) for p in scheme.value_names()}
-                                                 for d, c in per_dim.items()}}
-    votes = dict(counted.order_by().values_list("value").annotate(n=Count("id")))
     gold = dict(Adjudication.objects.filter(pair__article__project=project).order_by().values_list("value").annotate(n=Count("id")))
-    return {"kind": "categorical", "values": [
-        {"value": v["value"], "name": v.get("name", v["value"]), "counts_as": v.get("counts_as"),
-         "votes": votes.get(v["value"], 0), "gold": gold.get(v["value"], 0)} for v in scheme.values]}
+    return scheme_kind(scheme).label_counts(scheme, qc.counted_labels(project), gold)
 
 
 def project_progress(project: Project) -> dict:
@@ -156,6 +145,6 @@ def dashboard(project: Project) -> dict:
 
 def language_tool_status(project: Project) -> dict:
     """The project's encoder and spaCy pipeline, and the features its runs and jobs left out."""
-    from annotation.services.corpus.language_tools import describe, missing_features
+    from annotation.services.projects.language_tools import describe, missing_features
 
     return {"language_tools": describe(project), "missing_features": missing_features(project)}

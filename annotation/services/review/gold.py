@@ -16,7 +16,7 @@ excluded annotators) decide:
 Who uses which: automatic gold writes what ``majority`` or ``single`` gives; the gold export offers
 ``stored``, ``majority`` and ``majority-or-single``; training, calibration and the scoring jobs
 read ``majority-or-single``. A label's *class* (aligned / partial / not) is the scheme value's
-``counts_as`` (:func:`value_classes`).
+``counts_as`` (:func:`annotation.label_schemes.value_classes`).
 
 Example:
     >>> resolve(None, ["aligned", "aligned", "partial"], "majority")
@@ -32,7 +32,8 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from annotation.models import Adjudication, LabelScheme, Project
+from annotation.label_schemes import value_classes
+from annotation.models import Adjudication, Project
 from annotation.services.review import qc
 
 POLICIES: tuple[str, ...] = ("stored", "majority", "single", "majority-or-single")
@@ -113,27 +114,6 @@ def pair_gold(project: Project, pairs, *, policy: str = "majority-or-single") ->
     return out
 
 
-def value_classes(scheme: LabelScheme, default: str | None = "not") -> dict[str, str | None]:
-    """Scheme value → its class (``counts_as``: aligned / partial / not), ``default`` for a value
-    that names none."""
-    return {v["value"]: v.get("counts_as", default) for v in scheme.values}
-
-
-def class_values(scheme: LabelScheme) -> dict[str, str]:
-    """Class → the first scheme value that counts as it (a value naming no class counts as ``not``):
-    how a class decided elsewhere (an article link, imported or derived gold) is stored as a label.
-
-    Example:
-        >>> class_values(LabelScheme(values=[{"value": "good", "counts_as": "aligned"}, {"value": "bad"},
-        ...                                  {"value": "fine", "counts_as": "aligned"}]))
-        {'aligned': 'good', 'not': 'bad'}
-    """
-    out: dict[str, str] = {}
-    for v in scheme.values:
-        out.setdefault(v.get("counts_as", "not"), v["value"])
-    return out
-
-
 def pair_classes(project: Project, pairs, *, policy: str = "majority-or-single",
                  default: str | None = "not") -> dict[int, str]:
     """``{pair id: class}`` of the pairs with gold under ``policy`` (see :func:`pair_gold`); a gold
@@ -143,5 +123,4 @@ def pair_classes(project: Project, pairs, *, policy: str = "majority-or-single",
     return {pid: cls for pid, cls in out.items() if cls is not None}
 
 
-__all__ = ["Gold", "POLICIES", "class_values", "majority_value", "pair_classes", "pair_gold", "qualifies", "resolve", "value_classes",
-           "vote_gold"]
+__all__ = ["Gold", "POLICIES", "majority_value", "pair_classes", "pair_gold", "qualifies", "resolve", "vote_gold"]

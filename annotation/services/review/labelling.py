@@ -19,17 +19,28 @@ labels" — goes through here, so the same rules hold everywhere:
   stored label. Another value for a pair the annotator already labelled raises
   :class:`LabelConflict` (the stored value and its time) unless the caller asks for an explicit
   change (``change=True``); every change and every deletion (undo) leaves a :class:`LabelChange`
-  with old → new, who, when and from which screen. A majority gold of the pair is recomputed when
-  its votes change (``services.adjudication.refresh_majority``); adjudicated gold is not touched.
+  with old → new, who, when and from which screen.
+* **The same effects on every path.** The three writes (a new label, a change, a deletion)
+  each schedule the pair's vote refresh after the commit (:func:`_votes_changed`: its automatic
+  single/majority gold is recomputed by ``adjudication.refresh_majority``; adjudicated gold is not
+  touched), and a new test answer re-scores the annotator (``qc.record_test_answer``).
+
+This module is the only writer of ``Label`` and ``LabelChange`` rows (``tests/test_repository.py``
+checks it). The queue (``services.review.queue``) decides what to serve and calls
+:func:`submit_served`, which can claim the annotator's next pair in the label's transaction.
 """
 from __future__ import annotations
 
 import math
 import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from annotation.label_schemes import InvalidValue, scheme_kind
 from annotation.models import Assignment, CandidatePair, Label, LabelChange, LabelScheme, Project
 from annotation.services.review import qc
 from annotation.validation import text_problem
@@ -37,7 +48,6 @@ from annotation.validation import text_problem
 MAX_VALUE_CHARS = 50
 MAX_COMMENT_CHARS = 5000
 MAX_SECONDS = 86400.0  # a day on one item is a client bug, not a measurement
-LIKERT_RANGE = (1, 5)
 
 QUEUE, API, ARTICLE, MY_LABELS, UNDO = (LabelChange.QUEUE, LabelChange.API, LabelChange.ARTICLE,
                                         LabelChange.MY_LABELS, LabelChange.UNDO)
@@ -49,7 +59,7 @@ class LabelInputError(ValueError):
 
 
 class NotServed(ValueError):
-    """The pair was not served to this annotator and is not theirs to edit."""
+    """The pair was not served to this annotator and is not theirs to edit (the queue's refusal too)."""
 
 
 class LabelConflict(ValueError):
@@ -97,47 +107,18 @@ def clean_seconds(seconds) -> float:
     return float(seconds)
 
 
-def _likert_point(dimension: str, raw, allowed: set[str]) -> str:
-    if isinstance(raw, bool):
-        raise LabelInputError(f"ratings.{dimension}: must be an integer from {LIKERT_RANGE[0]} to {LIKERT_RANGE[1]}")
-    if isinstance(raw, float) and raw.is_integer():
-        raw = int(raw)
-    if isinstance(raw, str):
-        raw = clean_text(f"ratings.{dimension}", raw, 8).strip()
-    text = str(raw)
-    if text not in allowed:
-        raise LabelInputError(f"ratings.{dimension}: {raw!r} is not one of {', '.join(sorted(allowed))}")
-    return text
-
-
 def validate_value(scheme: LabelScheme, value: str, ratings: dict | None) -> dict:
-    """The label's stored ratings once ``value``/``ratings`` are valid for ``scheme``; raises LabelInputError."""
+    """The label's stored ratings once ``value``/``ratings`` are valid for ``scheme`` (as its kind decides:
+    :meth:`annotation.label_schemes.SchemeKind.validate`); raises LabelInputError."""
     value = clean_text("value", value, MAX_VALUE_CHARS)
     if ratings is None:
         ratings = {}
     if not isinstance(ratings, dict):
         raise LabelInputError("ratings: must be an object of {dimension: rating}")
-    if scheme.kind != LabelScheme.LIKERT:
-        if ratings:
-            raise LabelInputError(f"ratings: only for Likert schemes; scheme {scheme.slug!r} takes a value "
-                                  f"({', '.join(scheme.value_names())})")
-        if value not in scheme.value_names():
-            raise LabelInputError(f"value: {value!r} is not a label of scheme {scheme.slug!r}; "
-                                  f"choose one of: {', '.join(scheme.value_names())}")
-        return {}
-    if value:
-        raise LabelInputError(f"value: scheme {scheme.slug!r} is rated with 'ratings', not a value")
-    dimensions = list(scheme.dimensions or [])
-    for key in ratings:
-        clean_text("ratings key", key, 50)
-    unknown = sorted(set(ratings) - set(dimensions))
-    if unknown:
-        raise LabelInputError(f"ratings: unknown dimension(s) {', '.join(unknown)}; valid: {', '.join(dimensions)}")
-    missing = [d for d in dimensions if d not in ratings]
-    if missing:
-        raise LabelInputError(f"ratings: missing {', '.join(missing)}")
-    allowed = {str(v) for v in scheme.value_names()}
-    return {d: _likert_point(d, ratings[d], allowed) for d in dimensions}
+    try:
+        return scheme_kind(scheme).validate(scheme, value, ratings)
+    except InvalidValue as exc:
+        raise LabelInputError(str(exc)) from exc
 
 
 def cleaned(scheme: LabelScheme, *, value: str, ratings: dict | None, comment: str, seconds) -> dict:
@@ -173,7 +154,7 @@ def same_content(label: Label, fields: dict) -> bool:
     return all(getattr(label, name) == fields.get(name, getattr(label, name)) for name in CONTENT)
 
 
-def record_change(label: Label, *, new: dict | None, source: str, by=None) -> LabelChange:
+def _record_change(label: Label, *, new: dict | None, source: str, by=None) -> LabelChange:
     """A history row for ``label`` changing to ``new`` (None: deleted), in the caller's transaction."""
     new = new or {}
     return LabelChange.objects.create(
@@ -189,15 +170,22 @@ def _votes_changed(pair_id: int) -> None:
     refresh_majority(pair_id)
 
 
+def _after_vote(pair_id: int) -> None:
+    """The after-commit effects of any write of a pair's votes (every write below calls this; a
+    rolled-back write's callback is discarded with it)."""
+    transaction.on_commit(lambda: _votes_changed(pair_id))
+
+
 # --- Writing -------------------------------------------------------------------------------------
 
-def insert_label(user, pair_id: int, fields: dict, client_token: uuid.UUID | None) -> Label:
+def _insert_label(user, pair_id: int, fields: dict, client_token: uuid.UUID | None) -> Label:
     """INSERT the label and mark the assignment done, in the caller's transaction. Raises
     IntegrityError when the label exists already (same ``client_token``, or this annotator labelled
-    the pair before): then roll back and call :func:`store_existing`."""
+    the pair before): then roll back and call :func:`_store_existing`."""
     label = Label(pair_id=pair_id, annotator=user, client_token=client_token or uuid.uuid4(), **fields)
     label.save(force_insert=True)
     _mark_done(user, pair_id)
+    _after_vote(pair_id)
     return label
 
 
@@ -210,9 +198,9 @@ def _same_token(user, pair_id: int, client_token: uuid.UUID | None) -> Label | N
     return existing
 
 
-def store_existing(user, pair_id: int, fields: dict, client_token: uuid.UUID | None, *,
+def _store_existing(user, pair_id: int, fields: dict, client_token: uuid.UUID | None, *,
                    change: bool = False) -> tuple[Label, bool]:
-    """The slow path after :func:`insert_label` failed: the same ``client_token`` again returns its
+    """The slow path after :func:`_insert_label` failed: the same ``client_token`` again returns its
     label untouched; the same content again returns the stored label; other content raises
     :class:`LabelConflict` unless ``change`` (then the change is applied and recorded). If the
     label was deleted meanwhile it is inserted. One transaction per attempt; no savepoints."""
@@ -224,7 +212,7 @@ def store_existing(user, pair_id: int, fields: dict, client_token: uuid.UUID | N
                     return existing, False
                 label = Label.objects.select_for_update().filter(pair_id=pair_id, annotator=user).first()
                 if label is None:
-                    return insert_label(user, pair_id, fields, client_token), True
+                    return _insert_label(user, pair_id, fields, client_token), True
                 if same_content(label, fields):
                     _mark_done(user, pair_id)
                     return label, False
@@ -239,7 +227,7 @@ def store_existing(user, pair_id: int, fields: dict, client_token: uuid.UUID | N
 
 def _apply_change(label: Label, fields: dict, *, source: str, by) -> Label:
     """Change ``label`` to ``fields`` with a history row, in the caller's transaction."""
-    record_change(label, new=fields, source=source, by=by)
+    _record_change(label, new=fields, source=source, by=by)
     now = timezone.now()
     updates = {k: v for k, v in fields.items() if k not in ("is_test_question", "server_seconds", "source")}
     if source != MY_LABELS:  # time spent on the item again adds to the time spent before
@@ -249,7 +237,7 @@ def _apply_change(label: Label, fields: dict, *, source: str, by) -> Label:
         setattr(label, name, value)
     label.updated_at = now
     _mark_done(label.annotator, label.pair_id)
-    transaction.on_commit(lambda: _votes_changed(label.pair_id))
+    _after_vote(label.pair_id)
     return label
 
 
@@ -281,8 +269,7 @@ def submit_label(user, pair: CandidatePair, *, value: str = "", ratings: dict | 
     """Store ``user``'s label for ``pair`` through the gate (module docstring); returns (label, created).
 
     Raises ValueError subclasses with a message for the annotator: LabelInputError, NotServed,
-    LabelConflict, ``qc.QualityControlError``. (The queue's submit+next path uses the pieces
-    directly: ``services.queue``.)"""
+    LabelConflict, ``qc.QualityControlError``. (The queue calls :func:`submit_served`.)"""
     existing = _same_token(user, pair.pk, client_token)
     if existing is not None:
         return existing, False
@@ -292,16 +279,55 @@ def submit_label(user, pair: CandidatePair, *, value: str = "", ratings: dict | 
         assignment = permitted(user, pair, source)
     fields = checked_fields(user, project, value=value, ratings=ratings, comment=comment, seconds=seconds,
                             assignment=assignment, source=source)
+    stored = _store(user, project, pair.pk, fields, client_token, change=change)
+    return stored.label, stored.created
+
+
+@dataclass(frozen=True)
+class Stored:
+    """What :func:`submit_served` stored: the label, whether it is new, what ``then`` returned (None
+    when it did not run) and whether this test answer just excluded the annotator."""
+
+    label: Label
+    created: bool
+    then: Any = None
+    excluded_now: bool = False
+
+
+def submit_served(user, project: Project, pair_id: int, assignment: Assignment | None, *, value: str = "",
+                  ratings: dict | None = None, comment: str = "", seconds: float = 0.0,
+                  client_token: uuid.UUID | None = None, exclusion: str | None | object = qc.NOT_LOADED,
+                  change: bool = False, then: Callable[[], Any] | None = None) -> Stored:
+    """Store the label of a queue item (``source="queue"``) through the gate: ``assignment`` is the
+    annotator's assignment of the pair as the queue loaded it (None: never served: NotServed).
+
+    ``then`` runs inside the label's transaction right after a new label's INSERT (the queue claims
+    the next pair there, so label + next is one transaction); it does not run when the label existed
+    already (a retry, a second tab), and whatever it writes rolls back with the label."""
+    if assignment is None:
+        raise NotServed(f"pair #{pair_id} is not in your queue; ask for the next item")
+    if assignment.status == Assignment.SKIPPED:
+        raise NotServed(f"you skipped pair #{pair_id}; it comes back at the end of your queue")
+    fields = checked_fields(user, project, value=value, ratings=ratings, comment=comment, seconds=seconds,
+                            assignment=assignment, exclusion=exclusion, source=QUEUE)
+    return _store(user, project, pair_id, fields, client_token, change=change, then=then)
+
+
+def _store(user, project: Project, pair_id: int, fields: dict, client_token: uuid.UUID | None, *, change: bool,
+           then: Callable[[], Any] | None = None) -> Stored:
+    """Write checked ``fields``: the fast INSERT (plus ``then``) in one transaction, else the slow
+    path of :func:`_store_existing`; then re-score a new test answer."""
+    done = None
     try:
         with transaction.atomic():
-            label, created = insert_label(user, pair.pk, fields, client_token), True
-    except IntegrityError:
-        label, created = store_existing(user, pair.pk, fields, client_token, change=change)
-    if created and fields["is_test_question"]:
-        qc.record_test_answer(user, project)
-    if created:
-        transaction.on_commit(lambda: _votes_changed(pair.pk))
-    return label, created
+            label, created = _insert_label(user, pair_id, fields, client_token), True
+            if then is not None:
+                done = then()
+    except IntegrityError:  # labelled before (a retry, a second tab): the slow path, ``then`` not run
+        done = None
+        label, created = _store_existing(user, pair_id, fields, client_token, change=change)
+    excluded_now = bool(created and fields["is_test_question"] and qc.record_test_answer(user, project))
+    return Stored(label, created, done, excluded_now)
 
 
 def edit_label(user, label: Label, *, value: str, ratings: dict | None = None, comment: str | None = None,
@@ -323,7 +349,7 @@ def edit_label(user, label: Label, *, value: str, ratings: dict | None = None, c
 
 def delete_label(user, label: Label, *, source: str = UNDO) -> None:
     """Delete ``label``, keeping its content in the history (undo), in the caller's transaction."""
-    record_change(label, new=None, source=source, by=user)
+    _record_change(label, new=None, source=source, by=user)
     pair_id = label.pair_id
     label.delete()
-    transaction.on_commit(lambda: _votes_changed(pair_id))
+    _after_vote(pair_id)

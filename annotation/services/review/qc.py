@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, fields
 from django.db.models import Count, F, Q, QuerySet
 from django.utils import timezone
 
+from annotation.label_schemes import UNKNOWN_KIND, value_classes
 from annotation.models import Assignment, Label, Membership, Project
 
 MAX_OVERLAP = 10
@@ -131,8 +132,12 @@ def test_accuracy(project: Project, user=None) -> dict[int, TestAccuracy]:
     qs = test_labels(project)
     if user is not None:
         qs = qs.filter(annotator=user)
+    # gold of unknown kind (an imported link without gold_labels) is matched by any linking answer
+    classes = value_classes(project.label_scheme)
+    linking = [v for v, c in classes.items() if c in ("aligned", "partial")]
+    right = Q(value=F("pair__gold__value")) | Q(pair__gold__value=UNKNOWN_KIND, value__in=linking)
     rows = qs.values("annotator_id").annotate(
-        answers=Count("id"), correct=Count("id", filter=Q(value=F("pair__gold__value"))),
+        answers=Count("id"), correct=Count("id", filter=right),
     ).order_by("annotator_id")
     return {r["annotator_id"]: TestAccuracy(r["annotator_id"], r["answers"], r["correct"]) for r in rows}
 

@@ -3,10 +3,11 @@
 **Training data** (:func:`training_set`) comes from article-level splits (the export's, assigned
 with the project's split policy when an article has none):
 
-* *exhaustive article pairs* train the CRF and the pair model: document pairs an annotator
-  declared complete in the whole-article view (their links; every unlinked pair = not aligned),
-  and document pairs imported with gold (the import's gold is exhaustive). Where a pair has
-  adjudicated gold, it overrides the annotators' links;
+* *exhaustive article pairs* (:func:`annotation.services.review.exhaustive.exhaustive_pairs`, the
+  one definition that model metrics use too) train the CRF and the pair model: document pairs an
+  annotator declared complete in the whole-article view (their links; every unlinked pair = not
+  aligned), and document pairs whose imported gold is exhaustive. Where a pair has adjudicated
+  gold, it overrides the annotators' links;
 * *pair-level labels* of the train articles' other sentence pairs (adjudicated gold, else the
   counted majority of crowd votes — quality control applied) train the pair model only.
 
@@ -23,23 +24,20 @@ from dataclasses import dataclass, field
 
 from django.utils import timezone
 
+from annotation.label_schemes import UNKNOWN_KIND, value_classes
 from annotation.models import (
-    Adjudication,
     Article,
-    ArticleCompletion,
     CandidatePair,
     Label,
     Project,
     Split,
 )
 from annotation.services.corpus.documents import engine_pair, pair_texts
-from annotation.services.review import qc
-from annotation.services.review.gold import pair_classes, value_classes
-from workers.engine.types import ArticlePair
+from annotation.services.review.exhaustive import exhaustive_pairs
+from annotation.services.review.gold import pair_classes
+from workers.engine import ArticlePair
 
-TRAIN_JOB = "train-aligner"
 LINK = ("aligned", "partial")
-MODEL_KIND = "crf"
 
 
 class TrainingError(ValueError):
@@ -96,27 +94,13 @@ def _exhaustive_links(project: Project, complex_doc: int, simple_doc: int, annot
             value = ("aligned" if ranked["aligned"] >= ranked["partial"] else "partial") if linked * 2 >= len(annotators) else "not"
         else:
             continue
+        if value == UNKNOWN_KIND:  # an imported link without a kind: a link to the CRF, which has no
+            value = "aligned"      # "link of unknown kind" class (Task 1 positive; stored as it came)
         if value in LINK:
             for c in pair.complex_indices:
                 for s in pair.simple_indices:
                     links[(c, s)] = value if links.get((c, s)) != "aligned" else "aligned"
     return links
-
-
-def exhaustive_document_pairs(project: Project) -> list[tuple[int, int, int, list[int], bool]]:
-    """``(article, complex doc, simple doc, completing annotators, has imported gold)`` of every
-    exhaustively annotated document pair of the project."""
-    found: dict[tuple[int, int, int], tuple[list[int], bool]] = {}
-    excluded = qc.excluded_annotators(project)  # quality control applies to completed article pairs too
-    for article, c, s, annotator in (ArticleCompletion.objects.filter(article__project=project)
-                                     .exclude(annotator_id__in=excluded)
-                                     .values_list("article_id", "complex_document_id", "simple_document_id", "annotator_id")):
-        found.setdefault((article, c, s), ([], False))[0].append(annotator)
-    for article, c, s in (CandidatePair.objects.filter(article__project=project, gold__provenance=Adjudication.IMPORTED)
-                          .values_list("article_id", "complex_document_id", "simple_document_id").distinct()):
-        annotators, _ = found.get((article, c, s), ([], False))
-        found[(article, c, s)] = (annotators, True)
-    return [(a, c, s, annotators, imported) for (a, c, s), (annotators, imported) in sorted(found.items())]
 
 
 def training_set(project: Project) -> TrainingSet:
@@ -125,7 +109,7 @@ def training_set(project: Project) -> TrainingSet:
     data = TrainingSet()
     covered: set[tuple[int, int]] = set()
     sources = Counter()
-    for article, c, s, annotators, imported in exhaustive_document_pairs(project):
+    for article, c, s, annotators, imported in exhaustive_pairs(project):
         split = split_of.get(article)
         if split not in data.exhaustive:
             continue
@@ -142,7 +126,7 @@ def training_set(project: Project) -> TrainingSet:
     doc_pair = {pid: (c, s) for pid, c, s in CandidatePair.objects.filter(pk__in=list(texts))
                 .values_list("pk", "complex_document_id", "simple_document_id")}
     for pid, value in sorted(labelled.items()):
-        if pid not in texts or doc_pair[pid] in covered:
+        if pid not in texts or doc_pair[pid] in covered or value == UNKNOWN_KIND:  # pair examples need a class
             continue
         data.pair_examples.append((*texts[pid], value))
     data.snapshot = _snapshot(data, split_of, sources)
@@ -167,5 +151,5 @@ def _snapshot(data: TrainingSet, split_of: dict[int, str], sources: Counter) -> 
     }
 
 
-__all__ = ["LINK", "MODEL_KIND", "TRAIN_JOB", "TrainingError", "TrainingSet", "article_splits", "exhaustive_document_pairs",
+__all__ = ["LINK", "TrainingError", "TrainingSet", "article_splits",
            "resolved_labels", "training_set"]

@@ -2,14 +2,20 @@
 register, promote, download and re-align (neural CRF paper §3–4; SPEC §5.1).
 
 **A training job** (:func:`start_training`, :func:`run_training_job`) runs on the ``gpu`` queue
-(CPU when the worker has no CUDA), reports every epoch (loss, dev F1) as progress, can be
+(CPU when the worker has no CUDA), reports each stage, every batch and epoch (loss, dev F1) with
+time elapsed and an estimate (:mod:`annotation.services.training.reporting`), can be
 cancelled between epochs, and ends with a ModelVersion whose metrics put its test Task 1/Task 2
-scores beside the previous version's and the untrained crf's.
+scores beside the previous version's, the default's and the untrained crf's, measured on the
+exhaustively annotated test articles only (:mod:`annotation.services.training.metrics`).
+:func:`promote` asks for a confirmation before a version that is worse becomes the default.
 """
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 import time
+import zipfile
 from pathlib import Path
 
 from django.conf import settings
@@ -17,21 +23,21 @@ from django.db import transaction
 from django.db.models import Count, Q
 
 from annotation.models import (
+    TRAIN_JOB,
     Article,
     Job,
     ModelVersion,
     Project,
 )
 from annotation.services import audit
+from annotation.services.alignment.run_options import MODEL_KIND, default_version
 from annotation.services.background import jobs, progress
-from annotation.services.corpus import language_tools
+from annotation.services.projects import language_tools
+from annotation.services.training import metrics, reporting
 from annotation.services.training.dataset import (
-    MODEL_KIND,
-    TRAIN_JOB,
     TrainingError,
     training_set,
 )
-from workers.engine.types import ArticlePair
 
 # --- Jobs --------------------------------------------------------------------------------------
 
@@ -39,16 +45,10 @@ def model_versions(project: Project):
     return ModelVersion.objects.filter(project=project, kind=MODEL_KIND)
 
 
-def default_version(project: Project) -> ModelVersion | None:
-    """The version the project aligns with by default (promoted by a researcher), if any."""
-    pk = (project.config or {}).get("default_model_version")
-    return model_versions(project).filter(pk=pk).first() if pk else None
-
-
 def start_training(project: Project, *, user=None, config: dict | None = None, seed: int = 0,
                    base_version: ModelVersion | None = None, enqueue: bool = True) -> Job:
     """Check the data and options now (clear errors before anything is queued), then queue the job."""
-    from workers.engine.training.config import TrainConfig
+    from workers.engine import TrainConfig
 
     if config is not None and not isinstance(config, dict):
         raise TrainingError("config: must be a JSON object of training options")
@@ -80,7 +80,7 @@ def _check_types(config: dict) -> None:
     """Each known option has the type of its default (ints for counts, numbers for rates, text)."""
     from dataclasses import fields
 
-    from workers.engine.training.config import TrainConfig
+    from workers.engine import TrainConfig
 
     for f in fields(TrainConfig):
         if f.name not in config or config[f.name] is None:
@@ -130,12 +130,12 @@ def _version_dir(project: Project, name: str) -> Path:
 
 
 def _train(job: Job) -> ModelVersion:
-    from workers.engine.training import TrainingCancelled, train_aligner
+    from workers.engine import TrainingCancelled, train_aligner
 
     project, params = job.project, job.params
     started = time.monotonic()
-    report = progress.reporter(Job, job.pk)
-    report(0.01, "collecting the training data")
+    tracker = reporting.TrainingProgress(progress.reporter(Job, job.pk))
+    tracker.begin("collect")
     data = training_set(project)
     parent = model_versions(project).filter(pk=params.get("base_version")).first() or default_version(project)
     base = language_tools.project_encoder(project)  # the project's encoder (None: the bundled MiniLM)
@@ -147,8 +147,7 @@ def _train(job: Job) -> ModelVersion:
     config = dict(params.get("config") or {})
 
     def on_epoch(epoch) -> None:  # an EpochReport: stage, epoch/epochs, loss, dev F1
-        stage = 0.0 if epoch.stage == "pair_model" else 0.5
-        report(0.05 + 0.85 * (stage + 0.5 * epoch.epoch / max(1, epoch.epochs)), epoch.line())
+        tracker.on_epoch(epoch)
         # where training got to (shown, and counted as life); a new attempt trains from the start
         progress.save_checkpoint(Job, job.pk, {"stage": epoch.stage, "epoch": epoch.epoch, "epochs": epoch.epochs})
 
@@ -160,42 +159,51 @@ def _train(job: Job) -> ModelVersion:
     try:
         manifest = train_aligner(train, str(out), dev=dev or None, base=base, config=config,
                                  seed=int(params.get("seed", 0)), progress=on_epoch, should_stop=cancelled,
-                                 extra_examples=data.pair_examples)
+                                 extra_examples=data.pair_examples, on_step=tracker.on_step)
     except TrainingCancelled:
         raise progress.Cancelled(f"training job #{job.pk} was cancelled") from None
     progress.check_cancelled(Job, job.pk)
-    report(0.92, "measuring on the test articles")
-    metrics = {"dev": (manifest.get("metrics") or {}).get("heldout", {}), "test": _test_metrics(data.exhaustive["test"], out, parent)}
+    tracker.begin("measure")
+    dev_metrics = {**((manifest.get("metrics") or {}).get("heldout") or {}), **metrics.dev_articles(manifest)}
+    measured = {"dev": dev_metrics,
+                "test": metrics.measure(data.exhaustive["test"], out, parent, default_version(project))}
     snapshot = {**data.snapshot, "manifest": manifest, "config": config, "seed": params.get("seed", 0),
                 "timings": {"total_s": round(time.monotonic() - started, 1)}}
     progress.check_cancelled(Job, job.pk)  # only the attempt that owns the job registers its version
     return ModelVersion.objects.create(project=project, name=name, kind=MODEL_KIND, path=str(out), parent=parent,
-                                       training_snapshot=snapshot, metrics=metrics, job=job, created_by=job.created_by)
+                                       training_snapshot=snapshot, metrics=measured, job=job, created_by=job.created_by)
 
 
-def _test_metrics(test: list[ArticlePair], path: Path, parent: ModelVersion | None) -> dict:
-    """Task 1/Task 2 on the test articles: this version, the previous one, the untrained crf."""
-    if not test:
-        return {}
-    from workers.engine import align, evaluate
+class PromotionNeedsConfirmation(TrainingError):
+    """Promoting this version would make crf runs worse (on the test articles): ask first."""
 
-    def score(model: str | None) -> dict:
-        result = evaluate(align(test, "crf", model=model), test)
-        return {"task1": result["task1"], "task2": result["task2"]}
-
-    out = {"n_article_pairs": len(test), "this": score(str(path)), "untrained": score(None)}
-    if parent is not None and Path(parent.path).exists():
-        out["previous"] = score(parent.path)
-    return out
+    def __init__(self, assessment: dict) -> None:
+        super().__init__("promote anyway? " + "; ".join(assessment["warnings"]))
+        self.assessment = assessment
 
 
-def promote(version: ModelVersion, *, user=None) -> None:
-    """Make ``version`` the project's default model for crf runs."""
+def promote(version: ModelVersion, *, user=None, confirm: bool = False) -> dict:
+    """Make ``version`` the project's default model for crf runs; returns its assessment.
+
+    A version worse than the current default (or than the untrained crf) on the test articles is
+    promoted only with ``confirm=True`` (else :class:`PromotionNeedsConfirmation`); the audit event
+    keeps the metrics and the warnings either way.
+    """
     project = version.project
+    project.refresh_from_db(fields=["config"])  # the default as stored now, not as this object was loaded
+    current = default_version(project)
+    assessment = metrics.assess(version, current)
+    if current is not None and current.pk == version.pk:
+        return assessment  # already the default: nothing to change or record
+    if assessment["needs_confirmation"] and not confirm:
+        raise PromotionNeedsConfirmation(assessment)
     project.config = {**(project.config or {}), "default_model_version": version.pk}
     with transaction.atomic():
         project.save(update_fields=["config"])
-        audit.record("model.promote", actor=user, project=project, target=version.name, version=version.pk)
+        audit.record("model.promote", actor=user, project=project, target=version.name, version=version.pk,
+                     previous_default=current.pk if current else None,
+                     confirmed=bool(assessment["needs_confirmation"]), **metrics.promotion_record(version, assessment))
+    return assessment
 
 
 def realign(version: ModelVersion, *, scope: str = "all", user=None):
@@ -214,15 +222,29 @@ def realign(version: ModelVersion, *, scope: str = "all", user=None):
 
 
 def zip_version(version: ModelVersion) -> Path:
-    """A zip of the version's directory (made once, next to it)."""
+    """A zip of the version's directory (made once, next to it).
+
+    The zip is built under a temporary name and renamed into place atomically, so a request never
+    reads a half-written zip: parallel first downloads each build their own copy (the last rename
+    wins, every copy is complete) and an open file stays valid when another copy replaces it.
+    """
     root = Path(version.path)
     if not root.is_dir():
         raise TrainingError(f"the files of {version.name} are missing on this server")
     target = root.with_suffix(".zip")
     if not target.exists():
-        shutil.make_archive(str(root), "zip", root_dir=root)
+        fd, partial = tempfile.mkstemp(prefix=f".{root.name}-", suffix=".zip.partial", dir=root.parent)
+        os.close(fd)
+        try:
+            with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
+                for path in sorted(root.rglob("*")):
+                    archive.write(path, path.relative_to(root).as_posix())
+            os.replace(partial, target)
+        finally:
+            if os.path.exists(partial):
+                os.unlink(partial)
     return target
 
 
-__all__ = ["TRAIN_JOB", "TrainingError", "cancel", "default_version", "model_versions", "promote", "realign",
+__all__ = ["TRAIN_JOB", "PromotionNeedsConfirmation", "TrainingError", "cancel", "model_versions", "promote", "realign",
            "run_training_job", "start_training", "zip_version"]

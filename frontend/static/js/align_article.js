@@ -1,28 +1,33 @@
 // Whole-article alignment: two columns of sentences, links drawn between them (SVG), edited with
 // clicks or keys, saved through PUT /api/articles/<id>/alignment/ as the annotator's labels.
 //
-// A link is {complex: [..], simple: [..], label: "aligned"|"partial"}; a sentence is in at most one
-// link, so linking sentences that already belong to links merges those links (n:m) — the status line
-// says so. Saving sends the links on screen and the model links this page showed that the annotator
-// removed (the only model pairs the server labels "not aligned"). Marking the document pair complete
-// (c; o reopens) is a separate action: only then do unlinked pairs count as not aligned.
+// A link is one complex–simple sentence link with its own label: {complex: [c], simple: [s], label:
+// "aligned"|"partial"}; a sentence may be in several links (a split, a fusion: the groups are derived
+// by the server, the status line names them). Linking a selection links each selected complex sentence
+// to each selected simple one. Saving sends the links on screen, the links this page loaded (its own
+// or the model's) and removed — the only ones the server labels "not aligned" — and the version it
+// loaded: a save based on an older version gets 409 and the conflict dialog (article_conflict.js).
+// Marking the document pair complete (c; o reopens) is separate: only then do unlinked pairs count as
+// not aligned.
 
+import { askConflict, merge, removedSince } from "./article_conflict.js";
 import { csrfToken } from "./http.js";
+import {
+  $, SIDES, clearBoard, drawLink, ends, fillVersions, getJson, keepDrawn, onKeys, pageConfig, queryString, renderSentences,
+  spans, statusLine,
+} from "./link_board.js";
 
-const cfg = JSON.parse(document.getElementById("page-config").textContent);
-const $ = (sel) => document.querySelector(sel);
-const SVG = "http://www.w3.org/2000/svg";
-const SIDES = ["complex", "simple"];
+const cfg = pageConfig();
 const el = {
   board: $("#board"), svg: $("#links"), status: $("#status"), source: $("#source"), save: $("#save"),
   useModel: $("#use-model"), cols: { complex: $("#complex-col"), simple: $("#simple-col") },
-  completion: $("#completion"), complete: $("#complete"), reopen: $("#reopen"),
+  completion: $("#completion"), complete: $("#complete"), reopen: $("#reopen"), conflict: $("#conflict"),
 };
 const completionApi = `${cfg.api}completion/`;
 
 let data = null;                       // last GET/PUT payload
 let links = [];                        // the links on screen
-let shownModel = [];                   // the model's links this page put on screen (to report removals)
+let base = [];                         // the links this page loaded (own or the model's): removals are relative to them
 let nodes = { complex: [], simple: [] };  // sentence elements in order
 let focus = { side: "complex", pos: 0 };
 let selection = { complex: new Set(), simple: new Set() };
@@ -32,73 +37,31 @@ let busy = false;
 const openedAt = performance.now();    // time on the page, recorded when it is marked complete
 let sinceSave = performance.now();     // time since the last save, recorded with the labels it writes
 
-function query() {
-  const params = new URLSearchParams(cfg.query);
-  return params.toString() ? `?${params}` : "";
-}
-
-function say(text, error = false) {
-  el.status.textContent = text;
-  el.status.classList.toggle("error", error);
-}
+const query = () => queryString(cfg.query);
+const say = statusLine(el.status);
 
 function markDirty() {
   dirty = true;
   say("Unsaved changes — press s to save.");
 }
 
-// "C3–4" for complex sentences [3, 4]: runs of consecutive indices as ranges.
-function spans(prefix, indices) {
-  const runs = [];
-  for (const i of [...indices].sort((x, y) => x - y)) {
-    const last = runs[runs.length - 1];
-    if (last && i === last[1] + 1) last[1] = i;
-    else runs.push([i, i]);
-  }
-  return prefix + runs.map(([a, b]) => (a === b ? `${a}` : `${a}–${b}`)).join(",");
-}
-
 function describe(link) {
   return `${spans("C", link.complex)} → ${spans("S", link.simple)}`;
 }
 
-const linkKey = (link) => `${link.complex.join(",")}:${link.simple.join(",")}`;
+// The derived group (split, fusion, n:m) a sentence's links belong to, for the status line.
+function groupOf(side, index) {
+  return (data.groups || []).find((g) => g[side].includes(index));
+}
 
 // --- Rendering -----------------------------------------------------------------------------
 
 function renderColumn(side, doc) {
-  const col = el.cols[side];
-  col.querySelector(".level").textContent = doc.level;
-  const body = col.querySelector(".col-body");
-  body.replaceChildren();
-  nodes[side] = [];
-  for (const paragraph of doc.paragraphs) {
-    const block = document.createElement("div");
-    block.className = "para";
-    block.dataset.paragraph = paragraph.index;
-    for (const s of paragraph.sentences) {
-      const p = document.createElement("p");
-      p.className = "asent";
-      p.dataset.side = side;
-      p.dataset.index = s.index;
-      p.dataset.pos = nodes[side].length;
-      const idx = document.createElement("span");
-      idx.className = "idx";
-      idx.textContent = s.index;
-      p.append(idx, " ", s.text);
-      p.addEventListener("click", (ev) => clickSentence(side, Number(p.dataset.pos), ev.shiftKey));
-      block.append(p);
-      nodes[side].push(p);
-    }
-    body.append(block);
-  }
+  nodes[side] = renderSentences(el.cols[side], side, doc, (p) => clickSentence(side, Number(p.dataset.pos), p.shiftKey));
 }
 
 function fillChoices() {
-  for (const side of SIDES) {
-    const select = $(`#choose-${side}`);
-    select.replaceChildren(...data.versions.map((v) => new Option(v.level, v.id, false, v.id === data[side].id)));
-  }
+  fillVersions(data);
   if (data.runs.length) {
     $("#choose-run-label").hidden = false;
     $("#choose-run").replaceChildren(...data.runs.map((r) => new Option(`#${r.id} ${r.method}`, r.id, false,
@@ -106,18 +69,23 @@ function fillChoices() {
   }
 }
 
-function linkOf(side, index) {
-  return links.findIndex((l) => l[side].includes(index));
+// The sentence's first link, or (when the selected link is one of its links) the next one: clicking
+// a sentence in several links again steps through them.
+function linkOf(side, index, next = false) {
+  const mine = links.map((l, k) => (l[side].includes(index) ? k : -1)).filter((k) => k >= 0);
+  if (!mine.length) return -1;
+  const at = mine.indexOf(active);
+  return next && at >= 0 ? mine[(at + 1) % mine.length] : mine[0];
 }
 
 function paint() {
   for (const side of SIDES) {
     nodes[side].forEach((node, pos) => {
       const index = Number(node.dataset.index);
-      const k = linkOf(side, index);
-      node.classList.toggle("linked", k >= 0);
-      node.classList.toggle("partial", k >= 0 && links[k].label === "partial");
-      node.classList.toggle("in-active", k >= 0 && k === active);
+      const own = links.filter((l) => l[side].includes(index));
+      node.classList.toggle("linked", own.length > 0);
+      node.classList.toggle("partial", own.some((l) => l.label === "partial"));
+      node.classList.toggle("in-active", active !== null && own.includes(links[active]));
       node.classList.toggle("selected", selection[side].has(index));
       node.classList.toggle("focus", focus.side === side && focus.pos === pos);
     });
@@ -129,43 +97,17 @@ function paint() {
 }
 
 function draw() {
-  const box = el.board.getBoundingClientRect();
-  el.svg.setAttribute("width", box.width);
-  el.svg.setAttribute("height", box.height);
-  el.svg.replaceChildren();
+  const box = clearBoard(el.board, el.svg);
   links.forEach((link, k) => {
     for (const c of link.complex) {
       for (const s of link.simple) {
         const a = nodes.complex[posOf("complex", c)].getBoundingClientRect();
         const b = nodes.simple[posOf("simple", s)].getBoundingClientRect();
-        const x1 = a.right - box.left, y1 = a.top + a.height / 2 - box.top;
-        const x2 = b.left - box.left, y2 = b.top + b.height / 2 - box.top;
-        const d = `M${x1},${y1} C${(x1 + x2) / 2},${y1} ${(x1 + x2) / 2},${y2} ${x2},${y2}`;
-        const line = document.createElementNS(SVG, "path");
-        line.setAttribute("d", d);
-        line.setAttribute("class", `link ${link.label}${k === active ? " active" : ""}`);
-        const hit = document.createElementNS(SVG, "path");
-        hit.setAttribute("d", d);
-        hit.setAttribute("class", "hit");
-        hit.dataset.link = k;
-        hit.dataset.key = `${link.complex.join(",")}:${link.simple.join(",")}`;
-        hit.addEventListener("click", () => clickLink(k));
-        el.svg.append(line, hit, handle((x1 + x2) / 2, (y1 + y2) / 2, hit.dataset, `${link.label}${k === active ? " active" : ""}`, () => clickLink(k)));
+        drawLink(el.svg, ends(box, a, b), `${link.label}${k === active ? " active" : ""}`,
+          { link: k, key: `${link.complex.join(",")}:${link.simple.join(",")}` }, () => clickLink(k));
       }
     }
   });
-}
-
-// A small knob at the middle of a link line: the easy place to click it.
-function handle(x, y, dataset, cls, onClick) {
-  const knob = document.createElementNS(SVG, "circle");
-  knob.setAttribute("cx", x);
-  knob.setAttribute("cy", y);
-  knob.setAttribute("r", 5);
-  knob.setAttribute("class", `handle ${cls}`);
-  Object.assign(knob.dataset, dataset);
-  knob.addEventListener("click", onClick);
-  return knob;
 }
 
 const positions = { complex: new Map(), simple: new Map() };
@@ -180,28 +122,23 @@ function linkSelection() {
     say("Select at least one complex and one simple sentence to link.", true);
     return;
   }
-  const complex = new Set(selection.complex), simple = new Set(selection.simple);
-  let label = "aligned";
-  // merge every link touching a selected sentence (a sentence is in one link only)
-  const touching = links.filter((l) => l.complex.some((i) => complex.has(i)) || l.simple.some((i) => simple.has(i)));
-  for (const l of touching) {
-    l.complex.forEach((i) => complex.add(i));
-    l.simple.forEach((i) => simple.add(i));
-    if (l.label === "partial") label = "partial";
+  // one link per selected complex × simple sentence; links that exist keep their label
+  let last = null, added = 0;
+  for (const c of selection.complex) {
+    for (const s of selection.simple) {
+      last = links.find((l) => l.complex[0] === c && l.simple[0] === s);
+      if (!last) {
+        last = { complex: [c], simple: [s], label: "aligned" };
+        links.push(last);
+        added += 1;
+      }
+    }
   }
-  links = links.filter((l) => !touching.includes(l));
-  const merged = { complex: [...complex].sort((x, y) => x - y), simple: [...simple].sort((x, y) => x - y), label };
-  links.push(merged);
   links.sort((x, y) => x.complex[0] - y.complex[0] || x.simple[0] - y.simple[0]);
-  active = links.indexOf(merged);
+  active = links.indexOf(last);
   selection = { complex: new Set(), simple: new Set() };
   markDirty();
-  if (touching.length) {
-    const into = touching.map(describe).join(" and ");
-    say(`Merging into link${touching.length === 1 ? "" : "s"} ${into}: now one link ${describe(merged)}` +
-      `${label === "partial" ? " (partial)" : ""}. Unsaved — press s to save, x to undo the link.`);
-    el.status.dataset.merged = describe(merged);
-  }
+  if (added > 1) say(`${added} links added, each with its own label (a/p on a selected link). Unsaved — press s to save.`);
   paint();
 }
 
@@ -242,9 +179,9 @@ function clickSentence(side, pos, shift) {
       linkSelection();
       return;
     }
-    const k = linkOf(side, index);
+    const k = linkOf(side, index, true);
     active = k >= 0 ? k : active;
-    if (k >= 0) hintMerge(side, index, k);
+    if (k >= 0) hintLinks(side, index, k);
   }
   paint();
 }
@@ -264,12 +201,15 @@ function toggleSelect(side, index) {
   }
   selection[side].add(index);
   const k = linkOf(side, index);
-  if (k >= 0) hintMerge(side, index, k);
+  if (k >= 0) hintLinks(side, index, k);
 }
 
-function hintMerge(side, index, k) {
-  say(`${spans(side === "complex" ? "C" : "S", [index])} is in link ${describe(links[k])}: ` +
-    "linking it to another sentence merges into that link (a/p relabel it, x unlinks).");
+function hintLinks(side, index, k) {
+  const n = links.filter((l) => l[side].includes(index)).length;
+  const group = groupOf(side, index);
+  const kind = group && group.kind !== "1:1" ? ` (saved as part of a ${group.kind} ${describe(group)})` : "";
+  say(`${spans(side === "complex" ? "C" : "S", [index])} is in ${n} link${n === 1 ? "" : "s"}${kind}; selected ` +
+    `${describe(links[k])} (${links[k].label}): a/p relabel it, x unlinks it${n > 1 ? ", click again for the next" : ""}.`);
 }
 
 function moveFocus(delta) {
@@ -317,7 +257,7 @@ function show(payload) {
   cfg.query = { complex: payload.complex.id, simple: payload.simple.id, ...(payload.run ? { run: payload.run.id } : {}) };
   fillChoices();
   el.useModel.hidden = !(payload.show_predictions && payload.source !== "model" && payload.model_links.length);
-  shownModel = payload.source === "model" ? payload.model_links.map((l) => ({ ...l })) : [];
+  base = payload.links.map((l) => ({ ...l }));
   focus = { side: "complex", pos: Math.min(focus.pos, nodes.complex.length - 1) };
   active = null;
   dirty = false;
@@ -343,19 +283,12 @@ function showCompletion(state) {
   el.reopen.hidden = !own;
 }
 
-// The model links shown on this page that are no longer on screen as they were.
-function removedModelLinks() {
-  const onScreen = new Set(links.map(linkKey));
-  return shownModel.filter((l) => !onScreen.has(linkKey(l))).map((l) => ({ complex: l.complex, simple: l.simple }));
-}
-
 const SOURCES = {
   own: "your saved alignment", model: "the model's links", empty: "an empty alignment (blind annotation)",
 };
 
 async function load() {
-  const response = await fetch(`${cfg.api}${query()}`, { headers: { Accept: "application/json" } });
-  const payload = await response.json();
+  const { response, payload } = await getJson(`${cfg.api}${query()}`);
   if (!response.ok) {
     say(payload.detail || `Could not load (${response.status}).`, true);
     return;
@@ -372,6 +305,7 @@ async function send(url, method, body) {
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const payload = await response.json().catch(() => ({}));
+  if (response.status === 409 && payload.code === "conflict") return { ...payload, conflict: true };
   if (!response.ok) {
     say((payload.errors || [payload.detail || `Refused (${response.status}).`]).join(" · "), true);
     return null;
@@ -389,8 +323,13 @@ async function save() {
   say("Saving…");
   try {
     const seconds = (performance.now() - sinceSave) / 1000;
-    const payload = await send(cfg.api, "PUT", { links, removed: removedModelLinks(), seconds });
-    if (!payload) return false;
+    let payload = await send(cfg.api, "PUT", { links, removed: removedSince(base, links), seconds, version: data.version, base });
+    if (payload?.conflict) payload = await resolveConflict(payload, seconds);
+    if (!payload || payload === "taken") return false;
+    if (payload.conflict) {
+      say("Not saved: your links changed elsewhere again. Press s to save and choose again.", true);
+      return false;
+    }
     sinceSave = performance.now();
     show(payload);
     const s = payload.saved;
@@ -407,6 +346,25 @@ async function save() {
     busy = false;
     el.save.disabled = false;
   }
+}
+
+// A 409: the dialog asks keep mine / take theirs / merge; the save goes out based on their version.
+async function resolveConflict(theirs, seconds) {
+  el.status.dataset.conflict = String(Number(el.status.dataset.conflict || 0) + 1);
+  say("Not saved: your links of this pair changed elsewhere since this page loaded them.", true);
+  const choice = await askConflict(el.conflict, theirs.changes);
+  if (choice === null) {
+    say("Not saved: your links are still on screen (s saves and asks again).", true);
+    return null;
+  }
+  if (choice === "theirs") {
+    show(theirs);
+    say("Showing your links as saved elsewhere; this tab's unsaved changes were dropped.");
+    return "taken";
+  }
+  const mine = choice === "mine" ? links : merge(base, links, theirs.links);
+  return send(cfg.api, "PUT", { links: mine, removed: removedSince(theirs.links, mine), seconds, version: theirs.version,
+    base: theirs.links });
 }
 
 // Declare the document pair exhaustively aligned (saving unsaved links first), or withdraw that.
@@ -453,10 +411,9 @@ async function reopen() {
 
 // --- Events --------------------------------------------------------------------------------
 
-document.addEventListener("keydown", (ev) => {
-  if (!data || ev.target.closest("select, input, textarea") || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+onKeys(() => data, () => {
   const node = nodes[focus.side][focus.pos];
-  const handled = {
+  return {
     ArrowDown: () => moveFocus(1), j: () => moveFocus(1), ArrowUp: () => moveFocus(-1), k: () => moveFocus(-1),
     Tab: switchColumn, ArrowLeft: () => focus.side === "simple" && switchColumn(),
     ArrowRight: () => focus.side === "complex" && switchColumn(),
@@ -466,11 +423,7 @@ document.addEventListener("keydown", (ev) => {
     x: () => unlink(active), Delete: () => unlink(active),
     Escape: () => { selection = { complex: new Set(), simple: new Set() }; active = null; paint(); },
     s: save, c: complete, o: reopen,
-  }[ev.key];
-  if (handled) {
-    ev.preventDefault();
-    handled();
-  }
+  };
 });
 
 el.save.addEventListener("click", save);
@@ -478,16 +431,10 @@ el.complete.addEventListener("click", complete);
 el.reopen.addEventListener("click", reopen);
 el.useModel.addEventListener("click", () => {
   links = data.model_links.map((l) => ({ ...l }));
-  shownModel = data.model_links.map((l) => ({ ...l }));
   active = null;
   markDirty();
   paint();
 });
-window.addEventListener("resize", draw);
-window.addEventListener("scroll", draw, { passive: true });
-window.addEventListener("beforeunload", (ev) => {
-  if (dirty) ev.preventDefault();
-});
-new ResizeObserver(draw).observe(el.board);
+keepDrawn(el.board, draw, () => dirty);
 
 load();

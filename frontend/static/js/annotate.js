@@ -9,7 +9,9 @@
 // change, recorded in the label's history). Back/Forward never shows a stale item: a page restored
 // from the back-forward cache, or a history step within it, asks the server for the current one.
 
+import { answerWidget } from "./answer.js";
 import { csrfToken, sendToLoginIfSignedOut } from "./http.js";
+import { changedWords, renderSide, tokenizeSide } from "./pair_text.js";
 
 const cfg = JSON.parse(document.getElementById("annotate-config").textContent);
 const $ = (sel) => document.querySelector(sel);
@@ -24,136 +26,17 @@ const el = {
 };
 const PENDING_KEY = `alignapp.pending.${cfg.project}`;
 const CONTEXT_KEY = "alignapp.showContext";
-const likert = cfg.scheme.kind === "likert";
-const dimensions = cfg.scheme.dimensions;
-const keyToValue = new Map(cfg.scheme.values.map((v) => [String(v.key), v.value]));
-const valueName = new Map(cfg.scheme.values.map((v) => [v.value, v.name]));
+const answer = answerWidget(cfg.scheme, el.answer);  // choices or ratings, as the scheme's kind asks
 
 let item = null;          // the item on screen (API payload) or null
 let minSeconds = cfg.min_seconds;
 let shownAt = 0;          // performance.now() when the item appeared
-let choice = null;        // categorical answer
-let ratings = {};         // Likert answers per dimension
-let row = 0;              // current Likert row
 let busy = false;         // a request is in flight: further actions wait
 let stopped = false;      // excluded: nothing more to do
 let showContext = localStorage.getItem(CONTEXT_KEY) === "1";
 let retryTimer = null;
 let conflict = null;      // {label} while the conflict dialog asks: keep the stored label or change it
 let reloadAfterRun = false;  // Back/Forward came while a request was in flight
-
-// --- Word-level differences ---------------------------------------------------------------------
-// The server computes them (annotation/services/review/word_diff.py: difflib over the words of each whole
-// side, so reordered sentences are not marked changed) and sends character spans of changed words;
-// here they are mapped onto the tokens that are drawn.
-
-const TOKEN = /\s+|[\p{L}\p{N}]+(?:['’-][\p{L}\p{N}]+)*|[^\s\p{L}\p{N}]/gu;
-const isWord = (t) => /[\p{L}\p{N}]/u.test(t);
-
-export function tokenize(text) {
-  return text.match(TOKEN) || [];
-}
-
-// Word positions (as tokenizeSide numbers them) inside the changed spans [[sentence, start, end], ...].
-export function changedWords(tokens, spans) {
-  const bySentence = new Map();
-  for (const [index, start, end] of spans || []) {
-    if (!bySentence.has(index)) bySentence.set(index, []);
-    bySentence.get(index).push([start, end]);
-  }
-  const changed = new Set();
-  for (const [index, sentenceTokens] of tokens) {
-    const ranges = bySentence.get(index);
-    if (!ranges) continue;
-    let offset = 0;
-    for (const { t, k } of sentenceTokens) {
-      const length = [...t].length;  // the server counts code points, not UTF-16 units
-      if (k >= 0 && ranges.some(([start, end]) => offset < end && offset + length > start)) changed.add(k);
-      offset += length;
-    }
-  }
-  return changed;
-}
-
-// Tokenise the sentences of one side; words get a running position across the side.
-function tokenizeSide(sentences) {
-  const words = [];
-  const tokens = new Map();
-  for (const s of sentences) {
-    tokens.set(s.index, tokenize(s.text).map((t) => {
-      if (!isWord(t)) return { t, k: -1 };
-      words.push(t);
-      return { t, k: words.length - 1 };
-    }));
-  }
-  return { words, tokens };
-}
-
-function sentenceNode(sentence, tokens, changed, mark, extraClass = "") {
-  const p = document.createElement("p");
-  p.className = `sent ${extraClass}`.trim();
-  p.dataset.index = sentence.index;
-  const idx = document.createElement("span");
-  idx.className = "idx";
-  idx.textContent = `#${sentence.index}`;
-  p.append(idx, " ");
-  if (!tokens) {
-    p.append(sentence.text);
-    return p;
-  }
-  // Runs of changed words (with the spaces between them) become one <del>/<ins> element.
-  const changedAt = (n) => tokens[n] && tokens[n].k >= 0 && changed.has(tokens[n].k);
-  let run = null;
-  tokens.forEach(({ t, k }, n) => {
-    const space = k < 0 && /^\s+$/.test(t);
-    if (k >= 0 && changed.has(k)) {
-      if (!run) {
-        run = document.createElement(mark);
-        run.className = mark;
-        p.append(run);
-      }
-      run.append(t);
-    } else if (space && run && changedAt(n + 1)) {
-      run.append(t);
-    } else {
-      run = null;
-      p.append(t);
-    }
-  });
-  return p;
-}
-
-function renderSide(container, side, tokens, changed, mark, context) {
-  container.replaceChildren();
-  if (context) {
-    let paragraph = null, previous = null, block = null;
-    for (const s of context) {
-      if (s.paragraph !== paragraph || (previous !== null && s.index !== previous + 1)) {
-        block = document.createElement("div");
-        block.className = "paragraph";
-        container.append(block);
-        paragraph = s.paragraph;
-      }
-      previous = s.index;
-      block.append(s.in_pair ? sentenceNode(s, tokens.get(s.index), changed, mark, "in-pair")
-        : sentenceNode(s, null, changed, mark, "context"));
-    }
-    return;
-  }
-  const byIndex = new Map(side.sentences.map((s) => [s.index, s]));
-  side.groups.forEach((group, n) => {
-    if (n > 0) {
-      const gap = document.createElement("div");
-      gap.className = "gap";
-      gap.textContent = "…";
-      container.append(gap);
-    }
-    const box = document.createElement("div");
-    box.className = side.groups.length > 1 || group.length > 1 ? "group multi" : "group";
-    for (const index of group) box.append(sentenceNode(byIndex.get(index), tokens.get(index), changed, mark));
-    container.append(box);
-  });
-}
 
 // --- Rendering --------------------------------------------------------------------------------
 
@@ -212,31 +95,20 @@ function show(state) {
   el.item.dataset.pair = item.pair;
   el.title.textContent = item.article.title;
   el.shape.textContent = `${item.shape} pair`;
+  // an n:m candidate: the label counts for each complex–simple link of it (guidelines: per link)
+  document.getElementById("group-note").hidden = item.shape === "1:1";
   showWhy(item);
   el.complexLevel.textContent = item.complex.level;
   el.simpleLevel.textContent = item.simple.level;
-  choice = null;
-  ratings = {};
-  row = 0;
+  answer.reset();
   el.comment.value = "";
   shownAt = performance.now();
   renderItem();
-  renderAnswer();
+  answer.render();
   tick();
 }
 
-function renderAnswer() {
-  if (likert) {
-    el.answer.querySelectorAll(".likert-row").forEach((r, n) => {
-      r.classList.toggle("current", n === row);
-      r.querySelectorAll(".choice").forEach((b) => b.classList.toggle("chosen", ratings[r.dataset.dimension] === b.dataset.value));
-    });
-  } else {
-    el.answer.querySelectorAll(".choice").forEach((b) => b.classList.toggle("chosen", b.dataset.value === choice));
-  }
-}
-
-const answered = () => (likert ? dimensions.every((d) => ratings[d] !== undefined) : choice !== null);
+const answered = () => answer.answered();
 const waitLeft = () => Math.max(0, minSeconds - (performance.now() - shownAt) / 1000);
 
 function tick() {
@@ -357,7 +229,7 @@ function submit() {
   const label = {
     pair: item.pair, client_token: uuid4(), comment: el.comment.value.trim(),
     seconds: Math.round((performance.now() - shownAt) / 100) / 10,
-    ...(likert ? { ratings } : { value: choice }),
+    ...answer.payload(),
   };
   localStorage.setItem(PENDING_KEY, JSON.stringify(label));
   run(null);
@@ -380,10 +252,7 @@ const load = (message = "") => run(async () => {
 
 // --- A label that conflicts with the one given before ----------------------------------------
 
-function describe(label) {
-  if (likert) return dimensions.map((d) => `${d} ${label.ratings?.[d] ?? "–"}`).join(", ");
-  return valueName.get(label.value) ?? label.value;
-}
+const describe = (label) => answer.describe(label);
 
 function showConflict(label, stored) {
   conflict = { label };
@@ -458,26 +327,11 @@ async function toggleContext() {
 // --- Input ------------------------------------------------------------------------------------
 
 function choose(value) {
-  if (likert) {
-    ratings[dimensions[row]] = value;
-    row = Math.min(row + 1, dimensions.length - 1);
-    const firstEmpty = dimensions.findIndex((d) => ratings[d] === undefined);
-    if (firstEmpty >= 0 && ratings[dimensions[row]] !== undefined) row = firstEmpty;
-    renderAnswer();
-    tick();
-    return;
-  }
-  const again = choice === value;
-  choice = value;
-  renderAnswer();
+  const { complete, again } = answer.choose(value);
   tick();
+  if (!complete) return;
   if (waitLeft() <= 0) submit();
   else say(`${again ? "Still chosen" : "Chosen"}: you can submit in ${Math.ceil(waitLeft())} s.`);
-}
-
-function moveRow(step) {
-  row = (row + step + dimensions.length) % dimensions.length;
-  renderAnswer();
 }
 
 const toggleHelp = (visible = el.help.hidden) => { el.help.hidden = !visible; };
@@ -498,16 +352,14 @@ document.addEventListener("keydown", (e) => {
   if (e.key === "?") { toggleHelp(true); e.preventDefault(); return; }
   if (e.key === "Enter" && e.target instanceof HTMLButtonElement) return;  // the button's own click
   if (!el.item || stopped) return;
-  if (keyToValue.has(e.key) && item) { e.preventDefault(); choose(keyToValue.get(e.key)); return; }
+  if (answer.keyToValue.has(e.key) && item) { e.preventDefault(); choose(answer.keyToValue.get(e.key)); return; }
+  if (answer.key(e, Boolean(item))) { e.preventDefault(); return; }
   switch (e.key) {
     case "Enter": e.preventDefault(); submit(); break;
     case "u": e.preventDefault(); undo(); break;
     case "s": e.preventDefault(); skip(); break;
     case "c": e.preventDefault(); el.comment.focus(); break;
     case "x": e.preventDefault(); toggleContext(); break;
-    case "ArrowDown": if (likert) { e.preventDefault(); moveRow(1); } break;
-    case "ArrowUp": if (likert) { e.preventDefault(); moveRow(-1); } break;
-    case "Tab": if (likert && item) { e.preventDefault(); moveRow(e.shiftKey ? -1 : 1); } break;
     default: break;
   }
 });
@@ -515,8 +367,7 @@ document.addEventListener("keydown", (e) => {
 el.answer?.addEventListener("click", (e) => {
   const button = e.target.closest(".choice");
   if (!button) return;
-  if (likert) row = Number(button.closest(".likert-row").dataset.row);
-  choose(button.dataset.value);
+  choose(answer.clicked(button));
   button.blur();
 });
 el.submit?.addEventListener("click", submit);

@@ -71,6 +71,20 @@ $("#preview").addEventListener("click", async () => {
     $("#preview-dropped").textContent = `Dropped by filters: ${fmt(result.dropped) || "none"}` +
       (result.newly_assigned ? ` · ${result.newly_assigned} articles will get a split` : "") +
       (result.partial ? ` · partial count (${result.articles_seen} of ${result.articles_total} articles)` : "");
+    const policies = Object.entries(result.policies || {});
+    $("#policy-table tbody").replaceChildren(...policies.map(([policy, row]) => {
+      const tr = document.createElement("tr");
+      tr.dataset.policy = policy;
+      tr.classList.toggle("chosen", policy === result.label_policy);
+      for (const text of [policy === result.label_policy ? `${policy} (chosen)` : policy, row.pairs,
+        row.from.imported, row.from.adjudicated, row.from.majority, row.from.single, row.from.derived]) {
+        const cell = document.createElement("td");
+        cell.textContent = text;
+        tr.append(cell);
+      }
+      return tr;
+    }));
+    $("#policy-preview").hidden = !policies.length;
     $("#preview-card").hidden = false;
     say(`${result.pairs} pairs would be exported.`);
   } catch (err) {

@@ -34,6 +34,12 @@ function finished(job) {
     const line = document.createElement("p");
     line.textContent = `${r.articles} articles, ${r.documents} documents, ${r.sentences} sentences, ${r.pairs} pairs (${r.format}).`;
     box.insertBefore(line, box.children[1] || null);
+    if (r.gold_summary) {  // what the file's gold links were stored as (issue 18)
+      const gold = document.createElement("p");
+      gold.className = "import-gold";
+      gold.textContent = `Gold: ${r.gold_summary}.`;
+      box.insertBefore(gold, line.nextSibling);
+    }
     const back = document.createElement("a");
     back.href = cfg.project_url;
     back.textContent = "Back to the project";

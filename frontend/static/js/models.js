@@ -1,8 +1,10 @@
 // Model registry page: train a new version (live progress, cancel), list versions with their test
 // metrics beside the previous version's and the untrained crf's, a chart across versions, and
-// promote / re-align / download per version.
+// promote / re-align / download per version. Under each version: which exhaustively annotated test
+// articles it was measured on, the current default's scores, and warnings (too few articles, worse
+// than the untrained crf or the default); promoting a worse version asks "Promote anyway?" first.
 
-import { api } from "./http.js";
+import { api, csrfToken, sendToLoginIfSignedOut } from "./http.js";
 
 const cfg = JSON.parse(document.getElementById("models-config").textContent);
 const $ = (sel) => document.querySelector(sel);
@@ -25,7 +27,7 @@ function button(label, onClick) {
 async function act(url, body, message) {
   try {
     const data = await api(url, { method: "POST", body: JSON.stringify(body || {}) });
-    $("#version-message").textContent = message(data);
+    $("#version-message").replaceChildren(message(data));
     await loadVersions();
   } catch (err) {
     $("#version-message").textContent = err.message;
@@ -38,6 +40,81 @@ function devText(dev) {
   if (!dev?.trained) return "—";
   const base = dev.untrained_crf ? ` (untrained ${fmt(dev.untrained_crf.task1_f1)} / ${fmt(dev.untrained_crf.task2_f1)})` : "";
   return `${fmt(dev.trained.task1_f1)} / ${fmt(dev.trained.task2_f1)}${base}`;
+}
+
+// POST promote; a 409 (worse than the default or the untrained crf) asks for a confirmation first
+async function promote(v, confirm = false) {
+  const response = await fetch(`/api/model-versions/${v.id}/promote/`, {
+    method: "POST", credentials: "same-origin", body: JSON.stringify({ confirm }),
+    headers: { Accept: "application/json", "Content-Type": "application/json", "X-CSRFToken": csrfToken() },
+  });
+  const data = await response.json().catch(() => ({}));
+  if (sendToLoginIfSignedOut(response.status, data)) return;
+  const message = $("#version-message");
+  if (response.status === 409 && data.needs_confirmation) {
+    const box = document.createElement("div");
+    box.id = "promote-confirm";
+    box.className = "error";
+    const text = document.createElement("p");
+    text.textContent = `Promote ${v.name} anyway? It is ${data.warnings.filter((w) => w.startsWith("worse")).join("; ")} on the test articles.`;
+    box.append(text, button("Promote anyway", () => promote(v, true)),
+      button("Keep the current default", () => { message.textContent = `${v.name} was not promoted.`; }));
+    message.replaceChildren(box);
+    return;
+  }
+  if (!response.ok) { message.textContent = data.detail || response.statusText; return; }
+  message.textContent = `${v.name} is now the default for crf runs.`;
+  await loadVersions();
+}
+
+// under a version: its test articles, the current default's scores, and warnings
+function assessmentRow(v) {
+  const a = v.assessment || {};
+  const tr = document.createElement("tr");
+  tr.className = "assessment";
+  tr.dataset.assessment = v.id;
+  const td = document.createElement("td");
+  td.colSpan = 8;
+  const titles = (a.test_articles || []).map((x) => x.title);
+  const parts = [a.test_articles ? `Test: ${a.n_test_articles} exhaustively annotated article${a.n_test_articles === 1 ? "" : "s"}`
+    + (titles.length ? ` (${titles.join(", ")})` : "") : "Test articles: not recorded (trained before this was kept)"];
+  const dev = v.metrics?.dev?.articles;
+  if (dev) parts.push(`dev: ${dev.length} article${dev.length === 1 ? "" : "s"}` + (dev.length ? ` (${dev.map((x) => x.title).join(", ")})` : ""));
+  if (a.default) {
+    const d = a.default;
+    parts.push(d.task1 ? `current default ${d.name}: Task 1 ${f1(d, "task1")} · Task 2 ${f1(d, "task2")} (${d.basis})`
+      : `current default ${d.name}: ${d.basis || "no test scores"}`);
+  }
+  const info = document.createElement("span");
+  info.className = "meta";
+  info.textContent = parts.join(" · ");
+  td.append(info);
+  for (const w of a.warnings || []) {
+    const warn = document.createElement("p");
+    warn.className = "error version-warning";
+    warn.textContent = `⚠ ${w}`;
+    td.append(warn);
+  }
+  tr.append(td);
+  return tr;
+}
+
+// "Run #7 started." with a link to the run's page
+function runStarted(run) {
+  const span = document.createElement("span");
+  const link = document.createElement("a");
+  link.href = `/runs/${run.id}/`;
+  link.textContent = `Run #${run.id}`;
+  span.append(link, " started.");
+  return span;
+}
+
+// the default version cannot be promoted again
+function promoteButton(v) {
+  const b = button("Promote", () => promote(v));
+  b.disabled = Boolean(v.default);
+  if (v.default) b.title = "Already the default version for crf runs";
+  return b;
 }
 
 function row(v) {
@@ -53,9 +130,9 @@ function row(v) {
     cell(devText(v.metrics?.dev)));
   const actions = document.createElement("td");
   actions.append(
-    button("Promote", () => act(`/api/model-versions/${v.id}/promote/`, {}, () => `${v.name} is now the default for crf runs.`)),
-    button("Re-align all", () => act(`/api/model-versions/${v.id}/realign/`, { scope: "all" }, (run) => `Run #${run.id} started.`)),
-    button("Re-align unlabelled", () => act(`/api/model-versions/${v.id}/realign/`, { scope: "unlabelled" }, (run) => `Run #${run.id} started.`)));
+    promoteButton(v),
+    button("Re-align all", () => act(`/api/model-versions/${v.id}/realign/`, { scope: "all" }, runStarted)),
+    button("Re-align unlabelled", () => act(`/api/model-versions/${v.id}/realign/`, { scope: "unlabelled" }, runStarted)));
   const link = document.createElement("a");
   link.href = `/api/model-versions/${v.id}/download/`;
   link.textContent = "Download";
@@ -81,6 +158,7 @@ function drawChart(versions) {
       { label: "Task 1 F1 (test)", data: series("task1", "this"), borderColor: "#2457c5" },
       { label: "Task 2 F1 (test)", data: series("task2", "this"), borderColor: "#c28a00" },
       { label: "Task 2 F1 untrained", data: series("task2", "untrained"), borderColor: "#999", borderDash: [4, 4] },
+      { label: "Task 1 F1 untrained", data: series("task1", "untrained"), borderColor: "#2457c5", borderDash: [4, 4] },
     ],
   };
   if (chart) chart.destroy();
@@ -90,7 +168,7 @@ function drawChart(versions) {
 async function loadVersions() {
   const versions = await api(cfg.versions_api);
   const body = $("#versions tbody");
-  body.replaceChildren(...(versions.length ? versions.map(row) : [Object.assign(document.createElement("tr"), {
+  body.replaceChildren(...(versions.length ? versions.flatMap((v) => [row(v), assessmentRow(v)]) : [Object.assign(document.createElement("tr"), {
     className: "empty", innerHTML: '<td colspan="8">No trained version yet.</td>' })]));
   const select = $("#train-form [name=base_version]");
   select.replaceChildren(new Option("the default encoder", ""), ...versions.map((v) => new Option(v.name, v.id)));

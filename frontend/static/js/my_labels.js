@@ -9,7 +9,7 @@ const $ = (sel) => document.querySelector(sel);
 const form = $("#filters");
 const tbody = $("#labels tbody");
 const more = $("#more");
-const likert = cfg.scheme.kind === "likert";
+const rated = cfg.scheme.widget === "ratings";  // a point per dimension, not one value (SchemeKind.page_data)
 const dimensions = cfg.scheme.dimensions;
 const valueName = new Map(cfg.scheme.values.map((v) => [v.value, v.name]));
 const FILTERS = ["value", "article", "since", "until", "q"];
@@ -25,7 +25,7 @@ function say(text, isError = false) {
   status.classList.toggle("error", isError);
 }
 
-const describe = (label) => (likert ? dimensions.map((d) => `${d} ${label.ratings?.[d] ?? "–"}`).join(", ")
+const describe = (label) => (rated ? dimensions.map((d) => `${d} ${label.ratings?.[d] ?? "–"}`).join(", ")
   : valueName.get(label.value) ?? label.value);
 const when = (iso) => new Date(iso).toLocaleString();
 
@@ -145,7 +145,7 @@ function startEdit(tr) {
   const label = labelOf.get(tr);
   const td = tr.querySelector("td.value");
   const edit = node("form", "", "edit");
-  if (likert) {
+  if (rated) {
     const points = cfg.scheme.values.map((v) => [v.value, v.name]);
     for (const d of dimensions) {
       const l = node("label", `${d} `);
@@ -177,7 +177,7 @@ function stopEdit(tr) {
 
 async function saveEdit(tr, edit) {
   const body = { comment: edit.elements.comment.value };
-  if (likert) body.ratings = Object.fromEntries(dimensions.map((d) => [d, edit.elements[d].value]));
+  if (rated) body.ratings = Object.fromEntries(dimensions.map((d) => [d, edit.elements[d].value]));
   else body.value = edit.elements.value.value;
   edit.querySelectorAll("button, select, input").forEach((c) => { c.disabled = true; });
   try {

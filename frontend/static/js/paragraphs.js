@@ -6,11 +6,11 @@
 // reject them (/api/paragraph-proposals/<id>/accept|reject/).
 
 import { api, csrfToken } from "./http.js";
+import {
+  $, SIDES, clearBoard, drawLink, ends, fillVersions, getJson, keepDrawn, onKeys, pageConfig, queryString, statusLine,
+} from "./link_board.js";
 
-const cfg = JSON.parse(document.getElementById("page-config").textContent);
-const $ = (sel) => document.querySelector(sel);
-const SVG = "http://www.w3.org/2000/svg";
-const SIDES = ["complex", "simple"];
+const cfg = pageConfig();
 const el = {
   board: $("#board"), svg: $("#links"), status: $("#status"), source: $("#source"), save: $("#save"),
   recompute: $("#recompute"), cols: { complex: $("#complex-col"), simple: $("#simple-col") },
@@ -31,15 +31,8 @@ let previewing = null;    // id of the proposal drawn on the board
 
 const key = (c, s) => `${c}:${s}`;
 
-function query() {
-  const params = new URLSearchParams(cfg.query);
-  return params.toString() ? `?${params}` : "";
-}
-
-function say(text, error = false) {
-  el.status.textContent = text;
-  el.status.classList.toggle("error", error);
-}
+const query = () => queryString(cfg.query);
+const say = statusLine(el.status);
 
 function markDirty() {
   dirty = true;
@@ -71,12 +64,6 @@ function renderColumn(side, doc) {
   });
 }
 
-function fillChoices() {
-  for (const side of SIDES) {
-    $(`#choose-${side}`).replaceChildren(...data.versions.map((v) => new Option(v.level, v.id, false, v.id === data[side].id)));
-  }
-}
-
 function paint() {
   for (const side of SIDES) {
     nodes[side].forEach((node, pos) => {
@@ -101,40 +88,14 @@ function nodeOf(side, index) {
 }
 
 function draw() {
-  const box = el.board.getBoundingClientRect();
-  el.svg.setAttribute("width", box.width);
-  el.svg.setAttribute("height", box.height);
-  el.svg.replaceChildren();
+  const box = clearBoard(el.board, el.svg);
   for (const [k, link] of links) {
     const a = nodeOf("complex", link.complex).getBoundingClientRect();
     const b = nodeOf("simple", link.simple).getBoundingClientRect();
-    const x1 = a.right - box.left, y1 = a.top + Math.min(a.height / 2, 40) - box.top;
-    const x2 = b.left - box.left, y2 = b.top + Math.min(b.height / 2, 40) - box.top;
-    const d = `M${x1},${y1} C${(x1 + x2) / 2},${y1} ${(x1 + x2) / 2},${y2} ${x2},${y2}`;
     const kind = !link.active ? "removed" : link.source === "manual" ? "manual" : "auto";
-    const line = document.createElementNS(SVG, "path");
-    line.setAttribute("d", d);
-    line.setAttribute("class", `link ${kind}${k === selected ? " active" : ""}`);
-    const hit = document.createElementNS(SVG, "path");
-    hit.setAttribute("d", d);
-    hit.setAttribute("class", "hit");
-    hit.dataset.key = k;
-    hit.dataset.state = kind;
-    hit.addEventListener("click", () => clickLink(k));
-    el.svg.append(line, hit, handle((x1 + x2) / 2, (y1 + y2) / 2, hit.dataset, `${kind}${k === selected ? " active" : ""}`, () => clickLink(k)));
+    drawLink(el.svg, ends(box, a, b, 40), `${kind}${k === selected ? " active" : ""}`, { key: k, state: kind },
+      () => clickLink(k));
   }
-}
-
-// A small knob at the middle of a link line: the easy place to click it.
-function handle(x, y, dataset, cls, onClick) {
-  const knob = document.createElementNS(SVG, "circle");
-  knob.setAttribute("cx", x);
-  knob.setAttribute("cy", y);
-  knob.setAttribute("r", 5);
-  knob.setAttribute("class", `handle ${cls}`);
-  Object.assign(knob.dataset, dataset);
-  knob.addEventListener("click", onClick);
-  return knob;
 }
 
 // --- Editing -------------------------------------------------------------------------------
@@ -199,7 +160,7 @@ function show(payload) {
   links = new Map(payload.links.map((l) => [key(l.complex, l.simple), { ...l, stored: payload.origin === "stored" }]));
   for (const side of SIDES) renderColumn(side, payload[side]);
   cfg.query = { complex: payload.complex.id, simple: payload.simple.id };
-  fillChoices();
+  fillVersions(data);
   chosen = { complex: null, simple: null };
   selected = null;
   previewing = null;
@@ -208,8 +169,7 @@ function show(payload) {
 }
 
 async function load() {
-  const response = await fetch(`${cfg.api}${query()}`, { headers: { Accept: "application/json" } });
-  const payload = await response.json();
+  const { response, payload } = await getJson(`${cfg.api}${query()}`);
   if (!response.ok) {
     say(payload.detail || `Could not load (${response.status}).`, true);
     return;
@@ -432,30 +392,18 @@ if (el.showMine) {
 
 // --- Events --------------------------------------------------------------------------------
 
-document.addEventListener("keydown", (ev) => {
-  if (!data || ev.target.closest("select, input, textarea") || ev.ctrlKey || ev.metaKey || ev.altKey) return;
-  const handled = {
-    ArrowDown: () => moveFocus(1), j: () => moveFocus(1), ArrowUp: () => moveFocus(-1), k: () => moveFocus(-1),
-    Tab: switchColumn, ArrowLeft: () => focus.side === "simple" && switchColumn(),
-    ArrowRight: () => focus.side === "complex" && switchColumn(),
-    Enter: () => choose(focus.side, focus.pos), " ": () => choose(focus.side, focus.pos),
-    x: removeSelected, Delete: removeSelected,
-    Escape: () => { chosen = { complex: null, simple: null }; selected = null; paint(); },
-    s: save,
-  }[ev.key];
-  if (handled) {
-    ev.preventDefault();
-    handled();
-  }
-});
+onKeys(() => data, () => ({
+  ArrowDown: () => moveFocus(1), j: () => moveFocus(1), ArrowUp: () => moveFocus(-1), k: () => moveFocus(-1),
+  Tab: switchColumn, ArrowLeft: () => focus.side === "simple" && switchColumn(),
+  ArrowRight: () => focus.side === "complex" && switchColumn(),
+  Enter: () => choose(focus.side, focus.pos), " ": () => choose(focus.side, focus.pos),
+  x: removeSelected, Delete: removeSelected,
+  Escape: () => { chosen = { complex: null, simple: null }; selected = null; paint(); },
+  s: save,
+}));
 
 el.save.addEventListener("click", save);
 if (el.recompute) el.recompute.addEventListener("click", recompute);
-window.addEventListener("resize", draw);
-window.addEventListener("scroll", draw, { passive: true });
-window.addEventListener("beforeunload", (ev) => {
-  if (dirty) ev.preventDefault();
-});
-new ResizeObserver(draw).observe(el.board);
+keepDrawn(el.board, draw, () => dirty);
 
 load();

@@ -55,6 +55,8 @@ def test_preview_writes_nothing(corpus):
     out = StringIO()
     call_command("export", corpus.name, "--preview", stdout=out)
     assert out.getvalue().startswith("preview of a gold export of 'Newsela sample': 10 pairs")
+    assert "gold policy majority-or-single (chosen): 10 pairs" in out.getvalue()  # the default keeps the votes
+    assert "gold policy stored:" in out.getvalue()
     assert not Export.objects.exists() and not Split.objects.exists()
 
 

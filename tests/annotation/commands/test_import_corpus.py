@@ -41,7 +41,8 @@ def test_it_creates_the_project_when_asked(users, tmp_path):
     out, _ = run("Neu", str(tmp_path), "--create", "--language", "de")
     project = Project.objects.get(name="Neu")
     assert (project.language, project.label_scheme.slug) == ("de", "aligned-partial-not")
-    assert out == "imported 1 articles, 2 documents, 3 sentences, 1 pairs (jsonl) into 'Neu'\n"
+    assert out == ("imported 1 articles, 2 documents, 3 sentences, 1 pairs (jsonl) into 'Neu'\n"
+                   "gold: 1 links as sparse gold (Task 1 only: 1 without a kind), 0 articles complete, 0 test questions\n")
 
 
 def test_it_refuses_an_unknown_project_without_create(users):

@@ -15,7 +15,7 @@ from annotation.services.alignment import alignment_runs, run_deletion
 from annotation.services.background import jobs, progress
 from annotation.services.export import splits
 from annotation.services.projects import creation, guidelines, people
-from annotation.services.projects import project_settings as settings_service
+from annotation.services.settings import project_settings as settings_service
 from annotation.services.training import versions as training
 from tests import factories
 from tests.annotation.services.training.test_training import completed  # noqa: F401 - fixture: exhaustive training data
@@ -120,8 +120,9 @@ def test_promoting_a_model_version_is_recorded(project, users):
     version = ModelVersion.objects.create(project=project, name="crf-1", kind="crf", path="/nowhere")
     training.promote(version, user=users["rita"])
     event = only_event("model.promote")
-    assert (event.actor, event.project, event.target, event.details) == (users["rita"], project, "crf-1",
-                                                                         {"version": version.pk})
+    assert (event.actor, event.project, event.target) == (users["rita"], project, "crf-1")
+    assert event.details["version"] == version.pk and event.details["confirmed"] is False
+    assert event.details["previous_default"] is None and "warnings" in event.details
 
 
 # --- splits and exports ------------------------------------------------------------------------

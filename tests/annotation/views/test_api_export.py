@@ -105,3 +105,23 @@ def test_the_export_page_renders_for_researchers_only(corpus, client, users):
     assert page.status_code == 200 and b"export-config" in page.content and b"Preview counts" in page.content
     client.force_login(users["anna"])
     assert client.get(f"/projects/{corpus.pk}/export/").status_code == 403
+
+
+def test_the_preview_answers_each_gold_policys_pairs_by_origin(corpus, api, users):
+    """issue 18: the preview endpoint breaks each policy's pairs down by imports, adjudication, majority, single."""
+    from annotation.models import CandidatePair, Label
+
+    article = Article.objects.get(project=corpus, title="a0")
+    docs = {d.level: d for d in article.documents.all()}
+    lone = CandidatePair.objects.create(article=article, complex_document=docs["0"], simple_document=docs["1"],
+                                        complex_key="0", simple_key="1")
+    Label.objects.create(pair=lone, annotator=users["anna"], value="partial", seconds=5.0)
+    response = api(users["rita"]).post(url(corpus, "exports/preview/"), {}, format="json")
+    assert response.status_code == 200, response.content
+    data = response.json()
+    assert data["label_policy"] == "majority-or-single" and data["pairs"] == 9
+    assert data["policies"]["majority-or-single"] == {
+        "pairs": 9, "from": {"imported": 0, "adjudicated": 8, "majority": 0, "single": 1, "derived": 0}}
+    assert data["policies"]["stored"]["pairs"] == data["policies"]["majority"]["pairs"] == 8
+    stored = api(users["rita"]).post(url(corpus, "exports/preview/"), {"label_policy": "stored"}, format="json").json()
+    assert stored["pairs"] == 8 and stored["policies"] == data["policies"]

@@ -185,3 +185,29 @@ def test_the_import_page_refuses_an_upload_over_a_limit_with_413(client, users, 
     assert response.status_code == 413
     assert "the limit is MAX_UPLOAD_BYTES=100" in response.content.decode()
     assert not Article.objects.exists()
+
+
+def test_the_gold_meaning_is_asked_and_the_answer_says_what_was_stored(api, users, project):
+    record = {"id": "G", "complex": {"paragraphs": [["C0.", "C1."]]}, "simple": {"paragraphs": [["S0."]]},
+              "gold": [[0, 0]]}
+    body = (json.dumps(record) + "\n").encode()
+    response = post(api, users, project, upload("g.jsonl", body), gold_meaning="exhaustive", test_questions="true")
+    assert response.status_code == 201, response.content
+    data = response.json()
+    assert (data["gold_meaning"], data["test_questions"], data["gold"]) == \
+        ("exhaustive", True, {"aligned-or-partial": 1, "complete": 1, "tests": 1})
+    assert data["gold_summary"] == ("1 links as exhaustive gold (Task 1 only: 1 without a kind), 1 articles complete, "
+                                    "1 test questions")
+    refused = post(api, users, project, upload("h.jsonl", body.replace(b'"G"', b'"H"')), gold_meaning="complete")
+    assert refused.status_code == 400 and "gold_meaning" in refused.content.decode()
+
+
+def test_a_background_import_keeps_the_gold_meaning(api, users, project, settings):
+    settings.IMPORT_BACKGROUND_BYTES = 10
+    record = {"id": "P", "complex": {"paragraphs": [["C0."]]}, "simple": {"paragraphs": [["S0."]]}, "gold": [[0, 0]]}
+    response = post(api, users, project, upload("p.jsonl", (json.dumps(record) + "\n").encode()),
+                    gold_meaning="predictions")
+    job = Job.objects.get(pk=response.json()["job"]["id"])
+    run_import_job(job.pk)
+    job.refresh_from_db()
+    assert job.status == Status.SUCCEEDED and job.result["gold_summary"].startswith("1 links as predictions")

@@ -6,7 +6,7 @@ import pytest
 
 from annotation.models import ParagraphAlignment, ParagraphProposal
 from tests import factories
-from tests.annotation.services.alignment.test_paragraph_correction import COMPLEX, SIMPLE
+from tests.annotation.services.editing.test_paragraph_correction import COMPLEX, SIMPLE
 
 MOVED = {"links": [{"complex": 0, "simple": 0}, {"complex": 1, "simple": 1}, {"complex": 2, "simple": 1}]}
 

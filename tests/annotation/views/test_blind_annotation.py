@@ -3,6 +3,8 @@ sees no runs and only the pairs given to them; no annotator can tell a hidden te
 (no ``origin``, no ``is_test_question``); researchers see everything."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from annotation.models import Adjudication, AlignmentRun, Assignment, Label, Status, indices_key
@@ -113,3 +115,74 @@ def test_the_queue_progress_does_not_give_a_test_question_away(api, users, proje
     assert state["progress"]["remaining"] == 0
     assert any(pk in {g.pk for g in tests} for pk in served)  # test questions were served...
     assert set(totals) == {len(served)}, totals  # ...and the count said so from the start
+
+
+# --- Blind means blind (issue 19 item 9): no payload an annotator reaches names a run, method, score or origin
+
+REVEALING = {"run", "runs", "method", "score", "predicted_label", "features", "predictions", "origin", "prediction",
+             "why", "model_links"}
+
+
+def revealing_values(payload, path=""):
+    """Every (path, value) under a revealing key whose value is not empty."""
+    found = []
+    if isinstance(payload, dict):
+        for key, value in payload.items():
+            if key in REVEALING and value not in (None, "", [], {}):
+                found.append((f"{path}.{key}", value))
+            found.extend(revealing_values(value, f"{path}.{key}"))
+    elif isinstance(payload, list):
+        for i, value in enumerate(payload):
+            found.extend(revealing_values(value, f"{path}[{i}]"))
+    return found
+
+
+def alignment(client, world):
+    pair = world["work"]
+    return client.get(f"/api/articles/{pair.article_id}/alignment/?complex={pair.complex_document_id}"
+                      f"&simple={pair.simple_document_id}")
+
+
+def test_the_article_alignment_shows_a_blind_annotator_no_run(api, users, world):
+    response = alignment(api(users["anna"]), world)
+    assert response.status_code == 200
+    assert response.json()["run"] is None and response.json()["runs"] == []
+    assert revealing_values(response.json()) == []
+    assert "jaccard" not in json.dumps(response.json())
+
+
+def test_saving_the_alignment_answers_without_the_run_too(api, users, world):
+    pair = world["work"]
+    response = api(users["anna"]).put(
+        f"/api/articles/{pair.article_id}/alignment/?complex={pair.complex_document_id}&simple={pair.simple_document_id}",
+        {"links": [{"complex": [0], "simple": [0], "label": "aligned"}], "seconds": 5}, format="json")
+    assert response.status_code == 200, response.content
+    assert revealing_values(response.json()) == []
+
+
+def test_researchers_and_seeing_annotators_get_the_run(api, users, world, project):
+    run = world["run"]
+    assert alignment(api(users["rita"]), world).json()["run"] == {"id": run.pk, "method": "jaccard"}
+    _show_predictions(project)
+    assert alignment(api(users["anna"]), world).json()["run"] == {"id": run.pk, "method": "jaccard"}
+
+
+def test_no_pair_payload_a_blind_annotator_reaches_reveals_the_model(api, users, world, project):
+    anna = api(users["anna"])
+    listing = anna.get(f"/api/pairs/?project={project.pk}").json()["results"]
+    assert listing and revealing_values(listing) == []
+    for name in ("work", "test", "manual"):
+        assert revealing_values(anna.get(f"/api/pairs/{world[name].pk}/").json()) == []
+    labels = anna.get("/api/labels/?mine=1").json()["results"]
+    assert labels and revealing_values(labels) == []
+    article = world["work"].article_id
+    assert revealing_values(anna.get(f"/api/articles/{article}/").json()) == []
+    assert revealing_values(anna.get(f"/api/articles/?project={project.pk}").json()) == []
+
+
+def test_the_queue_item_of_a_blind_annotator_reveals_nothing(api, users, project):
+    from tests.annotation.services.review.test_queue import build_queue
+
+    build_queue(project, 2)
+    state = api(users["anna"]).get(f"/api/projects/{project.pk}/queue/next/").json()
+    assert state["item"] is not None and revealing_values(state) == []

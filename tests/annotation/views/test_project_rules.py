@@ -1,6 +1,6 @@
 """One set of rules for the API and the settings page: what the page refuses, the API refuses too.
 
-Scheme changes once labels exist, config values (one schema: ``services.projects.config_schema``),
+Scheme changes once labels exist, config values (one schema: ``services.settings.config_schema``),
 removing or demoting the last researcher, adding a member twice.
 """
 from __future__ import annotations

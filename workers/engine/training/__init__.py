@@ -13,8 +13,8 @@ Example:
 from __future__ import annotations
 
 from .config import TrainConfig
-from .pair_model import EpochReport
-from .trainer import ProgressCallback, TrainingCancelled, check_training_pairs, train_aligner
+from .pair_model import EpochReport, StepReport
+from .trainer import STAGES, ProgressCallback, StepCallback, TrainingCancelled, check_training_pairs, train_aligner
 
-__all__ = ["TrainConfig", "EpochReport", "ProgressCallback", "TrainingCancelled",
+__all__ = ["TrainConfig", "EpochReport", "StepReport", "STAGES", "ProgressCallback", "StepCallback", "TrainingCancelled",
            "check_training_pairs", "train_aligner"]

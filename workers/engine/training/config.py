@@ -33,7 +33,7 @@ class TrainConfig:
             words seen only at test time keep their pre-trained vectors.
         candidates_per_simple: the complex sentences scored by the pair model for each simple
             sentence: the top ``k`` under the base similarity plus the neighbours of the best
-            one (:func:`~workers.engine.candidates.top_candidates`); the others get P(linked) 0.
+            one (:func:`~workers.engine.pair_similarity.top_candidates`); the others get P(linked) 0.
         negatives_per_simple: the same with a smaller ``k`` for training: these candidates,
             less the gold links, are the hard negatives.
         base_similarity: similarity that proposes candidates and is mixed into the CRF emission.

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..candidates import top_candidates
+from ..pair_similarity import top_candidates
 from ..types import ArticlePair
 
 __all__ = [
@@ -69,7 +69,7 @@ def pair_examples(
     Args:
         pairs: exhaustively annotated article pairs.
         base_sims: base similarity ``[n, m]`` per pair (proposes the candidates).
-        k: candidates per simple sentence (see :func:`~workers.engine.candidates.top_candidates`).
+        k: candidates per simple sentence (see :func:`~workers.engine.pair_similarity.top_candidates`).
     """
     out: list[PairExample] = []
     for pair, sim in zip(pairs, base_sims):

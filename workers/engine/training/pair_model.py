@@ -29,7 +29,7 @@ from ..errors import EngineError
 from .config import TrainConfig
 from .data import PAIR_CLASSES, PairExample
 
-__all__ = ["EpochReport", "build_pair_model", "train_pair_model", "predict_classes"]
+__all__ = ["EpochReport", "StepReport", "build_pair_model", "train_pair_model", "predict_classes"]
 
 
 @dataclass
@@ -55,6 +55,30 @@ class EpochReport:
         dev = f", dev F1 {self.dev_f1:.4f}" if self.dev_f1 is not None else ""
         return (f"{self.stage} epoch {self.epoch}/{self.epochs}: loss {self.loss:.4f}{dev}"
                 + (f" ({extra})" if extra else "") + (" *" if self.best else ""))
+
+
+@dataclass(frozen=True)
+class StepReport:
+    """Where training is inside a stage (passed to the ``on_step`` callback): a stage starting
+    (``step`` 0) and, in the pair-model stage, every batch (``step`` of ``steps`` over all epochs)."""
+
+    stage: str
+    step: int = 0
+    steps: int = 0
+    epoch: int = 0
+    epochs: int = 0
+
+    @property
+    def fraction(self) -> float:
+        """Share of the stage done, 0…1 (0 when the stage does not count its steps)."""
+        return min(1.0, self.step / self.steps) if self.steps else 0.0
+
+    def line(self) -> str:
+        """E.g. ``pair_model epoch 2/4, batch 37/120``."""
+        if not self.steps:
+            return self.stage
+        epoch = f" epoch {self.epoch}/{self.epochs}," if self.epochs else ""
+        return f"{self.stage}{epoch} batch {self.step}/{self.steps}"
 
 
 def _length_grouped_sampler() -> type:
@@ -135,7 +159,8 @@ def predict_classes(model: Any, pairs: Sequence[tuple[str, str]], batch_size: in
 
 
 def _callback(evaluate: Callable[[], dict[str, float]], report: Callable[[EpochReport], None],
-              should_stop: Callable[[], bool], epochs: int, patience: int) -> Any:
+              should_stop: Callable[[], bool], epochs: int, patience: int,
+              on_step: Callable[[StepReport], None] = lambda r: None) -> Any:
     from transformers import TrainerCallback
 
     class EpochCallback(TrainerCallback):
@@ -151,6 +176,13 @@ def _callback(evaluate: Callable[[], dict[str, float]], report: Callable[[EpochR
             self.best_state: dict[str, Any] | None = None
             self.best_epoch = 0
             self.history: list[EpochReport] = []
+
+        def on_step_end(self, args: Any, state: Any, control: Any, **kw: Any) -> Any:
+            steps = int(state.max_steps or 0)
+            per_epoch = max(1, math.ceil(steps / max(1, epochs)))
+            on_step(StepReport("pair_model", int(state.global_step), steps,
+                               min(epochs, 1 + (int(state.global_step) - 1) // per_epoch), epochs))
+            return control
 
         def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, model: Any = None,
                    **kw: Any) -> Any:
@@ -182,6 +214,7 @@ def train_pair_model(
     evaluate: Callable[[], dict[str, float]],
     report: Callable[[EpochReport], None] = lambda r: None,
     should_stop: Callable[[], bool] = lambda: False,
+    on_step: Callable[[StepReport], None] = lambda r: None,
 ) -> list[EpochReport]:
     """Fine-tune ``model`` on ``examples`` (cross-entropy over the 3 classes); keeps the best epoch.
 
@@ -194,6 +227,7 @@ def train_pair_model(
         evaluate: held-out scores after an epoch (``"score"`` or ``"f1"`` is maximised).
         report: called with an :class:`EpochReport` after every epoch.
         should_stop: polled after every epoch; ``True`` ends training (cancellation).
+        on_step: called with a :class:`StepReport` after every batch.
 
     Returns:
         One report per epoch run; the model holds the best epoch's weights.
@@ -211,7 +245,7 @@ def train_pair_model(
     data = Dataset.from_dict({"complex": [e.complex for e in examples],
                               "simple": [e.simple for e in examples],
                               "label": [e.label for e in examples]})
-    callback = _callback(evaluate, report, should_stop, cfg.epochs, cfg.patience)
+    callback = _callback(evaluate, report, should_stop, cfg.epochs, cfg.patience, on_step)
     embeddings = model.model.get_input_embeddings()
     embeddings.requires_grad_(not cfg.freeze_embeddings)  # the trainer skips frozen weights
     with tempfile.TemporaryDirectory(prefix="alignapp-train-") as tmp:

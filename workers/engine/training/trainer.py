@@ -42,12 +42,16 @@ from .config import TrainConfig
 from .crf_training import crf_examples, fit_crf
 from .data import labelled_pair_examples, pair_examples, split_holdout
 from .manifest import data_summary, library_versions, write_manifest
-from .pair_model import EpochReport, build_pair_model, train_pair_model
+from .pair_model import EpochReport, StepReport, build_pair_model, train_pair_model
 from .thresholds import NEVER, TunedThresholds, tune_thresholds
 
-__all__ = ["TrainingCancelled", "ProgressCallback", "train_aligner", "check_training_pairs"]
+__all__ = ["TrainingCancelled", "ProgressCallback", "StepCallback", "STAGES", "train_aligner",
+           "check_training_pairs"]
 
 ProgressCallback = Callable[[EpochReport], None]
+StepCallback = Callable[[StepReport], None]
+#: The stages in order, as ``StepReport.stage`` names them when each starts.
+STAGES = ("prepare", "pair_model", "score_candidates", "crf", "thresholds", "save")
 
 
 class TrainingCancelled(EngineError):
@@ -100,9 +104,10 @@ class _Run:
     """State shared by the three stages of one training run."""
 
     def __init__(self, cfg: TrainConfig, seed: int, progress: ProgressCallback | None,
-                 should_stop: Callable[[], bool] | None) -> None:
+                 should_stop: Callable[[], bool] | None, on_step: StepCallback | None = None) -> None:
         self.cfg, self.seed = cfg, seed
         self.report: ProgressCallback = progress or (lambda r: None)
+        self.step: StepCallback = on_step or (lambda r: None)
         self.should_stop = should_stop or (lambda: False)
         self.seconds: dict[str, float] = {}
         self.t = time.perf_counter()
@@ -135,6 +140,7 @@ def train_aligner(
     progress: ProgressCallback | None = None,
     should_stop: Callable[[], bool] | None = None,
     extra_examples: Sequence[tuple[str, str, str]] | None = None,
+    on_step: StepCallback | None = None,
 ) -> dict[str, Any]:
     """Train pair model + CRF + thresholds and write them to ``output_dir``.
 
@@ -150,6 +156,8 @@ def train_aligner(
         extra_examples: more pair-model examples ``(complex_text, simple_text, label)``, label
             ``aligned``/``partial``/``not`` — labelled pairs of articles that are not
             exhaustively annotated (they do not train the CRF, which needs whole articles).
+        on_step: called with a :class:`~.pair_model.StepReport` when each stage of :data:`STAGES`
+            starts and after every pair-model batch (progress inside an epoch).
 
     Returns:
         The manifest (also written to ``output_dir/manifest.json``).
@@ -169,19 +177,22 @@ def train_aligner(
     pairs = check_training_pairs(pairs)
     extra = labelled_pair_examples(extra_examples or ())
     _seed_everything(seed)
-    run = _Run(cfg, seed, progress, should_stop)
+    run = _Run(cfg, seed, progress, should_stop, on_step)
+    run.step(StepReport("prepare"))
     train, held, held_source = _split(pairs, dev, cfg, seed)
     device = resolve_device(cfg.device)
     cfg = replace(cfg, device=device)
     t_start, cpu_start = time.perf_counter(), _cpu_seconds()
 
     model = build_pair_model(base, device=device, max_length=cfg.max_length, seed=seed)
-    sim = PairModelSimilarity(model, base=cfg.base_similarity, weight=cfg.pair_model_weight,
+    sim = PairModelSimilarity(model, base=get_similarity(cfg.base_similarity, device=device),
+                              weight=cfg.pair_model_weight,
                               candidates=cfg.candidates_per_simple, device=device)
     base_sim = get_similarity(cfg.base_similarity, device=device)
     examples = pair_examples(train, [base_sim.similarity(p.complex.sentences, p.simple.sentences)
                                      for p in train], cfg.negatives_per_simple) + extra
     run.lap("prepare")
+    run.step(StepReport("pair_model"))
     pair_history = _train_pairs(run, model, sim, examples, train, held)
     run.lap("pair_model")
 
@@ -190,6 +201,7 @@ def train_aligner(
     untrained = _scores(CRFAligner({"device": device}), held,
                         [base_sim.similarity(p.complex.sentences, p.simple.sentences) for p in held])
     train_seconds = round(time.perf_counter() - t_start, 2)
+    run.step(StepReport("save"))
 
     content = {
         "method": "crf", "seed": seed, "device": device,
@@ -237,10 +249,13 @@ def _fit_decoder(run: _Run, sim: PairModelSimilarity, train: Sequence[ArticlePai
     epochs and times the stages.
     """
     sim.clear_cache()
+    if final:
+        run.step(StepReport("score_candidates"))
     train_sims = [sim.similarity(p.complex.sentences, p.simple.sentences) for p in train]
     held_sims = [sim.similarity(p.complex.sentences, p.simple.sentences) for p in held]
     if final:
         run.lap("score_candidates")
+        run.step(StepReport("crf"))
     crf = NeuralCRF()
     aligner = CRFAligner(_aligner_config(run.cfg), similarity=sim, crf=crf)
 
@@ -254,6 +269,7 @@ def _fit_decoder(run: _Run, sim: PairModelSimilarity, train: Sequence[ArticlePai
                       should_stop=run.should_stop if final else (lambda: False))
     if final:
         run.lap("crf")
+        run.step(StepReport("thresholds"))
 
     def scores_with(opts: dict[str, float]) -> dict[str, float]:
         aligner.config = replace(aligner.config, **opts)
@@ -274,7 +290,7 @@ def _train_pairs(run: _Run, model: Any, sim: PairModelSimilarity, examples: list
         return _fit_decoder(run, sim, train, held, final=False).scores()
 
     history = train_pair_model(model, examples, run.cfg, seed=run.seed, evaluate=dev_scores,
-                               report=run.report, should_stop=run.should_stop)
+                               report=run.report, should_stop=run.should_stop, on_step=run.step)
     if run.should_stop():
         raise TrainingCancelled(f"training cancelled after pair-model epoch {len(history)}")
     return history

@@ -1,4 +1,4 @@
-"""Corpus import: files in one of four formats → articles, documents, paragraphs, sentences and
+"""Corpus import: files in one of the registered formats (``formats/``, a module each) → articles, documents, paragraphs, sentences and
 (for formats that carry them) imported candidate pairs with their gold labels.
 
 Everything is validated before anything is written, so a bad file imports nothing. Inputs are
@@ -37,40 +37,28 @@ from pathlib import Path
 
 from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
 
-from annotation.models import Article, LabelScheme, Project
+from annotation.label_schemes import UNKNOWN_KIND, class_values, scheme_kind, value_classes
+from annotation.models import Article, Project
 from annotation.services import audit
 from annotation.services.background.progress import Superseded
-from annotation.services.corpus.importing import jsonl, levels, parallel, stories
+from annotation.services.corpus.importing import formats as registry
+from annotation.services.corpus.importing import gold as gold_meanings
 from annotation.services.corpus.importing.archive import bytes_inputs, collect, path_inputs, read_path, work_folder
 from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle, TextFile, language_problem
 from annotation.services.corpus.importing.limits import Limits, over
 from annotation.services.corpus.importing.problems import CorpusImportError, Problem, Problems
 from annotation.services.corpus.importing.validation import check_file, is_ignorable
-from annotation.services.corpus.importing.writer import Written, write_articles
-from annotation.services.review.gold import class_values, value_classes
+from annotation.services.corpus.importing.writer import GoldImport, Written, write_articles
 
 __all__ = [
-    "FORMATS", "ON_CONFLICT", "CorpusImportError", "ImportResult", "Limits", "Problem",
-    "check_options", "detect_format", "import_files", "import_inputs", "import_path", "read_path", "undo_import",
+    "GOLD_MEANINGS", "ON_CONFLICT", "CorpusImportError", "ImportResult", "Limits", "Problem",
+    "check_options", "detect_format", "format_names", "import_files", "import_inputs", "import_path", "read_path", "undo_import",
 ]
 
 logger = logging.getLogger(__name__)
 
-FORMATS: tuple[str, ...] = ("jsonl", "levels", "stories", "parallel")
 ON_CONFLICT: tuple[str, ...] = ("error", "skip")
-
-_PARSERS: dict[str, Callable[[list[InputFile], ParseContext], Iterator[ParsedArticle]]] = {
-    "jsonl": jsonl.parse,
-    "levels": levels.parse,
-    "stories": stories.parse,
-    "parallel": parallel.parse,
-}
-_EXTENSION_FORMATS: dict[str, str] = {
-    **{ext: "jsonl" for ext in jsonl.EXTENSIONS},
-    **{ext: "levels" for ext in levels.EXTENSIONS},
-    **{ext: "stories" for ext in stories.EXTENSIONS},
-    **{ext: "parallel" for ext in parallel.EXTENSIONS},
-}
+GOLD_MEANINGS = gold_meanings.GOLD_MEANINGS
 _TITLE_MAX = 500
 BATCH_SENTENCES = 5000  # rows written per batch (one short transaction each on SQLite)
 BATCH_ARTICLES = 500
@@ -87,6 +75,10 @@ class ImportResult:
     pairs: int
     warnings: list[str] = field(default_factory=list)
     article_ids: list[int] = field(default_factory=list)
+    gold_meaning: str = gold_meanings.DEFAULT_MEANING
+    test_questions: bool = False
+    gold: dict[str, int] = field(default_factory=dict)  # what the gold links were stored as (writer.Written.gold)
+    run: int | None = None  # the alignment run holding the links (gold meaning "predictions")
 
     def describe(self) -> str:
         """``"3 articles, 9 documents, 412 sentences, 0 pairs (levels)"``."""
@@ -95,9 +87,18 @@ class ImportResult:
             f"{self.pairs} pairs ({self.format})"
         )
 
+    def gold_summary(self) -> str:
+        """What the file's gold links were stored as (see ``gold.summary``)."""
+        return gold_meanings.summary(self.gold_meaning, self.test_questions, self.gold)
+
+
+def format_names() -> tuple[str, ...]:
+    """The import formats (``importing/formats/``, one module each), in list order."""
+    return registry.names()
+
 
 def _known_extensions() -> str:
-    return ", ".join(f".{ext} ({fmt})" for ext, fmt in _EXTENSION_FORMATS.items())
+    return ", ".join(f".{ext} ({fmt})" for ext, fmt in registry.by_extension().items())
 
 
 def detect_format(names: list[str]) -> str:
@@ -110,10 +111,11 @@ def detect_format(names: list[str]) -> str:
     if not names:
         raise CorpusImportError.one("", "no files to import")
     found: dict[str, list[str]] = {}
+    extension_formats = registry.by_extension()
     unknown: list[Problem] = []
     for name in names:
         ext = TextFile(name, "").extension
-        fmt = _EXTENSION_FORMATS.get(ext)
+        fmt = extension_formats.get(ext)
         if fmt is None:
             shown = f".{ext}" if ext else "(none)"
             unknown.append(Problem(name, None, None, f"unknown extension {shown}; known extensions: {_known_extensions()}"))
@@ -128,16 +130,17 @@ def detect_format(names: list[str]) -> str:
 
 
 def _scheme_values(project: Project) -> dict[str, str]:
-    """Scheme value → class (aligned / partial / not) of a categorical scheme; empty for Likert."""
+    """Scheme value → class (aligned / partial / not) of a scheme with gold; empty for one without (Likert)."""
     scheme = project.label_scheme
-    if scheme.kind == LabelScheme.LIKERT:
+    if not scheme_kind(scheme).gold:
         return {}
     return value_classes(scheme)
 
 
 def _gold_values(project: Project) -> dict[str, str]:
     """The scheme value each engine label ("aligned", "partial") is stored as: the first value that counts as it."""
-    return {kind: value for kind, value in class_values(project.label_scheme).items() if kind in ("aligned", "partial")}
+    values = {kind: value for kind, value in class_values(project.label_scheme).items() if kind in ("aligned", "partial")}
+    return {**values, UNKNOWN_KIND: UNKNOWN_KIND} if values else values
 
 
 def _existing_titles(project: Project, titles: list[str]) -> set[str]:
@@ -190,14 +193,17 @@ def _check_titles(project: Project, seen: list[_Seen], on_conflict: str, problem
     return existing
 
 
-def check_options(fmt: str = "auto", *, language: str | None = None, on_conflict: str = "error") -> None:
+def check_options(fmt: str = "auto", *, language: str | None = None, on_conflict: str = "error",
+                  gold_meaning: str = gold_meanings.DEFAULT_MEANING) -> None:
     """The import's options, checked before any file is read (the upload views call it before queuing a job).
 
     Raises:
-        CorpusImportError: an unknown format or on_conflict, or an unsupported language.
+        CorpusImportError: an unknown format, on_conflict or gold_meaning, or an unsupported language.
     """
-    if fmt != "auto" and fmt not in FORMATS:
-        raise CorpusImportError.one("", f"unknown format {fmt!r}; choose auto or one of: {', '.join(FORMATS)}", field="format")
+    gold_meanings.check_meaning(gold_meaning)
+    if fmt != "auto" and fmt not in format_names():
+        raise CorpusImportError.one("", f"unknown format {fmt!r}; choose auto or one of: {', '.join(format_names())}",
+                                    field="format")
     if on_conflict not in ON_CONFLICT:
         raise CorpusImportError.one("", f"unknown on_conflict {on_conflict!r}; choose one of: {', '.join(ON_CONFLICT)}", field="on_conflict")
     if language is not None:
@@ -267,19 +273,23 @@ def undo_import(project: Project, token: str) -> None:
     while ids := list(articles.exclude(pk__in=keep).values_list("pk", flat=True)[:100]):
         with transaction.atomic():
             Article.objects.filter(pk__in=ids).delete()
+    if not keep:
+        gold_meanings.drop_run(project, token)
 
 
 def _write(project: Project, spool: _Spool, skip: set[str], *, source: str, token: str, total: int,
-           progress: Progress | None, checkpoint: Callable[[], None] | None, audit_event: Callable[[Written], None]) -> Written:
+           progress: Progress | None, checkpoint: Callable[[], None] | None, audit_event: Callable[[Written], None],
+           gold: Callable[[], GoldImport]) -> Written:
     written = Written()
     committing = False
 
     def write_all(pause: float = 0.0) -> None:
+        meaning = gold()  # (predictions) creates the run, inside the write
         for batch in _batches(spool, skip):
             if checkpoint is not None:
                 checkpoint()
             with transaction.atomic():
-                written.add(write_articles(project, batch, source=source, token=token))
+                written.add(write_articles(project, batch, source=source, token=token, gold=meaning))
             if pause:
                 time.sleep(pause)  # let writers waiting for SQLite's lock (annotators' submits) go first
             if progress is not None:
@@ -319,6 +329,8 @@ def import_inputs(
     language: str | None = None,
     source: str = "",
     on_conflict: str = "error",
+    gold_meaning: str = gold_meanings.DEFAULT_MEANING,
+    test_questions: bool = False,
     actor=None,
     progress: Progress | None = None,
     checkpoint: Callable[[], None] | None = None,
@@ -330,11 +342,14 @@ def import_inputs(
         project: where the articles go.
         files: the inputs; names may be relative paths (``folder/A-adv.txt``). Archives (.zip,
             .tar.gz) among them are expanded; hidden files are skipped.
-        fmt: one of :data:`FORMATS` or ``"auto"`` (from the extensions, see :func:`detect_format`).
+        fmt: one of :func:`format_names` or ``"auto"`` (from the extensions, see :func:`detect_format`).
         language: sentence-splitting language (ISO 639-1); defaults to the project's.
         source: recorded as each article's ``source`` (default: the file it came from).
         on_conflict: ``"error"`` (an article title already in the project is a problem) or
             ``"skip"`` (such articles are left out, with a warning).
+        gold_meaning: what the file's gold links mean: ``sparse`` (default), ``exhaustive`` or
+            ``predictions`` (see ``gold``); kept as each article's ``meta["gold_import"]``.
+        test_questions: imported gold links become hidden test questions (default: no).
         actor: who imports (the audit log's actor; None = a command or script).
         progress: ``progress(fraction, message)``, called as the import advances.
         checkpoint: called between batches; raising there (a cancelled job) undoes the import.
@@ -343,7 +358,7 @@ def import_inputs(
     Raises:
         CorpusImportError: with every problem found (up to 50); nothing was written.
     """
-    check_options(fmt, language=language, on_conflict=on_conflict)
+    check_options(fmt, language=language, on_conflict=on_conflict, gold_meaning=gold_meaning)
     limits = Limits.from_settings()
     token = token or uuid.uuid4().hex
     with work_folder() as work:
@@ -357,7 +372,7 @@ def import_inputs(
         problems = Problems()
         ctx = ParseContext(language=language or project.language or "en", problems=problems,
                            gold_values=_gold_values(project), scheme=project.label_scheme.slug,
-                           scheme_values=_scheme_values(project), limits=limits)
+                           scheme_values=_scheme_values(project), limits=limits, gold_meaning=gold_meaning)
         checked = 0
         for f in inputs:
             lines = check_file(f, problems, limits)
@@ -372,7 +387,7 @@ def import_inputs(
         try:
             seen: list[_Seen] = []
             unlabelled: list[str] = []
-            for article in _PARSERS[fmt](inputs, ctx):
+            for article in registry.get(fmt).parse(inputs, ctx):
                 if len(seen) >= limits.articles:
                     problems.add("", over(f"the import holds more than {limits.articles:,} articles", "IMPORT_MAX_ARTICLES",
                                           limits.articles), limit="IMPORT_MAX_ARTICLES")
@@ -390,26 +405,38 @@ def import_inputs(
             skip = _check_titles(project, seen, on_conflict, problems, ctx.warnings)
             problems.raise_if_any()
             if unlabelled:
-                classes = sorted({label for label in unlabelled if label in ("aligned", "partial", "not")})
+                classes = sorted({label for label in unlabelled if label in ("aligned", "partial", "not", UNKNOWN_KIND)})
                 ctx.warnings.append(
                     f"the project's label scheme {project.label_scheme.slug!r} has no value that counts as "
                     f"{' / '.join(classes) or 'an alignment class'}; {len(unlabelled)} labelled link(s) were imported "
                     "as pairs without a gold label"
                 )
             names = [f.name for f in inputs]
+            run: list[int] = []
+
+            def gold() -> GoldImport:
+                if gold_meaning == gold_meanings.PREDICTIONS and not run:
+                    run.append(gold_meanings.start_run(project, names, token, actor).pk)
+                return GoldImport(gold_meaning, bool(test_questions), run[0] if run else None)
 
             def audit_event(written: Written) -> None:
+                if run:
+                    gold_meanings.finish_run(run[0], written.articles, written.gold["predictions"])
                 audit.record("import", actor=actor, project=project, target=(source or ", ".join(names))[:300],
                              files=names[:20], file_count=len(names), articles=written.articles,
-                             sentences=written.sentences, pairs=written.pairs, format=fmt)
+                             sentences=written.sentences, pairs=written.pairs, format=fmt,
+                             gold_meaning=gold_meaning, test_questions=bool(test_questions), gold=dict(written.gold),
+                             gold_summary=gold_meanings.summary(gold_meaning, bool(test_questions), written.gold))
 
             written = _write(project, spool, skip, source=source, token=token, total=len(seen) - len(skip),
-                             progress=progress, checkpoint=checkpoint, audit_event=audit_event)
+                             progress=progress, checkpoint=checkpoint, audit_event=audit_event, gold=gold)
         finally:
             spool.close()
     return ImportResult(
         format=fmt, articles=written.articles, documents=written.documents, sentences=written.sentences,
         pairs=written.pairs, warnings=ctx.warnings, article_ids=written.article_ids,
+        gold_meaning=gold_meaning, test_questions=bool(test_questions), gold=dict(written.gold),
+        run=run[0] if run else None,
     )
 
 

@@ -63,6 +63,34 @@ def _safe_member_name(name: str) -> str | None:
     return cleaned or None
 
 
+def _reason(exc: BaseException) -> str:
+    """Why reading failed, without the server path an OS error carries (only the member is named)."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror
+    return str(exc) or type(exc).__name__
+
+
+def _unique_members(archive: str, names: list[tuple[str, object]], problems: Problems) -> dict[str, object]:
+    """``{cleaned name: member}`` for the archive's members, or {} after reporting each name that
+    two members share once cleaned (``a.jsonl``, ``./a.jsonl``, ``x//a.jsonl`` vs ``x/a.jsonl``) or
+    that is both a file and a folder — one would overwrite or hide the other, so nothing is extracted."""
+    by_name: dict[str, object] = {}
+    for raw, member in names:
+        name = _safe_member_name(raw) or ""
+        if is_ignorable(name):
+            continue
+        if name in by_name:
+            written = f" (as written: {raw!r})" if raw != name else ""
+            problems.add(archive, f"two members are named {name!r}{written}; nothing was imported — "
+                                  "rename or remove one of them")
+            continue
+        by_name[name] = member
+    folders = {str(parent) for name in by_name for parent in PurePosixPath(name).parents if str(parent) != "."}
+    for name in sorted(set(by_name) & folders):
+        problems.add(archive, f"{name!r} is both a file and a folder in the archive; nothing was imported")
+    return {} if problems else by_name
+
+
 def _copy(source: BinaryIO, target: Path, limit: int) -> int:
     """Copy at most ``limit`` bytes; returns the bytes the source held (``limit + 1`` when it held more)."""
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -117,7 +145,7 @@ def _members_zip(f: InputFile, dest: Path, problems: Problems, limits: Limits) -
         try:
             zf = zipfile.ZipFile(fh)
         except (zipfile.BadZipFile, OSError) as exc:
-            problems.add(f.name, f"not a readable zip archive ({exc})")
+            problems.add(f.name, f"not a readable zip archive ({_reason(exc)})")
             return []
         with zf:
             infos = [i for i in zf.infolist() if not i.is_dir()]
@@ -126,17 +154,13 @@ def _members_zip(f: InputFile, dest: Path, problems: Problems, limits: Limits) -
                     problems.add(f.name, f"unsafe path {info.filename!r} in archive (path traversal); nothing was extracted")
             if problems:
                 return []
-            by_name = {}
-            for info in infos:
-                name = _safe_member_name(info.filename) or ""
-                if not is_ignorable(name):
-                    by_name[name] = info
+            by_name = _unique_members(f.name, [(i.filename, i) for i in infos], problems)
             for name, size in job.check_declared([(n, i.file_size) for n, i in by_name.items()]):
                 try:
                     with zf.open(by_name[name]) as member:
                         job.extract(name, size, member)
                 except _READ_ERRORS as exc:
-                    problems.add(f.name, f"not a readable zip archive: member {name!r} ({exc})")
+                    problems.add(f.name, f"not a readable zip archive: member {name!r} ({_reason(exc)})")
                     return []
     return job.members
 
@@ -147,7 +171,7 @@ def _members_tar(f: InputFile, dest: Path, problems: Problems, limits: Limits) -
         try:
             tf = tarfile.open(fileobj=fh, mode="r:*")
         except _READ_ERRORS as exc:
-            problems.add(f.name, f"not a readable tar archive ({exc})")
+            problems.add(f.name, f"not a readable tar archive ({_reason(exc)})")
             return []
         with tf:
             members: list[tarfile.TarInfo] = []
@@ -160,7 +184,7 @@ def _members_tar(f: InputFile, dest: Path, problems: Problems, limits: Limits) -
                         counted_all = False
                         break
             except _READ_ERRORS as exc:
-                problems.add(f.name, f"not a readable tar archive ({exc})")
+                problems.add(f.name, f"not a readable tar archive ({_reason(exc)})")
                 return []
             if not counted_all:  # a tar is listed sequentially: the listing stopped past the limit
                 job.too_many(f"more than {limits.files:,}")
@@ -172,11 +196,7 @@ def _members_tar(f: InputFile, dest: Path, problems: Problems, limits: Limits) -
                     problems.add(f.name, f"{m.name!r} is a link or special file; archives may hold only regular files")
             if problems:
                 return []
-            by_name = {}
-            for m in members:
-                name = _safe_member_name(m.name) or ""
-                if not is_ignorable(name):
-                    by_name[name] = m
+            by_name = _unique_members(f.name, [(m.name, m) for m in members], problems)
             for name, size in job.check_declared([(n, m.size) for n, m in by_name.items()]):
                 try:
                     member = tf.extractfile(by_name[name])
@@ -184,7 +204,7 @@ def _members_tar(f: InputFile, dest: Path, problems: Problems, limits: Limits) -
                         with member:
                             job.extract(name, size, member)
                 except _READ_ERRORS as exc:
-                    problems.add(f.name, f"not a readable tar archive: member {name!r} ({exc})")
+                    problems.add(f.name, f"not a readable tar archive: member {name!r} ({_reason(exc)})")
                     return []
     return job.members
 
@@ -214,10 +234,12 @@ def expand_archives(files: list[InputFile], work: Path, problems: Problems, limi
     return out
 
 
-def path_inputs(path: str | Path) -> list[InputFile]:
+def path_inputs(path: str | Path, *, label: str | None = None) -> list[InputFile]:
     """The files of ``path`` — a file, or a folder (recursively, sorted, hidden files skipped) — as
-    inputs read from where they are (archives among them are expanded by :func:`expand_archives`)."""
+    inputs read from where they are (archives among them are expanded by :func:`expand_archives`).
+    A refusal names ``label`` (an upload: never the server folder it was staged in), else ``path``."""
     path = Path(path)
+    label = str(path) if label is None else label
     if path.is_dir():
         files = []
         for p in sorted(path.rglob("*")):
@@ -225,10 +247,10 @@ def path_inputs(path: str | Path) -> list[InputFile]:
             if p.is_file() and not is_ignorable(rel):
                 files.append(InputFile(rel, p.stat().st_size, path=p))
         if not files:
-            raise CorpusImportError.one(str(path), "folder holds no files to import")
+            raise CorpusImportError.one(label, "folder holds no files to import")
         return files
     if not path.is_file():
-        raise CorpusImportError.one(str(path), "no such file or folder")
+        raise CorpusImportError.one(label, "no such file or folder")
     return [InputFile(path.name, path.stat().st_size, path=path)]
 
 
@@ -248,6 +270,12 @@ def collect(files: list[InputFile], work: Path, limits: Limits) -> list[InputFil
             check_file_size(f.name, f.size, problems)
     problems.raise_if_any()
     expanded = expand_archives(files, work, problems, limits)
+    problems.raise_if_any()
+    seen: set[str] = set()
+    for f in expanded:  # the same name from two archives, or an archive's member and an uploaded file
+        if f.name in seen:
+            problems.add(f.name, "two of the files to import have this name; nothing was imported — rename one of them")
+        seen.add(f.name)
     problems.raise_if_any()
     check_sizes(expanded, problems, limits)
     problems.raise_if_any()

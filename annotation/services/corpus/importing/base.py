@@ -15,7 +15,7 @@ from typing import Any, BinaryIO
 
 from annotation.services.corpus.importing.limits import Limits
 from annotation.services.corpus.importing.problems import Problems
-from workers.engine.text import SUPPORTED_LANGUAGES, split_document
+from workers.engine import SUPPORTED_LANGUAGES, split_document
 
 BOM = b"\xef\xbb\xbf"
 
@@ -112,6 +112,9 @@ class ParsedArticle:
     documents: list[ParsedDocument]
     pairs: list[ParsedPair] = field(default_factory=list)
     meta: dict[str, Any] = field(default_factory=dict)
+    # (complex level, simple level) of each document pair whose gold the input states (a JSONL record
+    # with ``gold`` or ``pairs``, even empty): under the gold meaning ``exhaustive`` these are complete
+    gold_documents: list[tuple[str, str]] = field(default_factory=list)
 
 
 def normalise_language(code: str) -> str:
@@ -141,6 +144,7 @@ class ParseContext:
     warnings: list[str] = field(default_factory=list)
     limits: Limits = field(default_factory=Limits.from_settings)
     line_counts: dict[str, int] = field(default_factory=dict)  # file name → lines (checked before parsing)
+    gold_meaning: str = "sparse"  # what the input's gold links mean (importing.GOLD_MEANINGS)
     bytes_read: int = 0  # for progress
     _language_reported: bool = False
 

@@ -1,10 +1,26 @@
 """What goes wrong in an import: located problems, collected before anything is written."""
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 
 MAX_PROBLEMS = 50
+
+
+def without_server_paths(text: str) -> str:
+    """``text`` with the import folder (``IMPORT_DIR``) cut out: a staged upload's or work folder's
+    path becomes the member's own name, so no refusal shows where the server keeps its files."""
+    from django.conf import settings
+
+    root = getattr(settings, "IMPORT_DIR", None)
+    if not root or not text:
+        return text
+    for folder in sorted({str(Path(root)), str(Path(root).resolve())}, key=len, reverse=True):
+        text = re.sub(re.escape(folder) + r"/(?:(?:work|upload)-[0-9a-f]+/)?(?:archive-\d+/)?", "", text)
+        text = text.replace(folder, "the import folder")
+    return text
 
 
 @dataclass(frozen=True)
@@ -22,6 +38,10 @@ class Problem:
     field: str | None
     message: str
     limit: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "file", without_server_paths(self.file))
+        object.__setattr__(self, "message", without_server_paths(self.message))
 
     def __str__(self) -> str:
         where = self.file

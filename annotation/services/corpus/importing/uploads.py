@@ -27,12 +27,17 @@ from annotation.models import Job, Project, Status
 from annotation.services.background import jobs, progress
 from annotation.services.corpus.importing import ImportResult, check_options, import_inputs, undo_import
 from annotation.services.corpus.importing.archive import import_root, is_archive, path_inputs
+from annotation.services.corpus.importing.gold import DEFAULT_MEANING
 from annotation.services.corpus.importing.limits import Limits, over
-from annotation.services.corpus.importing.problems import CorpusImportError, Problem
+from annotation.services.corpus.importing.problems import CorpusImportError, Problem, without_server_paths
 from annotation.services.corpus.importing.validation import human_size
 
 IMPORT_JOB = "import"
 _FORM_SLACK = 1024 * 1024  # multipart headers and form fields besides the files
+
+
+class ImportFailed(Exception):
+    """An import job's unexpected error as stored on the job: its type and message, without server paths."""
 
 
 class LimitedUploadHandler(FileUploadHandler):
@@ -163,7 +168,7 @@ def stage_uploads(uploads) -> StagedUpload:
 def import_upload(project: Project, upload: StagedUpload, fmt: str = "auto", *, actor=None, **options) -> ImportResult:
     """Import a staged upload now (it is removed afterwards, imported or not)."""
     try:
-        return import_inputs(project, path_inputs(upload.folder), fmt, actor=actor,
+        return import_inputs(project, path_inputs(upload.folder, label="the upload"), fmt, actor=actor,
                              source=options.pop("source", "") or ", ".join(upload.names)[:200], **options)
     finally:
         upload.remove()
@@ -175,20 +180,20 @@ def runs_in_background(upload: StagedUpload) -> bool:
 
 def start_import_job(project: Project, upload: StagedUpload, fmt: str = "auto", *, user=None,
                      language: str | None = None, on_conflict: str = "error", source: str = "",
-                     enqueue: bool = True) -> Job:
+                     gold_meaning: str = DEFAULT_MEANING, test_questions: bool = False, enqueue: bool = True) -> Job:
     """Queue the import of a staged upload as a background job (kind ``import``, cpu queue).
 
     Raises:
         CorpusImportError: bad options (checked now, before the job is queued; the upload is removed).
     """
     try:
-        check_options(fmt, language=language, on_conflict=on_conflict)
+        check_options(fmt, language=language, on_conflict=on_conflict, gold_meaning=gold_meaning)
     except CorpusImportError:
         upload.remove()
         raise
     params = {"upload": upload.key, "files": list(upload.names)[:100], "bytes": upload.size, "format": fmt,
               "language": language, "on_conflict": on_conflict, "source": source or ", ".join(upload.names)[:200],
-              "token": uuid.uuid4().hex}
+              "gold_meaning": gold_meaning, "test_questions": bool(test_questions), "token": uuid.uuid4().hex}
     with transaction.atomic():
         return jobs.start_job(project, IMPORT_JOB, params=params, user=user, enqueue=enqueue)
 
@@ -202,21 +207,22 @@ class Received:
 
 
 def receive(project: Project, uploads, fmt: str = "auto", *, user=None, language: str | None = None,
-            on_conflict: str = "error") -> Received:
+            on_conflict: str = "error", gold_meaning: str = DEFAULT_MEANING, test_questions: bool = False) -> Received:
     """The upload views' one call: check the options, stage the files, then import them now or —
     past ``IMPORT_BACKGROUND_BYTES`` — queue an ``import`` job.
 
     Raises:
         CorpusImportError: bad options or (for an import done now) bad input; nothing was written.
     """
-    check_options(fmt, language=language, on_conflict=on_conflict)
+    check_options(fmt, language=language, on_conflict=on_conflict, gold_meaning=gold_meaning)
     upload = stage_uploads(uploads)
     source = ", ".join(upload.names)[:200]
+    gold = {"gold_meaning": gold_meaning, "test_questions": bool(test_questions)}
     if runs_in_background(upload):
         return Received(job=start_import_job(project, upload, fmt, user=user, language=language,
-                                             on_conflict=on_conflict, source=source))
+                                             on_conflict=on_conflict, source=source, **gold))
     return Received(result=import_upload(project, upload, fmt, actor=user, language=language,
-                                         on_conflict=on_conflict, source=source))
+                                         on_conflict=on_conflict, source=source, **gold))
 
 
 def result_data(result: ImportResult) -> dict:
@@ -224,6 +230,7 @@ def result_data(result: ImportResult) -> dict:
     data = asdict(result)
     data.pop("article_ids", None)
     data["summary"] = result.describe()
+    data["gold_summary"] = result.gold_summary()
     return data
 
 
@@ -246,8 +253,10 @@ def run_import_job(job_id: int) -> None:
             undo_import(job.project, params["token"])
         upload = staged(params["upload"])
         result = import_inputs(
-            job.project, path_inputs(upload.folder), params.get("format", "auto"), language=params.get("language"),
+            job.project, path_inputs(upload.folder, label="the upload"), params.get("format", "auto"),
+            language=params.get("language"),
             on_conflict=params.get("on_conflict", "error"), source=params.get("source", ""), actor=job.created_by,
+            gold_meaning=params.get("gold_meaning", DEFAULT_MEANING), test_questions=bool(params.get("test_questions")),
             progress=report, checkpoint=lambda: progress.check_cancelled(Job, job_id), token=params.get("token"),
         )
     except progress.Superseded:
@@ -265,10 +274,10 @@ def run_import_job(job_id: int) -> None:
             result={"problems": [str(p) for p in exc.problems], "too_large": exc.too_large},
             message=f"nothing was imported: {len(exc.problems)} problem(s)")
         return
-    except Exception as exc:  # noqa: BLE001 - recorded on the row, then re-raised for the log
+    except Exception as exc:  # noqa: BLE001 - recorded on the row (without server paths), re-raised for the log
         report.close()
         _cleanup(params)
-        progress.fail(Job, job_id, exc)
+        progress.fail(Job, job_id, ImportFailed(without_server_paths(f"{type(exc).__name__}: {exc}")))
         raise
     report.close()
     _cleanup(params)

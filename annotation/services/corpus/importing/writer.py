@@ -1,8 +1,18 @@
-"""Writing parsed articles to the database: bulk inserts, inside the caller's transaction."""
+"""Writing parsed articles to the database: bulk inserts, inside the caller's transaction.
+
+What an input's gold links become depends on the import's gold meaning (:class:`GoldImport`):
+``exhaustive`` and ``sparse`` links are adjudicated with provenance ``imported`` (a link without a
+kind as :data:`~annotation.label_schemes.UNKNOWN_KIND`); ``predictions`` become the predictions of
+an alignment run named after the file (no gold). The meaning is kept on every article of the import
+(``meta["gold_import"]``: meaning, test_questions, and for exhaustive gold the complete document
+pairs' levels), where ``review.exhaustive`` and the queue's test questions read it.
+"""
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
+from annotation.label_schemes import UNKNOWN_KIND
 from annotation.models import (
     Adjudication,
     Article,
@@ -10,15 +20,34 @@ from annotation.models import (
     Document,
     PairSentence,
     Paragraph,
+    Prediction,
     Project,
     Sentence,
     Side,
     indices_key,
 )
 from annotation.services.corpus.importing.base import ParsedArticle
-from workers.engine.text import is_identical
+from workers.engine import is_identical
 
 BATCH = 1000
+
+
+@dataclass(frozen=True)
+class GoldImport:
+    """What the input's gold links mean: ``meaning`` (exhaustive / sparse / predictions), whether
+    they become hidden test questions, and (predictions) the run that holds them."""
+
+    meaning: str = "sparse"
+    test_questions: bool = False
+    run_id: int | None = None
+
+    def stamp(self, article: ParsedArticle) -> dict:
+        out: dict = {"meaning": self.meaning, "test_questions": self.test_questions and self.meaning != "predictions"}
+        if self.meaning == "exhaustive":
+            out["document_pairs"] = [list(levels) for levels in article.gold_documents]
+        if self.run_id is not None:
+            out["run"] = self.run_id
+        return out
 
 
 @dataclass
@@ -28,6 +57,9 @@ class Written:
     sentences: int = 0
     pairs: int = 0
     article_ids: list[int] = field(default_factory=list)
+    # gold links by what they were stored as: aligned / partial / aligned-or-partial (Task 1 only) /
+    # other scheme values, "predictions", and "complete" (articles counted complete), "tests"
+    gold: Counter = field(default_factory=Counter)
 
     def add(self, other: Written) -> None:
         self.articles += other.articles
@@ -35,16 +67,25 @@ class Written:
         self.sentences += other.sentences
         self.pairs += other.pairs
         self.article_ids.extend(other.article_ids)
+        self.gold.update(other.gold)
 
 
-def write_articles(project: Project, parsed: list[ParsedArticle], *, source: str = "", token: str = "") -> Written:
+def _predicted(p) -> str:
+    """The label a predicted link is stored with (a link of unknown kind: "aligned", as an aligner says)."""
+    return p.label if p.label in ("aligned", "partial", "not") else ("aligned" if p.label == UNKNOWN_KIND else "")
+
+
+def write_articles(project: Project, parsed: list[ParsedArticle], *, source: str = "", token: str = "",
+                   gold: GoldImport | None = None) -> Written:
     """Insert ``parsed`` (already validated) with a handful of bulk queries per table. ``token``
-    (the import's id) is kept as each article's ``meta["import"]``."""
+    (the import's id) is kept as each article's ``meta["import"]``, ``gold`` (what gold links mean,
+    default sparse) as ``meta["gold_import"]``."""
+    gold = gold or GoldImport()
     stamp = {"import": token} if token else {}
     articles = Article.objects.bulk_create(
         [
             Article(project=project, title=a.title, source=(source or a.file)[:200],
-                    meta={"file": a.file, **a.meta, **stamp})
+                    meta={"file": a.file, **a.meta, **stamp, "gold_import": gold.stamp(a)})
             for a in parsed
         ],
         batch_size=BATCH,
@@ -91,6 +132,7 @@ def write_articles(project: Project, parsed: list[ParsedArticle], *, source: str
                     article_id=article.pk, complex_document_id=c_doc, simple_document_id=s_doc,
                     complex_key=indices_key(p.complex), simple_key=indices_key(p.simple), origin="import",
                     score=p.score, features=dict(p.features),
+                    predicted_label=_predicted(p) if p.label and gold.run_id is not None else "",
                     identical=is_identical(" ".join(by_doc[c_doc][i].text for i in sorted(set(p.complex))),
                                            " ".join(by_doc[s_doc][i].text for i in sorted(set(p.simple)))),
                 )
@@ -99,17 +141,30 @@ def write_articles(project: Project, parsed: list[ParsedArticle], *, source: str
     pairs = CandidatePair.objects.bulk_create(pair_rows, batch_size=BATCH)
 
     members: list[PairSentence] = []
-    gold: list[Adjudication] = []
-    for pair, (p, c_doc, s_doc) in zip(pairs, pair_specs):
+    adjudications: list[Adjudication] = []
+    predictions: list[Prediction] = []
+    counts: Counter = Counter()
+    for rank, (pair, (p, c_doc, s_doc)) in enumerate(zip(pairs, pair_specs)):
         members.extend(PairSentence(pair_id=pair.pk, sentence_id=by_doc[c_doc][i].pk, side=Side.COMPLEX)
                        for i in sorted(set(p.complex)))
         members.extend(PairSentence(pair_id=pair.pk, sentence_id=by_doc[s_doc][i].pk, side=Side.SIMPLE)
                        for i in sorted(set(p.simple)))
-        if p.gold:
-            gold.append(Adjudication(pair_id=pair.pk, value=p.gold, provenance=Adjudication.IMPORTED, note=p.note))
+        if p.label and gold.run_id is not None:  # predictions: the run's, never gold
+            predictions.append(Prediction(run_id=gold.run_id, pair_id=pair.pk, score=p.score, predicted_label=_predicted(p),
+                                          features=dict(p.features), rank=rank))
+            counts["predictions"] += 1
+        elif p.gold:
+            adjudications.append(Adjudication(pair_id=pair.pk, value=p.gold, provenance=Adjudication.IMPORTED,
+                                              note=p.note))
+            counts[p.gold] += 1
     PairSentence.objects.bulk_create(members, batch_size=BATCH)
-    Adjudication.objects.bulk_create(gold, batch_size=BATCH)
+    Adjudication.objects.bulk_create(adjudications, batch_size=BATCH)
+    Prediction.objects.bulk_create(predictions, batch_size=BATCH)
+    if gold.meaning == "exhaustive":
+        counts["complete"] += sum(1 for a in parsed if a.gold_documents)
+    if gold.test_questions and gold.run_id is None:
+        counts["tests"] += len(adjudications)
     return Written(
         articles=len(articles), documents=len(documents), sentences=len(sentence_rows), pairs=len(pairs),
-        article_ids=[a.pk for a in articles],
+        article_ids=[a.pk for a in articles], gold=counts,
     )

@@ -250,3 +250,33 @@ def test_any_other_error_fails_the_run_with_it(corpus, monkeypatch):
         alignment_runs.execute_run(run.pk)
     run.refresh_from_db()
     assert run.status == Status.FAILED and "ZeroDivisionError" in run.error
+
+
+def test_a_run_counts_the_pairs_written_after_each_chunk_and_reports_one_progress(corpus, settings, monkeypatch):
+    """Issue 18 §6: the run's pair count grows chunk by chunk, and the progress runs once over all chunks."""
+    from annotation.models import Prediction
+    from annotation.services.background import progress
+
+    settings.ALIGN_BATCH_ARTICLES = 1
+    seen, reports = [], []
+    real_checkpoint, real_reporter = progress.save_checkpoint, progress.reporter
+
+    def checkpoint(model, pk, values, **fields):
+        ok = real_checkpoint(model, pk, values, **fields)
+        seen.append((AlignmentRun.objects.get(pk=pk).pair_count, Prediction.objects.filter(run_id=pk).count()))
+        return ok
+
+    def reporter(model, pk, **kw):
+        write = real_reporter(model, pk, every_seconds=0)
+        return lambda f, m="": (reports.append((f, m)), write(f, m))
+
+    monkeypatch.setattr(progress, "save_checkpoint", checkpoint)
+    monkeypatch.setattr(progress, "reporter", reporter)
+    run = _run(corpus)
+    alignment_runs.execute_run(run.pk)
+    assert len(seen) == 2 and all(shown == written for shown, written in seen) and 0 < seen[0][0] < seen[1][0]
+    fractions = [f for f, _ in reports]
+    assert fractions == sorted(fractions)
+    assert reports[-1][1] == f"aligned 2/2 document pairs · {seen[-1][0]} pairs written"
+    inside = [m for _, m in reports if m.startswith("document pairs ")]
+    assert not inside or {m.split(":")[0] for m in inside} <= {"document pairs 1–1 of 2", "document pairs 2–2 of 2"}

@@ -6,12 +6,14 @@ import pytest
 
 from annotation.models import AlignmentRun, CandidatePair, Prediction, Status
 from annotation.services.alignment import alignment_runs, mining
-from annotation.services.background import jobs, progress
-from annotation.services.review.queue import queue_pairs
+from annotation.services.background import jobs, progress, registry
+from annotation.services.review.queue_serving import queue_pairs
 from tests import factories
 from tests.engine.test_mining import HashedWords
-from workers import tasks
+from workers.tasks import TASKS
 
+run_alignment = TASKS[registry.RUN.task]
+CHUNK_TASKS = {stage: TASKS[work.task] for stage, work in registry.MINING_STAGES.items()}
 PARAMS = {"max_distance": 1.5, "max_relative": 0.95, "k": 4, "shard_size": 4}
 
 
@@ -52,7 +54,7 @@ def deliver(run_id: int, queued: list, *, twice: bool = False, limit: int | None
     while queued and (limit is None or len(done) < limit):
         stage, chunk = queued.pop(0)
         for _ in range(2 if twice else 1):
-            tasks.MINING_TASKS[stage](run_id, chunk)
+            CHUNK_TASKS[stage](run_id, chunk)
         done.append((stage, chunk))
     return done
 
@@ -63,7 +65,7 @@ def start(project, **params) -> AlignmentRun:
 
 def test_a_mining_run_plans_then_runs_its_chunks_stage_by_stage(corpus, broker):
     run = start(corpus)
-    tasks.run_alignment(run.pk)  # the plan
+    run_alignment(run.pk)  # the plan
     work = mining.MiningWork(mining.folder_of(run))
     assert broker == [("encode", c) for c in range(work.n_shards)] and work.n_shards > 1
     ran = deliver(run.pk, broker)
@@ -80,8 +82,10 @@ def test_a_mining_run_plans_then_runs_its_chunks_stage_by_stage(corpus, broker):
     assert run.result["language_tools"]["encoder"] == "all-MiniLM-L6-v2 (bundled)"
 
 
-def test_the_projects_encoder_embeds_the_sequences(corpus, broker, monkeypatch):
-    corpus.config = {**(corpus.config or {}), "encoder": "/models/french-sbert"}
+def test_the_projects_encoder_embeds_the_sequences(corpus, broker, monkeypatch, settings, tmp_path):
+    settings.MODEL_ROOTS = [str(tmp_path)]
+    french = f"{tmp_path}/french-sbert"
+    corpus.config = {**(corpus.config or {}), "encoder": french}
     corpus.save(update_fields=["config"])
     asked = []
 
@@ -91,16 +95,16 @@ def test_the_projects_encoder_embeds_the_sequences(corpus, broker, monkeypatch):
 
     monkeypatch.setattr("workers.engine.simplicity.embedding.default_encoder", encoder)
     run = start(corpus)
-    tasks.run_alignment(run.pk)
+    run_alignment(run.pk)
     deliver(run.pk, broker)
     run.refresh_from_db()
-    assert run.status == Status.SUCCEEDED and set(asked) == {"/models/french-sbert"}
-    assert run.result["language_tools"]["encoder"] == "/models/french-sbert"
+    assert run.status == Status.SUCCEEDED and set(asked) == {french}
+    assert run.result["language_tools"]["encoder"] == french
 
 
 def test_mined_pairs_are_sentence_pairs_in_the_queue_across_levels_and_articles(corpus, broker):
     run = start(corpus)
-    tasks.run_alignment(run.pk)
+    run_alignment(run.pk)
     deliver(run.pk, broker)
     pairs = CandidatePair.objects.filter(predictions__run=run).select_related("article", "complex_document__article",
                                                                                "simple_document__article")
@@ -117,17 +121,17 @@ def test_mined_pairs_are_sentence_pairs_in_the_queue_across_levels_and_articles(
 
 def test_re_delivered_chunks_change_nothing_and_a_second_run_reuses_the_pairs(corpus, broker):
     run = start(corpus)
-    tasks.run_alignment(run.pk)
+    run_alignment(run.pk)
     deliver(run.pk, broker, twice=True)  # every chunk delivered twice: skipped, and starts no stage twice
     run.refresh_from_db()
     assert run.status == Status.SUCCEEDED, run.error
     pairs = CandidatePair.objects.count()
     assert Prediction.objects.filter(run=run).count() == run.pair_count
     for stage in mining.RUN_STAGES:  # a late delivery after the run finished is dropped
-        tasks.MINING_TASKS[stage](run.pk, 0)
+        CHUNK_TASKS[stage](run.pk, 0)
     assert broker == [] and CandidatePair.objects.count() == pairs
     second = start(corpus)
-    tasks.run_alignment(second.pk)
+    run_alignment(second.pk)
     deliver(second.pk, broker)
     second.refresh_from_db()
     assert second.pair_count == run.pair_count and CandidatePair.objects.count() == pairs  # upserted, not duplicated
@@ -135,14 +139,14 @@ def test_re_delivered_chunks_change_nothing_and_a_second_run_reuses_the_pairs(co
 
 def test_a_run_whose_worker_died_resumes_from_the_chunks_it_had_finished(corpus, broker):
     run = start(corpus, keep_files=True)
-    tasks.run_alignment(run.pk)
+    run_alignment(run.pk)
     work = mining.MiningWork(mining.folder_of(run))
     deliver(run.pk, broker, limit=2)  # two encode shards done, then the worker dies ...
     broker.clear()                     # ... and the broker lost the remaining messages
     stamps = {c: work.output("encode", c).stat().st_mtime_ns for c in (0, 1)}
     assert AlignmentRun.objects.get(pk=run.pk).status == Status.RUNNING
     jobs.retry_run(AlignmentRun.objects.get(pk=run.pk))  # a stalled mining run may be resumed while RUNNING
-    tasks.run_alignment(run.pk)                           # the plan task, as the broker delivers it
+    run_alignment(run.pk)                           # the plan task, as the broker delivers it
     assert broker == [("encode", c) for c in range(2, work.n_shards)]
     deliver(run.pk, broker)
     run.refresh_from_db()
@@ -153,7 +157,7 @@ def test_a_run_whose_worker_died_resumes_from_the_chunks_it_had_finished(corpus,
 
 def test_a_failed_chunk_fails_the_run_and_a_retry_goes_on_from_there(corpus, broker, monkeypatch):
     run = start(corpus)
-    tasks.run_alignment(run.pk)
+    run_alignment(run.pk)
     deliver(run.pk, broker, limit=1)
 
     class Broken:
@@ -168,7 +172,7 @@ def test_a_failed_chunk_fails_the_run_and_a_retry_goes_on_from_there(corpus, bro
     deliver(run.pk, broker)  # the rest of the queued chunks: the run failed, they do nothing
     monkeypatch.setattr("workers.engine.simplicity.embedding.default_encoder", lambda model=None, device=None: HashedWords())
     jobs.retry_run(run)
-    tasks.run_alignment(run.pk)
+    run_alignment(run.pk)
     assert broker and all(stage == "encode" for stage, _ in broker) and ("encode", 0) not in broker
     deliver(run.pk, broker)
     run.refresh_from_db()
@@ -177,7 +181,7 @@ def test_a_failed_chunk_fails_the_run_and_a_retry_goes_on_from_there(corpus, bro
 
 def test_a_cancelled_run_stops_at_its_next_chunk(corpus, broker):
     run = start(corpus)
-    tasks.run_alignment(run.pk)
+    run_alignment(run.pk)
     deliver(run.pk, broker, limit=1)
     progress.cancel(AlignmentRun, run.pk)
     deliver(run.pk, broker)
@@ -205,7 +209,7 @@ def test_an_auto_export_of_a_mining_run_holds_pairs_across_articles(corpus, brok
     from tests.annotation.services.export.helpers import run as export
 
     run = start(corpus)
-    tasks.run_alignment(run.pk)
+    run_alignment(run.pk)
     deliver(run.pk, broker)
     _, root = export(corpus, settings, tmp_path, kind="auto", runs=[run.pk], formats=["jsonl"],
                      split_policy={"mode": "counts", "train": 3, "dev": 0, "test": 0, "seed": 0})

@@ -166,3 +166,57 @@ def test_the_summary_lists_the_first_articles_and_counts_them_all(project, two_r
     summary = run_comparison.summary(old, new, articles=2)
     assert [a["title"] for a in summary["per_article"]] == ["Bees", "Wasps"] and summary["per_article_total"] == 3
     assert summary["counts"]["added"] == 3
+
+
+def test_review_of_changes_serves_only_changed_pairs_no_test_questions_and_counts_them_left(project, users, two_runs):
+    """issue 18 item 7: unchanged hidden test questions were served ("run #1: aligned → run #2: aligned"),
+    researchers reviewing there were scored on them, and "left" counted 428 items for 351 changes."""
+    from annotation.models import Adjudication, Assignment, Label
+    from annotation.services.review import qc
+    from annotation.services.review.queue_progress import progress
+
+    set_qc(project, test_every=1)  # a test question in every slot, were they allowed
+    Adjudication.objects.create(pair=two_runs["same"], value="aligned", provenance=Adjudication.ADJUDICATED)
+    # from the whole queue before: an item skipped, unchanged between the runs
+    Assignment.objects.create(pair=two_runs["unlinked"], annotator=users["rita"], status=Assignment.SKIPPED)
+    project.config = {**project.config, "queue_changes": {"old": two_runs["old"].pk, "new": two_runs["new"].pk}}
+    project.save()
+    changed = {two_runs["relabelled"].pk, two_runs["removed"].pk, two_runs["added"].pk}
+    start = progress(users["rita"], project)
+    assert (start.done, start.remaining) == (0, len(changed))
+    served, left = [], []
+    while (pair := queue.next_item(users["rita"], project)) is not None:
+        served.append(pair.pk)
+        queue.submit(users["rita"], project, pair.pk, value="aligned", seconds=1)
+        left.append(progress(users["rita"], project).remaining)
+    assert set(served) == changed and len(served) == len(changed)
+    assert left == [2, 1, 0]
+    assert not Label.objects.filter(is_test_question=True).exists()
+    assert not Assignment.objects.filter(is_test=True).exists()
+    assert qc.test_accuracy(project, users["rita"]) == {}
+    # the skipped unchanged item waits for the whole queue
+    assert Assignment.objects.get(pair=two_runs["unlinked"], annotator=users["rita"]).status == Assignment.SKIPPED
+
+
+def test_leaving_review_of_changes_brings_test_questions_back(project, users, two_runs):
+    from annotation.models import Adjudication
+    from annotation.services.review.queue_serving import tests_apply
+
+    set_qc(project, test_every=2)
+    Adjudication.objects.create(pair=two_runs["same"], value="aligned", provenance=Adjudication.ADJUDICATED)
+    project.config = {**project.config, "queue_changes": {"old": two_runs["old"].pk, "new": two_runs["new"].pk}}
+    project.save()
+    from annotation.services.review import qc
+    assert not tests_apply(project, qc.qc_config(project))
+    project.config = {k: v for k, v in project.config.items() if k != "queue_changes"}
+    project.save()
+    assert tests_apply(project, qc.qc_config(project))
+
+
+def test_back_to_the_whole_queue_is_a_secondary_button(client, users, project, two_runs):
+    """issue 18 item 9: it looked like the page's primary action."""
+    project.config = {**project.config, "queue_changes": {"old": two_runs["old"].pk, "new": two_runs["new"].pk}}
+    project.save()
+    client.force_login(users["rita"])
+    page = client.get(f"/projects/{project.pk}/runs/compare/").content.decode()
+    assert 'id="clear-review" class="button secondary"' in page

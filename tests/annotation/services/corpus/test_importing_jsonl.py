@@ -56,7 +56,7 @@ def test_it_makes_one_article_per_record_with_ranked_documents(project):
     assert list(Document.objects.filter(article__title="7").values_list("level", "rank")) == [("0", 0), ("2", 1)]
 
 
-def test_gold_links_become_imported_pairs_adjudicated_as_aligned(project):
+def test_gold_links_without_labels_become_imported_pairs_of_unknown_kind(project):
     record = {"id": "g", "complex": {"paragraphs": [["C0.", "C1."], ["C2."]]},
               "simple": {"paragraphs": [["S0."], ["S1."]]}, "gold": [[0, 0], [2, 1], [2, 1]]}
     result = import_files(project, [("in.jsonl", jsonl(record))])
@@ -66,7 +66,8 @@ def test_gold_links_become_imported_pairs_adjudicated_as_aligned(project):
     assert pairs[1].complex_document.level == "complex" and pairs[1].simple_document.level == "simple"
     members = {(m.side, m.sentence.text) for m in PairSentence.objects.filter(pair=pairs[1])}
     assert members == {("complex", "C2."), ("simple", "S1.")}
-    assert list(Adjudication.objects.values_list("value", "provenance")) == [("aligned", "imported")] * 2
+    # no gold_labels: true links of unknown kind (Task 1 only), never silently "aligned" (issue 18)
+    assert list(Adjudication.objects.values_list("value", "provenance")) == [("aligned-or-partial", "imported")] * 2
 
 
 def test_gold_is_stored_as_the_projects_own_scheme_values(project):
@@ -207,7 +208,7 @@ def test_pairs_may_overlap_and_an_identical_repeat_is_one_pair(project):
 
 def test_an_empty_pairs_list_leaves_the_gold_links_as_they_are(project):
     import_files(project, [("in.jsonl", jsonl(with_pairs([], gold=[[1, 1]])))])
-    assert {k: v[3] for k, v in imported().items()} == {("1", "1"): "aligned"}
+    assert {k: v[3] for k, v in imported().items()} == {("1", "1"): "aligned-or-partial"}  # no gold_labels
 
 
 def test_pair_labels_in_a_likert_project_are_imported_without_gold_and_with_a_warning(project):

@@ -40,7 +40,8 @@ def test_gleu_agrees_with_nltk(a, b):
 
 
 def test_parallel_files_hold_linking_pairs_and_joined_splits(newsela, settings, tmp_path):
-    _, root = run(newsela["project"], settings, tmp_path, derived=False, split_policy={"mode": "counts", "train": 2, "dev": 0, "test": 0})
+    _, root = run(newsela["project"], settings, tmp_path, derived=False, label_policy="stored",
+                  split_policy={"mode": "counts", "train": 2, "dev": 0, "test": 0})
     src = (root / "parallel" / "train.src").read_text().splitlines()
     dst = (root / "parallel" / "train.dst").read_text().splitlines()
     assert len(src) == len(dst) == 5  # not-aligned and identical pairs are left out
@@ -59,7 +60,8 @@ def test_joined_files_join_simple_sentences_aligned_to_the_same_complex_sentence
     newsela["pairs"]["o0p01"].delete()
     for s in (1, 0):
         gold(make_pair(owls, "0", "1", [0], [s]), "aligned")
-    _, root = run(newsela["project"], settings, tmp_path, derived=False, split_policy={"mode": "counts", "train": 2, "dev": 0, "test": 0})
+    _, root = run(newsela["project"], settings, tmp_path, derived=False, label_policy="stored",
+                  split_policy={"mode": "counts", "train": 2, "dev": 0, "test": 0})
     joined = dict(zip((root / "parallel" / "train.joined.src").read_text().splitlines(),
                       (root / "parallel" / "train.joined.dst").read_text().splitlines()))
     assert joined["Owls, which hunt at night, have exceptional hearing."] == "Owls hunt at night. They hear very well."

@@ -15,14 +15,14 @@ def by_ids(rows):
 
 
 def test_stored_gold_is_exported_with_its_provenance_and_votes(newsela, settings, tmp_path):
-    _, root = run(newsela["project"], settings, tmp_path, derived=False)
+    _, root = run(newsela["project"], settings, tmp_path, derived=False, label_policy="stored")
     rows = by_ids(all_pairs(root))
     assert rows[("Bees", "0", "1", (0,), (0,))]["provenance"] == "adjudicated"
     assert rows[("Bees", "0", "1", (2,), (1,))]["provenance"] == "imported"
     single = rows[("Bees", "1", "2", (0,), (0,))]
     assert single["provenance"] == "single" and single["vote_count"] == 1
     assert rows[("Bees", "0", "1", (1,), (0,))]["label"] == "not-aligned"
-    # the majority pair has no stored gold: the default policy (stored) leaves it out
+    # the majority pair has no stored gold: the stored policy leaves it out
     assert ("Bees", "0", "1", (1,), (1,)) not in rows
 
 
@@ -88,3 +88,59 @@ def test_an_auto_export_needs_a_model_version_or_runs():
 
     with pytest.raises(ExportError, match="needs a model_version or runs"):
         validate({"kind": "auto"})
+
+
+def test_the_default_policy_keeps_the_annotators_work(newsela, settings, tmp_path):
+    """issue 18: the default export includes majority and single votes, not only stored gold."""
+    from annotation.services.export import validate
+
+    from .conftest import make_pair, vote
+
+    assert validate({}).label_policy == "majority-or-single"
+    lone = make_pair(newsela["owls"], "0", "1", [1], [1])
+    vote(lone, "dan", "partial")
+    done, root = run(newsela["project"], settings, tmp_path, derived=False)
+    rows = by_ids(all_pairs(root))
+    assert rows[("Bees", "0", "1", (1,), (1,))]["provenance"] == "majority"
+    assert rows[("Owls", "0", "1", (1,), (1,))]["provenance"] == "single"
+    assert done.manifest["label_policy"] == "majority-or-single"
+
+
+def test_the_preview_counts_each_policys_pairs_by_where_they_come_from(newsela, settings):
+    from annotation.services import export
+
+    from .conftest import make_pair, vote
+
+    lone = make_pair(newsela["owls"], "0", "1", [1], [1])
+    vote(lone, "dan", "partial")
+    preview = export.preview(newsela["project"], export.validate({"derived": False, "drop_identical": False}))
+    policies = preview["policies"]
+    assert list(policies) == ["majority-or-single", "majority", "stored"]
+    # stored gold: 5 adjudicated, 1 imported, 1 single (written by automatic gold)
+    assert policies["stored"] == {"pairs": 7, "from": {"imported": 1, "adjudicated": 5, "majority": 0, "single": 1,
+                                                       "derived": 0}}
+    assert policies["majority"]["pairs"] == 8 and policies["majority"]["from"]["majority"] == 1
+    assert policies["majority-or-single"]["pairs"] == 9 and policies["majority-or-single"]["from"]["single"] == 2
+    # the chosen policy's own counts agree with its row, and with what an export writes
+    assert preview["label_policy"] == "majority-or-single" and preview["pairs"] == 9
+    for policy, row in policies.items():
+        one = export.preview(newsela["project"], export.validate({"derived": False, "drop_identical": False,
+                                                                   "label_policy": policy}))
+        assert one["pairs"] == row["pairs"], policy
+
+
+def test_the_preview_breakdown_derives_and_filters_per_policy(newsela, settings, tmp_path):
+    from annotation.services import export
+
+    for policy in ("stored", "majority", "majority-or-single"):
+        preview = export.preview(newsela["project"], export.validate({"label_policy": policy}))
+        done, _ = run(newsela["project"], settings, tmp_path / policy, label_policy=policy, formats=["jsonl"])
+        assert preview["policies"][policy]["pairs"] == preview["pairs"] == done.pair_count, policy
+    assert preview["policies"]["majority-or-single"]["from"]["derived"] > 0
+
+
+def test_an_auto_preview_has_no_policy_table(auto_run):
+    from annotation.services import export
+
+    preview = export.preview(auto_run["project"], export.validate({"kind": "auto", "runs": [auto_run["run"].pk]}))
+    assert preview["policies"] is None and preview["label_policy"] is None

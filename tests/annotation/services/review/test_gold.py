@@ -55,15 +55,15 @@ def test_an_unknown_policy_is_refused_with_the_valid_ones():
 
 
 def test_review_export_training_calibration_and_scoring_read_the_same_gold(project, voted):
-    from annotation.services.alignment import calibration, scoring
     from annotation.services.export import gold as export_gold
+    from annotation.services.scoring import calibration, common
     from annotation.services.training import dataset
 
     pairs = CandidatePair.objects.filter(article__project=project)
     classes = gold.pair_classes(project, pairs)
     assert classes == {voted["decided"].pk: "partial", voted["majority"].pk: "aligned", voted["single"].pk: "not"}
     assert dataset.resolved_labels(project, pairs) == classes
-    assert scoring.annotated_classes(project, pairs) == classes
+    assert common.annotated_classes(project, pairs) == classes
     calibrated = sorted(value for _, value, _ in calibration.labelled_scores(project, None))
     assert calibrated == ["aligned", "not-aligned", "partial"]  # every scored pair with gold, and only those
     counts_as = export_gold.counts_as_map(project)

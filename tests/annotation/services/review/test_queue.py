@@ -5,7 +5,7 @@ import pytest
 
 from annotation.models import Adjudication, AlignmentRun, Assignment, CandidatePair, Label, Status, indices_key
 from annotation.services.alignment.alignment_runs import link_sentences
-from annotation.services.review import qc, queue
+from annotation.services.review import labelling, qc, queue, queue_items, queue_progress
 from tests import factories
 
 WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau".split()
@@ -156,7 +156,7 @@ def test_manual_and_derived_pairs_are_not_queued(project, users):
 def test_submitting_a_pair_that_is_not_in_the_queue_is_refused(project, users):
     set_qc(project)
     work, _ = build_queue(project, 2)
-    with pytest.raises(queue.NotAssigned, match="not in your queue"):
+    with pytest.raises(labelling.NotServed, match="not in your queue"):
         queue.submit(users["anna"], project, work[1].pk, value="aligned")
 
 
@@ -182,12 +182,12 @@ def test_test_questions_are_not_served_once_the_real_work_is_done(project, users
 def test_the_item_payload_is_blind_unless_the_project_shows_predictions(project, users):
     set_qc(project)
     work, _ = build_queue(project, 1)
-    payload = queue.item_payload(work[0], project)
+    payload = queue_items.item_payload(work[0], project)
     assert "prediction" not in payload and "score" not in payload
     assert payload["complex"]["sentences"][0]["text"].startswith("The alpha report number 0")
     assert payload["shape"] == "1:1"
     project.config["show_predictions"] = True
-    assert queue.item_payload(work[0], project)["prediction"] == {"score": 0.5, "label": "aligned"}
+    assert queue_items.item_payload(work[0], project)["prediction"] == {"score": 0.5, "label": "aligned"}
 
 
 def test_n_to_m_pairs_are_described_as_groups_of_consecutive_sentences(project, users):
@@ -197,7 +197,7 @@ def test_n_to_m_pairs_are_described_as_groups_of_consecutive_sentences(project, 
     pair.refresh_from_db()
     pair.members.all().delete()
     link_sentences([pair])
-    payload = queue.item_payload(pair, project)
+    payload = queue_items.item_payload(pair, project)
     assert payload["complex"]["groups"] == [[0, 1], [4]]
     assert payload["simple"]["groups"] == [[2, 3]]
     assert payload["shape"] == "3:2"
@@ -205,7 +205,7 @@ def test_n_to_m_pairs_are_described_as_groups_of_consecutive_sentences(project, 
 
 def test_the_context_holds_the_paragraph_and_the_neighbouring_sentences(project):
     work, _ = build_queue(project, 8)  # complex paragraphs: sentences 0-3 and 4-7
-    context = queue.context(work[5])
+    context = queue_items.context(work[5])
     complex_side = context["complex"]
     assert [s["index"] for s in complex_side] == [3, 4, 5, 6, 7]
     assert [s["index"] for s in complex_side if s["in_pair"]] == [5]
@@ -217,7 +217,7 @@ def test_progress_counts_done_and_remaining_items(project, users):
     build_queue(project, 4)
     anna = users["anna"]
     queue.submit(anna, project, queue.next_item(anna, project).pk, value="aligned")
-    assert queue.progress(anna, project).as_dict() == {"done": 1, "remaining": 3, "total": 4}
+    assert queue_progress.progress(anna, project).as_dict() == {"done": 1, "remaining": 3, "total": 4}
 
 
 def test_an_excluded_annotator_gets_no_more_items(project, users):

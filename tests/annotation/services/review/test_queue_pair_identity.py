@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from annotation.models import CandidatePair, Prediction
 from annotation.services.alignment import alignment_runs
 from annotation.services.corpus.demo import ensure_demo
-from annotation.services.review import queue
+from annotation.services.review import queue, queue_progress
 
 
 def _run(project, method: str, **params):
@@ -45,8 +45,8 @@ def test_runs_of_two_methods_then_the_whole_queue_serves_no_sentence_pair_twice(
     identities = [(p.complex_document_id, p.simple_document_id, p.complex_key, p.simple_key) for p in served]
     assert len(set(identities)) == len(identities) == len({p.pk for p in served})
     queued = CandidatePair.objects.filter(article__project=project, identical=False)
-    assert len(served) == queued.count() == queue.progress(annotator, project).done
-    assert queue.progress(annotator, project).remaining == 0
+    assert len(served) == queued.count() == queue_progress.progress(annotator, project).done
+    assert queue_progress.progress(annotator, project).remaining == 0
     # identical pairs (the demo's easier versions keep some sentences verbatim) are stored, not queued...
     identical = set(CandidatePair.objects.filter(article__project=project, identical=True).values_list("pk", flat=True))
     assert identical and not identical & {p.pk for p in served}

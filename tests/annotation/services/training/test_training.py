@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Adjudication, ArticleCompletion, Job, Label, ModelVersion, Split, Status, indices_key
-from annotation.services.alignment import alignment_runs
+from annotation.services.alignment import alignment_runs, run_options
 from annotation.services.review import qc
 from annotation.services.training import dataset
 from annotation.services.training import versions as training
@@ -101,7 +101,7 @@ def test_versions_are_promoted_and_realign_only_unlabelled_articles(api, users, 
     rita = api(users["rita"])
     assert rita.post(f"/api/model-versions/{version.pk}/promote/").json()["default"] is True
     project.refresh_from_db()
-    assert training.default_version(project) == version
+    assert run_options.default_version(project) == version
     run = rita.post(f"/api/model-versions/{version.pk}/realign/", {"scope": "unlabelled"}, format="json").json()
     assert run["model_version"] == version.pk and run["params"]["skip_articles"] == [completed["article"].pk]
     assert other.pk not in run["params"]["skip_articles"]

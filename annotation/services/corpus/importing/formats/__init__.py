@@ -1,0 +1,95 @@
+"""Registry of import formats: one module per format in this package.
+
+A format module defines ``parse(files, ctx)`` (yielding one :class:`ParsedArticle` at a time) and
+decorates it with ``@register("name", extensions=(...), help="...", example=(...))``. Every module in this package
+is imported on first lookup, so adding a format is adding a file (and its tests): ``--format auto``
+(extensions), the API's and the command's format validation and the import page's list and help all
+read :func:`formats`.
+
+Example:
+    >>> [f.name for f in formats()]  # doctest: +SKIP
+    ['jsonl', 'levels', 'stories', 'parallel']
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle
+
+Parser = Callable[[list[InputFile], ParseContext], Iterator[ParsedArticle]]
+
+
+@dataclass(frozen=True)
+class ImportFormat:
+    """One registered format: its name, the extensions ``auto`` recognises, its parser, the help
+    line the import page shows (plain text) and a tiny example (``(file name, text)`` pairs) that
+    imports cleanly, which the registry's tests import for every format."""
+
+    name: str
+    extensions: tuple[str, ...]
+    parse: Parser
+    help: str
+    order: int
+    example: tuple[tuple[str, str], ...]
+
+
+_REGISTRY: dict[str, ImportFormat] = {}
+_loaded = False
+
+
+def register(name: str, *, extensions: tuple[str, ...], help: str, example: tuple[tuple[str, str], ...],  # noqa: A002
+             order: int = 100) -> Callable[[Parser], Parser]:
+    """Decorator adding a parser as format ``name`` (``order``: its place in lists, lower first)."""
+
+    def wrap(parse: Parser) -> Parser:
+        known = _REGISTRY.get(name)
+        if known is not None and known.parse is not parse:
+            raise ValueError(f"import format {name!r} registered twice")
+        taken = {ext: f.name for f in _REGISTRY.values() if f.name != name for ext in f.extensions}
+        clash = [ext for ext in extensions if ext in taken]
+        if clash:
+            raise ValueError(f"import format {name!r}: extension(s) {', '.join(clash)} already belong to "
+                             f"{', '.join(sorted({taken[e] for e in clash}))}")
+        _REGISTRY[name] = ImportFormat(name, tuple(extensions), parse, help, order, tuple(example))
+        return parse
+
+    return wrap
+
+
+def unregister(name: str) -> None:
+    """Remove format ``name`` (tests that register a format of their own)."""
+    _REGISTRY.pop(name, None)
+
+
+def _load_all() -> None:
+    global _loaded
+    if _loaded:
+        return
+    for info in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{info.name}")
+    _loaded = True
+
+
+def formats() -> list[ImportFormat]:
+    """Every registered format, in list order."""
+    _load_all()
+    return sorted(_REGISTRY.values(), key=lambda f: (f.order, f.name))
+
+
+def names() -> tuple[str, ...]:
+    """The registered formats' names, in list order."""
+    return tuple(f.name for f in formats())
+
+
+def get(name: str) -> ImportFormat:
+    """The format called ``name``; KeyError when none is."""
+    _load_all()
+    return _REGISTRY[name]
+
+
+def by_extension() -> dict[str, str]:
+    """File extension (no dot) → format name, for ``--format auto``."""
+    return {ext: f.name for f in formats() for ext in f.extensions}

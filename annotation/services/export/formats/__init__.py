@@ -1,0 +1,86 @@
+"""Registry of export formats: one module per format in this package.
+
+A format module defines a :class:`~annotation.services.export.formats.base.Writer` subclass and
+decorates it with ``@register("name", label=..., readme=...)``. Every module in this package is
+imported on first lookup, so adding a format is adding a file (and its tests): the export page's
+checkboxes, the API's and the command's validation, the job's writers and the export's README.txt
+all read :func:`formats`.
+
+Example:
+    >>> [f.name for f in formats()]  # doctest: +SKIP
+    ['tsv', 'parallel', 'jsonl', 'articles', 'hf']
+"""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from annotation.services.export.formats.base import Writer
+
+
+@dataclass(frozen=True)
+class ExportFormat:
+    """One registered format: its name (options, API), the label the export page shows, the lines
+    README.txt gives its files (``folder/*.ext   what they hold``), its writer class, list order and
+    whether it is exact: a research data format writing every text as stored (``True``), or one meant
+    for spreadsheets, whose cells go through :func:`~annotation.services.export.spreadsheet.spreadsheet_cell`."""
+
+    name: str
+    label: str
+    readme: str
+    writer: type[Writer]
+    order: int
+    exact: bool = True
+
+
+_REGISTRY: dict[str, ExportFormat] = {}
+_loaded = False
+
+
+def register(name: str, *, label: str | None = None, readme: str, order: int = 100,
+             exact: bool = True) -> Callable[[type[Writer]], type[Writer]]:
+    """Class decorator adding a writer as format ``name`` (``order``: its place in lists, lower first)."""
+
+    def wrap(writer: type[Writer]) -> type[Writer]:
+        known = _REGISTRY.get(name)
+        if known is not None and known.writer is not writer:
+            raise ValueError(f"export format {name!r} registered twice")
+        _REGISTRY[name] = ExportFormat(name, label or name, readme, writer, order, exact)
+        return writer
+
+    return wrap
+
+
+def unregister(name: str) -> None:
+    """Remove format ``name`` (tests that register a format of their own)."""
+    _REGISTRY.pop(name, None)
+
+
+def _load_all() -> None:
+    global _loaded
+    if _loaded:
+        return
+    for info in pkgutil.iter_modules(__path__):
+        importlib.import_module(f"{__name__}.{info.name}")
+    _loaded = True
+
+
+def formats() -> list[ExportFormat]:
+    """Every registered format, in list order."""
+    _load_all()
+    return sorted(_REGISTRY.values(), key=lambda f: (f.order, f.name))
+
+
+def names() -> tuple[str, ...]:
+    """The registered formats' names, in list order."""
+    return tuple(f.name for f in formats())
+
+
+def get(name: str) -> ExportFormat:
+    """The format called ``name``; KeyError when none is."""
+    _load_all()
+    return _REGISTRY[name]

@@ -1,0 +1,59 @@
+"""``articles`` — ``articles/<split>.jsonl``: the engine/importer format (SPEC §4), one line per
+  article document pair: both documents' paragraphs, ``gold`` 1:1 links with ``gold_labels``
+  (aligned/partial, for readers of the SPEC §4 format), and ``pairs`` with the full n:m pairs:
+  label, class, provenance, votes, score, attributes, derived flag. Re-importing it with the JSONL
+  importer reproduces every pair (n:m, any label) with its score and attributes (see
+  ``__init__``'s round-trip note).
+"""
+from __future__ import annotations
+
+import json
+
+from annotation.services.export.formats import register
+from annotation.services.export.formats.base import LINKING, Writer
+from annotation.services.export.records import ArticleBatch, PairRecord
+
+
+@register("articles", order=40, readme=(
+    'articles/*.jsonl     engine/importer format (one article document pair per line, gold links)'
+))
+class ArticlesWriter(Writer):
+    """Engine/importer JSONL, one line per (article, complex document, simple document)."""
+
+    folder = "articles"
+
+    def names(self, split: str) -> list[str]:
+        return [f"{split}.jsonl"]
+
+    def write(self, batch: ArticleBatch, records: list[PairRecord]) -> None:
+        by_docs: dict[tuple[int, int], list[PairRecord]] = {}
+        for r in records:
+            by_docs.setdefault((r.complex_document, r.simple_document), []).append(r)
+        out = self._file(f"{batch.split}.jsonl")
+        single = len(by_docs) == 1
+        for (c_doc, s_doc), group in sorted(by_docs.items(), key=lambda kv: (batch.documents[kv[0][0]]["rank"],
+                                                                             batch.documents[kv[0][1]]["rank"])):
+            complex_doc, simple_doc = batch.documents[c_doc], batch.documents[s_doc]
+            links: dict[tuple[int, int], str] = {}
+            for r in group:
+                if r.counts_as not in LINKING:
+                    continue
+                for ci in r.complex_ids:
+                    for si in r.simple_ids:
+                        # a link in an aligned pair beats the same link in a partial one
+                        if links.get((ci, si)) != "aligned":
+                            links[(ci, si)] = r.counts_as
+            ordered = sorted(links)
+            line = {
+                "id": batch.title if single else f"{batch.title} [{complex_doc['level']}→{simple_doc['level']}]",
+                "article": batch.title,
+                "split": batch.split,
+                "complex": {"level": complex_doc["level"], "paragraphs": complex_doc["paragraphs"]},
+                "simple": {"level": simple_doc["level"], "paragraphs": simple_doc["paragraphs"]},
+                "gold": [list(link) for link in ordered],
+                "gold_labels": [links[link] for link in ordered],
+                "pairs": [{"complex": list(r.complex_ids), "simple": list(r.simple_ids), "label": r.label,
+                           "class": r.counts_as, "provenance": r.provenance, "votes": r.votes, "score": r.score,
+                           "attributes": r.features, "derived": r.derived} for r in group],
+            }
+            out.write(json.dumps(line, ensure_ascii=False) + "\n")

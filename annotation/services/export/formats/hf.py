@@ -1,0 +1,166 @@
+"""``hf`` — ``hf/``: a ``datasets.load_from_disk`` directory (Arrow IPC stream per split, written in
+  record batches) and ``parquet/<split>.parquet`` (``datasets.load_dataset("parquet", data_files=…)``).
+  Every vote carries its annotator (pseudonymous), value, seconds and comment; ``note`` is the
+  adjudication note; each attribute is its own typed column ``attr_<key>`` (float64, bool or string).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from annotation.services.export.formats import register
+from annotation.services.export.formats.base import Writer, pair_dict
+from annotation.services.export.records import ArticleBatch, PairRecord
+from annotation.services.export.source import attribute_types
+
+
+@register("hf", order=50, readme=(
+    'hf/                  datasets.load_from_disk("hf")\n'
+    'parquet/*.parquet    datasets.load_dataset("parquet", data_files={"train": "parquet/train.parquet", ...})\n'
+    '                     (name only splits with pairs: datasets refuses an empty parquet split)'
+))
+class HfWriter(Writer):
+    """Arrow IPC streams for ``datasets.load_from_disk`` plus parquet, in record batches."""
+
+    folder = "hf"
+    BATCH_ROWS = 20_000
+
+    def __init__(self, root: Path, splits: list[str], attributes: dict[str, str] | None = None) -> None:
+        super().__init__(root, splits)
+        self.attributes = dict(attributes or {})  # attribute key → Arrow type: one typed column each
+        self.parquet_root = root / "parquet"
+        self.buffers: dict[str, dict[str, list]] = {}
+        self.streams: dict[str, object] = {}
+        self.parquets: dict[str, object] = {}
+        self.rows: dict[str, int] = {}
+        self._schema = None
+
+    @classmethod
+    def for_export(cls, root: Path, splits: list[str], project, options) -> HfWriter:
+        """One typed ``attr_<key>`` column per attribute the exported pairs can carry."""
+        return cls(root, splits, attribute_types(project, derived=options.derived))
+
+    @property
+    def schema(self):
+        if self._schema is None:
+            self._schema = hf_schema(self.attributes)
+        return self._schema
+
+    def open(self) -> None:
+        for split in self.splits:
+            self._writers(split)
+
+    def _writers(self, split: str):
+        if split not in self.streams:
+            import pyarrow as pa
+            import pyarrow.parquet as pq
+
+            (self.root / split).mkdir(parents=True, exist_ok=True)
+            self.parquet_root.mkdir(parents=True, exist_ok=True)
+            self.streams[split] = pa.ipc.new_stream(str(self.root / split / "data-00000-of-00001.arrow"), self.schema)
+            self.parquets[split] = pq.ParquetWriter(str(self.parquet_root / f"{split}.parquet"), self.schema)
+            self.buffers[split] = {name: [] for name in self.schema.names}
+            self.rows[split] = 0
+        return self.streams[split], self.parquets[split]
+
+    def write(self, batch: ArticleBatch, records: list[PairRecord]) -> None:
+        if not records:
+            return
+        self._writers(batch.split)
+        buf = self.buffers[batch.split]
+        dumps = json.dumps
+        for r in records:
+            row = pair_dict(r)
+            features = r.features or {}
+            for key, kind in self.attributes.items():
+                row[ATTRIBUTE_PREFIX + key] = _typed(features.get(key), kind, dumps)
+            row["votes"] = [{"annotator": v["annotator"], "value": v["value"], "seconds": v.get("seconds"),
+                             "comment": v.get("comment", "")} for v in r.votes]
+            for name, column in buf.items():
+                column.append(row[name])
+        if len(buf["id"]) >= self.BATCH_ROWS:
+            self._flush(batch.split)
+
+    def _flush(self, split: str) -> None:
+        import pyarrow as pa
+
+        buf = self.buffers[split]
+        if not buf["id"]:
+            return
+        record_batch = pa.RecordBatch.from_pydict(buf, schema=self.schema)
+        stream, parquet = self._writers(split)
+        stream.write_batch(record_batch)
+        parquet.write_batch(record_batch)
+        self.rows[split] += record_batch.num_rows
+        for column in buf.values():
+            column.clear()
+
+    def close(self) -> list[Path]:
+        paths = []
+        for split in list(self.streams):
+            self._flush(split)
+            self.streams[split].close()
+            self.parquets[split].close()
+            paths += [self.root / split / "data-00000-of-00001.arrow", self.parquet_root / f"{split}.parquet"]
+            paths += _write_split_metadata(self.root / split, split, self.schema)
+        if self.streams:
+            (self.root / "dataset_dict.json").write_text(json.dumps({"splits": list(self.streams)}))
+            paths.append(self.root / "dataset_dict.json")
+        return paths
+
+
+ATTRIBUTE_PREFIX = "attr_"
+"""HF/parquet columns of the pairs' attributes are ``attr_<key>``, typed (float64, bool or string)."""
+
+
+def _typed(value, kind: str, dumps):
+    if value is None:
+        return None
+    if kind == "float64":
+        return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    if kind == "bool":
+        return value if isinstance(value, bool) else None
+    return value if isinstance(value, str) else dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def hf_schema(attributes: dict[str, str] | None = None):
+    """The HF/parquet columns: the pair, its label and votes (each with seconds and comment), the
+    adjudication note, and one typed ``attr_<key>`` column per attribute."""
+    import pyarrow as pa
+
+    vote = pa.struct([("annotator", pa.string()), ("value", pa.string()), ("seconds", pa.float64()),
+                      ("comment", pa.string())])
+    arrow = {"float64": pa.float64(), "bool": pa.bool_(), "string": pa.string()}
+    return pa.schema([
+        ("id", pa.string()), ("pair", pa.int64()), ("split", pa.string()), ("article", pa.string()),
+        ("complex_level", pa.string()), ("simple_level", pa.string()),
+        ("complex_ids", pa.list_(pa.int32())), ("simple_ids", pa.list_(pa.int32())),
+        ("complex", pa.string()), ("simple", pa.string()), ("label", pa.string()), ("class", pa.string()),
+        ("provenance", pa.string()), ("vote_count", pa.int32()), ("votes", pa.list_(vote)),
+        ("reviewer", pa.string()), ("note", pa.string()), ("score", pa.float64()), ("predicted_label", pa.string()),
+        ("origin", pa.string()), ("run", pa.int64()), ("derived", pa.bool_()),
+        ("derived_from", pa.list_(pa.int64())),
+        *((ATTRIBUTE_PREFIX + key, arrow[kind]) for key, kind in (attributes or {}).items()),
+    ])
+
+
+def _write_split_metadata(folder: Path, split: str, schema) -> list[Path]:
+    """``dataset_info.json`` and ``state.json`` as ``Dataset.save_to_disk`` writes them."""
+    import hashlib
+
+    features = None
+    try:
+        from datasets import Features
+
+        features = Features.from_arrow_schema(schema).to_dict()
+    except ImportError:  # the directory still loads: datasets infers the features from the Arrow schema
+        pass
+    info = {"description": "alignapp export: complex→simple sentence pairs with labels, provenance and votes",
+            "citation": "", "homepage": "", "license": "", "features": features, "splits": None}
+    (folder / "dataset_info.json").write_text(json.dumps(info, indent=2))
+    fingerprint = hashlib.sha256(f"{folder.resolve()}:{split}".encode()).hexdigest()[:16]
+    state = {"_data_files": [{"filename": "data-00000-of-00001.arrow"}], "_fingerprint": fingerprint,
+             "_format_columns": None, "_format_kwargs": {}, "_format_type": None, "_output_all_columns": False,
+             "_split": split}
+    (folder / "state.json").write_text(json.dumps(state, indent=2))
+    return [folder / "dataset_info.json", folder / "state.json"]

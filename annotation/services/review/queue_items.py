@@ -1,0 +1,98 @@
+"""One queue item as the labelling page shows it: the pair's sentences, groups, word diff and context."""
+from __future__ import annotations
+
+from django.db.models import Q
+
+from annotation.label_schemes import scheme_kind
+from annotation.models import CandidatePair, LabelScheme, Project, Sentence, Side
+from annotation.services.review import word_diff
+
+CONTEXT_SENTENCES = 2  # neighbours shown on each side of the pair, besides its whole paragraphs
+
+
+def scheme_payload(scheme: LabelScheme) -> dict:
+    """The scheme as the labelling pages' scripts read it: its kind's JSON description
+    (:meth:`annotation.label_schemes.SchemeKind.page_data`: widget, gold, values, dimensions)."""
+    return {"slug": scheme.slug, "name": scheme.name, **scheme_kind(scheme).page_data(scheme)}
+
+
+def groups(indices: list[int]) -> list[list[int]]:
+    """Runs of consecutive sentence indices: ``[3, 4, 7]`` → ``[[3, 4], [7]]`` (an n:m pair's groups)."""
+    runs: list[list[int]] = []
+    for i in sorted(indices):
+        if runs and i == runs[-1][-1] + 1:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return runs
+
+
+def _sentence(s: Sentence, members: set[int] | None = None) -> dict:
+    data = {"index": s.index, "paragraph": s.paragraph.index, "text": s.text}
+    if members is not None:
+        data["in_pair"] = s.index in members
+    return data
+
+
+def item_payload(pair: CandidatePair, project: Project, *, with_context: bool = False, reveal: bool = False) -> dict:
+    """One pair as the labelling page shows it. Blind: no other annotator's label, and no model
+    score, prediction or reason for serving it unless ``reveal`` (the viewer is a researcher) or the
+    project's config has ``"show_predictions": true``."""
+    members = list(pair.members.select_related("sentence__paragraph", "sentence__document").order_by("sentence__index"))
+    documents = {m.sentence.document_id: m.sentence.document for m in members}
+    sides = {}
+    for side, field in ((Side.COMPLEX, "complex_document"), (Side.SIMPLE, "simple_document")):
+        document = documents.get(getattr(pair, f"{field}_id")) or getattr(pair, field)
+        sentences = [m.sentence for m in members if m.side == side]
+        indices = [s.index for s in sentences]
+        sides[side] = {"document": document.pk, "level": document.level, "indices": indices,
+                       "groups": groups(indices), "sentences": [_sentence(s) for s in sentences]}
+    payload = {
+        "pair": pair.pk,
+        "article": {"id": pair.article_id, "title": pair.article.title},
+        "complex": sides[Side.COMPLEX],
+        "simple": sides[Side.SIMPLE],
+        "shape": f"{len(sides[Side.COMPLEX]['indices'])}:{len(sides[Side.SIMPLE]['indices'])}",
+        # changed words, matched across each whole side (reordered sentences are not "changed")
+        "diff": word_diff.changed_spans(sides[Side.COMPLEX]["sentences"], sides[Side.SIMPLE]["sentences"]),
+    }
+    if reveal or (project.config or {}).get("show_predictions"):
+        payload["prediction"] = {"score": pair.score, "label": pair.predicted_label}
+        payload["why"] = why_served(pair, project)
+    if with_context:
+        payload["context"] = context(pair)
+    return payload
+
+
+def why_served(pair: CandidatePair, project: Project) -> dict:
+    """Why the queue picked this pair: the queue's order, the model's uncertainty, what changed
+    between the runs under review, and every run's prediction of it."""
+    config = project.config or {}
+    why = {"order": config.get("queue_order", "corpus"), "uncertainty": pair.uncertainty,
+           "predictions": [{"run": r, "method": m, "label": lab, "score": s} for r, m, lab, s in
+                           pair.predictions.order_by("-run_id").values_list("run_id", "run__method", "predicted_label",
+                                                                            "score")[:5]]}
+    changes = config.get("queue_changes")
+    if isinstance(changes, dict):
+        links = dict(pair.predictions.filter(run_id__in=[changes.get("old"), changes.get("new")])
+                     .values_list("run_id", "predicted_label"))
+        why["change"] = {"old_run": changes.get("old"), "new_run": changes.get("new"),
+                         "old": links.get(changes.get("old"), ""), "new": links.get(changes.get("new"), "")}
+    return why
+
+
+def context(pair: CandidatePair) -> dict:
+    """The surroundings of each side: the paragraphs holding the pair's sentences plus
+    ``CONTEXT_SENTENCES`` neighbours before and after, in document order."""
+    result = {}
+    for side, document_id, indices in ((Side.COMPLEX, pair.complex_document_id, pair.complex_indices),
+                                       (Side.SIMPLE, pair.simple_document_id, pair.simple_indices)):
+        if not indices:
+            result[side] = []
+            continue
+        paragraphs = Sentence.objects.filter(document_id=document_id, index__in=indices).values("paragraph_id")
+        window = Q(index__gte=min(indices) - CONTEXT_SENTENCES, index__lte=max(indices) + CONTEXT_SENTENCES)
+        sentences = (Sentence.objects.filter(document_id=document_id).filter(window | Q(paragraph_id__in=paragraphs))
+                     .select_related("paragraph").order_by("index"))
+        result[side] = [_sentence(s, set(indices)) for s in sentences]
+    return result

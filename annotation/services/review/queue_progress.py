@@ -1,0 +1,165 @@
+"""What the annotator is told about their queue: items done and an estimate of those left.
+
+The annotator's own counts are exact (one query); the queue's size and its taken places are cached
+for a few seconds, so the estimate can come with every answer of the queue.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.core.cache import cache
+from django.db.models import Count, Q
+
+from annotation.models import Assignment, CandidatePair, Project
+from annotation.services.review import qc
+from annotation.services.review.queue_serving import (
+    Mine,
+    assignments_of,
+    available,
+    my_counts,
+    queue_pairs,
+    reviewing_changes,
+    taken_places,
+    test_pairs,
+    test_slot,
+    tests_apply,
+)
+
+
+@dataclass(frozen=True)
+class Progress:
+    done: int
+    remaining: int
+
+    def as_dict(self) -> dict:
+        return {"done": self.done, "remaining": self.remaining, "total": self.done + self.remaining}
+
+
+QUEUE_SIZE_TTL_S = 30
+TAKEN_TTL_S = 5
+
+
+def queue_size(project: Project, newest_pair: int | None = None) -> int:
+    """How many pairs the project's queue holds; cached briefly (it changes with runs, imports and gold).
+    ``newest_pair``: the newest pair id when the caller loaded it already (else it is looked up)."""
+    run = (project.config or {}).get("queue_run")
+    if newest_pair is None:
+        # Any new pair anywhere changes the key (an index-only look-up); new gold expires with the TTL.
+        newest_pair = CandidatePair.objects.order_by("-id").values_list("id", flat=True).first()
+    changes = reviewing_changes(project)
+    changes = f"{changes['old']}-{changes['new']}" if changes else ""
+    key = f"alignapp:queue-size:{project.pk}:{_stamp(project)}:{run}:{changes}:{newest_pair}"
+    size = cache.get(key)
+    if size is None:
+        size = queue_pairs(project).count()
+        cache.set(key, size, QUEUE_SIZE_TTL_S)
+    return size
+
+
+def _stamp(project: Project) -> str:
+    # Keys carry the creation time too: test databases hand out the same ids again.
+    return str(project.created_at.timestamp()) if project.created_at else ""
+
+
+def _taken_key(project: Project) -> str:
+    return f"alignapp:queue-taken:{project.pk}:{_stamp(project)}"
+
+
+def _taken(project: Project, excluded) -> int:
+    """Places taken in the whole queue (a count over every active assignment of the project): cached
+    for ``TAKEN_TTL_S`` per process, and counted up when this process serves a fresh pair."""
+    key = _taken_key(project)
+    taken = cache.get(key)
+    if taken is None:
+        taken = taken_places(excluded).filter(pair__article__project=project, pair__gold__isnull=True).count()
+        cache.set(key, taken, TAKEN_TTL_S)
+    return taken
+
+
+def count_served(project: Project) -> None:
+    try:
+        cache.incr(_taken_key(project))
+    except ValueError:  # not cached (or expired): the next count is exact anyway
+        pass
+
+
+def progress(user, project: Project, excluded=None) -> Progress:
+    """Items the annotator finished, and an estimate of how many are still there for them: their
+    open and skipped items plus the smaller of the queue's free places and the pairs they have not
+    seen. Cheap enough to come with every answer: the annotator's own counts are exact (one query),
+    the queue's size and its taken places are cached for a few seconds."""
+    excluded = qc.excluded_annotators(project) if excluded is None else excluded
+    mine = my_counts(user, project)
+    return estimate(project, qc.qc_config(project), excluded, done=mine.done, waiting=mine.waiting, seen=mine.seen,
+                     user=user, assigned=mine.total)
+
+
+def estimate(project: Project, config: qc.QcConfig, excluded, *, done: int, waiting: int, seen: int,
+              newest_pair: int | None = None, user=None, assigned: int = 0) -> Progress:
+    if user is not None and reviewing_changes(project) is not None:
+        return changes_progress(user, project, config, excluded)
+    pairs = queue_size(project, newest_pair)
+    fresh = max(0, min(pairs * config.overlap - _taken(project, excluded), pairs - seen))
+    tests = planned_tests(user, project, config, assigned=assigned, fresh=fresh, answered=assigned - seen) \
+        if user is not None else 0
+    return Progress(done=done, remaining=waiting + fresh + tests)
+
+
+def changes_progress(user, project: Project, config: qc.QcConfig, excluded) -> Progress:
+    """Review of changes: exact counts over the changed pairs only (no test questions, nothing of the
+    whole queue): done = the changed pairs this reviewer labelled, left = their open and skipped
+    changed pairs plus the changed pairs with a free place they have not had. For a reviewer starting
+    out, left is the number of changed pairs the queue holds."""
+    changed = queue_pairs(project)
+    mine = (assignments_of(user, project).filter(is_test=False, pair__in=changed)
+            .aggregate(done=Count("id", filter=Q(status=Assignment.DONE)),
+                       waiting=Count("id", filter=Q(status__in=(Assignment.OPEN, Assignment.SKIPPED)))))
+    return Progress(done=mine["done"], remaining=mine["waiting"] + available(user, project, config, excluded).count())
+
+
+def _test_pair_count(project: Project) -> int:
+    """The project's test questions (pairs with gold), cached like the queue's size."""
+    key = f"alignapp:queue-tests:{project.pk}:{_stamp(project)}"
+    count = cache.get(key)
+    if count is None:
+        count = test_pairs(project).count()
+        cache.set(key, count, QUEUE_SIZE_TTL_S)
+    return count
+
+
+def planned_tests(user, project: Project, config: qc.QcConfig, *, assigned: int, fresh: int, answered: int) -> int:
+    """How many hidden test questions the annotator will be served among their next items
+    (``assigned``: their items so far, ``answered`` of them test questions; ``fresh``: real work left).
+
+    "Left" counts them from the start, so serving one changes the count exactly as serving real work
+    does (else "left" would go up by one whenever a test question appears, and give it away). The
+    test slots are known in advance (:func:`test_slot`): one in every ``test_every`` positions, used
+    while real work is left after it and while test pairs they have not had remain."""
+    every = config.test_every
+    if fresh <= 0 or not tests_apply(project, config):
+        return 0
+    if every == 1:
+        slots = fresh  # every position is a test's while tests last (at most one per work item is plenty)
+    else:
+        block, offset = divmod(assigned, every)
+        slot = test_slot(project, user, block, every)
+        ahead = slot >= offset  # this block's test is still to come
+        room = every - offset - ahead  # work items that fit in the rest of this block
+        if fresh <= room:
+            slots = int(ahead and slot - offset < fresh)
+        else:
+            full, rest = divmod(fresh - room, every - 1)
+            if rest:
+                slots = int(ahead) + full + int(test_slot(project, user, block + 1 + full, every) < rest)
+            else:  # the last block is full: its test counts unless it comes after its last work item
+                last = test_slot(project, user, block + full, every)
+                slots = int(ahead) + full - 1 + int(last < every - 1)
+    return max(0, min(slots, _test_pair_count(project) - answered))
+
+
+def progress_of(project: Project, config: qc.QcConfig, excluded, mine: Mine, pair: CandidatePair | None,
+                 newest_pair: int | None, user=None) -> Progress:
+    if pair is None:
+        return Progress(done=mine.done, remaining=0)
+    return estimate(project, config, excluded, done=mine.done, waiting=mine.waiting, seen=mine.seen,
+                     newest_pair=newest_pair, user=user, assigned=mine.total)

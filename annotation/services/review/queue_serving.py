@@ -1,0 +1,273 @@
+"""Serving the annotators' queue: which pairs it holds, in which order, and claiming one.
+
+* **Which pairs.** The project's candidate pairs whose origin is ``model``, ``candidate`` or
+  ``import``, of the run named by ``Project.config["queue_run"]`` or of every run. Pairs with gold
+  (an Adjudication) are not queued as work: they are the hidden test questions.
+* **Overlap.** Each pair is labelled by ``qc.overlap`` annotators (k). An *active* assignment (open
+  or done, of an annotator who was not excluded) takes one of the k places; skipped ones give it
+  back. Serving a pair locks its row (``SELECT … FOR NO KEY UPDATE SKIP LOCKED`` on PostgreSQL; on
+  SQLite the IMMEDIATE transaction already serialises writers) and re-counts the places after the
+  lock, so two annotators can never push a pair past k. Each serving attempt is its own short
+  transaction holding one pair lock at most, so serving cannot deadlock.
+* **Order** of fresh pairs: :func:`queue_order`. A hidden test question goes once in every
+  ``qc.test_every`` items, at a pseudo-random position within each block (:func:`test_slot`).
+* Never the same pair twice for one annotator (a unique constraint, too).
+
+``services.review.queue`` puts these together (what comes next, submit, skip, undo).
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce
+from django.utils import timezone
+
+from annotation.label_schemes import scheme_kind
+from annotation.models import Adjudication, Assignment, CandidatePair, Prediction, Project
+from annotation.services.review import qc
+
+QUEUE_ORIGINS = ("model", "candidate", "import")
+ACTIVE = (Assignment.OPEN, Assignment.DONE)
+MAX_LOCK_TRIES = 50
+
+
+def queue_pairs(project: Project) -> QuerySet[CandidatePair]:
+    """Every sentence pair of the project's queue (before quotas): each pair once, whichever runs
+    predicted it (or only those the run ``config["queue_run"]`` predicted); work origins only, no
+    gold, and no pair whose two sides are identical unless ``config["queue_identical"]``."""
+    # NOT EXISTS rather than ``gold__isnull`` (a LEFT JOIN … IS NULL): the planner estimates an anti-join
+    # well, and with a good estimate it walks the pair index in id order for ``available``'s LIMIT 1
+    # instead of sorting every candidate.
+    config = project.config or {}
+    qs = CandidatePair.objects.filter(article__project=project, origin__in=QUEUE_ORIGINS).filter(
+        ~Exists(Adjudication.objects.filter(pair=OuterRef("pk"))))
+    if not config.get("queue_identical"):
+        qs = qs.filter(identical=False)
+    changes = reviewing_changes(project)
+    if changes is not None:
+        from annotation.services.alignment.run_comparison import only_changed
+
+        qs = only_changed(qs, int(changes["old"]), int(changes["new"]))
+    run = config.get("queue_run")
+    if run not in (None, ""):
+        try:
+            qs = qs.filter(Exists(Prediction.objects.filter(pair=OuterRef("pk"), run_id=int(run))))
+        except (TypeError, ValueError):
+            raise ValueError(f"project config queue_run must be a run id, got {run!r}") from None
+    return qs
+
+
+def reviewing_changes(project: Project) -> dict | None:
+    """``config["queue_changes"]`` (``{"old": run, "new": run}``) while the queue is in *review of
+    changes* mode, else None. In that mode the queue holds only the pairs whose prediction differs
+    between the two runs (never a pair with gold), serves no hidden test questions (nobody reviewing
+    there is scored on them) and re-serves no skipped pair outside the changes; "left" counts exactly
+    the changed pairs still to review (``queue_progress``)."""
+    changes = (project.config or {}).get("queue_changes")
+    if isinstance(changes, dict) and changes.get("old") and changes.get("new"):
+        return changes
+    return None
+
+
+def test_pairs(project: Project) -> QuerySet[CandidatePair]:
+    """Pairs with gold, except imported gold the researcher did not make test questions (issue 18:
+    the import's ``test_questions`` option, kept as the article's ``meta["gold_import"]``; gold
+    imported before that record existed stays a test question, as it was)."""
+    declined = Q(gold__provenance=Adjudication.IMPORTED, article__meta__has_key="gold_import") & ~Q(
+        article__meta__gold_import__test_questions=True)
+    return CandidatePair.objects.filter(article__project=project, gold__isnull=False).exclude(declined)
+
+
+def tests_apply(project: Project, config: qc.QcConfig) -> bool:
+    # Hidden test questions compare an answer with the pair's gold value: only kinds with gold have one.
+    # Review of changes serves changed predictions only: no test questions there (issue 18).
+    return config.test_every > 0 and scheme_kind(project.label_scheme).gold and reviewing_changes(project) is None
+
+
+def assignments_of(user, project: Project) -> QuerySet[Assignment]:
+    return Assignment.objects.filter(annotator=user, pair__article__project=project)
+
+
+def taken_places(excluded) -> QuerySet[Assignment]:
+    """Queryset of the active (place-taking) assignments of each pair, for counting. ``excluded``:
+    the excluded annotators' ids, a set or a subquery (``qc.excluded_annotators``)."""
+    return Assignment.objects.filter(status__in=ACTIVE, is_test=False).exclude(annotator_id__in=excluded)
+
+
+def available(user, project: Project, config: qc.QcConfig, excluded) -> QuerySet[CandidatePair]:
+    """Fresh pairs for ``user``: never assigned to them and with a free place, in id order.
+
+    The plan walks the pair primary key in order and stops at the first hit: per pair one probe of
+    ``one_assignment_per_annotator`` (pair, annotator) and one of the assignment pair index. Only
+    the article is joined (its title is shown); the documents come with the pair's sentences."""
+    taken = (taken_places(excluded).filter(pair=OuterRef("pk")).order_by().values("pair")
+             .annotate(n=Count("pk")).values("n"))
+    return (queue_pairs(project).select_related("article")
+            .filter(~Exists(Assignment.objects.filter(pair=OuterRef("pk"), annotator=user)))
+            .annotate(taken=Coalesce(Subquery(taken), Value(0)))
+            .filter(taken__lt=config.overlap)
+            .order_by(*queue_order(project)))
+
+
+ORDERS = ("corpus", "random", "uncertainty")
+
+
+def queue_order(project: Project) -> tuple:
+    """The order fresh pairs are served in (``config["queue_order"]``): ``corpus`` (id order: the pairs
+    of one article together), ``random`` (a fixed pseudo-random permutation per project), or
+    ``uncertainty`` (active learning: the pairs the latest model was least sure about first; see
+    :func:`uncertainty_of`)."""
+    order = (project.config or {}).get("queue_order", "corpus")
+    if order not in ORDERS:
+        raise ValueError(f"project config queue_order must be one of {', '.join(ORDERS)}, got {order!r}")
+    if order == "uncertainty":
+        return (F("uncertainty").desc(nulls_last=True), "id")
+    if order == "random":
+        # multiplicative hashing of the id, salted with the project: stable, no extra column, any database
+        return ((F("id") * 2654435761 + project.pk * 40503) % 4294967291, "id")
+    return ("id",)
+
+
+def _count_taken(pair_id: int, excluded, *, besides=None) -> int:
+    qs = taken_places(excluded).filter(pair_id=pair_id)
+    if besides is not None:
+        qs = qs.exclude(annotator=besides)
+    return qs.count()
+
+
+def _lock_first(qs: QuerySet[CandidatePair], *, skip_locked: bool) -> CandidatePair | None:
+    """The first pair of ``qs``, row-locked until the end of the (sub)transaction.
+
+    ``FOR NO KEY UPDATE`` rather than ``FOR UPDATE``: serving locks must not block (or deadlock
+    with) the foreign-key checks of concurrent label and assignment inserts for the same pair.
+    """
+    if not connection.features.has_select_for_update:
+        return qs.first()  # SQLite: the IMMEDIATE transaction already holds the database's write lock
+    kwargs = {"no_key": connection.features.has_select_for_no_key_update}
+    if skip_locked and connection.features.has_select_for_update_skip_locked:
+        kwargs["skip_locked"] = True
+    if connection.features.has_select_for_update_of:
+        kwargs["of"] = ("self",)
+    return qs.select_for_update(**kwargs).first()
+
+
+class Retry(Exception):
+    """Roll back one serving attempt (which releases its row lock at once) and try again."""
+
+
+@dataclass(frozen=True)
+class Mine:
+    """Counts over the annotator's assignments in the project, from one aggregate query."""
+
+    total: int
+    done: int
+    open: int
+    seen: int  # not test questions
+    target: Assignment | None = None  # their assignment of the pair being submitted, if asked for
+
+    @property
+    def waiting(self) -> int:
+        return self.total - self.done
+
+
+def my_counts(user, project: Project, pair_id: int | None = None) -> Mine:
+    """The annotator's counts; with ``pair_id``, their assignment of that pair rides along in the same
+    query (it is one of the rows counted), so a submit needs no look-up of its own."""
+    aggregates = {"total": Count("id"), "done": Count("id", filter=Q(status=Assignment.DONE)),
+                  "open": Count("id", filter=Q(status=Assignment.OPEN)), "seen": Count("id", filter=Q(is_test=False))}
+    if pair_id is not None:
+        here = Q(pair_id=pair_id)  # at most one row: one assignment per (pair, annotator)
+        aggregates.update(t_id=Max("id", filter=here), t_status=Max("status", filter=here),
+                          t_test=Count("id", filter=here & Q(is_test=True)), t_at=Max("assigned_at", filter=here))
+    row = assignments_of(user, project).aggregate(**aggregates)
+    target = None
+    if row.get("t_id") is not None:
+        target = Assignment(id=row["t_id"], pair_id=pair_id, annotator=user, status=row["t_status"],
+                            is_test=bool(row["t_test"]), assigned_at=row["t_at"])
+    return Mine(row["total"], row["done"], row["open"], row["seen"], target)
+
+
+def test_slot(project: Project, user, block: int, every: int) -> int:
+    """Where in the ``block``-th group of ``every`` items the test question goes (stable per user)."""
+    return random.Random(f"{project.pk}:{user.pk}:{block}").randrange(every)
+
+
+def test_due(user, project: Project, config: qc.QcConfig, assigned: int) -> bool:
+    """Whether the annotator's next item (after ``assigned`` items) is a hidden test question's slot."""
+    if not tests_apply(project, config):
+        return False
+    block, offset = divmod(assigned, config.test_every)
+    return offset == test_slot(project, user, block, config.test_every)
+
+
+def serve_test(user, project: Project, config: qc.QcConfig, excluded, assigned: int) -> CandidatePair | None:
+    if not test_due(user, project, config, assigned):
+        return None
+    # Only while real work is left (Exists): don't keep the annotator busy with tests only.
+    pair = (test_pairs(project).filter(~Exists(Assignment.objects.filter(pair=OuterRef("pk"), annotator=user)),
+                                       Exists(available(user, project, config, excluded)))
+            .select_related("article").order_by("?").first())
+    if pair is None:
+        return None
+    try:
+        with transaction.atomic():
+            Assignment.objects.create(pair=pair, annotator=user, is_test=True)
+    except IntegrityError:  # the same annotator's other tab got it first
+        return None
+    return pair
+
+
+def claim(candidates: QuerySet[CandidatePair], user, config: qc.QcConfig, excluded, *, wait: bool
+           ) -> CandidatePair | None:
+    """One serving attempt, in the caller's transaction: lock the first candidate, re-count its places
+    and assign it. None when there is no candidate (with ``wait=False``, also when every candidate is
+    being served by someone else right now); raises Retry when its places filled meanwhile (the
+    caller must then end the transaction, which releases the lock, before trying again)."""
+    # Rows other annotators are serving right now are skipped; if every candidate is locked, wait
+    # for one rather than wrongly answering "all done".
+    pair = _lock_first(candidates, skip_locked=True)
+    if pair is None and wait:
+        pair = _lock_first(candidates, skip_locked=False)
+    if pair is None:
+        return None
+    # The lock is held: every other writer of this pair's assignments has committed, so fresh
+    # counts are exact (the candidate query's snapshot may predate their commit).
+    place = Q(status__in=ACTIVE, is_test=False) & ~Q(annotator_id__in=excluded)
+    seen = Assignment.objects.filter(pair=pair).aggregate(
+        taken=Count("id", filter=place), mine=Count("id", filter=Q(annotator=user)))
+    if seen["taken"] >= config.overlap or seen["mine"]:
+        raise Retry
+    Assignment.objects.create(pair=pair, annotator=user)
+    return pair
+
+
+def serve_fresh(user, project: Project, config: qc.QcConfig, excluded) -> CandidatePair | None:
+    """Assign the first fresh pair with a free place (None: none left); the caller counts it served."""
+    candidates = available(user, project, config, excluded)
+    for _ in range(MAX_LOCK_TRIES):
+        try:
+            with transaction.atomic():
+                return claim(candidates, user, config, excluded, wait=True)
+        except Retry:
+            continue
+    return None
+
+
+def serve_skipped(user, project: Project, config: qc.QcConfig, excluded) -> CandidatePair | None:
+    skipped = assignments_of(user, project).filter(status=Assignment.SKIPPED).order_by("completed_at", "id")
+    if reviewing_changes(project) is not None:  # only the changes come back, never a test question
+        skipped = skipped.filter(is_test=False, pair__in=queue_pairs(project))
+    for assignment in skipped.select_related("pair__article"):
+        with transaction.atomic():
+            if not assignment.is_test:
+                _lock_first(CandidatePair.objects.filter(pk=assignment.pair_id), skip_locked=False)
+                if _count_taken(assignment.pair_id, excluded, besides=user) >= config.overlap:
+                    continue  # others filled its places meanwhile; it stays skipped
+            reopened = Assignment.objects.filter(pk=assignment.pk, status=Assignment.SKIPPED).update(
+                status=Assignment.OPEN, assigned_at=timezone.now(), completed_at=None)
+        if reopened:
+            return assignment.pair
+    return None

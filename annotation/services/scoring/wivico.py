@@ -1,0 +1,108 @@
+"""``wivico-thresholds``: WIVICO's 1:1 cut-off from a wivico run's valid pairs, propagated to n:m (see :mod:`.jobs`)."""
+from __future__ import annotations
+
+from django.db import transaction
+
+from annotation.models import AlignmentRun, CandidatePair, Job, Project
+from annotation.services.corpus.documents import engine_pair, pair_texts
+from annotation.services.projects import model_paths
+from annotation.services.projects.language_tools import project_encoder
+from annotation.services.scoring.common import ProgressFn, annotated_classes, target_pairs
+
+WIVICO_RUN_KEYS = ("max_n", "max_m", "max_tokens")  # a source run's window settings the window means reuse
+
+
+def wivico_source_run(project: Project, params: dict) -> AlignmentRun:
+    """The wivico run whose annotated 1:1 pairs give WIVICO's 1:1 cut-off: ``params["run"]`` (it must
+    be a wivico run), else the newest wivico run with an annotated 1:1 pair that counts as valid.
+
+    Raises:
+        ValueError: the given run is not a wivico run, or no wivico run has such a pair.
+    """
+    if params.get("run") is not None:
+        run = AlignmentRun.objects.get(pk=params["run"], project=project)
+        if run.method != "wivico":
+            raise ValueError(f"run #{run.pk} is a {run.method} run: WIVICO's 1:1 cut-off is the mean SBERT score of "
+                             "valid pairs of a wivico run (its scores are on that scale); choose a wivico run")
+        return run
+    for run in project.runs.filter(method="wivico").order_by("-created_at", "-pk"):
+        chosen, classes = _wivico_one_to_one(project, run, params)
+        if any(classes[p.pk] == "aligned" for p in chosen):
+            return run
+    raise ValueError("no annotated 1:1 pair of a wivico run counts as valid (aligned) in this project; run wivico, "
+                     "then label or adjudicate some of its 1:1 pairs first")
+
+
+def _wivico_one_to_one(project: Project, run: AlignmentRun, params: dict) -> tuple[list[CandidatePair], dict[int, str]]:
+    """The run's predicted W1:V1 pairs annotated valid or partially valid, and their classes."""
+    pairs = target_pairs(project, {**params, "run": run.pk}).exclude(complex_key__contains=",").exclude(
+        simple_key__contains=",")
+    classes = annotated_classes(project, pairs)
+    chosen = [p for p in pairs.filter(pk__in=list(classes)).only("id", "complex_key", "simple_key")
+              if classes[p.pk] in ("aligned", "partial")]
+    return chosen, classes
+
+
+def _one_to_one_cutoffs(project: Project, run: AlignmentRun, params: dict, report: ProgressFn):
+    """The 1:1 valid and partial cut-offs from the mean SBERT score of the run's annotated W1:V1 pairs;
+    returns ``(threshold, partial, labels of those pairs, model name, encoder)``."""
+    import numpy as np
+
+    from workers.engine import calibrate_label_thresholds, default_encoder
+
+    one_to_one, classes = _wivico_one_to_one(project, run, params)
+    if not any(classes[p.pk] == "aligned" for p in one_to_one):
+        raise ValueError(f"no annotated 1:1 pair of wivico run #{run.pk} counts as valid (aligned); label or "
+                         "adjudicate some of its 1:1 pairs first")
+    texts = pair_texts([p.pk for p in one_to_one])
+    one_to_one = [p for p in one_to_one if p.pk in texts]
+    chosen = params.get("model") or run.params.get("model")  # checked again here: a link may have changed
+    model = model_paths.resolve(chosen, "model", project) if chosen else project_encoder(project)
+    encoder = default_encoder(model)
+    report(0.05, f"wivico-thresholds: encoding {len(one_to_one)} annotated 1:1 pairs of run #{run.pk}")
+    complex_vec = encoder.encode([texts[p.pk][0] for p in one_to_one])
+    simple_vec = encoder.encode([texts[p.pk][1] for p in one_to_one])
+    cosines = np.sum(np.asarray(complex_vec) * np.asarray(simple_vec), axis=1).astype(float).tolist()
+    labels = [classes[p.pk] for p in one_to_one]
+    cut = calibrate_label_thresholds(cosines, labels)
+    threshold = cut["valid"]
+    partial = cut.get("partial", threshold - 0.15)
+    return threshold, partial, labels, model, encoder
+
+
+def wivico_job(job: Job, report: ProgressFn) -> dict:
+    """WIVICO §3.2.2: 1:1 cut-off = mean SBERT score of a wivico run's valid W1:V1 pairs; the other
+    configurations' cut-offs by the decreasing shift over the window means of **every** document pair
+    the run aligned (Figure 3: all samples of the corpus); all of them stored for later runs."""
+    from annotation.services.alignment.alignment_runs import document_pairs
+    from workers.engine import WivicoAligner
+
+    project, params = job.project, job.params
+    run = wivico_source_run(project, params)
+    threshold, partial, labels, model, encoder = _one_to_one_cutoffs(project, run, params, report)
+
+    propagation = params.get("propagation", "paper")
+    limit = params.get("max_document_pairs")  # None: every document pair of the run (the paper's corpus)
+    skip = set(run.params.get("skip_articles") or ())
+    work = [(c, s) for a in project.articles.order_by("id") if a.pk not in skip
+            for c, s in document_pairs(a, run.level_pairs)]
+    if limit is not None:
+        work = work[:int(limit)]
+    window_settings = {k: run.params[k] for k in WIVICO_RUN_KEYS if k in run.params}
+    aligner = WivicoAligner({"threshold": threshold, "partial_threshold": partial, "propagation": propagation,
+                             **window_settings}, model=model, encoder=encoder)
+    means = aligner.prepare((engine_pair(c, s) for c, s in work), total=len(work),
+                            progress=lambda f, m: report(0.1 + 0.85 * f, f"wivico-thresholds: {m}"))
+    thresholds = means["thresholds"] or {"1:1": threshold}
+    partial_thresholds = means["partial_thresholds"] or {"1:1": partial}
+    derived = {"job": job.pk, "source_run": run.pk, "valid_pairs": labels.count("aligned"),
+               "partial_pairs": labels.count("partial"), "document_pairs": len(work),
+               "capped": limit is not None, "config_means": means["config_means"], "windows": means["windows"],
+               "model": model or "default"}
+    stored = {"threshold": threshold, "partial_threshold": partial, "thresholds": thresholds,
+              "partial_thresholds": partial_thresholds, "propagation": propagation, "derived_from": derived}
+    with transaction.atomic():
+        locked = Project.objects.select_for_update().get(pk=project.pk)
+        locked.config = {**(locked.config or {}), "wivico": stored}
+        locked.save(update_fields=["config"])
+    return stored

@@ -1,0 +1,81 @@
+"""A training job's progress line: each stage, batches inside an epoch, time elapsed and an estimate.
+
+The engine (Django-free) calls back with a ``StepReport`` when a stage starts and after every
+pair-model batch, and with an ``EpochReport`` after every epoch; :class:`TrainingProgress` turns
+them into ``(fraction, message)`` for the job's progress bar, e.g.
+``pair model: epoch 1/4, batch 37/120 · 2 min 5 s elapsed · about 6 min left``.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+
+# Share of the bar where each stage starts (the pair model's batches fill most of it).
+STAGE_START = {"collect": 0.01, "prepare": 0.03, "pair_model": 0.05, "score_candidates": 0.80, "crf": 0.82,
+               "thresholds": 0.88, "save": 0.90, "measure": 0.92}
+STAGE_NAMES = {"collect": "collecting the training data", "prepare": "preparing the pair-model examples",
+               "pair_model": "pair model", "score_candidates": "scoring the candidates with the pair model",
+               "crf": "CRF", "thresholds": "tuning the thresholds on the dev articles",
+               "save": "saving the model", "measure": "measuring on the exhaustively annotated test articles"}
+
+
+def duration(seconds: float) -> str:
+    """``45 s``, ``2 min 5 s``, ``1 h 3 min``."""
+    seconds = int(round(max(0.0, seconds)))
+    if seconds < 60:
+        return f"{seconds} s"
+    if seconds < 3600:
+        return f"{seconds // 60} min {seconds % 60} s"
+    return f"{seconds // 3600} h {seconds % 3600 // 60} min"
+
+
+class TrainingProgress:
+    """Feeds ``report(fraction, message)`` from the engine's callbacks (see the module docstring)."""
+
+    def __init__(self, report: Callable[[float, str], None], clock: Callable[[], float] = time.monotonic) -> None:
+        self.report, self.clock = report, clock
+        self.started = clock()
+        self.stage_started = self.started
+        self.stage = "collect"
+        self.fraction = 0.0
+
+    def _emit(self, fraction: float, text: str, left: float | None = None) -> None:
+        self.fraction = max(self.fraction, fraction)  # never moves backwards
+        parts = [text, f"{duration(self.clock() - self.started)} elapsed"]
+        if left is not None:
+            parts.append(f"about {duration(left)} left")
+        self.report(self.fraction, " · ".join(parts))
+
+    def _span(self, stage: str) -> tuple[float, float]:
+        order = list(STAGE_START)
+        start = STAGE_START[stage]
+        following = order[order.index(stage) + 1] if stage != order[-1] else None
+        return start, (STAGE_START[following] if following else 1.0) - start
+
+    def begin(self, stage: str) -> None:
+        """A stage starts (``collect`` and ``measure`` are the app's own, the rest the engine's)."""
+        self.stage, self.stage_started = stage, self.clock()
+        self._emit(STAGE_START.get(stage, self.fraction), STAGE_NAMES.get(stage, stage))
+
+    def on_step(self, step) -> None:
+        """The engine's ``StepReport``: a stage starting, or a pair-model batch done."""
+        if step.stage != self.stage or not step.steps:
+            if step.stage != self.stage:
+                self.begin(step.stage)
+            return
+        start, width = self._span(step.stage)
+        spent = self.clock() - self.stage_started
+        left = spent * (step.steps - step.step) / step.step if step.step else None
+        where = f"epoch {step.epoch}/{step.epochs}, " if step.epochs else ""
+        self._emit(start + width * step.fraction,
+                   f"{STAGE_NAMES.get(step.stage, step.stage)}: {where}batch {step.step}/{step.steps}", left)
+
+    def on_epoch(self, epoch) -> None:
+        """The engine's ``EpochReport`` (loss, dev F1) after an epoch of the pair model or the CRF."""
+        if epoch.stage != self.stage:
+            self.begin(epoch.stage)
+        start, width = self._span(epoch.stage) if epoch.stage in STAGE_START else (self.fraction, 0.0)
+        self._emit(start + width * epoch.epoch / max(1, epoch.epochs), epoch.line())
+
+
+__all__ = ["STAGE_START", "TrainingProgress", "duration"]

@@ -1,0 +1,147 @@
+"""Training API (training jobs, the model registry): train, list versions, promote, re-align, download.
+
+* ``POST /api/projects/<p>/train/ {config, seed, base_version}`` → 202 the training job (queued on
+  ``gpu``); 400 with the reason when there is nothing to train on or an option is bad.
+* ``GET /api/projects/<p>/model-versions/`` → the project's trained versions, newest first.
+* ``POST /api/model-versions/<id>/promote/ {confirm}`` → the project's default for crf runs; 409 with
+  the warnings when it is worse than the current default or the untrained crf on the test
+  articles, unless ``confirm`` is true (recorded in the audit log with the metrics).
+* ``POST /api/model-versions/<id>/realign/ {scope: all|unlabelled}`` → 201 the new crf run.
+* ``GET /api/model-versions/<id>/download/`` → the version's files as a zip.
+Researchers of the project only; everyone else gets 404 (or 403 for members who are annotators).
+"""
+from __future__ import annotations
+
+from django.http import FileResponse
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ..models import ModelVersion
+from ..permissions import can_research, visible_projects
+from ..serializers import AlignmentRunSerializer, JobSerializer
+from ..services.alignment import run_options
+from ..services.settings import project_settings as settings_service
+from ..services.training import metrics as training_metrics
+from ..services.training import versions as training
+from ..validation import MAX_ID
+from .mixins import ProjectFromUrl
+
+
+def version_payload(version: ModelVersion, default: ModelVersion | None) -> dict:
+    snapshot = version.training_snapshot or {}
+    return {"id": version.pk, "name": version.name, "kind": version.kind, "parent": version.parent_id,
+            "created_at": version.created_at.isoformat(), "default": default is not None and version.pk == default.pk,
+            "job": version.job_id, "metrics": version.metrics, "assessment": training_metrics.assess(version, default),
+            "data": {k: snapshot.get(k) for k in ("articles", "exhaustive_links", "exhaustive_sources", "pair_examples",
+                                                   "pair_example_classes", "hash")},
+            "config": snapshot.get("config", {}), "seed": snapshot.get("seed")}
+
+
+class TrainInput(serializers.Serializer):
+    config = serializers.DictField(required=False, default=dict)
+    seed = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**31 - 1)
+    base_version = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1, max_value=MAX_ID)
+
+
+class ResearcherProject(ProjectFromUrl):
+    def researched(self):
+        project = self.get_project()
+        if not can_research(self.request.user, project):
+            raise PermissionDenied("only the project's researchers train and manage models")
+        return project
+
+
+class TrainView(ResearcherProject, APIView):
+    @extend_schema(request=TrainInput)
+    def post(self, request, project_pk: int):
+        project = self.researched()
+        data = TrainInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        d = data.validated_data
+        base = None
+        if d["base_version"] is not None:
+            base = training.model_versions(project).filter(pk=d["base_version"]).first()
+            if base is None:
+                raise ValidationError({"base_version": "not a model version of this project"})
+        try:
+            job = training.start_training(project, user=request.user, config=d["config"], seed=d["seed"], base_version=base)
+        except training.TrainingError as exc:
+            raise ValidationError({"detail": str(exc)}) from exc
+        return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+class VersionListView(ResearcherProject, APIView):
+    def get(self, request, project_pk: int):
+        project = self.researched()
+        default = run_options.default_version(project)
+        return Response([version_payload(v, default)
+                         for v in training.model_versions(project).order_by("-created_at", "-pk")])
+
+
+class VersionView(APIView):
+    def version(self, request, pk: int) -> ModelVersion:
+        version = get_object_or_404(ModelVersion.objects.filter(project__in=visible_projects(request.user))
+                                    .select_related("project"), pk=pk)
+        if not can_research(request.user, version.project):
+            raise PermissionDenied("only the project's researchers manage models")
+        return version
+
+
+class PromoteInput(serializers.Serializer):
+    confirm = serializers.BooleanField(required=False, default=False)
+
+
+class PromoteView(VersionView):
+    """409 with the warnings when the version is worse than the current default or the untrained
+    crf on the test articles, unless the request says ``{"confirm": true}``."""
+
+    @extend_schema(request=PromoteInput)
+    def post(self, request, pk: int):
+        version = self.version(request, pk)
+        data = PromoteInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            training.promote(version, user=request.user, confirm=data.validated_data["confirm"])
+        except training.PromotionNeedsConfirmation as exc:
+            return Response({"detail": str(exc), "needs_confirmation": True, "warnings": exc.assessment["warnings"],
+                             "assessment": exc.assessment}, status=status.HTTP_409_CONFLICT)
+        return Response(version_payload(version, version))
+
+
+class RealignView(VersionView):
+    def post(self, request, pk: int):
+        version = self.version(request, pk)
+        try:
+            run = training.realign(version, scope=request.data.get("scope", "all"), user=request.user)
+        except ValueError as exc:
+            raise ValidationError({"detail": str(exc)}) from exc
+        return Response(AlignmentRunSerializer(run).data, status=status.HTTP_201_CREATED)
+
+
+class DownloadView(VersionView):
+    def get(self, request, pk: int):
+        version = self.version(request, pk)
+        try:
+            path = training.zip_version(version)
+        except training.TrainingError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_404_NOT_FOUND)
+        return FileResponse(path.open("rb"), as_attachment=True, filename=f"{version.name}.zip")
+
+
+class ReviewChangesView(ResearcherProject, APIView):
+    """``POST /api/projects/<p>/review-changes/ {old, new}`` → the annotation queue holds only the
+    pairs whose prediction differs between the two runs (what changed with a new model version);
+    ``{"clear": true}`` → back to the whole queue."""
+
+    def post(self, request, project_pk: int):
+        project = self.researched()
+        changes = None if request.data.get("clear") else {name: request.data.get(name) for name in ("old", "new")}
+        try:
+            stored = settings_service.set_queue_changes(project, changes, by=request.user)
+        except settings_service.ConfigSettingsError as exc:
+            raise ValidationError({"queue_changes": exc.errors["queue_changes"]}) from exc
+        return Response({"queue_changes": stored})
