@@ -192,6 +192,14 @@ IMPORT_MAX_LINES = env_int("IMPORT_MAX_LINES", 500_000)
 IMPORT_MAX_SENTENCES_PER_DOCUMENT = env_int("IMPORT_MAX_SENTENCES_PER_DOCUMENT", 10_000)
 IMPORT_MAX_ARTICLES = env_int("IMPORT_MAX_ARTICLES", 200_000)
 IMPORT_BACKGROUND_BYTES = env_int("IMPORT_BACKGROUND_BYTES", 2 * 1024 * 1024)
+# Bounded memory per line: a longer line is refused while it is read (never parsed), a longer
+# document text before it is split into sentences, a longer sentence after.
+IMPORT_MAX_LINE_BYTES = env_int("IMPORT_MAX_LINE_BYTES", 16 * 1024 * 1024)
+IMPORT_MAX_DOCUMENT_CHARS = env_int("IMPORT_MAX_DOCUMENT_CHARS", 2_000_000)
+IMPORT_MAX_SENTENCE_CHARS = env_int("IMPORT_MAX_SENTENCE_CHARS", 20_000)
+# Staged upload files (upload-*, work-*, Django's tmp*.upload*) under IMPORT_DIR that no live import
+# uses are removed by the liveness sweep once untouched for this long (a request or job killed mid-import).
+IMPORT_STALE_SECONDS = env_int("IMPORT_STALE_SECONDS", 3600)
 IMPORT_DIR = Path(env_str("IMPORT_DIR", str(VAR_DIR / "imports")))
 IMPORT_DIR.mkdir(parents=True, exist_ok=True)
 # Every uploaded file streams to a temporary file under IMPORT_DIR (never whole in memory), cut off
@@ -274,6 +282,16 @@ if MAX_ATTEMPTS < 1:
 ALIGN_BATCH_ARTICLES = env_int("ALIGN_BATCH_ARTICLES", 8)
 if ALIGN_BATCH_ARTICLES < 1:
     raise ImproperlyConfigured(f"ALIGN_BATCH_ARTICLES must be at least 1, got {ALIGN_BATCH_ARTICLES}")
+
+# An alignment run is planned into chunks of document pairs of about this many sentences (both sides),
+# each a Celery task any worker on the run's queue takes (services/alignment/run_chunks.py).
+RUN_CHUNK_SENTENCES = env_int("RUN_CHUNK_SENTENCES", 2000)
+if RUN_CHUNK_SENTENCES < 1:
+    raise ImproperlyConfigured(f"RUN_CHUNK_SENTENCES must be at least 1, got {RUN_CHUNK_SENTENCES}")
+# Sentence embeddings cached on disk per (encoder, normalised text), shared by the workers of a machine
+# (or of every machine, on a shared volume); at most EMBEDDING_CACHE_MAX_ROWS rows per encoder, 0 = off.
+EMBEDDING_CACHE_DIR = Path(env_str("EMBEDDING_CACHE_DIR", str(VAR_DIR / "embeddings")))
+EMBEDDING_CACHE_MAX_ROWS = env_int("EMBEDDING_CACHE_MAX_ROWS", 2_000_000)
 
 # --- Models
 DEFAULT_ENCODER = env_str("ALIGNAPP_ENCODER", "")  # empty: the bundled all-MiniLM-L6-v2

@@ -2,6 +2,7 @@
 how labelling fares on SQLite while the import runs (issue: hardening item 3).
 
     .venv/bin/python bench/import_bench.py [--lines 200000] [--sentences 3] [--labeller]
+    .venv/bin/python bench/import_bench.py --huge-line 50   # one 50 MB {"text": ...} line (issue 19 item 5)
 
 Each run uses a fresh SQLite database under ``var/bench/`` (WAL, busy timeout and IMMEDIATE
 transactions from ``alignapp/settings.py``), migrated once and copied for every size. The corpus is one
@@ -12,6 +13,10 @@ the background job and ``manage.py import_corpus`` use). With ``--labeller`` a s
 database connection) changes one label every 50 ms through ``services.review.labelling.submit_label``
 while the import runs, and counts the submits that failed with "database is locked" and the slowest
 one. Prints one JSON object on stdout (progress on stderr).
+
+``--huge-line MB`` imports a file holding one document line of ``MB`` megabytes instead (with
+``MAX_UPLOAD_BYTES`` raised past it, so the per-line limits are what answer): it should be refused
+at once (``IMPORT_MAX_LINE_BYTES``) with a peak RSS near the process's start-up size.
 """
 from __future__ import annotations
 
@@ -58,6 +63,18 @@ def generate(path: Path, lines: int, sentences: int) -> int:
                       "simple": {"paragraphs": [[sentence(rng), sentence(rng)]]},
                       "gold": [[0, 0]]}
             fh.write(json.dumps(record) + "\n")
+    return path.stat().st_size
+
+
+def generate_huge_line(path: Path, megabytes: int) -> int:
+    """One ordinary record, then one record whose complex side is a ``megabytes`` MB text."""
+    chunk = b"The council met again. Owls hunt at night. " * 1000
+    with path.open("wb") as out:
+        out.write(b'{"id": "small", "complex": {"paragraphs": [["A sentence."]]}, "simple": {"paragraphs": [["One."]]}}\n')
+        out.write(b'{"id": "huge", "complex": {"text": "')
+        for _ in range(megabytes * 1024 * 1024 // len(chunk)):
+            out.write(chunk)
+        out.write(b'"}, "simple": {"paragraphs": [["Short."]]}}\n')
     return path.stat().st_size
 
 
@@ -177,6 +194,7 @@ def main() -> None:
     parser.add_argument("--sentences", type=int, default=3, help="complex sentences per record")
     parser.add_argument("--labeller", action="store_true", help="relabel pairs in another thread during the import")
     parser.add_argument("--keep", action="store_true", help="keep the generated corpora and databases")
+    parser.add_argument("--huge-line", type=int, metavar="MB", help="import one document line of MB megabytes instead")
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -185,21 +203,30 @@ def main() -> None:
     BENCH_DIR.mkdir(parents=True, exist_ok=True)
     template = template_db()
     results = []
+    env = dict(os.environ)
+    if args.huge_line:
+        args.lines = [2]
+        env["MAX_UPLOAD_BYTES"] = str(max(int(env.get("MAX_UPLOAD_BYTES", 0) or 0), (args.huge_line + 10) * 1024 * 1024))
+        env["IMPORT_MAX_BYTES"] = str(max(int(env.get("IMPORT_MAX_BYTES", 0) or 0), (args.huge_line + 10) * 4 * 1024 * 1024))
     for lines in args.lines:
-        corpus = BENCH_DIR / f"corpus-{lines}.jsonl"
-        size = corpus.stat().st_size if corpus.exists() else generate(corpus, lines, args.sentences)
+        corpus = BENCH_DIR / (f"huge-line-{args.huge_line}mb.jsonl" if args.huge_line else f"corpus-{lines}.jsonl")
+        if corpus.exists():
+            size = corpus.stat().st_size
+        else:
+            size = generate_huge_line(corpus, args.huge_line) if args.huge_line else generate(corpus, lines, args.sentences)
         db = BENCH_DIR / f"run-{lines}.sqlite3"
         for suffix in ("", "-wal", "-shm"):
             Path(f"{db}{suffix}").unlink(missing_ok=True)
         shutil.copy(template, db)
         log(f"importing {lines} lines ({size / 1e6:.1f} MB)…")
         cmd = [sys.executable, __file__, "--child", str(db), str(corpus)] + (["--labeller"] if args.labeller else [])
-        child = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+        child = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=env)
         if child.returncode:
             log(child.stderr[-3000:])
             results.append({"lines": lines, "error": f"child exited {child.returncode}"})
         else:
-            results.append({"lines": lines, "bytes": size, **json.loads(child.stdout.strip().splitlines()[-1])})
+            results.append({"lines": lines, "bytes": size, **({"huge_line_mb": args.huge_line} if args.huge_line else {}),
+                            **json.loads(child.stdout.strip().splitlines()[-1])})
         log(json.dumps(results[-1]))
         if not args.keep:
             for path in (corpus, db, Path(f"{db}-wal"), Path(f"{db}-shm")):

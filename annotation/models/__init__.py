@@ -7,6 +7,7 @@ from .alignment import (
     ParagraphAlignment,
     ParagraphProposal,
     Prediction,
+    RunChunk,
     Side,
     indices_key,
     key_indices,
@@ -22,6 +23,6 @@ __all__ = [
     "MINING_METHOD", "TRAIN_JOB", "Adjudication", "AdjudicationChange", "AlignmentRun", "ArticleCompletion", "AuditEvent", "LabelChange", "ParagraphProposal",
     "Prediction", "Article", "Assignment", "CandidatePair", "Document", "Export", "Job", "Label",
     "LabelScheme", "Membership", "ModelVersion", "PairSentence", "Paragraph", "ParagraphAlignment", "Project",
-    "Role", "Sentence", "Side", "Split", "SplitChange", "Status", "indices_key",
+    "Role", "RunChunk", "Sentence", "Side", "Split", "SplitChange", "Status", "indices_key",
     "key_indices",
 ]

@@ -58,6 +58,32 @@ class AlignmentRun(TrackedWork):
         return f"{self.method} run #{self.pk} ({self.status})"
 
 
+class RunChunk(models.Model):
+    """One chunk of an alignment run: a slice of its document pairs that one worker aligns and saves
+    (``services/alignment/run_chunks.py``). ``work`` lists ``[article, complex document, simple
+    document]`` ids; status, heartbeat and attempts follow the run's own liveness rules."""
+
+    run = models.ForeignKey(AlignmentRun, on_delete=models.CASCADE, related_name="chunks")
+    index = models.PositiveIntegerField()
+    work = models.JSONField(default=list)
+    sentences = models.PositiveIntegerField(default=0)
+    status = models.CharField(max_length=20, default="queued", db_index=True)
+    attempts = models.PositiveIntegerField(default=0)
+    worker = models.CharField(max_length=200, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    pair_count = models.PositiveIntegerField(default=0)
+    stats = models.JSONField(default=dict, blank=True, help_text="timings and counters of the attempt that finished it")
+
+    class Meta:
+        ordering = ["run", "index"]
+        constraints = [models.UniqueConstraint(fields=["run", "index"], name="unique_run_chunk")]
+
+    def __str__(self) -> str:
+        return f"run #{self.run_id} chunk {self.index} ({self.status})"
+
+
 def indices_key(indices: Iterable[int]) -> str:
     """Canonical text form of a set of sentence indices: sorted, comma-separated."""
     return ",".join(str(i) for i in sorted(set(indices)))

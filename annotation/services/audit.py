@@ -30,6 +30,7 @@ ACTIONS: dict[str, str] = {
     "model.promote": "made a model version the default",
     "split.change": "changed article splits",
     "export": "exported data",
+    "gold.curate": "decided gold links in the curation of two annotators' article alignments",
     "member.add": "added a member",
     "member.remove": "removed a member",
     "member.role": "changed a member's role",

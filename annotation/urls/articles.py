@@ -1,12 +1,16 @@
-"""Routes of the article area: whole-article alignment and paragraph-alignment correction
-(included from annotation/urls/__init__.py, before the API router)."""
+"""Routes of the article area: whole-article alignment, paragraph-alignment correction, the
+curation of two annotators' alignments and an annotator's articles by state (included from
+annotation/urls/__init__.py, before the API router)."""
 from django.urls import path
 
-from ..views import api_articles, api_paragraph_proposals, articles
+from ..views import api_articles, api_curation, api_paragraph_proposals, articles
 
 urlpatterns = [
     path("articles/<int:pk>/align/", articles.align, name="article-align"),
     path("articles/<int:pk>/paragraphs/", articles.paragraphs, name="article-paragraphs"),
+    path("articles/<int:pk>/curate/", articles.curate, name="article-curate"),
+    path("api/articles/<int:pk>/curation/", api_curation.CurationView.as_view(), name="article-curation-api"),
+    path("api/projects/<int:project_pk>/my-articles/", api_curation.MyArticlesView.as_view(), name="project-my-articles"),
     path("api/articles/<int:pk>/alignment/", api_articles.AlignmentView.as_view(), name="article-alignment-api"),
     path("api/articles/<int:pk>/alignment/completion/", api_articles.CompletionView.as_view(),
          name="article-completion-api"),

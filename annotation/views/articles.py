@@ -1,12 +1,14 @@
-"""Article pages: the whole-article alignment and the paragraph-alignment correction.
+"""Article pages: the whole-article alignment, the paragraph-alignment correction and the
+researchers' curation of two annotators' alignments.
 
-Server-rendered shells; ``static/js/align_article.js`` and ``static/js/paragraphs.js`` load and
-save through ``views.api_articles`` (and the paragraph page's proposals through
-``views.api_paragraph_proposals``).
+Server-rendered shells; ``static/js/align_article.js``, ``static/js/paragraphs.js`` and
+``static/js/curate.js`` load and save through ``views.api_articles`` (the paragraph page's proposals
+through ``views.api_paragraph_proposals``, the curation through ``views.api_curation``).
 """
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
@@ -45,3 +47,15 @@ def paragraphs(request: HttpRequest, pk: int) -> HttpResponse:
                  is_researcher=is_researcher, applies_directly=direct)
     return render(request, "articles/paragraphs.html", {"article": article, "page": page, "is_researcher": is_researcher,
                                                         "applies_directly": direct})
+
+
+@login_required
+def curate(request: HttpRequest, pk: int) -> HttpResponse:
+    """Researchers: curation of two annotators' alignments of a document pair (``?a=&b=`` usernames)."""
+    article = _article(request, pk)
+    if not can_research(request.user, article.project):
+        raise PermissionDenied("only the project's researchers curate alignments")
+    page = _page(request, article, "article-curation-api", align=reverse("article-align", args=[article.pk]))
+    page["query"].update({k: request.GET[k] for k in ("a", "b") if request.GET.get(k)})
+    page["query"].pop("run", None)
+    return render(request, "articles/curate.html", {"article": article, "page": page})

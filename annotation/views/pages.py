@@ -22,6 +22,7 @@ from ..services.corpus import article_size, importing
 from ..services.corpus.importing import formats as import_formats
 from ..services.corpus.importing import gold as import_gold
 from ..services.corpus.importing import uploads as import_uploads
+from ..services.editing import workflow
 from ..services.projects import creation as project_service
 
 
@@ -66,11 +67,19 @@ ARTICLES_PER_PAGE = 50
 @login_required
 def project_detail(request: HttpRequest, pk: int) -> HttpResponse:
     """The project, its recent runs and its articles, :data:`ARTICLES_PER_PAGE` at a time (``?page=``;
-    a page that is not a number shows the first, one past the end the last)."""
+    a page that is not a number shows the first, one past the end the last), each with the user's
+    state (to do / in progress / complete, ``services.editing.workflow``; ``?state=`` filters)."""
     project = _project_for(request, pk)
-    articles = project.articles.annotate(document_count=Count("documents")).order_by("title", "pk")
+    state = request.GET.get("state", "")
+    state = state if state in workflow.STATES else ""
+    articles = workflow.my_articles(project.articles.annotate(document_count=Count("documents", distinct=True)),
+                                    request.user, state)
     page = Paginator(articles, ARTICLES_PER_PAGE).get_page(request.GET.get("page"))
+    counts = workflow.state_counts(project.articles.all(), request.user)
     context = {
+        "state": state,
+        "states": [("", "All", counts["all"])] + [(s, workflow.STATE_NAMES[s], counts[s]) for s in workflow.STATES],
+        "state_query": f"&state={state}" if state else "",
         "project": project,
         "role": role_in(request.user, project),
         "is_researcher": can_research(request.user, project),
@@ -99,7 +108,8 @@ def article_detail(request: HttpRequest, pk: int) -> HttpResponse:
     for doc in documents:
         sentences = list(doc.sentences.select_related("paragraph").order_by("index")[first:first + size])
         shown.append((doc, sentences, {"from": first + 1, "to": first + len(sentences), "of": doc.sentence_count}))
-    return render(request, "projects/article.html", {"article": article, "documents": shown, "page": page})
+    return render(request, "projects/article.html", {"article": article, "documents": shown, "page": page,
+                                                     "is_researcher": can_research(request.user, article.project)})
 
 
 @login_required

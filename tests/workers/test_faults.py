@@ -167,7 +167,7 @@ def training_project(encoder: str):
     project.config = {"encoder": encoder}
     project.save()
     jsonl = "".join(json.dumps({**record(p), "id": f"case-{p.id}"}) + "\n" for p in structured_cases()).encode()
-    import_files(project, [("cases.jsonl", jsonl)], "jsonl")
+    import_files(project, [("cases.jsonl", jsonl)], "jsonl", gold_meaning="exhaustive")  # complete article pairs
     for i, article in enumerate(Article.objects.filter(project=project).order_by("id")):
         Split.objects.create(article=article, name="dev" if i == 1 else "test" if i == 2 else "train")
     return project
@@ -178,6 +178,7 @@ def killed_mid_training_then_resumed(broker_url: str, tmp_path: Path, env: dict,
     from annotation.services.training.versions import start_training
 
     project = training_project(encoder)
+    env = {**env, "MODEL_ROOTS": str(Path(encoder).parent)}  # the tiny encoder's folder is an allowed model root
     with running_worker(broker_url, tmp_path / "w1", folder, env=env) as (worker, log):
         job = start_training(project, config=TRAIN, seed=1)
         wait_for(lambda: Job.objects.get(pk=job.pk).checkpoint.get("epoch", 0) >= 1, 180, log, "a first epoch")

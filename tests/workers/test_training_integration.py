@@ -4,6 +4,7 @@ re-align with it, and the what-changed queue serves exactly the pairs whose pred
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -33,7 +34,15 @@ def _wait_run(run_id: int, log) -> AlignmentRun:
     return run
 
 
-def test_label_train_realign_and_review_what_changed(api, users, embedded_worker, tiny_base):  # noqa: F811
+@pytest.fixture
+def tiny_base_root(tiny_base, monkeypatch, settings):  # noqa: F811
+    """The tiny encoder's folder as an allowed model root, here and in the worker started after it."""
+    root = str(Path(tiny_base).parent)
+    monkeypatch.setenv("MODEL_ROOTS", root)
+    settings.MODEL_ROOTS = [root]
+
+
+def test_label_train_realign_and_review_what_changed(api, users, tiny_base_root, embedded_worker, tiny_base):  # noqa: F811
     project = factories.make_project("Retrain", rita="researcher", anna="annotator")
     project.config = {"encoder": tiny_base, "qc": {"min_seconds": 0, "test_every": 0, "overlap": 3}}
     project.save()
@@ -42,7 +51,7 @@ def test_label_train_realign_and_review_what_changed(api, users, embedded_worker
     unlabelled = {k: v for k, v in record(cases[0]).items() if k not in ("gold", "gold_labels")}
     jsonl = "".join(json.dumps(r) + "\n" for r in [{**unlabelled, "id": "no-gold"}]
                     + [{**record(p), "id": f"case-{p.id}"} for p in cases]).encode()
-    import_files(project, [("cases.jsonl", jsonl)], "jsonl")
+    import_files(project, [("cases.jsonl", jsonl)], "jsonl", gold_meaning="exhaustive")  # complete article pairs
     articles = list(Article.objects.filter(project=project).order_by("id"))
     assert len(articles) >= 5
     for i, article in enumerate(articles):

@@ -15,6 +15,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Sequence
 from functools import lru_cache
@@ -31,7 +32,31 @@ __all__ = [
     "SentenceEncoder",
     "get_encoder",
     "load_cross_encoder",
+    "configure_embedding_store",
+    "encoder_counters",
 ]
+
+_LIVE: "weakref.WeakSet[SentenceEncoder]" = weakref.WeakSet()
+
+
+def encoder_counters() -> dict[str, float]:
+    """Totals over this process's encoders: distinct texts asked for, found in the on-disk store,
+    encoded, and seconds spent encoding (differences of two calls measure one piece of work)."""
+    out = {"requested": 0, "store_hits": 0, "encoded": 0, "encode_s": 0.0}
+    for enc in list(_LIVE):
+        out["requested"] += enc.n_requested
+        out["store_hits"] += enc.n_store_hits
+        out["encoded"] += enc.n_encoded
+        out["encode_s"] += enc.seconds_encoding
+    return out
+
+_STORE: dict[str, Any] = {"folder": None, "max_rows": 0}
+
+
+def configure_embedding_store(folder: str | None, max_rows: int = 2_000_000) -> None:
+    """Back every :class:`SentenceEncoder`'s cache with the on-disk store under ``folder``
+    (:mod:`.embedding_store`; ``None`` or ``max_rows`` 0: memory only)."""
+    _STORE.update(folder=str(folder) if folder and max_rows > 0 else None, max_rows=max_rows)
 
 DEFAULT_ENCODER = "all-MiniLM-L6-v2"
 """Name accepted for the bundled default bi-encoder (resolved to the packaged weights)."""
@@ -103,7 +128,24 @@ class SentenceEncoder:
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._lock = threading.Lock()
         self.n_encoded = 0
+        self.n_requested = 0  # distinct texts asked for per call (memory + store hits + encoded)
+        self.n_store_hits = 0
         self.seconds_encoding = 0.0
+        self._store: Any = None
+        self._store_folder: str | None = None
+        _LIVE.add(self)
+
+    def _disk(self) -> Any:
+        """The on-disk store, when one is configured (opened once per folder)."""
+        folder = _STORE["folder"]
+        if folder is None:
+            return None
+        if self._store is None or self._store_folder != folder:
+            from .embedding_store import EmbeddingStore, encoder_identity
+
+            self._store = EmbeddingStore(folder, encoder_identity(self.model_path), self.dimension, _STORE["max_rows"])
+            self._store_folder = folder
+        return self._store
 
     @property
     def dimension(self) -> int:
@@ -117,7 +159,16 @@ class SentenceEncoder:
         if len(texts) == 0:
             return np.zeros((0, dim), dtype=np.float32)
         with self._lock:
-            missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+            distinct = dict.fromkeys(texts)
+            self.n_requested += len(distinct)
+            missing = [t for t in distinct if t not in self._cache]
+        store = self._disk() if missing else None
+        if store is not None:
+            stored = store.get(missing)
+            self.n_store_hits += len(stored)
+            with self._lock:
+                self._cache.update(stored)
+            missing = [t for t in missing if t not in stored]
         if missing:
             t0 = time.perf_counter()
             vecs = self._model.encode(
@@ -126,6 +177,8 @@ class SentenceEncoder:
             ).astype(np.float32)
             self.seconds_encoding += time.perf_counter() - t0
             self.n_encoded += len(missing)
+            if store is not None:
+                store.put(missing, vecs)
             with self._lock:
                 for t, v in zip(missing, vecs):
                     self._cache[t] = v

@@ -1,6 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.management.arguments import checked, json_object
+from annotation.management.progress import showing_row
 from annotation.models import MINING_METHOD, AlignmentRun
 from annotation.services.alignment import alignment_runs, mining
 from annotation.services.projects.creation import find_project
@@ -35,10 +36,11 @@ class Command(BaseCommand):
             self.stdout.write(f"queued alignment run #{run.pk} ({method}) for '{target.name}' on the {queue} queue")
             return
         try:
-            if method == MINING_METHOD:
-                mining.run_inline(run.pk)  # every chunk here, in order
-            else:
-                alignment_runs.execute_run(run.pk)
+            with showing_row(self.stdout, f"run #{run.pk}", AlignmentRun, run.pk):
+                if method == MINING_METHOD:
+                    mining.run_inline(run.pk)  # every chunk here, in order
+                else:
+                    alignment_runs.execute_run(run.pk)
         except Exception as exc:  # noqa: BLE001 - the run row holds the details
             raise CommandError(f"alignment run #{run.pk} failed: {exc}") from exc
         run = AlignmentRun.objects.get(pk=run.pk)

@@ -4,6 +4,7 @@ import re
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.management.arguments import checked, json_object
+from annotation.management.progress import showing
 from annotation.services import export
 from annotation.services.export.options import DEFAULT_LABEL_POLICY, LABEL_POLICIES
 from annotation.services.projects.creation import find_project
@@ -136,7 +137,8 @@ class Command(BaseCommand):
                     mark = " (chosen)" if policy == options.label_policy else ""
                     self.stdout.write(f"  gold policy {policy}{mark}: {row['pairs']} pairs ({origins})")
                 return
-            done = export.run_export(project, options, archive=not o["no_zip"])
+            with showing(self.stdout, "export") as display:
+                done = export.run_export(project, options, archive=not o["no_zip"], progress=display)
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
         counts = done.manifest["counts"]["splits"]

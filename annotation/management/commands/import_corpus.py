@@ -4,6 +4,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from annotation.label_schemes import DEFAULT_SCHEME
+from annotation.management.progress import showing
 from annotation.models import AuditEvent, LabelScheme, Project
 from annotation.services import audit
 from annotation.services.corpus.importing import ON_CONFLICT, CorpusImportError, format_names, import_path
@@ -28,6 +29,9 @@ class Command(BaseCommand):
         parser.add_argument("--on-conflict", default="error", choices=list(ON_CONFLICT), help="an article title already in the project: error (default) or skip it")
         parser.add_argument("--gold-meaning", default=import_gold.DEFAULT_MEANING, choices=list(import_gold.GOLD_MEANINGS),
                             help="what the file's gold links mean: " + "; ".join(import_gold.HELP.values()))
+        parser.add_argument("--columns", metavar="COMPLEX,SIMPLE[,LABEL]",
+                            help="format hf: a pair dataset's two text columns and optional label column "
+                                 "(default: the usual names, e.g. complex,simple or src,dst)")
         parser.add_argument("--test-questions", action="store_true",
                             help="use the imported gold links as hidden test questions (default: no)")
 
@@ -40,11 +44,12 @@ class Command(BaseCommand):
         created_event = audit.record("project.create", project=project, target=project.name, language=project.language,
                                      label_scheme=project.label_scheme.slug) if created else None
         try:
-            result = import_path(
-                project, str(options["path"]), str(options["format"]), language=options["language"] or None,  # type: ignore[arg-type]
-                on_conflict=str(options["on_conflict"]), gold_meaning=str(options["gold_meaning"]),
-                test_questions=bool(options["test_questions"]),
-            )
+            with showing(self.stdout, "import") as display:
+                result = import_path(
+                    project, str(options["path"]), str(options["format"]), language=options["language"] or None,  # type: ignore[arg-type]
+                    on_conflict=str(options["on_conflict"]), gold_meaning=str(options["gold_meaning"]),
+                    test_questions=bool(options["test_questions"]), progress=display, columns=options.get("columns") or None,
+                )
         except CorpusImportError as exc:
             if created:
                 _undo_creation(project, created_event)

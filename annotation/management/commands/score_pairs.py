@@ -3,6 +3,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.management.arguments import checked, json_object
+from annotation.management.progress import showing_row
 from annotation.models import Job, Status
 from annotation.services.projects.creation import find_project
 from annotation.services.scoring import jobs as scoring
@@ -36,7 +37,8 @@ class Command(BaseCommand):
             self.stdout.write(f"queued {kind} job #{job.pk} for '{target.name}'")
             return
         try:
-            scoring.run_scoring_job(job.pk)
+            with showing_row(self.stdout, f"{kind} #{job.pk}", Job, job.pk):
+                scoring.run_scoring_job(job.pk)
         except Exception as exc:  # noqa: BLE001 - the job row holds the details
             raise CommandError(f"{kind} job #{job.pk} failed: {exc}") from exc
         job = Job.objects.get(pk=job.pk)

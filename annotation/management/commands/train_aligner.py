@@ -3,6 +3,7 @@ import json
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.management.arguments import json_object
+from annotation.management.progress import showing_row
 from annotation.models import Job, ModelVersion
 from annotation.services.projects.creation import find_project
 from annotation.services.training import versions as training
@@ -34,7 +35,8 @@ class Command(BaseCommand):
             self.stdout.write(f"queued training job #{job.pk} for '{target.name}' on the gpu queue")
             return
         try:
-            training.run_training_job(job.pk)
+            with showing_row(self.stdout, f"training #{job.pk}", Job, job.pk):
+                training.run_training_job(job.pk)
         except Exception as exc:  # noqa: BLE001 - the job row holds the details
             raise CommandError(f"training job #{job.pk} failed: {exc}") from exc
         job = Job.objects.get(pk=job.pk)

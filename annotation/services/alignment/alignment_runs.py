@@ -196,8 +196,8 @@ def _execute(run: AlignmentRun, report) -> None:
         outputs = aligner.align(inputs, progress=lambda f, m, base=base, span=span, where=where:
                                 report(base + span * f, f"{where}: {m}"))
         t1 = time.monotonic()
-        for (article, complex_doc, simple_doc), pair, alignment in zip(batch, inputs, outputs):
-            save_alignment(run, article, complex_doc, simple_doc, alignment, access.for_pair(pair) if access else None)
+        save_alignments(run, [(article, complex_doc, simple_doc, alignment, access.for_pair(pair) if access else None)
+                              for (article, complex_doc, simple_doc), pair, alignment in zip(batch, inputs, outputs)])
         write_seconds += time.monotonic() - t1
         align_seconds += t1 - t0
         done += len(batch)
@@ -277,50 +277,66 @@ class AccessScorer:
 PREDICTION_REPLACES_ORIGIN = ("manual", "derived")
 
 
-@transaction.atomic
 def save_alignment(run: AlignmentRun, article: Article, complex_doc: Document, simple_doc: Document,
                    alignment: Alignment, extra_features: Callable[[AlignedPair], dict[str, float]] | None = None) -> int:
-    """Attach the run's predictions to the project's sentence pairs of one document pair, creating
-    the pairs nobody proposed before; returns how many pairs the alignment had.
+    """:func:`save_alignments` of one document pair."""
+    return save_alignments(run, [(article, complex_doc, simple_doc, alignment, extra_features)])
 
-    Idempotent: pairs are upserted on their identity (documents + sentence sets), predictions on
-    (run, pair). A pair keeps the features others gave it (scoring jobs, ACCESS); the run's are
+
+Saved = tuple[Article, Document, Document, Alignment, "Callable[[AlignedPair], dict[str, float]] | None"]
+
+
+@transaction.atomic
+def save_alignments(run: AlignmentRun, items: list[Saved]) -> int:
+    """Attach the run's predictions to the project's sentence pairs of document pairs ``items``
+    (article, complex doc, simple doc, alignment, extra_features), creating the pairs nobody
+    proposed before; returns how many pairs the alignments had.
+
+    Set-based and idempotent: one upsert of every pair of the batch on its identity (documents +
+    sentence sets, ``ON CONFLICT``), one of the run's predictions on (run, pair), one insert of the
+    sentence rows. A pair keeps the features others gave it (scoring jobs, ACCESS); the run's are
     added, and the pair shows this run's score and label. ``extra_features(pair)`` adds attributes
     computed by the application (e.g. ACCESS) to the engine's per-pair features."""
-    if not alignment.pairs:
+    items = [item for item in items if item[3].pairs]
+    if not items:
         return 0
-    texts = sentence_texts([complex_doc.pk, simple_doc.pk])
-    keyed = {(indices_key(p.complex), indices_key(p.simple)): p for p in alignment.pairs}
-    existing = {(c, s): (origin, features) for c, s, origin, features in CandidatePair.objects.filter(
-        complex_document=complex_doc, simple_document=simple_doc,
-        complex_key__in={c for c, _ in keyed}, simple_key__in={s for _, s in keyed},
-    ).values_list("complex_key", "simple_key", "origin", "features")}
+    texts = sentence_texts(list({d.pk for _, c, s, _, _ in items for d in (c, s)}))
+    keyed: dict[tuple[int, int, str, str], tuple[int, AlignedPair, tuple]] = {}
+    for item in items:
+        _, complex_doc, simple_doc, alignment, _ = item
+        for rank, p in enumerate({(indices_key(p.complex), indices_key(p.simple)): p for p in alignment.pairs}.items()):
+            keyed[(complex_doc.pk, simple_doc.pk, *p[0])] = (rank, p[1], item)
+    existing = {(c_doc, s_doc, c, s): (origin, features) for c_doc, s_doc, c, s, origin, features in CandidatePair.objects.filter(
+        complex_document__in={k[0] for k in keyed}, simple_document__in={k[1] for k in keyed},
+        complex_key__in={k[2] for k in keyed}, simple_key__in={k[3] for k in keyed},
+    ).values_list("complex_document_id", "simple_document_id", "complex_key", "simple_key", "origin", "features")}
     features_of = {}
     rows = []
-    for (c_key, s_key), p in keyed.items():
+    for key, (_, p, (article, complex_doc, simple_doc, _, extra_features)) in keyed.items():
         run_features = {k: float(v) for k, v in {**(p.features or {}), **(extra_features(p) if extra_features else {})}.items()}
-        features_of[(c_key, s_key)] = run_features
-        origin, stored = existing.get((c_key, s_key), ("model", {}))
+        features_of[key] = run_features
+        origin, stored = existing.get(key, ("model", {}))
         rows.append(CandidatePair(
-            article=article, complex_document=complex_doc, simple_document=simple_doc, complex_key=c_key,
-            simple_key=s_key, score=float(p.score), predicted_label=p.label, features={**(stored or {}), **run_features},
+            article=article, complex_document=complex_doc, simple_document=simple_doc, complex_key=key[2],
+            simple_key=key[3], score=float(p.score), predicted_label=p.label, features={**(stored or {}), **run_features},
             origin="model" if origin in PREDICTION_REPLACES_ORIGIN else origin,
             identical=is_identical(" ".join(texts[complex_doc.pk].get(i, "") for i in p.complex),
                                    " ".join(texts[simple_doc.pk].get(i, "") for i in p.simple))))
     CandidatePair.objects.bulk_create(
         rows, update_conflicts=True, unique_fields=["complex_document", "simple_document", "complex_key", "simple_key"],
-        update_fields=["score", "predicted_label", "features", "origin"],
+        update_fields=["score", "predicted_label", "features", "origin"], batch_size=1000,
     )
-    pairs = {(p.complex_key, p.simple_key): p for p in CandidatePair.objects.filter(
-        complex_document=complex_doc, simple_document=simple_doc,
-        complex_key__in={c for c, _ in keyed}, simple_key__in={s for _, s in keyed})}
+    pairs = {(p.complex_document_id, p.simple_document_id, p.complex_key, p.simple_key): p for p in CandidatePair.objects.filter(
+        complex_document__in={k[0] for k in keyed}, simple_document__in={k[1] for k in keyed},
+        complex_key__in={k[2] for k in keyed}, simple_key__in={k[3] for k in keyed})}
     Prediction.objects.bulk_create(
         [Prediction(run=run, pair=pairs[key], score=float(p.score), predicted_label=p.label, features=features_of[key], rank=rank)
-         for rank, (key, p) in enumerate(keyed.items())],
+         for key, (rank, p, _) in keyed.items()],
         update_conflicts=True, unique_fields=["run", "pair"], update_fields=["score", "predicted_label", "features", "rank"],
+        batch_size=1000,
     )
     link_sentences([pairs[key] for key in keyed])
-    _store_uncertainty(run, [(pairs[key], p) for key, p in keyed.items()])
+    _store_uncertainty(run, [(pairs[key], p) for key, (_, p, _) in keyed.items()])
     return len(rows)
 
 

@@ -6,7 +6,10 @@ its machine gone; on the filesystem broker its message went with it, on Redis it
 back after the visibility timeout. :func:`reap_stale` re-queues such work, which then resumes from
 its checkpoint; the ``MAX_ATTEMPTS``-th loss in a row fails it with the reason instead (retrying it
 by hand starts the count again). A mining run is always re-queued: it resumes from the chunks
-whose files exist, and a run whose chunks merely wait in a busy queue is not a failure.
+whose files exist, and a run whose chunks merely wait in a busy queue is not a failure. A job with
+``params["resumable"] = False`` (an import run in the web process) is failed at its first loss.
+When a job is failed, its kind's ``lost`` hook (``registry``) removes what it had written; each
+pass then runs the registry's ``SWEEPS`` (staged import files of dead processes).
 
 Nothing has to run for this: every worker reaps at start-up and every ``WORKER_STALE_SECONDS / 4``
 (``alignapp/celery.py``), Celery beat does if it runs, and the run and job pages and lists do when
@@ -28,7 +31,7 @@ from kombu.exceptions import OperationalError as BrokerError
 
 from annotation.models import MINING_METHOD, AlignmentRun, Job, Status
 from annotation.services import audit
-from annotation.services.background import dispatch, progress
+from annotation.services.background import dispatch, progress, registry
 
 logger = logging.getLogger(__name__)
 
@@ -39,6 +42,7 @@ class Reaped:
 
     requeued: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    swept: list[str] = field(default_factory=list)
 
 
 def is_lost(work: AlignmentRun | Job, now: datetime | None = None) -> bool:
@@ -56,6 +60,11 @@ def reap_stale(now: datetime | None = None) -> Reaped:
         for work in model.objects.filter(progress.lost(now)).select_related("project").order_by("pk"):
             mining = model is AlignmentRun and work.method == MINING_METHOD
             _reap(work, now, reaped, may_fail=not mining)
+    for sweep in registry.sweeps():
+        try:
+            reaped.swept.extend(sweep() or [])
+        except Exception:  # noqa: BLE001 - a sweep's failure must not stop the reaper; the next pass retries
+            logger.exception("sweep %s failed", getattr(sweep, "__name__", sweep))
     return reaped
 
 
@@ -68,14 +77,17 @@ def _reap(work: AlignmentRun | Job, now: datetime, reaped: Reaped, *, may_fail: 
     checkpoint = {**(work.checkpoint or {}), "lost_workers": losses}
     # the same attempt, still silent: a claim or another reaper in between makes this a no-op
     mine = model.objects.filter(progress.lost(now), pk=work.pk, attempts=work.attempts)
-    if may_fail and losses >= settings.MAX_ATTEMPTS:
+    resumable = model is not Job or (work.params or {}).get("resumable") is not False
+    if may_fail and (losses >= settings.MAX_ATTEMPTS or not resumable):
         error = (f"the worker was lost {losses} times in a row ({silence}; MAX_ATTEMPTS={settings.MAX_ATTEMPTS}); "
-                 "retry to run it again from its checkpoint")
+                 "retry to run it again from its checkpoint") if resumable else (
+                 f"the process running it was lost ({silence}); what it had written was removed: start it again")
         if mine.update(status=Status.FAILED, finished_at=now, message="failed: worker lost", error=error,
                        checkpoint=checkpoint):
             reaped.failed.append(name)
             audit.record("worker.lost", project=work.project, target=name, via="liveness", outcome="failed",
                          worker=work.worker, losses=losses)
+            _undo(work)
         return
     if not mine.update(status=Status.QUEUED, message=f"re-queued: {silence}"[:500], checkpoint=checkpoint):
         return
@@ -89,6 +101,18 @@ def _reap(work: AlignmentRun | Job, now: datetime, reaped: Reaped, *, may_fail: 
     reaped.requeued.append(name)
     audit.record("worker.lost", project=work.project, target=name, via="liveness", outcome="re-queued",
                  worker=work.worker, losses=losses)
+
+
+def _undo(work: AlignmentRun | Job) -> None:
+    """A failed lost job's partial writes removed by its kind's hook (a failure is logged: the
+    job stays failed, its writes can be removed by hand)."""
+    hook = registry.lost_hook(work.kind) if isinstance(work, Job) else None
+    if hook is None:
+        return
+    try:
+        hook(work.pk)
+    except Exception:  # noqa: BLE001 - logged; the reaper goes on with the other work
+        logger.exception("undoing the writes of lost job #%s failed", work.pk)
 
 
 def _send(work: AlignmentRun | Job) -> None:

@@ -151,12 +151,30 @@ def _beat(model: type[Model], pk: int, mine: _Claim) -> None:
         connection.close()
 
 
+#: Callbacks ``(model, pk, fraction, message)`` told of every report in this process (see :func:`observed`).
+_observers: list[Callable[[type[Model], int, float, str], None]] = []
+
+
+@contextlib.contextmanager
+def observed(callback: Callable[[type[Model], int, float, str], None]) -> Iterator[None]:
+    """While the block runs, also tell ``callback(model, pk, fraction, message)`` of every progress
+    report made in this process, unthrottled (a management command's progress bar over work it runs
+    in-process). What is written to the rows does not change."""
+    _observers.append(callback)
+    try:
+        yield
+    finally:
+        _observers.remove(callback)
+
+
 def reporter(model: type[Model], pk: int, *, every_seconds: float = 0.5) -> Callable[[float, str], None]:
     """A ``progress(fraction, message)`` callback that writes at most every ``every_seconds`` (and
-    stamps the heartbeat of a row this process claimed)."""
+    stamps the heartbeat of a row this process claimed); :func:`observed` callbacks hear each call."""
     last = [0.0]
 
     def report(fraction: float, message: str = "") -> None:
+        for observer in tuple(_observers):
+            observer(model, pk, fraction, message)
         now = time.monotonic()
         if now - last[0] < every_seconds and fraction < 1.0:
             return

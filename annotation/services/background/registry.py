@@ -57,11 +57,16 @@ class Work:
     queue: Queue
     doc: str
     retry: Retry = RETRY_TRANSIENT
+    lost: str = ""  # "module.function" called as lost(job_id) once the reaper fails a lost job: undo its writes
 
     def function(self) -> Callable[..., object]:
         """The service function (imported now)."""
-        module, name = self.service.rsplit(".", 1)
-        return getattr(importlib.import_module(module), name)
+        return _load(self.service)
+
+
+def _load(dotted: str) -> Callable[..., object]:
+    module, name = dotted.rsplit(".", 1)
+    return getattr(importlib.import_module(module), name)
 
 
 def _task(name: str) -> str:
@@ -79,7 +84,8 @@ JOBS: dict[str, Work] = {
     "corpus-stats": Work(_task("corpus_stats"), "annotation.services.corpus.corpus_stats.run_stats_job", Queue.CPU,
                          "Count articles, documents and sentences per level."),
     "import": Work(_task("import_corpus"), "annotation.services.corpus.importing.uploads.run_import_job", Queue.CPU,
-                   "Import a large uploaded corpus in bounded memory, with progress."),
+                   "Import a large uploaded corpus in bounded memory, with progress.",
+                   lost="annotation.services.corpus.importing.recovery.job_lost"),
     "access-attributes": Work(_task("access_attributes"), _SCORING, Queue.CPU,
                               "ACCESS control attributes of every pair of a project or run."),
     "sum4simp-filter": Work(_task("sum4simp_filter"), _SCORING, Queue.CPU,
@@ -115,6 +121,19 @@ the service is called as ``service(run_id, stage, chunk, last_try=...)``."""
 REAPER = Work(_task("reap_stale"), "annotation.services.background.liveness.reap_stale", Queue.CPU,
               "Re-queue (or fail) work whose worker was lost.", retry=NO_RETRY)
 """The reaper (Celery beat, when it runs); the service is called with no arguments."""
+
+SWEEPS: tuple[str, ...] = ("annotation.services.corpus.importing.recovery.sweep_stale_files",)
+"""Run by every reaper pass after it (``"module.function"``, no arguments): files a dead process left."""
+
+
+def lost_hook(kind: str) -> Callable[..., object] | None:
+    """What undoes the partial writes of a failed lost job of ``kind`` (None: nothing to undo)."""
+    work = JOBS.get(kind)
+    return _load(work.lost) if work is not None and work.lost else None
+
+
+def sweeps() -> list[Callable[..., object]]:
+    return [_load(dotted) for dotted in SWEEPS]
 
 
 def job(kind: str) -> Work:

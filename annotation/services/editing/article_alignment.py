@@ -196,7 +196,7 @@ def load_alignment(user, article: Article, complex_doc: Document, simple_doc: Do
 
 # --- Saving links ------------------------------------------------------------------------------
 
-def _link_pair(article: Article, complex_doc: Document, simple_doc: Document, link: Link) -> tuple[CandidatePair, bool]:
+def link_pair(article: Article, complex_doc: Document, simple_doc: Document, link: Link) -> tuple[CandidatePair, bool]:
     """The project's 1:1 sentence pair of ``link`` (reused when anyone proposed it before), or a new
     ``manual`` one."""
     keys = {"complex_key": indices_key((link.complex,)), "simple_key": indices_key((link.simple,))}
@@ -263,7 +263,7 @@ def save_links(user, article: Article, complex_doc: Document, simple_doc: Docume
         created = not_aligned = 0
         touched: list[CandidatePair] = []
         for link, value in [(link, values[link.label]) for link in links] + [(link, values["not"]) for link in gone]:
-            pair, new = _link_pair(article, complex_doc, simple_doc, link)
+            pair, new = link_pair(article, complex_doc, simple_doc, link)
             created += new
             touched.append(pair)
             if mine.get(pair.pk) != value:

@@ -99,22 +99,37 @@ def expand(complex_indices: Iterable[int], simple_indices: Iterable[int], label:
     return [Link(c, s, label) for c in sorted(set(complex_indices)) for s in simple]
 
 
-def links_from(rows: Iterable[tuple[Iterable[int], Iterable[int], str | None]]) -> list[Link]:
+def links_from(rows: Iterable[tuple[Iterable[int], Iterable[int], str | None]], *,
+               linking: Iterable[str] = LINK_LABELS) -> list[Link]:
     """The links of labelled (or predicted) pairs ``(complex indices, simple indices, class)``;
-    class ``aligned``/``partial`` links, anything else (``not``, None) does not. 1:1 pairs decide
-    their link; n:m pairs count for each of their links not decided by a 1:1 pair (aligned wins)."""
+    a class in ``linking`` (``aligned``/``partial``) links, anything else (``not``, None) does not.
+    1:1 pairs decide their link; n:m pairs count for each of their links not decided by a 1:1 pair
+    (aligned wins). The one reading of labels as links: the whole-article view, completion,
+    training data and the export all use it (``linking`` lets the export keep imported links of
+    unknown kind).
+
+    Example:
+        >>> links_from([([0], [0, 1], "partial"), ([0], [1], "not"), ([0, 1], [0], "aligned")])
+        [Link(complex=0, simple=0, label='aligned'), Link(complex=1, simple=0, label='aligned')]
+    """
+    linking = tuple(linking)
     own: dict[tuple[int, int], str | None] = {}
     spread: dict[tuple[int, int], str] = {}
     for complex_indices, simple_indices, klass in rows:
         complex_indices, simple_indices = list(complex_indices), list(simple_indices)
         if len(complex_indices) == 1 and len(simple_indices) == 1:
             own[(complex_indices[0], simple_indices[0])] = klass
-        elif klass in LINK_LABELS:
+        elif klass in linking:
             for link in expand(complex_indices, simple_indices, klass):
                 if spread.get(link.key) != "aligned":
                     spread[link.key] = klass
     decided = {**spread, **own}
-    return sorted(Link(c, s, klass) for (c, s), klass in decided.items() if klass in LINK_LABELS)
+    return sorted(Link(c, s, klass) for (c, s), klass in decided.items() if klass in linking)
+
+
+def group_of(links: Iterable[Link]) -> dict[tuple[int, int], Group]:
+    """``{link key: the derived group it is in}`` (:func:`groups`), for labelling rows by group."""
+    return {link.key: group for group in groups(links) for link in group.links}
 
 
 def diff(before: Iterable[Link], after: Iterable[Link]) -> dict[str, list[dict]]:

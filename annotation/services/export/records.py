@@ -17,6 +17,8 @@ class PairRecord:
     levels, see ``derived.py``). ``pair_id`` is None for derived pairs; ``derived_from`` lists the
     pairs they were composed of. Each vote is ``{"annotator", "value", "seconds", "comment"}``
     (annotators pseudonymous unless names were asked for); ``note`` is the adjudication note.
+    ``group`` is the split/fusion/n:m group the pair's link(s) belong to, derived from the
+    exported links of its document pair (``{"id", "kind", "complex", "simple", "label"}``).
     """
 
     pair_id: int | None
@@ -47,6 +49,7 @@ class PairRecord:
     derived: bool = False
     derived_from: list[int] = field(default_factory=list)
     stored_gold: bool = False  # gold: a stored Adjudication row (else computed from the votes now)
+    group: dict | None = None  # the derived n:m group its link(s) are in (``grouping.py``); None: no link
 
     @property
     def complex(self) -> str:

@@ -27,6 +27,7 @@ from annotation.models import (
 from annotation.services.corpus.documents import paragraphs, stream_sentences
 from annotation.services.export import derived as derive
 from annotation.services.export import gold
+from annotation.services.export.grouping import assign_groups
 from annotation.services.export.options import ExportError, ExportOptions
 from annotation.services.export.records import ArticleBatch, PairRecord
 from annotation.services.review import qc
@@ -199,6 +200,7 @@ class PairSource:
             docs = {d: documents[d] for d in docs_of.get(article_id, [])}
             if self.options.derived and records:
                 records = records + derive.compose(records, docs, self.class_values)
+            assign_groups(records)
             yield ArticleBatch(article_id=article_id, title=title, split=split, documents=docs, records=records)
 
 

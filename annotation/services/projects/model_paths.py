@@ -32,6 +32,7 @@ BUNDLED_ENCODER_NAMES = ("all-MiniLM-L6-v2", "sentence-transformers/all-MiniLM-L
 _PACKAGE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _VERSION = re.compile(r"version:(\d+)")
 _PROJECT_PART = re.compile(r"project-(\d+)(?:-|$)")
+MAX_LENGTH = 1000
 
 
 class ModelPathError(ValueError):
@@ -124,6 +125,8 @@ def check(value: str, what: str, project=None, *, database: bool = True, install
     value = (value or "").strip()
     if not value:
         return value
+    if len(value) > MAX_LENGTH or any(ord(ch) < 32 for ch in value):
+        raise ModelPathError(refusal(what))
     match = _VERSION.fullmatch(value)
     if match:
         if project is not None and version_path(project, int(match.group(1))) is not None:
@@ -135,14 +138,14 @@ def check(value: str, what: str, project=None, *, database: bool = True, install
         if _pipeline_like(what) and (not installed or _installed(value)):
             return value
         raise ModelPathError(refusal(what))
-    if "\x00" in value:
-        raise ModelPathError(refusal(what))
     path = Path(value).expanduser()
     resolved = (path if path.is_absolute() else Path(settings.BASE_DIR) / path).resolve()
     own = str(project.pk) if project is not None else None
-    if any((m := _PROJECT_PART.match(part)) and m.group(1) != own for part in resolved.parts):
+    containing = [root for root in roots() if _within(resolved, root)]
+    below = resolved.relative_to(containing[0]).parts if containing else ()
+    if any((m := _PROJECT_PART.match(part)) and m.group(1) != own for part in below):
         raise ModelPathError(refusal(what))  # another project's model folder, even one no version names now
-    inside = any(_within(resolved, root) for root in roots())
+    inside = bool(containing)
     if database:
         if any(_within(resolved, folder) or _within(folder, resolved) for folder in _version_dirs(project, own=False)):
             raise ModelPathError(refusal(what))  # another project's trained model (or a folder holding one)
@@ -153,10 +156,14 @@ def check(value: str, what: str, project=None, *, database: bool = True, install
 
 
 def _installed(name: str) -> bool:
+    """Whether ``name`` is an installed spaCy pipeline package (a package with spaCy's ``meta.json``;
+    found without importing it), not just any importable module."""
     try:
-        return importlib.util.find_spec(name) is not None
+        spec = importlib.util.find_spec(name)
     except (ImportError, ValueError):
         return False
+    folders = list(spec.submodule_search_locations or []) if spec is not None else []
+    return any((Path(folder) / "meta.json").is_file() for folder in folders)
 
 
 def version_path(project, pk: int) -> str | None:

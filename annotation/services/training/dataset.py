@@ -33,6 +33,7 @@ from annotation.models import (
     Split,
 )
 from annotation.services.corpus.documents import engine_pair, pair_texts
+from annotation.services.editing.links import links_from
 from annotation.services.review.exhaustive import exhaustive_pairs
 from annotation.services.review.gold import pair_classes
 from workers.engine import ArticlePair
@@ -75,7 +76,8 @@ def resolved_labels(project: Project, pairs) -> dict[int, str]:
 
 def _exhaustive_links(project: Project, complex_doc: int, simple_doc: int, annotators: list[int],
                       imported: bool) -> dict[tuple[int, int], str]:
-    """``{(ci, si): aligned|partial}`` of one exhaustively annotated document pair."""
+    """``{(ci, si): aligned|partial}`` of one exhaustively annotated document pair (each pair's class:
+    gold, else the completers' majority; read as links by :func:`links.links_from`)."""
     counts_as = value_classes(project.label_scheme)
     pairs = CandidatePair.objects.filter(complex_document_id=complex_doc, simple_document_id=simple_doc)
     gold = pair_classes(project, pairs, policy="stored")
@@ -83,7 +85,7 @@ def _exhaustive_links(project: Project, complex_doc: int, simple_doc: int, annot
     for pid, _annotator, value in (Label.objects.filter(pair__in=pairs, annotator_id__in=annotators)
                                   .values_list("pair_id", "annotator_id", "value")):
         votes[pid].append(counts_as.get(value, "not"))
-    links: dict[tuple[int, int], str] = {}
+    rows: list[tuple[list[int], list[int], str]] = []
     for pair in pairs.only("pk", "complex_key", "simple_key"):
         if pair.pk in gold and (imported or gold[pair.pk] != "not" or pair.pk in votes):
             value = gold[pair.pk]
@@ -96,11 +98,10 @@ def _exhaustive_links(project: Project, complex_doc: int, simple_doc: int, annot
             continue
         if value == UNKNOWN_KIND:  # an imported link without a kind: a link to the CRF, which has no
             value = "aligned"      # "link of unknown kind" class (Task 1 positive; stored as it came)
-        if value in LINK:
-            for c in pair.complex_indices:
-                for s in pair.simple_indices:
-                    links[(c, s)] = value if links.get((c, s)) != "aligned" else "aligned"
-    return links
+        rows.append((pair.complex_indices, pair.simple_indices, value))
+    # as the whole-article view, completion and the export read links: a 1:1 pair decides its link
+    # (a "not aligned" there removes it), an n:m pair counts for each link not so decided
+    return {link.key: link.label for link in links_from(rows)}
 
 
 def training_set(project: Project) -> TrainingSet:

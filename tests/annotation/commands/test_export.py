@@ -35,8 +35,9 @@ def test_export_writes_the_files_and_prints_a_one_line_summary(corpus):
     call_command("export", corpus.name, "--counts", "7,1,2", "--seed", "4", "--format", "jsonl,parallel", "--no-zip",
                  stdout=out)
     done = Export.objects.get()
-    line = out.getvalue().strip()
-    assert line.startswith(f"export #{done.pk} (gold) of 'Newsela sample': 10 pairs") and "\n" not in line
+    *progress_lines, line = out.getvalue().strip().split("\n")  # progress lines (test_progress.py), then one summary
+    assert line.startswith(f"export #{done.pk} (gold) of 'Newsela sample': 10 pairs")
+    assert all(p.startswith("export: ") for p in progress_lines)
     assert done.manifest["split_policy"]["seed"] == 4 and done.archive == ""
     assert sorted(Split.objects.values_list("name", flat=True)).count("train") == 7
     assert done.pair_count == 10  # the identical "Two." pairs are dropped

@@ -83,11 +83,11 @@ def test_a_researcher_creates_a_project_from_the_home_page(client, users):
     client.force_login(users["rita"])
     assert 'id="new-project-form"' in client.get("/").content.decode()
     response = client.post("/projects/new/", {"name": "Wiki FR", "language": "fr", "label_scheme": "wivico-validity",
-                                              "encoder": "my/encoder", "guidelines": "# Ours"})
+                                              "encoder": "all-MiniLM-L6-v2", "guidelines": "# Ours"})
     project = Project.objects.get(name="Wiki FR")
     assert response.status_code == 302 and response.url == f"/projects/{project.pk}/"
     assert (project.language, project.label_scheme.slug) == ("fr", "wivico-validity")
-    assert project.config["encoder"] == "my/encoder" and project.config["guidelines"].startswith("# Ours")
+    assert project.config["encoder"] == "all-MiniLM-L6-v2" and project.config["guidelines"].startswith("# Ours")
     assert Membership.objects.get(project=project).user == users["rita"]
 
 

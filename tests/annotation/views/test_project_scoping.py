@@ -38,6 +38,8 @@ SCOPED: dict[str, dict[str, str]] = {
     "review-calibrate": {"project_pk": "project"},
     "article-align": {"pk": "article"}, "article-paragraphs": {"pk": "article"},
     "article-alignment-api": {"pk": "article"}, "article-completion-api": {"pk": "article"},
+    "article-curate": {"pk": "article"}, "article-curation-api": {"pk": "article"},
+    "project-my-articles": {"project_pk": "project"},
     "article-paragraphs-api": {"pk": "article"},
     "project-paragraph-job": {"project_pk": "project"}, "project-paragraph-proposals": {"project_pk": "project"},
     "paragraph-proposal": {"pk": "proposal"}, "paragraph-proposal-accept": {"pk": "proposal"},

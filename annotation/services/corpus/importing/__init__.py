@@ -13,8 +13,9 @@ transaction. On SQLite, where a writer locks the whole database, one long transa
 every annotator's submit wait and then fail with "database is locked"; there each batch commits on
 its own (a lock held for a fraction of a second) and a failure — or a cancelled import job —
 deletes the articles the import had written (they carry ``meta["import"]``, the import's id), so a
-failed import still leaves nothing, although its articles appear batch by batch while it runs.
-Articles someone labelled meanwhile are kept (labels are never deleted by an import).
+failed import still leaves nothing, although its articles appear batch by batch while it runs. A
+process killed mid-import is cleaned up after by the liveness sweep (``recovery``): an upload's
+import is a job whose partial writes and staged files are removed. Labelled articles are kept.
 
 Shared by the API upload view, the upload page (both through ``uploads``: small uploads now, large
 ones as an ``import`` background job), the demo loader and the ``import_corpus`` management command.
@@ -26,9 +27,6 @@ Example:
 """
 from __future__ import annotations
 
-import logging
-import pickle
-import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
@@ -47,6 +45,8 @@ from annotation.services.corpus.importing.archive import bytes_inputs, collect, 
 from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle, TextFile, language_problem
 from annotation.services.corpus.importing.limits import Limits, over
 from annotation.services.corpus.importing.problems import CorpusImportError, Problem, Problems
+from annotation.services.corpus.importing.recovery import touch, undo_import
+from annotation.services.corpus.importing.spool import Spool
 from annotation.services.corpus.importing.validation import check_file, is_ignorable
 from annotation.services.corpus.importing.writer import GoldImport, Written, write_articles
 
@@ -55,15 +55,12 @@ __all__ = [
     "check_options", "detect_format", "format_names", "import_files", "import_inputs", "import_path", "read_path", "undo_import",
 ]
 
-logger = logging.getLogger(__name__)
-
 ON_CONFLICT: tuple[str, ...] = ("error", "skip")
 GOLD_MEANINGS = gold_meanings.GOLD_MEANINGS
 _TITLE_MAX = 500
 BATCH_SENTENCES = 5000  # rows written per batch (one short transaction each on SQLite)
 BATCH_ARTICLES = 500
 SQLITE_PAUSE = 0.1  # seconds between batches on SQLite: longer than its busy handler's polling interval
-SPOOL_MEMORY = 16 * 1024 * 1024  # parsed articles are kept in memory up to this size, then on disk
 
 
 @dataclass
@@ -110,6 +107,9 @@ def detect_format(names: list[str]) -> str:
     names = [n for n in names if not is_ignorable(n)]
     if not names:
         raise CorpusImportError.one("", "no files to import")
+    claimed = registry.probed(names)  # a layout told by its file names (newsela's metadata CSV, an HF dataset)
+    if claimed is not None:
+        return claimed
     found: dict[str, list[str]] = {}
     extension_formats = registry.by_extension()
     unknown: list[Problem] = []
@@ -212,26 +212,6 @@ def check_options(fmt: str = "auto", *, language: str | None = None, on_conflict
             raise CorpusImportError.one("", message, field="language")
 
 
-class _Spool:
-    """Parsed articles between validation and writing: pickled to a temporary file (in memory while small)."""
-
-    def __init__(self, folder: Path) -> None:
-        self.file = tempfile.SpooledTemporaryFile(max_size=SPOOL_MEMORY, dir=folder)
-        self.count = 0
-
-    def add(self, article: ParsedArticle) -> None:
-        pickle.dump(article, self.file, protocol=pickle.HIGHEST_PROTOCOL)
-        self.count += 1
-
-    def __iter__(self) -> Iterator[ParsedArticle]:
-        self.file.seek(0)
-        for _ in range(self.count):
-            yield pickle.load(self.file)  # noqa: S301 - our own spool, written just above
-
-    def close(self) -> None:
-        self.file.close()
-
-
 def _check_article(article: ParsedArticle, limits: Limits, problems: Problems) -> bool:
     ok = True
     for d in article.documents:
@@ -241,6 +221,17 @@ def _check_article(article: ParsedArticle, limits: Limits, problems: Problems) -
             problems.add(article.file, over(f"{where} has {n:,} sentences", "IMPORT_MAX_SENTENCES_PER_DOCUMENT",
                                             limits.sentences_per_document),
                          line=article.line, limit="IMPORT_MAX_SENTENCES_PER_DOCUMENT")
+            ok = False
+        longest = max((len(t) for p in d.paragraphs for t in p), default=0)
+        if longest > limits.sentence_chars:
+            problems.add(article.file, over(f"a sentence of document {d.level!r} of article {article.title!r} has "
+                                            f"{longest:,} characters", "IMPORT_MAX_SENTENCE_CHARS", limits.sentence_chars),
+                         line=article.line, limit="IMPORT_MAX_SENTENCE_CHARS")
+            ok = False
+        elif (chars := sum(len(t) for p in d.paragraphs for t in p)) > limits.document_chars:
+            problems.add(article.file, over(f"document {d.level!r} of article {article.title!r} has {chars:,} characters",
+                                            "IMPORT_MAX_DOCUMENT_CHARS", limits.document_chars),
+                         line=article.line, limit="IMPORT_MAX_DOCUMENT_CHARS")
             ok = False
     return ok
 
@@ -263,21 +254,16 @@ def _batches(articles: Iterable[ParsedArticle], skip: set[str]) -> Iterator[list
 Progress = Callable[[float, str], None]
 
 
-def undo_import(project: Project, token: str) -> None:
-    """Undo a failed import committed batch by batch: delete its articles (a hundred at a time, so
-    memory and lock times stay small), except any someone labelled in the meantime."""
-    articles = Article.objects.filter(project=project, meta__import=token)
-    keep = set(articles.filter(pairs__labels__isnull=False).values_list("pk", flat=True))
-    if keep:
-        logger.warning("import %s failed; keeping %d article(s) it wrote that were labelled meanwhile", token, len(keep))
-    while ids := list(articles.exclude(pk__in=keep).values_list("pk", flat=True)[:100]):
-        with transaction.atomic():
-            Article.objects.filter(pk__in=ids).delete()
-    if not keep:
-        gold_meanings.drop_run(project, token)
+def _alive(work: Path, checkpoint: Callable[[], None] | None) -> Callable[[], None]:
+    """``checkpoint``, also marking the work folder in use (``recovery.sweep_stale_files``)."""
+    def check() -> None:
+        touch(work)
+        if checkpoint is not None:
+            checkpoint()
+    return check
 
 
-def _write(project: Project, spool: _Spool, skip: set[str], *, source: str, token: str, total: int,
+def _write(project: Project, spool: Spool, skip: set[str], *, source: str, token: str, total: int,
            progress: Progress | None, checkpoint: Callable[[], None] | None, audit_event: Callable[[Written], None],
            gold: Callable[[], GoldImport]) -> Written:
     written = Written()
@@ -335,6 +321,7 @@ def import_inputs(
     progress: Progress | None = None,
     checkpoint: Callable[[], None] | None = None,
     token: str | None = None,
+    columns: str | tuple[str, ...] | None = None,
 ) -> ImportResult:
     """Validate ``files`` as one corpus of format ``fmt`` and write it into ``project``, all or nothing.
 
@@ -354,6 +341,8 @@ def import_inputs(
         progress: ``progress(fraction, message)``, called as the import advances.
         checkpoint: called between batches; raising there (a cancelled job) undoes the import.
         token: the import's id, stored as each article's ``meta["import"]`` (default: a new one).
+        columns: a pair dataset's text columns, ``"complex,simple[,label]"`` (format ``hf``; default: found
+            among the usual names, e.g. complex/simple, src/dst).
 
     Raises:
         CorpusImportError: with every problem found (up to 50); nothing was written.
@@ -362,6 +351,7 @@ def import_inputs(
     limits = Limits.from_settings()
     token = token or uuid.uuid4().hex
     with work_folder() as work:
+        checkpoint = _alive(work, checkpoint)
         inputs = [f for f in collect(files, work, limits) if not is_ignorable(f.name)]
         if not inputs:
             raise CorpusImportError.one("", "no files to import")
@@ -372,10 +362,13 @@ def import_inputs(
         problems = Problems()
         ctx = ParseContext(language=language or project.language or "en", problems=problems,
                            gold_values=_gold_values(project), scheme=project.label_scheme.slug,
-                           scheme_values=_scheme_values(project), limits=limits, gold_meaning=gold_meaning)
+                           scheme_values=_scheme_values(project), limits=limits, gold_meaning=gold_meaning,
+                           columns=tuple(c.strip() for c in (columns.split(",") if isinstance(columns, str) else columns or ())
+                                         if c.strip()))
         checked = 0
+        binary = registry.get(fmt).binary  # Arrow/parquet files: read by their own library, not as text
         for f in inputs:
-            lines = check_file(f, problems, limits)
+            lines = None if binary else check_file(f, problems, limits)
             if lines is not None:
                 ctx.line_counts[f.name] = lines
             checked += f.size
@@ -383,7 +376,7 @@ def import_inputs(
                 progress(0.1 * checked / total_bytes, f"checked {f.name}")
         problems.raise_if_any()
 
-        spool = _Spool(work)
+        spool = Spool(work)
         try:
             seen: list[_Seen] = []
             unlabelled: list[str] = []

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from annotation.services.corpus.importing.limits import Limits
+from annotation.services.corpus.importing.limits import Limits, over
 from annotation.services.corpus.importing.problems import Problems
 from workers.engine import SUPPORTED_LANGUAGES, split_document
 
@@ -115,6 +115,10 @@ class ParsedArticle:
     # (complex level, simple level) of each document pair whose gold the input states (a JSONL record
     # with ``gold`` or ``pairs``, even empty): under the gold meaning ``exhaustive`` these are complete
     gold_documents: list[tuple[str, str]] = field(default_factory=list)
+    # what this article's gold means when the input itself says so (``wiki-manual``: an article pair
+    # listed m × n is exhaustive, one listed in part sparse); None: the import's ``gold_meaning``.
+    # Ignored when the import's meaning is ``predictions``.
+    gold_meaning: str | None = None
 
 
 def normalise_language(code: str) -> str:
@@ -145,6 +149,7 @@ class ParseContext:
     limits: Limits = field(default_factory=Limits.from_settings)
     line_counts: dict[str, int] = field(default_factory=dict)  # file name → lines (checked before parsing)
     gold_meaning: str = "sparse"  # what the input's gold links mean (importing.GOLD_MEANINGS)
+    columns: tuple[str, ...] = ()  # a pair dataset's complex, simple [, label] column names (``hf``)
     bytes_read: int = 0  # for progress
     _language_reported: bool = False
 
@@ -167,9 +172,16 @@ class ParseContext:
         self.bytes_read += len(data)
         return data.decode("utf-8-sig")
 
-    def split(self, text: str) -> list[list[str]] | None:
+    def split(self, text: str, file: str = "", line: int | None = None, field_name: str | None = None) -> list[list[str]] | None:
         """Paragraphs of sentences for a raw text, split like the engine splits (workers.engine.text).
-        An unsupported language is reported (once) and yields None."""
+        An unsupported language is reported (once) and yields None; so does a text longer than
+        ``IMPORT_MAX_DOCUMENT_CHARS`` (reported at ``file``/``line``/``field_name``), before any splitting:
+        the splitter's copies of a text stay bounded by that limit."""
+        if len(text) > self.limits.document_chars:
+            self.problems.add(file, over(f"a document text has {len(text):,} characters", "IMPORT_MAX_DOCUMENT_CHARS",
+                                         self.limits.document_chars),
+                              line=line, field=field_name, limit="IMPORT_MAX_DOCUMENT_CHARS")
+            return None
         message = language_problem(self.language)
         if message:
             if not self._language_reported:

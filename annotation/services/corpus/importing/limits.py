@@ -13,6 +13,11 @@ The limits (``alignapp/settings.py``, from the environment; README "Configuratio
 * ``IMPORT_MAX_SENTENCES_PER_DOCUMENT`` — sentences of one document (one side of a JSONL record,
   one level file, one ``.src``/``.dst`` file).
 * ``IMPORT_MAX_ARTICLES`` — articles in one import.
+* ``IMPORT_MAX_LINE_BYTES`` — bytes of one line of a file, checked while the line is read (a line
+  is never read whole past it, nor parsed).
+* ``IMPORT_MAX_DOCUMENT_CHARS`` — characters of one document's text (checked before it is split
+  into sentences).
+* ``IMPORT_MAX_SENTENCE_CHARS`` — characters of one sentence.
 * ``IMPORT_BACKGROUND_BYTES`` — uploads larger than this are imported by a background job.
 """
 from __future__ import annotations
@@ -36,6 +41,9 @@ class Limits:
     sentences_per_document: int
     articles: int
     background_bytes: int
+    line_bytes: int = 16 * 1024 * 1024
+    document_chars: int = 2_000_000
+    sentence_chars: int = 20_000
 
     @classmethod
     def from_settings(cls) -> Limits:
@@ -48,4 +56,7 @@ class Limits:
             sentences_per_document=int(getattr(settings, "IMPORT_MAX_SENTENCES_PER_DOCUMENT", 10_000)),
             articles=int(getattr(settings, "IMPORT_MAX_ARTICLES", 200_000)),
             background_bytes=int(getattr(settings, "IMPORT_BACKGROUND_BYTES", 2 * 1024 * 1024)),
+            line_bytes=int(getattr(settings, "IMPORT_MAX_LINE_BYTES", 16 * 1024 * 1024)),
+            document_chars=int(getattr(settings, "IMPORT_MAX_DOCUMENT_CHARS", 2_000_000)),
+            sentence_chars=int(getattr(settings, "IMPORT_MAX_SENTENCE_CHARS", 20_000)),
         )

@@ -6,10 +6,12 @@
    413 with :func:`upload_problem`.
 2. :func:`stage_uploads` moves the uploaded files into ``IMPORT_DIR/upload-<id>/`` (a rename, never
    a read into memory).
-3. :func:`import_upload` imports a staged upload now (the request waits); uploads larger than
-   ``IMPORT_BACKGROUND_BYTES`` go to :func:`start_import_job` instead: a ``Job`` of kind ``import``
+3. :func:`import_now` imports a staged upload in this process (the request waits); uploads larger
+   than ``IMPORT_BACKGROUND_BYTES`` go to :func:`start_import_job` instead: a ``Job`` of kind ``import``
    on the cpu queue whose progress the page and ``GET /api/jobs/<id>/`` show, run by
-   :func:`run_import_job`. Either way the staged folder is removed when the import ends.
+   :func:`run_import_job`. An import done now is a recorded ``import`` job too (claimed here, with a
+   heartbeat, never re-queued), so a web process killed mid-import is cleaned up after by the liveness
+   sweep (``recovery``). Either way the staged folder is removed when the import ends.
 """
 from __future__ import annotations
 
@@ -25,14 +27,14 @@ from django.db import connection, transaction
 
 from annotation.models import Job, Project, Status
 from annotation.services.background import jobs, progress
-from annotation.services.corpus.importing import ImportResult, check_options, import_inputs, undo_import
+from annotation.services.corpus.importing import ImportResult, check_options, import_inputs
 from annotation.services.corpus.importing.archive import import_root, is_archive, path_inputs
 from annotation.services.corpus.importing.gold import DEFAULT_MEANING
 from annotation.services.corpus.importing.limits import Limits, over
 from annotation.services.corpus.importing.problems import CorpusImportError, Problem, without_server_paths
+from annotation.services.corpus.importing.recovery import IMPORT_JOB, remove_upload, undo_import
 from annotation.services.corpus.importing.validation import human_size
 
-IMPORT_JOB = "import"
 _FORM_SLACK = 1024 * 1024  # multipart headers and form fields besides the files
 
 
@@ -165,13 +167,24 @@ def stage_uploads(uploads) -> StagedUpload:
     return StagedUpload(folder, tuple(names), size)
 
 
-def import_upload(project: Project, upload: StagedUpload, fmt: str = "auto", *, actor=None, **options) -> ImportResult:
-    """Import a staged upload now (it is removed afterwards, imported or not)."""
+def import_now(project: Project, upload: StagedUpload, fmt: str = "auto", *, user=None, **options) -> ImportResult:
+    """Import a staged upload in this process as an ``import`` job that is not resumable (it is
+    removed afterwards, imported or not): if this process dies, the liveness sweep fails the job and
+    removes what it wrote (``recovery.job_lost``).
+
+    Raises:
+        CorpusImportError: bad options or input (nothing was written), or the job was cancelled.
+    """
+    job = start_import_job(project, upload, fmt, user=user, enqueue=False, resumable=False, **options)
+    if not progress.claim(Job, job.pk):  # pragma: no cover - the row was created just above
+        raise CorpusImportError.one("", "the import could not start; upload the files again")
     try:
-        return import_inputs(project, path_inputs(upload.folder, label="the upload"), fmt, actor=actor,
-                             source=options.pop("source", "") or ", ".join(upload.names)[:200], **options)
+        result = _execute(job.pk, raise_problems=True)
     finally:
-        upload.remove()
+        progress.release(Job, job.pk)
+    if result is None:
+        raise CorpusImportError.one("", "the import was cancelled; nothing was imported")
+    return result
 
 
 def runs_in_background(upload: StagedUpload) -> bool:
@@ -180,8 +193,10 @@ def runs_in_background(upload: StagedUpload) -> bool:
 
 def start_import_job(project: Project, upload: StagedUpload, fmt: str = "auto", *, user=None,
                      language: str | None = None, on_conflict: str = "error", source: str = "",
-                     gold_meaning: str = DEFAULT_MEANING, test_questions: bool = False, enqueue: bool = True) -> Job:
-    """Queue the import of a staged upload as a background job (kind ``import``, cpu queue).
+                     gold_meaning: str = DEFAULT_MEANING, test_questions: bool = False, enqueue: bool = True,
+                     resumable: bool = True) -> Job:
+    """Queue the import of a staged upload as a background job (kind ``import``, cpu queue);
+    ``resumable=False``: the row of an import run now (:func:`import_now`), failed if its process dies.
 
     Raises:
         CorpusImportError: bad options (checked now, before the job is queued; the upload is removed).
@@ -194,6 +209,8 @@ def start_import_job(project: Project, upload: StagedUpload, fmt: str = "auto", 
     params = {"upload": upload.key, "files": list(upload.names)[:100], "bytes": upload.size, "format": fmt,
               "language": language, "on_conflict": on_conflict, "source": source or ", ".join(upload.names)[:200],
               "gold_meaning": gold_meaning, "test_questions": bool(test_questions), "token": uuid.uuid4().hex}
+    if not resumable:
+        params["resumable"] = False
     with transaction.atomic():
         return jobs.start_job(project, IMPORT_JOB, params=params, user=user, enqueue=enqueue)
 
@@ -221,8 +238,8 @@ def receive(project: Project, uploads, fmt: str = "auto", *, user=None, language
     if runs_in_background(upload):
         return Received(job=start_import_job(project, upload, fmt, user=user, language=language,
                                              on_conflict=on_conflict, source=source, **gold))
-    return Received(result=import_upload(project, upload, fmt, actor=user, language=language,
-                                         on_conflict=on_conflict, source=source, **gold))
+    return Received(result=import_now(project, upload, fmt, user=user, language=language,
+                                      on_conflict=on_conflict, source=source, **gold))
 
 
 def result_data(result: ImportResult) -> dict:
@@ -245,6 +262,12 @@ def run_import_job(job_id: int) -> None:
         if row is not None and row["status"] in (Status.CANCELLED, Status.SUCCEEDED, Status.FAILED):
             _cleanup(row["params"])  # cancelled while queued: nobody else will need the upload
         return
+    _execute(job_id)
+
+
+def _execute(job_id: int, *, raise_problems: bool = False) -> ImportResult | None:
+    """Run a claimed import job; its result (None when cancelled or taken over). ``raise_problems``:
+    re-raise a refused input's :class:`CorpusImportError` after recording it (an import done now)."""
     job = Job.objects.select_related("project", "project__label_scheme", "created_by").get(pk=job_id)
     params = job.params
     report = _ProgressWriter(job_id)
@@ -261,11 +284,14 @@ def run_import_job(job_id: int) -> None:
         )
     except progress.Superseded:
         report.close()
-        return  # another attempt owns the job (and needs the upload)
+        if params.get("resumable") is False:  # failed by the liveness sweep meanwhile: nobody resumes it
+            undo_import(job.project, params["token"])
+            _cleanup(params)
+        return None  # another attempt owns the job (and needs the upload)
     except progress.Cancelled:
         report.close()
         _cleanup(params)
-        return
+        return None
     except CorpusImportError as exc:
         report.close()
         _cleanup(params)
@@ -273,7 +299,9 @@ def run_import_job(job_id: int) -> None:
         Job.objects.filter(pk=job_id, status=Status.FAILED).update(
             result={"problems": [str(p) for p in exc.problems], "too_large": exc.too_large},
             message=f"nothing was imported: {len(exc.problems)} problem(s)")
-        return
+        if raise_problems:
+            raise
+        return None
     except Exception as exc:  # noqa: BLE001 - recorded on the row (without server paths), re-raised for the log
         report.close()
         _cleanup(params)
@@ -282,6 +310,7 @@ def run_import_job(job_id: int) -> None:
     report.close()
     _cleanup(params)
     progress.succeed(Job, job_id, result=result_data(result))
+    return result
 
 
 class _ProgressWriter:
@@ -328,6 +357,4 @@ class _ProgressWriter:
 
 
 def _cleanup(params: dict) -> None:
-    key = params.get("upload", "")
-    if key.startswith("upload-") and "/" not in key:
-        shutil.rmtree(import_root() / key, ignore_errors=True)
+    remove_upload(params)

@@ -67,7 +67,8 @@ def check_sizes(files: list[InputFile], problems: Problems, limits: Limits) -> N
 def check_file(f: InputFile, problems: Problems, limits: Limits) -> int | None:
     """Stream ``f`` once: its number of lines (as :func:`lines_of` counts them), or None after
     reporting why it can't be imported — empty, binary (a NUL byte, or mostly control
-    characters), not UTF-8 (byte offset and line), or more lines than ``IMPORT_MAX_LINES``."""
+    characters), not UTF-8 (byte offset and line), a line longer than ``IMPORT_MAX_LINE_BYTES``
+    (refused as soon as the limit is passed: the line is never held whole) or more lines than ``IMPORT_MAX_LINES``."""
     lines = offset = newlines = sample_chars = controls = 0
     content = verdict = False
     with f.open() as fh:
@@ -76,7 +77,12 @@ def check_file(f: InputFile, problems: Problems, limits: Limits) -> int | None:
             problems.add(f.name, f"binary file (NUL byte at byte offset {head.index(NUL)}); expected UTF-8 text")
             return None
         fh.seek(0)
-        for raw in fh:
+        while raw := fh.readline(limits.line_bytes + 1):  # never more of a line than the limit in memory
+            if len(raw) > limits.line_bytes and not raw.endswith(b"\n"):
+                problems.add(f.name, over(f"line {newlines + 1:,} is longer than {human_size(limits.line_bytes)}",
+                                          "IMPORT_MAX_LINE_BYTES", limits.line_bytes),
+                             line=newlines + 1, limit="IMPORT_MAX_LINE_BYTES")
+                return None
             if offset == 0 and raw.startswith(BOM):
                 offset, raw = len(BOM), raw[len(BOM):]
             if NUL in raw:

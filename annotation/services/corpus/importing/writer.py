@@ -41,9 +41,14 @@ class GoldImport:
     test_questions: bool = False
     run_id: int | None = None
 
+    def meaning_of(self, article: ParsedArticle) -> str:
+        """The import's meaning, or the article's own (``ParsedArticle.gold_meaning``) unless predictions."""
+        return article.gold_meaning if article.gold_meaning and self.meaning != "predictions" else self.meaning
+
     def stamp(self, article: ParsedArticle) -> dict:
-        out: dict = {"meaning": self.meaning, "test_questions": self.test_questions and self.meaning != "predictions"}
-        if self.meaning == "exhaustive":
+        meaning = self.meaning_of(article)
+        out: dict = {"meaning": meaning, "test_questions": self.test_questions and meaning != "predictions"}
+        if meaning == "exhaustive":
             out["document_pairs"] = [list(levels) for levels in article.gold_documents]
         if self.run_id is not None:
             out["run"] = self.run_id
@@ -160,8 +165,7 @@ def write_articles(project: Project, parsed: list[ParsedArticle], *, source: str
     PairSentence.objects.bulk_create(members, batch_size=BATCH)
     Adjudication.objects.bulk_create(adjudications, batch_size=BATCH)
     Prediction.objects.bulk_create(predictions, batch_size=BATCH)
-    if gold.meaning == "exhaustive":
-        counts["complete"] += sum(1 for a in parsed if a.gold_documents)
+    counts["complete"] += sum(1 for a in parsed if a.gold_documents and gold.meaning_of(a) == "exhaustive")
     if gold.test_questions and gold.run_id is None:
         counts["tests"] += len(adjudications)
     return Written(

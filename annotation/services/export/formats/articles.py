@@ -1,7 +1,8 @@
 """``articles`` — ``articles/<split>.jsonl``: the engine/importer format (SPEC §4), one line per
   article document pair: both documents' paragraphs, ``gold`` 1:1 links with ``gold_labels``
-  (aligned/partial, for readers of the SPEC §4 format), and ``pairs`` with the full n:m pairs:
-  label, class, provenance, votes, score, attributes, derived flag. Re-importing it with the JSONL
+  (aligned/partial, for readers of the SPEC §4 format), ``groups`` derived from the links (1:1,
+  split, fusion, n:m; never stored; the jsonl format's ``group``), and ``pairs`` with the full
+  n:m pairs: label, class, provenance, votes, score, attributes, derived flag, group id. Re-importing it with the JSONL
   importer reproduces every pair (n:m, any label) with its score and attributes (see
   ``__init__``'s round-trip note).
 """
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+from annotation.services.editing.links import links_from
 from annotation.services.export.formats import register
 from annotation.services.export.formats.base import LINKING, Writer
 from annotation.services.export.records import ArticleBatch, PairRecord
@@ -31,18 +33,12 @@ class ArticlesWriter(Writer):
             by_docs.setdefault((r.complex_document, r.simple_document), []).append(r)
         out = self._file(f"{batch.split}.jsonl")
         single = len(by_docs) == 1
-        for (c_doc, s_doc), group in sorted(by_docs.items(), key=lambda kv: (batch.documents[kv[0][0]]["rank"],
+        for (c_doc, s_doc), rows in sorted(by_docs.items(), key=lambda kv: (batch.documents[kv[0][0]]["rank"],
                                                                              batch.documents[kv[0][1]]["rank"])):
             complex_doc, simple_doc = batch.documents[c_doc], batch.documents[s_doc]
-            links: dict[tuple[int, int], str] = {}
-            for r in group:
-                if r.counts_as not in LINKING:
-                    continue
-                for ci in r.complex_ids:
-                    for si in r.simple_ids:
-                        # a link in an aligned pair beats the same link in a partial one
-                        if links.get((ci, si)) != "aligned":
-                            links[(ci, si)] = r.counts_as
+            # per link, read as everywhere (a 1:1 pair decides its link; aligned wins among n:m pairs)
+            links = {link.key: link.label for link in links_from(
+                ((r.complex_ids, r.simple_ids, r.counts_as) for r in rows), linking=LINKING)}
             ordered = sorted(links)
             line = {
                 "id": batch.title if single else f"{batch.title} [{complex_doc['level']}→{simple_doc['level']}]",
@@ -52,8 +48,10 @@ class ArticlesWriter(Writer):
                 "simple": {"level": simple_doc["level"], "paragraphs": simple_doc["paragraphs"]},
                 "gold": [list(link) for link in ordered],
                 "gold_labels": [links[link] for link in ordered],
+                "groups": list({r.group["id"]: r.group for r in rows if r.group}.values()),
                 "pairs": [{"complex": list(r.complex_ids), "simple": list(r.simple_ids), "label": r.label,
                            "class": r.counts_as, "provenance": r.provenance, "votes": r.votes, "score": r.score,
-                           "attributes": r.features, "derived": r.derived} for r in group],
+                           "attributes": r.features, "derived": r.derived, "group": r.group and r.group["id"]}
+                          for r in rows],
             }
             out.write(json.dumps(line, ensure_ascii=False) + "\n")

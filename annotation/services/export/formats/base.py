@@ -88,4 +88,5 @@ def pair_dict(r: PairRecord) -> dict:
         "run": r.run,
         "derived": r.derived,
         "derived_from": r.derived_from,
+        "group": r.group,
     }

@@ -74,6 +74,7 @@ class HfWriter(Writer):
             features = r.features or {}
             for key, kind in self.attributes.items():
                 row[ATTRIBUTE_PREFIX + key] = _typed(features.get(key), kind, dumps)
+            row["group_id"], row["group_kind"] = (r.group["id"], r.group["kind"]) if r.group else (None, None)
             row["votes"] = [{"annotator": v["annotator"], "value": v["value"], "seconds": v.get("seconds"),
                              "comment": v.get("comment", "")} for v in r.votes]
             for name, column in buf.items():
@@ -125,7 +126,8 @@ def _typed(value, kind: str, dumps):
 
 def hf_schema(attributes: dict[str, str] | None = None):
     """The HF/parquet columns: the pair, its label and votes (each with seconds and comment), the
-    adjudication note, and one typed ``attr_<key>`` column per attribute."""
+    adjudication note, the derived group (``group_id``, ``group_kind``: 1:1/split/fusion/n:m) and one
+    typed ``attr_<key>`` column per attribute."""
     import pyarrow as pa
 
     vote = pa.struct([("annotator", pa.string()), ("value", pa.string()), ("seconds", pa.float64()),
@@ -139,7 +141,7 @@ def hf_schema(attributes: dict[str, str] | None = None):
         ("provenance", pa.string()), ("vote_count", pa.int32()), ("votes", pa.list_(vote)),
         ("reviewer", pa.string()), ("note", pa.string()), ("score", pa.float64()), ("predicted_label", pa.string()),
         ("origin", pa.string()), ("run", pa.int64()), ("derived", pa.bool_()),
-        ("derived_from", pa.list_(pa.int64())),
+        ("derived_from", pa.list_(pa.int64())), ("group_id", pa.string()), ("group_kind", pa.string()),
         *((ATTRIBUTE_PREFIX + key, arrow[kind]) for key, kind in (attributes or {}).items()),
     ])
 

@@ -1,6 +1,7 @@
 """``jsonl`` — ``jsonl/<split>.jsonl``: one pair per line with everything: ids, levels, texts, label,
   class, provenance, reviewer, every counted vote, score, predicted label, all stored attributes,
-  origin, run, derived flag and sources.
+  origin, run, derived flag and sources, and ``group``: the split/fusion/n:m group the pair's link(s)
+  are in, derived from the links (``{"id", "kind", "complex", "simple", "label"}``; null: no link).
 """
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from annotation.services.export.records import ArticleBatch, PairRecord
 
 
 @register("jsonl", order=30, readme=(
-    'jsonl/*.jsonl        one pair per line: texts, label, class, provenance, votes, score, attributes'
+    'jsonl/*.jsonl        one pair per line: texts, label, class, provenance, votes, score, attributes,\n'
+    '                     group (the split/fusion/n:m group derived from the links)'
 ))
 class JsonlWriter(Writer):
     folder = "jsonl"

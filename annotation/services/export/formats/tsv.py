@@ -1,35 +1,58 @@
 """``tsv`` — ``wiki-manual/<split>.tsv``: the released Wiki-Manual/Newsela-Manual layout, no header,
   tab-separated ``label, simple-sent-id, complex-sent-id, simple, complex, GLEU``. Labels are
   written as those files name them (``aligned``, ``partialAligned``, ``notAligned``, from the
-  label's class); an n:m pair becomes one row per sentence link (c × s), each with the pair's label,
-  as the released data lists multi-sentence alignments. Sentence ids are
-  ``<article>-<level>-<paragraph>-<sentence index in the document>``. GLEU: ``metrics.gleu``.
+  label's class; a true link of unknown kind, ``aligned-or-partial``, as ``aligned``); an n:m pair
+  becomes one row per sentence link (c × s), each with the pair's label, as the released data lists
+  multi-sentence alignments. Sentence ids are ``<article>-<level>-<paragraph>-<sentence index in the
+  document>``. GLEU: ``metrics.gleu``.
+
+  A gold export writes every m × n sentence pair of an exhaustively annotated document pair
+  (``review.exhaustive``), as the released files do: the sentence pairs nobody linked as
+  ``notAligned`` rows, in complex-then-simple sentence order (a pair the export's filters leave out
+  has no row: such a document pair reads back as partial). The import format ``wiki-manual``
+  reads such a file back as the same documents and the same (exhaustive) gold.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
+from annotation.label_schemes import UNKNOWN_KIND
 from annotation.services.export.formats import register
 from annotation.services.export.formats.base import Writer, clean_line
 from annotation.services.export.metrics import gleu_of, profile
 from annotation.services.export.records import ArticleBatch, PairRecord
 
-WIKI_LABELS = {"aligned": "aligned", "partial": "partialAligned", "not": "notAligned"}
+WIKI_LABELS = {"aligned": "aligned", "partial": "partialAligned", "not": "notAligned", UNKNOWN_KIND: "aligned"}
 
 
 @register("tsv", order=10, readme=(
     'wiki-manual/*.tsv    label, simple-sent-id, complex-sent-id, simple, complex, GLEU (no header;\n'
-    '                     labels aligned / partialAligned / notAligned; n:m pairs as 1:1 rows)'
+    '                     labels aligned / partialAligned / notAligned; n:m pairs as 1:1 rows;\n'
+    '                     exhaustively annotated document pairs: every m x n sentence pair)'
 ))
 class TsvWriter(Writer):
     folder = "wiki-manual"
+
+    def __init__(self, root: Path, splits: list[str], exhaustive: set[tuple[int, int]] | None = None) -> None:
+        super().__init__(root, splits)
+        self.exhaustive = exhaustive or set()  # (complex document, simple document) written m × n
+
+    @classmethod
+    def for_export(cls, root: Path, splits: list[str], project, options) -> Writer:
+        if getattr(options, "kind", "gold") != "gold":
+            return cls(root, splits)
+        from annotation.services.review.exhaustive import exhaustive_pairs
+
+        return cls(root, splits, {(p.complex_document_id, p.simple_document_id) for p in exhaustive_pairs(project)})
 
     def names(self, split: str) -> list[str]:
         return [f"{split}.tsv"]
 
     def write(self, batch: ArticleBatch, records: list[PairRecord]) -> None:
         out = self._file(f"{batch.split}.tsv")
-        paragraph_of: dict[int, list[int]] = {}
-        for doc in {d for r in records for d in (r.complex_document, r.simple_document)}:
-            paragraph_of[doc] = _paragraph_index(batch.documents[doc])
+        paragraph_of: dict[int, list[int]] = {doc: _paragraph_index(d) for doc, d in batch.documents.items()}
+        for doc in {d for r in records for d in (r.complex_document, r.simple_document)} - paragraph_of.keys():
+            paragraph_of[doc] = []
         profiles: dict[str, tuple] = {}  # sentences recur across an article's pairs: n-grams counted once
 
         def profiled(text: str) -> tuple:
@@ -39,17 +62,46 @@ class TsvWriter(Writer):
             return found
 
         lines = []
+
+        def row(label: str, c_doc: int, c_level: str, ci: int, c_text: str, s_doc: int, s_level: str, si: int,
+                s_text: str) -> None:
+            c_par, s_par = paragraph_of[c_doc], paragraph_of[s_doc]
+            c_id = f"{batch.title}-{c_level}-{c_par[ci] if ci < len(c_par) else 0}-{ci}"
+            s_id = f"{batch.title}-{s_level}-{s_par[si] if si < len(s_par) else 0}-{si}"
+            c_clean, s_clean = clean_line(c_text), clean_line(s_text)
+            score = gleu_of(profiled(c_clean), profiled(s_clean))
+            lines.append(f"{label}\t{clean_line(s_id)}\t{clean_line(c_id)}\t{s_clean}\t{c_clean}\t{score:.4f}\n")
+
+        full = [(c, s) for c, s in self.exhaustive if c in batch.documents and s in batch.documents]
+        cells: dict[tuple[int, int], dict[tuple[int, int], str]] = {key: {} for key in full}
         for r in records:
-            c_par, s_par = paragraph_of[r.complex_document], paragraph_of[r.simple_document]
             label = WIKI_LABELS.get(r.counts_as, "notAligned")
+            grid = cells.get((r.complex_document, r.simple_document))
+            if grid is not None:  # written below, with every other sentence pair of the document pair
+                for ci in r.complex_ids:
+                    for si in r.simple_ids:
+                        grid.setdefault((ci, si), label)
+                continue
             for ci, c_text in zip(r.complex_ids, r.complex_sentences):
-                c_id = f"{batch.title}-{r.complex_level}-{c_par[ci] if ci < len(c_par) else 0}-{ci}"
-                c_clean = clean_line(c_text)
                 for si, s_text in zip(r.simple_ids, r.simple_sentences):
-                    s_id = f"{batch.title}-{r.simple_level}-{s_par[si] if si < len(s_par) else 0}-{si}"
-                    s_clean = clean_line(s_text)
-                    score = gleu_of(profiled(c_clean), profiled(s_clean))
-                    lines.append(f"{label}\t{clean_line(s_id)}\t{clean_line(c_id)}\t{s_clean}\t{c_clean}\t{score:.4f}\n")
+                    row(label, r.complex_document, r.complex_level, ci, c_text, r.simple_document, r.simple_level, si, s_text)
+        kept = {id(r) for r in records}
+        for r in batch.records:  # a pair the export's filters left out (identical, a label...): no row, not notAligned
+            grid = cells.get((r.complex_document, r.simple_document))
+            if grid is not None and id(r) not in kept:
+                for ci in r.complex_ids:
+                    for si in r.simple_ids:
+                        grid.setdefault((ci, si), "")
+        for c_doc, s_doc in sorted(full, key=lambda k: (batch.documents[k[0]]["rank"], batch.documents[k[1]]["rank"], k)):
+            c, s = batch.documents[c_doc], batch.documents[s_doc]
+            c_sents = [t for p in c["paragraphs"] for t in p]
+            s_sents = [t for p in s["paragraphs"] for t in p]
+            grid = cells[(c_doc, s_doc)]
+            for ci, c_text in enumerate(c_sents):
+                for si, s_text in enumerate(s_sents):
+                    label = grid.get((ci, si), "notAligned")
+                    if label:
+                        row(label, c_doc, c["level"], ci, c_text, s_doc, s["level"], si, s_text)
         out.writelines(lines)
 
 

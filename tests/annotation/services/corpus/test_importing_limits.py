@@ -128,7 +128,7 @@ def test_checking_a_file_streams_it(tmp_path):
 
 @pytest.mark.django_db
 def test_an_import_holds_a_batch_in_memory_not_the_corpus(project, tmp_path, monkeypatch):
-    monkeypatch.setattr(importing, "SPOOL_MEMORY", 64 * 1024)  # the parsed spool goes to disk at once
+    monkeypatch.setattr("annotation.services.corpus.importing.spool.SPOOL_MEMORY", 64 * 1024)  # the parsed spool goes to disk at once
     monkeypatch.setattr(importing, "BATCH_ARTICLES", 10)
     path = tmp_path / "long.jsonl"
     write_jsonl(path, 150, sentences=4, words=1500)  # 150 articles of ~36 KB: a 5 MB file

@@ -143,3 +143,26 @@ def test_a_link_changed_after_saving_is_refused_when_the_run_reads_it(project, r
         language_tools.project_encoder(project)
     assert language_tools.describe(project)["encoder"]["available"] is False
     assert Path(target).exists()
+
+
+def test_the_new_project_form_refuses_a_path_outside_the_roots(client, users, roots, other_version):
+    client.force_login(users["rita"])
+    for value in ("/etc", "my/encoder", other_version.path):
+        response = client.post("/projects/new/", {"name": "Wiki FR", "language": "fr",
+                                                  "label_scheme": "aligned-partial-not", "encoder": value})
+        assert response.status_code == 400 and "MODEL_ROOTS" in response.content.decode(), value
+    assert not Project.objects.filter(name="Wiki FR").exists()
+
+
+def test_only_spacy_pipeline_packages_count_as_pipeline_names(project):
+    for name in ("os", "annotation", "json"):  # importable, but not spaCy pipelines
+        with pytest.raises(model_paths.ModelPathError):
+            model_paths.check(name, model_paths.PIPELINE, project)
+
+
+def test_a_root_whose_own_path_names_a_project_still_works(project, settings, tmp_path):
+    root = tmp_path / "project-999" / "models"
+    settings.MODEL_ROOTS = [str(root)]
+    assert model_paths.check(f"{root}/labse", model_paths.ENCODER, project) == f"{root}/labse"
+    with pytest.raises(model_paths.ModelPathError):
+        model_paths.check(f"{root}/gain-classifier/project-999-job-1", model_paths.ENCODER, project)

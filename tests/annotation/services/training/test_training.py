@@ -109,3 +109,30 @@ def test_versions_are_promoted_and_realign_only_unlabelled_articles(api, users, 
     # a crf run started without a model uses the promoted version
     assert alignment_runs.start_run(project, "crf", enqueue=False).model_version == version
     assert api(users["anna"]).post(f"/api/model-versions/{version.pk}/promote/").status_code == 403
+
+
+def test_training_completion_and_export_read_a_1to1_not_aligned_over_a_queue_label_on_an_n_to_m_pair(
+        project, users, completed, settings, tmp_path):
+    """One reading of labels as links (``links.links_from``) everywhere: anna's 1:1 "not aligned" on
+    C2→S1 removes that link from her n:m label C1+C2→S1 (partial) for training, completion and export."""
+    from annotation.services.editing import completion
+    from tests.annotation.services.export.helpers import jsonl
+    from tests.annotation.services.export.helpers import run as export
+
+    c, s = completed["docs"]
+    pair = factories.make_pair(article=completed["article"], complex_document=c, simple_document=s,
+                               complex_key="2", simple_key="1", origin="manual")
+    Label.objects.create(pair=pair, annotator=users["anna"], value="not-aligned", seconds=20, source="article")
+    wanted = {(0, 0): "aligned", (1, 1): "partial"}
+    [trained] = dataset.training_set(project).exhaustive["train"]
+    assert dict(zip(trained.gold, trained.gold_labels)) == wanted
+    [done] = completion.complete_article_pairs(project)
+    assert {link.key: link.label for link in done.links} == wanted
+    _, root = export(project, settings, tmp_path, derived=False, label_policy="majority-or-single",
+                     formats=["articles", "jsonl"], splits=["train"])
+    [line] = jsonl(root / "articles" / "train.jsonl")
+    assert dict(zip(map(tuple, line["gold"]), line["gold_labels"])) == wanted
+    assert [(g["kind"], g["complex"], g["simple"]) for g in line["groups"]] == [("1:1", [0], [0]), ("1:1", [1], [1])]
+    groups = {(tuple(r["complex_ids"]), tuple(r["simple_ids"])): r["group"] for r in jsonl(root / "jsonl" / "train.jsonl")}
+    assert groups[((2,), (1,))] is None and groups[((2,), (0,))] is None  # not aligned: no link, no group
+    assert groups[((1, 2), (1,))]["kind"] == "1:1" and groups[((1, 2), (1,))]["simple"] == [1]

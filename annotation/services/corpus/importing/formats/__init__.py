@@ -4,7 +4,9 @@ A format module defines ``parse(files, ctx)`` (yielding one :class:`ParsedArticl
 decorates it with ``@register("name", extensions=(...), help="...", example=(...))``. Every module in this package
 is imported on first lookup, so adding a format is adding a file (and its tests): ``--format auto``
 (extensions), the API's and the command's format validation and the import page's list and help all
-read :func:`formats`.
+read :func:`formats`. A format whose files can't be told by their extensions alone (``newsela``'s
+``articles_metadata.csv`` beside ``.txt`` files) also gives ``probe(names)``: ``auto`` picks it when it
+claims the file names. A ``binary`` format (``hf``'s Arrow/parquet) is not checked as UTF-8 text.
 
 Example:
     >>> [f.name for f in formats()]  # doctest: +SKIP
@@ -26,7 +28,8 @@ Parser = Callable[[list[InputFile], ParseContext], Iterator[ParsedArticle]]
 class ImportFormat:
     """One registered format: its name, the extensions ``auto`` recognises, its parser, the help
     line the import page shows (plain text) and a tiny example (``(file name, text)`` pairs) that
-    imports cleanly, which the registry's tests import for every format."""
+    imports cleanly, which the registry's tests import for every format; ``probe`` (optional) claims a
+    set of file names for ``auto`` before extensions are looked at; ``binary``: its files are not text."""
 
     name: str
     extensions: tuple[str, ...]
@@ -34,6 +37,8 @@ class ImportFormat:
     help: str
     order: int
     example: tuple[tuple[str, str], ...]
+    probe: Callable[[list[str]], bool] | None = None
+    binary: bool = False
 
 
 _REGISTRY: dict[str, ImportFormat] = {}
@@ -41,7 +46,8 @@ _loaded = False
 
 
 def register(name: str, *, extensions: tuple[str, ...], help: str, example: tuple[tuple[str, str], ...],  # noqa: A002
-             order: int = 100) -> Callable[[Parser], Parser]:
+             order: int = 100, probe: Callable[[list[str]], bool] | None = None,
+             binary: bool = False) -> Callable[[Parser], Parser]:
     """Decorator adding a parser as format ``name`` (``order``: its place in lists, lower first)."""
 
     def wrap(parse: Parser) -> Parser:
@@ -53,7 +59,7 @@ def register(name: str, *, extensions: tuple[str, ...], help: str, example: tupl
         if clash:
             raise ValueError(f"import format {name!r}: extension(s) {', '.join(clash)} already belong to "
                              f"{', '.join(sorted({taken[e] for e in clash}))}")
-        _REGISTRY[name] = ImportFormat(name, tuple(extensions), parse, help, order, tuple(example))
+        _REGISTRY[name] = ImportFormat(name, tuple(extensions), parse, help, order, tuple(example), probe, binary)
         return parse
 
     return wrap
@@ -88,6 +94,11 @@ def get(name: str) -> ImportFormat:
     """The format called ``name``; KeyError when none is."""
     _load_all()
     return _REGISTRY[name]
+
+
+def probed(names: list[str]) -> str | None:
+    """The format whose ``probe`` claims these file names (``auto``), if one does."""
+    return next((f.name for f in formats() if f.probe is not None and f.probe(names)), None)
 
 
 def by_extension() -> dict[str, str]:

@@ -92,7 +92,7 @@ class _Record:
             if not text.strip():
                 self.problem(f"{side}.text", "is empty")
                 return None
-            paragraphs = self.ctx.split(text)
+            paragraphs = self.ctx.split(text, self.file, self.line, f"{side}.text")
             if paragraphs is None:  # unsupported language, reported once
                 self.ok = False
                 return None

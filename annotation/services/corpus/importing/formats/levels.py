@@ -106,7 +106,7 @@ def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
             continue
         documents: list[ParsedDocument] = []
         for level, rank, f in ranked:
-            paragraphs = ctx.split(ctx.text(f))
+            paragraphs = ctx.split(ctx.text(f), f.name)
             if paragraphs is None:
                 return
             if not paragraphs:

@@ -35,7 +35,7 @@ def _parse_one(f: InputFile, ctx: ParseContext) -> ParsedArticle | None:
         return None
     if not ok or ctx.problems:  # no point splitting text that will not be imported
         return None
-    paragraphs = ctx.split(body)
+    paragraphs = ctx.split(body, f.name, 1)
     if paragraphs is None:
         return None
     if not paragraphs:

@@ -1,0 +1,112 @@
+"""Progress of long command-line work: a tqdm bar on a terminal, plain lines otherwise.
+
+Commands that run work in-process (``import_corpus``, ``align --now``, ``train_aligner --now``,
+``export``, ``score_pairs --now``) show it with :class:`CommandProgress`, fed by the same
+``progress(fraction, message)`` reports the services write to their job or run rows: passed in
+directly where a service takes a ``progress`` callback, or heard through
+:func:`annotation.services.background.progress.observed` for work that reports to its own row.
+"""
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+from typing import TextIO
+
+from django.db.models import Model
+
+from annotation.services.background import progress as background_progress
+
+
+class CommandProgress:
+    """``progress(fraction, message)`` for a command's output.
+
+    On a terminal: a tqdm bar (percent done, the latest message). Otherwise (a pipe, a log file,
+    a test's StringIO): a line ``<what>: 40% <message>`` each time another ``step`` percent is
+    done, and whenever the message changes after ``interval`` seconds of silence.
+    """
+
+    def __init__(self, out, what: str, *, tty: bool | None = None, step: float = 10.0, interval: float = 5.0):
+        self.stream: TextIO = getattr(out, "_out", out)  # Django's OutputWrapper wraps the real stream
+        self.what = what
+        self.tty = bool(tty if tty is not None else _isatty(self.stream))
+        self.step = step
+        self.interval = interval
+        self.bar = None
+        self.lines = 0
+        self._bucket = -1
+        self._last_line = 0.0
+        self._message = ""
+
+    def __call__(self, fraction: float, message: str = "") -> None:
+        percent = round(100.0 * max(0.0, min(1.0, float(fraction))), 1)
+        if self.tty:
+            self._bar_update(percent, message)
+            return
+        bucket = int(percent // self.step)
+        now = time.monotonic()
+        quiet = now - self._last_line >= self.interval
+        if bucket > self._bucket or (message != self._message and quiet):
+            self._bucket = max(bucket, self._bucket)
+            self._message = message
+            self._last_line = now
+            self.lines += 1
+            self.stream.write(f"{self.what}: {percent:.0f}%" + (f" {message}" if message else "") + "\n")
+            self.stream.flush()
+
+    def _bar_update(self, percent: float, message: str) -> None:
+        if self.bar is None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=100.0, desc=self.what, file=self.stream, unit="%", dynamic_ncols=True,
+                            bar_format="{desc}: {percentage:3.0f}%|{bar}| [{elapsed}<{remaining}] {postfix}")
+        self.bar.update(max(0.0, percent - self.bar.n))
+        if message:
+            self.bar.set_postfix_str(message[:60], refresh=False)
+        self.bar.refresh()
+
+    def row(self, model: type[Model], pk: int):
+        """A callback for :func:`~annotation.services.background.progress.observed` showing only the
+        reports of one job or run row."""
+
+        def observer(reported: type[Model], reported_pk: int, fraction: float, message: str) -> None:
+            if reported is model and reported_pk == pk:
+                self(fraction, message)
+
+        return observer
+
+    def close(self, *, done: bool = True) -> None:
+        """End the display (the bar at 100% when ``done``); the command prints its summary next."""
+        if self.bar is not None:
+            if done:
+                self.bar.update(max(0.0, 100.0 - self.bar.n))
+            self.bar.close()
+            self.bar = None
+        elif done and not self.tty and self._bucket < int(100 // self.step):
+            self(1.0, "done")
+
+
+@contextlib.contextmanager
+def showing(out, what: str, *, tty: bool | None = None) -> Iterator[CommandProgress]:
+    """A :class:`CommandProgress` closed at the end of the block (at 100% unless the block raised)."""
+    display = CommandProgress(out, what, tty=tty)
+    try:
+        yield display
+    except BaseException:
+        display.close(done=False)
+        raise
+    display.close()
+
+
+@contextlib.contextmanager
+def showing_row(out, what: str, model: type[Model], pk: int, *, tty: bool | None = None) -> Iterator[CommandProgress]:
+    """:func:`showing` fed by the progress reports of one job or run row that this process runs."""
+    with showing(out, what, tty=tty) as display, background_progress.observed(display.row(model, pk)):
+        yield display
+
+
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, ValueError):
+        return False

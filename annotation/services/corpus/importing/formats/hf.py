@@ -1,0 +1,230 @@
+"""``hf`` — a Hugging Face dataset: a ``save_to_disk`` directory (``*.arrow`` beside ``state.json``,
+``dataset_info.json``, ``dataset_dict.json``) or ``*.parquet`` files (a folder, zip or tar).
+
+* **alignapp's own ``hf`` export** (columns ``article``, ``complex_level``, ``simple_level``,
+  ``complex_ids``, ``simple_ids``, ``complex``, ``simple``, ``label``) reads back as its articles,
+  a document per level holding the sentences the pairs name (in sentence order; one paragraph: the
+  export keeps no paragraphs, so the documents are partial, warned), and its pairs with their labels
+  as imported gold (sparse). A multi-sentence side's sentences come from the 1:1 rows, else from the
+  project's splitter.
+* **a pair dataset** with two text columns: ``--columns complex,simple[,label]`` (API ``columns``),
+  else the first of the usual names found (complex/simple, src/dst, source/target, normal/simple,
+  original/simplification, sentence1/sentence2). Rows are kept as given (never re-split), as the
+  ``parallel`` format keeps lines: one article per split file (in blocks of
+  ``IMPORT_MAX_SENTENCES_PER_DOCUMENT`` rows) with a ``complex`` and a ``simple`` document, a
+  sentence per row, and a pair per row; the label column (a class, a scheme value, a Wiki-Manual
+  label or 1/0) is imported gold.
+
+When a folder holds a split both as ``.arrow`` and as ``.parquet`` (the export writes both), the
+Arrow files are read and the parquet ones left out (warned). Uses ``pyarrow``.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+
+from annotation.label_schemes import UNKNOWN_KIND
+from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle, ParsedDocument, ParsedPair
+from annotation.services.corpus.importing.formats import register
+from annotation.services.corpus.importing.formats.wiki_manual import rank_levels
+
+EXTENSIONS = ("arrow", "parquet")
+METADATA = ("dataset_dict.json", "dataset_info.json", "state.json")
+EXPORT_COLUMNS = ("article", "complex_level", "simple_level", "complex_ids", "simple_ids", "complex", "simple")
+USUAL = (("complex", "simple"), ("src", "dst"), ("source", "target"), ("normal", "simple"),
+         ("original", "simplification"), ("sentence1", "sentence2"))
+LABEL_COLUMNS = ("label", "class", "gold")
+CLASSES = {"aligned": "aligned", "partial": "partial", "not": "not", "partialaligned": "partial",
+           "notaligned": "not", "not-aligned": "not", "1": "aligned", "0": "not", "true": "aligned", "false": "not",
+           UNKNOWN_KIND: UNKNOWN_KIND}
+
+
+def is_hf(names: list[str]) -> bool:
+    """``auto``: Arrow/parquet files or a ``save_to_disk`` directory's metadata."""
+    return any(n.rsplit(".", 1)[-1].lower() in EXTENSIONS or n.rsplit("/", 1)[-1] in METADATA[:1] for n in names)
+
+
+def _batches(f: InputFile, ctx: ParseContext):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        if f.extension == "parquet":
+            with f.open() as fh:
+                yield from pq.ParquetFile(fh).iter_batches(batch_size=5000)
+            return
+        with f.open() as fh:
+            data = fh.read()
+        try:
+            reader = pa.ipc.open_stream(data)
+            yield from reader
+        except pa.ArrowInvalid:
+            reader = pa.ipc.open_file(data)
+            for i in range(reader.num_record_batches):
+                yield reader.get_batch(i)
+    except (pa.ArrowException, OSError) as exc:
+        ctx.problems.add(f.name, f"not a readable {'parquet' if f.extension == 'parquet' else 'Arrow'} file: {exc}")
+
+
+class _Labels:
+    def __init__(self, ctx: ParseContext) -> None:
+        self.ctx = ctx
+        self.first: dict[str, str] = {}
+        for value, klass in ctx.scheme_values.items():
+            self.first.setdefault(klass or "not", value)
+
+    def __call__(self, value, file: str, line: int, field_name: str) -> tuple[str | None, str | None] | None:
+        """``(class, scheme value)``; ``(None, None)`` for no label; None after reporting it."""
+        if value is None or str(value).strip() == "":
+            return None, None
+        text = str(value).strip()
+        values = self.ctx.scheme_values
+        klass = values.get(text) or CLASSES.get(text.casefold())
+        if klass is None or not values:
+            scheme = f" {self.ctx.scheme!r}" if self.ctx.scheme else ""
+            self.ctx.problems.add(file, f"label {text!r} is no value of the project's label scheme{scheme} "
+                                        f"({', '.join(v for v in values if v != UNKNOWN_KIND) or 'no alignment values'}) "
+                                        "nor a class (aligned, partial, not)", line=line, field=field_name)
+            return None
+        gold = text if text in values else (self.ctx.gold_values.get(UNKNOWN_KIND) if klass == UNKNOWN_KIND
+                                            else self.first.get(klass))
+        if gold is None:
+            self.ctx.problems.add(file, f"label {text!r} ({klass}) has no value in the project's label scheme",
+                                  line=line, field=field_name)
+            return None
+        return klass, (None if self.ctx.gold_meaning == "predictions" else gold)
+
+
+def _export(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
+    """Articles of alignapp's own hf export."""
+    labels = _Labels(ctx)
+    # article → level → index → text; article → [(c level, s level, c ids, s ids, c text, s text, label)]
+    sentences: dict[str, dict[str, dict[int, str]]] = defaultdict(lambda: defaultdict(dict))
+    rows: dict[str, list] = defaultdict(list)
+    where: dict[str, tuple[str, int]] = {}
+    for f in files:
+        n = 0
+        for batch in _batches(f, ctx):
+            for row in batch.to_pylist():
+                n += 1
+                article = str(row["article"])
+                where.setdefault(article, (f.name, n))
+                label = labels(row.get("label"), f.name, n, "label")
+                if label is None:
+                    continue
+                c_ids, s_ids = list(row["complex_ids"] or []), list(row["simple_ids"] or [])
+                if not c_ids or not s_ids:
+                    ctx.problems.add(f.name, "a pair needs sentence ids on both sides", line=n, field="complex_ids")
+                    continue
+                for level, ids, text in ((row["complex_level"], c_ids, row["complex"]), (row["simple_level"], s_ids, row["simple"])):
+                    if len(ids) == 1:
+                        sentences[article][level].setdefault(ids[0], str(text))
+                rows[article].append((row["complex_level"], row["simple_level"], c_ids, s_ids, row["complex"],
+                                      row["simple"], label))
+    if ctx.problems:
+        return
+    for article, pairs in rows.items():
+        docs = sentences[article]
+        for c_level, s_level, c_ids, s_ids, c_text, s_text, _ in pairs:  # multi-sentence sides: split what is missing
+            for level, ids, text in ((c_level, c_ids, c_text), (s_level, s_ids, s_text)):
+                if any(i not in docs[level] for i in ids):
+                    split = [s for p in (ctx.split(str(text)) or []) for s in p]
+                    if len(split) != len(ids):
+                        ctx.problems.add(where[article][0], f"article {article!r}: the {len(ids)} sentences of a pair "
+                                                            f"side ({text[:60]!r}) can't be told apart",
+                                         line=where[article][1], field="complex_ids")
+                        return
+                    for i, s in zip(ids, split):
+                        docs[level].setdefault(i, s)
+        ranks = rank_levels(list(docs), [(c, s) for c, s, *_ in pairs]) or {lv: k for k, lv in enumerate(sorted(docs))}
+        levels = sorted(docs, key=lambda lv: (ranks[lv], lv))
+        index = {lv: {i: k for k, i in enumerate(sorted(docs[lv]))} for lv in levels}
+        documents = [ParsedDocument(level=lv, rank=r, paragraphs=[[docs[lv][i] for i in sorted(docs[lv])]])
+                     for r, lv in enumerate(levels)]
+        parsed = [ParsedPair(c, s, tuple(sorted(index[c][i] for i in ci)), tuple(sorted(index[s][i] for i in si)),
+                             gold, label=klass)
+                  for c, s, ci, si, _, _, (klass, gold) in pairs]
+        yield ParsedArticle(title=article, file=where[article][0], line=where[article][1], documents=documents,
+                            pairs=parsed)
+    ctx.warnings.append("an hf export holds no paragraphs and only the sentences its pairs name: each document is "
+                        "one paragraph of those sentences (partial documents), its gold sparse")
+
+
+def _pairs(files: list[InputFile], ctx: ParseContext, names: list[str]) -> Iterator[ParsedArticle]:
+    """Articles of a pair dataset: a complex and a simple document, a sentence and a pair per row."""
+    if ctx.columns:
+        wanted = ctx.columns
+        if len(wanted) not in (2, 3):
+            ctx.problems.add("", "give the columns as complex,simple or complex,simple,label", field="columns")
+            return
+    else:
+        pair = next((p for p in USUAL if all(c in names for c in p)), None)
+        if pair is None:
+            ctx.problems.add(files[0].name, f"no text columns found among {', '.join(names)}; name them "
+                                            "(--columns complex,simple[,label])", field="columns")
+            return
+        label = next((c for c in LABEL_COLUMNS if c in names), None)
+        wanted = (*pair, label) if label else pair
+    labels = _Labels(ctx)
+    block = ctx.limits.sentences_per_document
+    for f in files:
+        title = f.name.rsplit(".", 1)[0].replace("/", " ").removesuffix(" data-00000-of-00001") or f.stem
+        complex_, simple, pairs, first = [], [], [], 1
+        n = 0
+
+        def article(k: int) -> ParsedArticle:
+            name = title if k == 0 and n <= block else f"{title} #{k + 1}"
+            return ParsedArticle(title=name, file=f.name, line=first, pairs=list(pairs), documents=[
+                ParsedDocument(level="complex", rank=0, paragraphs=[[s] for s in complex_], meta={"file": f.name}),
+                ParsedDocument(level="simple", rank=1, paragraphs=[[s] for s in simple], meta={"file": f.name})])
+
+        k = 0
+        for batch in _batches(f, ctx):
+            missing = [c for c in wanted if c not in batch.schema.names]
+            for column in missing:
+                ctx.problems.add(f.name, f"no column {column!r} (columns: {', '.join(batch.schema.names)})", field=column)
+            if missing:
+                return
+            for row in batch.select(list(wanted)).to_pylist():
+                n += 1
+                texts = [row[wanted[0]], row[wanted[1]]]
+                bad = [c for c, t in zip(wanted, texts) if not isinstance(t, str) or not t.strip()]
+                for column in bad:
+                    ctx.problems.add(f.name, "must be a non-empty text", line=n, field=column)
+                label = labels(row[wanted[2]], f.name, n, wanted[2]) if len(wanted) == 3 else (None, None)
+                if bad or label is None or ctx.problems:
+                    continue
+                pairs.append(ParsedPair("complex", "simple", (len(complex_),), (len(simple),), label[1], label=label[0]))
+                complex_.append(texts[0].strip())
+                simple.append(texts[1].strip())
+                if len(complex_) >= block:
+                    yield article(k)
+                    k, first = k + 1, n + 1
+                    complex_, simple, pairs = [], [], []
+        if complex_ and not ctx.problems:
+            yield article(k)
+
+
+@register("hf", extensions=EXTENSIONS, order=70, probe=is_hf, binary=True, example=(),
+          help="Hugging Face dataset (save_to_disk folder or parquet): alignapp's hf export, or a pair dataset "
+               "with two text columns (--columns complex,simple[,label])")
+def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
+    data = [f for f in files if f.extension in EXTENSIONS]
+    if any(f.extension == "arrow" for f in data) and any(f.extension == "parquet" for f in data):
+        left = [f.name for f in data if f.extension == "parquet"]
+        ctx.warnings.append(f"read the .arrow files; left out {len(left)} .parquet file(s) holding the same data: "
+                            + ", ".join(left[:3]))
+        data = [f for f in data if f.extension == "arrow"]
+    if not data:
+        ctx.problems.add("", "no .arrow or .parquet files to import")
+        return
+    names: list[str] = []
+    for batch in _batches(data[0], ctx):
+        names = batch.schema.names
+        break
+    if ctx.problems:
+        return
+    if all(c in names for c in EXPORT_COLUMNS) and not ctx.columns:
+        yield from _export(data, ctx)
+    else:
+        yield from _pairs(data, ctx, names)

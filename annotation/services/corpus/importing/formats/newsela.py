@@ -1,0 +1,149 @@
+"""``newsela`` — the Newsela corpus as distributed: ``articles_metadata.csv`` beside ``articles/``::
+
+    slug,language,title,grade_level,version,filename
+    bees,en,Bees are busy,12.0,0,bees.en.0.txt
+    bees,en,Busy bees,5.0,1,bees.en.1.txt
+
+with ``articles/<slug>.<lang>.<version>.txt`` (upload the folder as a zip/tar; the command takes the
+folder or the archive). One article per slug (its title: the slug; the first version's title in the
+article's metadata), a document per version: level = the version, version 0 = the original = rank
+0, ranked by version; the title, grade level, language and file are kept in the document's metadata.
+Only the versions in the import's language are imported (``--language en`` / the API's
+``language``, default the project's), so the Spanish versions stay out of an English project.
+Paragraphs come from blank lines, sentences from the project's splitter. ``auto`` recognises the
+layout by ``articles_metadata.csv``; a ``.txt`` file the metadata does not list is left out (warned).
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+from collections import defaultdict
+from collections.abc import Iterator
+
+from annotation.services.corpus.importing.base import (
+    InputFile,
+    ParseContext,
+    ParsedArticle,
+    ParsedDocument,
+    normalise_language,
+)
+from annotation.services.corpus.importing.formats import register
+
+METADATA = "articles_metadata.csv"
+COLUMNS = ("slug", "language", "title", "grade_level", "version", "filename")
+
+
+def is_newsela(names: list[str]) -> bool:
+    """``auto``: an upload holding ``articles_metadata.csv``."""
+    return any(n.replace("\\", "/").rsplit("/", 1)[-1] == METADATA for n in names)
+
+
+def _rows(meta: InputFile, ctx: ParseContext) -> Iterator[tuple[int, dict[str, str]]]:
+    reader = csv.DictReader(io.StringIO(ctx.text(meta), newline=""))
+    header = [h.strip() for h in reader.fieldnames or []]
+    missing = [c for c in COLUMNS if c not in header]
+    for column in missing:
+        ctx.problems.add(meta.name, f"missing column (the header needs {', '.join(COLUMNS)})", line=1, field=column)
+    if missing:
+        return
+    reader.fieldnames = header
+    for row in reader:
+        yield reader.line_num, {k: (v or "").strip() for k, v in row.items() if k in COLUMNS}
+
+
+@register("newsela", extensions=(), order=60, probe=is_newsela,
+          example=((METADATA, "slug,language,title,grade_level,version,filename\n"
+                              "tiny,en,Tiny,12.0,0,tiny.en.0.txt\ntiny,en,Tiny,4.0,1,tiny.en.1.txt\n"),
+                   ("articles/tiny.en.0.txt", "A long and complex sentence.\n"),
+                   ("articles/tiny.en.1.txt", "A short one.\n")),
+          help="Newsela corpus: articles_metadata.csv + articles/<slug>.<lang>.<version>.txt (a folder, zip or tar); "
+               "the language option picks the versions")
+def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
+    metas = [f for f in files if f.basename == METADATA]
+    if len(metas) != 1:
+        ctx.problems.add(metas[1].name if metas else "", f"expected one {METADATA}, found {len(metas)}")
+        return
+    meta = metas[0]
+    texts: dict[str, InputFile] = {}
+    for f in files:
+        if f is not meta:
+            texts.setdefault(f.basename, f)
+    language = normalise_language(ctx.language)
+    slugs: dict[str, dict[int, tuple[int, dict[str, str], InputFile]]] = defaultdict(dict)
+    used: set[str] = set()
+    other_languages = 0
+    for line, row in _rows(meta, ctx):
+        def problem(field_name: str, message: str, line: int = line) -> None:
+            ctx.problems.add(meta.name, message, line=line, field=field_name)
+
+        empty = [c for c in COLUMNS if not row.get(c)]
+        for column in empty:
+            problem(column, "is empty")
+        if empty:
+            continue
+        if normalise_language(row["language"]) != language:
+            other_languages += 1
+            used.add(row["filename"].replace("\\", "/").rsplit("/", 1)[-1])
+            continue
+        try:
+            version = int(row["version"])
+            if version < 0:
+                raise ValueError
+        except ValueError:
+            problem("version", f"must be a version number (0 = the original), got {row['version']!r}")
+            continue
+        try:
+            grade = float(row["grade_level"])
+            if not math.isfinite(grade):
+                raise ValueError
+        except ValueError:
+            problem("grade_level", f"must be a number, got {row['grade_level']!r}")
+            continue
+        base = row["filename"].replace("\\", "/").rsplit("/", 1)[-1]
+        f = texts.get(base)
+        if f is None:
+            problem("filename", f"no file articles/{base} in the import")
+            continue
+        used.add(base)
+        if version in slugs[row["slug"]]:
+            problem("version", f"duplicate version {version} of {row['slug']!r} (also at line {slugs[row['slug']][version][0]})")
+            continue
+        row["grade"] = grade
+        slugs[row["slug"]][version] = (line, row, f)
+    unlisted = sorted(name for name in texts if name not in used)
+    if unlisted:
+        ctx.warnings.append(f"{len(unlisted)} file(s) not listed in {METADATA} were left out: "
+                            + ", ".join(unlisted[:5]) + (", …" if len(unlisted) > 5 else ""))
+    if other_languages:
+        ctx.warnings.append(f"{other_languages} version(s) in languages other than {language!r} were left out "
+                            "(choose the language to import another)")
+    if ctx.problems:
+        return
+    if not slugs:
+        ctx.problems.add(meta.name, f"no versions in language {language!r}")
+        return
+    single = []
+    for slug, versions in slugs.items():
+        if len(versions) < 2:
+            single.append(slug)
+            continue
+        documents = []
+        for rank, version in enumerate(sorted(versions)):
+            line, row, f = versions[version]
+            paragraphs = ctx.split(ctx.text(f), f.name)
+            if paragraphs is None:
+                return
+            if not paragraphs:
+                ctx.problems.add(f.name, "holds no sentences")
+                continue
+            documents.append(ParsedDocument(level=str(version), rank=rank, paragraphs=paragraphs, meta={
+                "file": f.name, "title": row["title"], "grade_level": row["grade"], "version": version,
+                "language": row["language"]}))
+        if len(documents) == len(versions):
+            first_line, first, _ = versions[min(versions)]
+            yield ParsedArticle(title=slug, file=meta.name, line=first_line, documents=documents,
+                                meta={"title": first["title"], "slug": slug, "language": first["language"]})
+    if single:
+        ctx.warnings.append(f"{len(single)} article(s) with a single version in {language!r} were left out: "
+                            + ", ".join(sorted(single)[:5]) + (", …" if len(single) > 5 else ""))

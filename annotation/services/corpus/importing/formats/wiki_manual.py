@@ -1,0 +1,226 @@
+"""``wiki-manual`` — the released Wiki-Manual / Newsela-Manual TSV (Jiang et al. 2020), no header::
+
+    label <TAB> simple-id <TAB> complex-id <TAB> simple <TAB> complex [<TAB> GLEU]
+
+Labels ``aligned``, ``partialAligned``, ``notAligned`` (a class, ``partial``/``not``, or one of the
+project's scheme values works too). Sentence ids are ``articleIndex-level-paragraphIndex-sentIndex``
+(the released files: level 0 = simple, 1 = complex; alignapp's ``tsv`` export: the document's level
+name); the article is everything before the last three ``-``.
+
+Each article's documents are rebuilt from the sentences the file names: a document per level,
+paragraphs and sentence order from the ids (sorted by paragraph, then sentence index), ranked so
+that a complex side comes before its simple side. A document pair whose every m × n sentence pair is
+listed is **exhaustive** gold (as the released files and the ``tsv`` export of an exhaustively
+annotated pair are): its aligned / partial rows become imported gold, the ``notAligned`` rows are
+implied. A document pair listed only in part is **sparse** gold over partial documents (only the
+sentences named), every row stored, ``notAligned`` ones as the scheme's not-aligned value; the
+import's warnings say so. With the import's gold meaning ``predictions`` the aligned / partial rows
+become an alignment run's predictions. Labels map to the scheme's first value of their class; a
+label the scheme can't take is refused, with its line.
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from annotation.label_schemes import UNKNOWN_KIND
+from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle, ParsedDocument, ParsedPair
+from annotation.services.corpus.importing.formats import register
+
+EXTENSIONS = ("tsv",)
+COLUMNS = ("label", "simple-id", "complex-id", "simple", "complex")
+WIKI_LABELS = {"aligned": "aligned", "partialaligned": "partial", "notaligned": "not",
+               "partial": "partial", "not": "not", UNKNOWN_KIND: UNKNOWN_KIND}
+SENTENCE_ID = re.compile(r"^(?P<article>.+)-(?P<level>[^-\s]+)-(?P<paragraph>\d+)-(?P<sentence>\d+)$")
+
+
+@dataclass
+class _Article:
+    file: str
+    line: int
+    # level → (paragraph, sentence) → (text, file, line)
+    sentences: dict[str, dict[tuple[int, int], tuple[str, str, int]]] = field(default_factory=lambda: defaultdict(dict))
+    # (complex level, simple level) → [(complex key, simple key, class, scheme value)]
+    rows: dict[tuple[str, str], list[tuple[tuple[int, int], tuple[int, int], str, str | None]]] = field(
+        default_factory=lambda: defaultdict(list))
+
+
+class _Reader:
+    def __init__(self, ctx: ParseContext) -> None:
+        self.ctx = ctx
+        self.articles: dict[str, _Article] = {}
+        self.pairs: dict[tuple[str, str], tuple[str, int]] = {}  # (simple id, complex id) → where first listed
+        first: dict[str, str] = {}
+        for value, klass in ctx.scheme_values.items():
+            if klass:
+                first.setdefault(klass, value)
+        self.first = first
+
+    def problem(self, file: str, line: int, field_name: str | None, message: str) -> None:
+        self.ctx.problems.add(file, message, line=line, field=field_name)
+
+    def label(self, file: str, line: int, text: str) -> tuple[str, str | None] | None:
+        """``(class, scheme value)`` of a label, None after reporting it."""
+        values = self.ctx.scheme_values
+        klass = WIKI_LABELS.get(text.strip().casefold()) if text.strip() not in values else values[text.strip()]
+        scheme = f" {self.ctx.scheme!r}" if self.ctx.scheme else ""
+        if not values:
+            self.problem(file, line, "label", f"the project's label scheme{scheme} has no alignment values to store "
+                                              f"{text!r} as; import into a project with a categorical scheme")
+            return None
+        if klass is None:
+            self.problem(file, line, "label", f"unknown label {text!r}; choose one of: aligned, partialAligned, "
+                                              f"notAligned (or a value of the project's label scheme{scheme}: "
+                                              f"{', '.join(v for v in values if v != UNKNOWN_KIND)})")
+            return None
+        if text.strip() in values:
+            return klass, text.strip()
+        value = self.first.get(klass) if klass != UNKNOWN_KIND else self.ctx.gold_values.get(UNKNOWN_KIND)
+        if value is None and klass != "not":
+            self.problem(file, line, "label", f"label {text!r} ({klass}) has no value in the project's label scheme"
+                                              f"{scheme} ({', '.join(v for v in values if v != UNKNOWN_KIND)})")
+            return None
+        return klass, value
+
+    def sentence_id(self, file: str, line: int, field_name: str, text: str) -> tuple[str, str, int, int] | None:
+        m = SENTENCE_ID.match(text.strip())
+        if not m:
+            self.problem(file, line, field_name, f"bad sentence id {text!r}; expected "
+                                                 "articleIndex-level-paragraphIndex-sentIndex, e.g. 12-1-0-3")
+            return None
+        return m["article"], m["level"], int(m["paragraph"]), int(m["sentence"])
+
+    def sentence(self, article: _Article, level: str, key: tuple[int, int], text: str, file: str, line: int,
+                 field_name: str, sid: str) -> bool:
+        if not text.strip():
+            self.problem(file, line, field_name, "is empty; every row needs both sentences")
+            return False
+        known = article.sentences[level].get(key)
+        if known is None:
+            article.sentences[level][key] = (text.strip(), file, line)
+        elif known[0] != text.strip():
+            self.problem(file, line, field_name, f"sentence {sid} has another text than at {known[1]}:{known[2]}")
+            return False
+        return True
+
+    def row(self, file: str, line: int, raw: str) -> None:
+        cells = raw.split("\t")
+        if len(cells) < len(COLUMNS):
+            missing = COLUMNS[len(cells)]
+            self.problem(file, line, missing, f"missing column (a row has {len(cells)} of the columns "
+                                              "label, simple-id, complex-id, simple, complex[, GLEU])")
+            return
+        label_text, simple_id, complex_id, simple, complex_ = (c.strip() for c in cells[:5])
+        label = self.label(file, line, label_text)
+        s_parts = self.sentence_id(file, line, "simple-id", simple_id)
+        c_parts = self.sentence_id(file, line, "complex-id", complex_id)
+        if label is None or s_parts is None or c_parts is None:
+            return
+        (s_article, s_level, *s_key), (c_article, c_level, *c_key) = s_parts, c_parts
+        if s_article != c_article:
+            self.problem(file, line, "complex-id", f"article {c_article!r} differs from the simple sentence's "
+                                                   f"article {s_article!r}")
+            return
+        if s_level == c_level:
+            self.problem(file, line, "complex-id", f"level {c_level!r} is the simple sentence's level too; the two "
+                                                   "sentences must come from different documents")
+            return
+        where = self.pairs.get((simple_id, complex_id))
+        if where is not None:
+            self.problem(file, line, "pair", f"duplicate pair {simple_id} / {complex_id} (first at {where[0]}:{where[1]})")
+            return
+        self.pairs[(simple_id, complex_id)] = (file, line)
+        article = self.articles.get(s_article)
+        if article is None:
+            article = self.articles[s_article] = _Article(file, line)
+        ok = self.sentence(article, s_level, tuple(s_key), simple, file, line, "simple", simple_id)
+        ok = self.sentence(article, c_level, tuple(c_key), complex_, file, line, "complex", complex_id) and ok
+        if ok:
+            article.rows[(c_level, s_level)].append((tuple(c_key), tuple(s_key), *label))
+
+    def build(self, title: str, a: _Article) -> ParsedArticle | None:
+        ranks = rank_levels(list(a.sentences), list(a.rows))
+        if ranks is None:
+            self.problem(a.file, a.line, "complex-id", f"article {title!r} lists its levels as complex and as simple "
+                                                       "of each other; a level order is needed")
+            return None
+        documents, index = [], {}
+        for level in sorted(a.sentences, key=lambda lv: (ranks[lv], lv)):
+            keys = sorted(a.sentences[level])
+            index[level] = {key: i for i, key in enumerate(keys)}
+            paragraphs: dict[int, list[str]] = {}
+            for key in keys:
+                paragraphs.setdefault(key[0], []).append(a.sentences[level][key][0])
+            documents.append(ParsedDocument(level=level, rank=ranks[level], paragraphs=list(paragraphs.values())))
+        predictions = self.ctx.gold_meaning == "predictions"
+        pairs: list[ParsedPair] = []
+        complete: list[tuple[str, str]] = []
+        for (c_level, s_level), rows in a.rows.items():
+            full = len(rows) == len(a.sentences[c_level]) * len(a.sentences[s_level])
+            if full:
+                complete.append((c_level, s_level))
+            for c_key, s_key, klass, value in rows:
+                if klass == "not" and (full or predictions):
+                    continue  # implied by exhaustive gold; no prediction
+                if klass == "not" and value is None:
+                    scheme = f" {self.ctx.scheme!r}" if self.ctx.scheme else ""
+                    self.problem(a.file, a.line, "label", f"article {title!r} lists {c_level}/{s_level} in part: its "
+                                                          f"notAligned rows need a not-aligned value in the label scheme{scheme}")
+                    return None
+                pairs.append(ParsedPair(c_level, s_level, (index[c_level][c_key],), (index[s_level][s_key],),
+                                        None if predictions else value, label=klass))
+        return ParsedArticle(title=title, file=a.file, line=a.line, documents=documents, pairs=pairs,
+                             gold_documents=complete, gold_meaning="exhaustive" if complete else "sparse")
+
+
+def rank_levels(levels: list[str], edges: list[tuple[str, str]]) -> dict[str, int] | None:
+    """Level → rank, complex before simple (a topological order; ties by level name); None on a cycle."""
+    after: dict[str, set[str]] = {lv: set() for lv in levels}
+    before: dict[str, int] = {lv: 0 for lv in levels}
+    for c, s in set(edges):
+        after[c].add(s)
+        before[s] += 1
+    ready = sorted(lv for lv in levels if before[lv] == 0)
+    out: dict[str, int] = {}
+    while ready:
+        lv = ready.pop(0)
+        out[lv] = len(out)
+        for s in sorted(after[lv]):
+            before[s] -= 1
+            if before[s] == 0:
+                ready.append(s)
+        ready.sort()
+    return out if len(out) == len(levels) else None
+
+
+@register("wiki-manual", extensions=EXTENSIONS, order=50,
+          example=(("tiny.tsv", "aligned\tTiny-0-0-0\tTiny-1-0-0\tA short one.\tA long and complex sentence.\t0.3\n"),),
+          help="Wiki-Manual / Newsela-Manual TSV: label, simple-id, complex-id, simple, complex[, GLEU]; "
+               "every m x n pair listed = exhaustive gold")
+def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
+    reader = _Reader(ctx)
+    for f in files:
+        if f.extension not in EXTENSIONS:
+            ctx.problems.add(f.name, f"unknown extension .{f.extension or '(none)'} for the wiki-manual format; expected .tsv")
+            continue
+        for n, raw in ctx.lines(f):
+            if not raw.strip() or (n == 1 and raw.split("\t", 1)[0].strip().casefold() == "label"):
+                continue  # blank lines; a header row
+            reader.row(f.name, n, raw)
+            if ctx.problems.full:
+                return
+    if ctx.problems:
+        return
+    partial = 0
+    for title, a in reader.articles.items():
+        article = reader.build(title, a)
+        if article is None:
+            continue
+        partial += len(a.rows) - len(article.gold_documents)
+        yield article
+    if partial:
+        ctx.warnings.append(f"{partial} document pair(s) list only some of their sentence pairs: their documents hold "
+                            "only the sentences the file names (partial documents) and their gold is sparse; document "
+                            "pairs listed m x n are exhaustive gold")

@@ -1,0 +1,90 @@
+"""An annotator's articles as **to do / in progress / complete** (the document workflow, issue 18 §8).
+
+For one user, each article of a project is in one state:
+
+* ``complete`` — they declared at least one of its document pairs complete
+  (:class:`~annotation.models.ArticleCompletion`, see :mod:`annotation.services.editing.completion`)
+  and every document pair they labelled in it is complete;
+* ``in_progress`` — they labelled pairs of it (whole-article view or queue) in a document pair they
+  have not declared complete;
+* ``todo`` — neither.
+
+Everything is computed in SQL (:func:`with_states` annotates a queryset of articles), so the
+project page filters and counts any number of articles in a few queries. Nothing here names a
+run or a method: annotators in blind projects see it too.
+
+Example:
+    >>> STATES
+    ('todo', 'in_progress', 'complete')
+"""
+from __future__ import annotations
+
+from django.db.models import Case, CharField, Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
+from django.db.models.functions import Coalesce
+
+from annotation.models import Article, ArticleCompletion, Label
+
+TODO, IN_PROGRESS, COMPLETE = "todo", "in_progress", "complete"
+STATES: tuple[str, ...] = (TODO, IN_PROGRESS, COMPLETE)
+STATE_NAMES: dict[str, str] = {TODO: "To do", IN_PROGRESS: "In progress", COMPLETE: "Complete"}
+
+
+class WorkflowError(ValueError):
+    """An unknown state asked for."""
+
+
+def _count(queryset: QuerySet, field: str = "article") -> Subquery:
+    return Coalesce(Subquery(queryset.order_by().values(field).annotate(n=Count("pk")).values("n")[:1],
+                             output_field=IntegerField()), 0)
+
+
+def with_states(articles: QuerySet[Article], user) -> QuerySet[Article]:
+    """``articles`` annotated for ``user`` with ``work_state`` (one of :data:`STATES`),
+    ``labels`` (how many of their labels are on its pairs) and ``completed_pairs`` (document pairs
+    they declared complete)."""
+    completions = ArticleCompletion.objects.filter(article=OuterRef("pk"), annotator=user)
+    labels = Label.objects.filter(annotator=user, pair__article=OuterRef("pk"))
+    completed_here = ArticleCompletion.objects.filter(
+        annotator=user, complex_document=OuterRef("pair__complex_document"),
+        simple_document=OuterRef("pair__simple_document"))
+    open_labels = labels.filter(~Exists(completed_here))
+    return articles.annotate(
+        completed_pairs=_count(completions),
+        labels=_count(labels, "pair__article"),
+        has_open_labels=Exists(open_labels),
+    ).annotate(work_state=Case(
+        When(Q(completed_pairs__gt=0) & Q(has_open_labels=False), then=Value(COMPLETE)),
+        When(has_open_labels=True, then=Value(IN_PROGRESS)),
+        default=Value(TODO), output_field=CharField()))
+
+
+def check_state(state: str | None) -> str | None:
+    """``state`` when it is one of :data:`STATES` (``None``/``""``: all); else WorkflowError."""
+    if not state:
+        return None
+    if state not in STATES:
+        raise WorkflowError(f"state must be one of {', '.join(STATES)}, got {state!r}")
+    return state
+
+
+def state_counts(articles: QuerySet[Article], user) -> dict[str, int]:
+    """How many of ``articles`` are in each state for ``user`` (every state listed, 0 when none)
+    plus ``all``."""
+    rows = with_states(articles, user).order_by().values("work_state").annotate(n=Count("pk"))
+    counts = dict.fromkeys(STATES, 0)
+    counts.update({row["work_state"]: row["n"] for row in rows})
+    return {**counts, "all": sum(counts.values())}
+
+
+def my_articles(articles: QuerySet[Article], user, state: str | None = None) -> QuerySet[Article]:
+    """``articles`` with their state for ``user`` (title order), only those in ``state`` when given."""
+    rows = with_states(articles, user).order_by("title", "pk")
+    state = check_state(state)
+    return rows.filter(work_state=state) if state else rows
+
+
+def article_row(article: Article) -> dict:
+    """The API form of an article annotated by :func:`with_states`."""
+    return {"id": article.pk, "title": article.title, "state": article.work_state,
+            "state_name": STATE_NAMES[article.work_state], "labels": article.labels,
+            "completed_pairs": article.completed_pairs}
