@@ -115,11 +115,18 @@ class AlignmentRunSerializer(serializers.ModelSerializer):
         fields = [
             "id", "project", "method", "params", "level_pairs", "model_version", "queue", "status", "progress",
             "message", "error", "result", "timings", "attempts", "articles_total", "articles_done", "pair_count",
-            "created_at", "started_at", "finished_at", "heartbeat_at", "worker", "worker_lost", "retryable",
+            "created_at", "started_at", "finished_at", "heartbeat_at", "worker", "worker_lost", "retryable", "chunks",
         ]
         read_only_fields = [f for f in fields if f not in ("project", "method", "params", "level_pairs", "model_version")]
 
     worker_lost = serializers.SerializerMethodField(help_text="running, but its worker stopped stamping its heartbeat")
+
+    chunks = serializers.SerializerMethodField(help_text="a chunked run: chunks done/total, pairs written, workers that ran chunks")
+
+    def get_chunks(self, run: models.AlignmentRun) -> dict:
+        from .services.alignment.run_chunks import chunk_summary
+
+        return chunk_summary(run.pk)
 
     retryable = serializers.SerializerMethodField(help_text="POST retry/ would queue it again now")
 

@@ -1,7 +1,8 @@
 """Thin Celery tasks, one per task name of the registry (``annotation/services/background/registry.py``):
 each takes ids, calls its service, and lets the service record status on the row.
 
-Four generic bodies — a job, an alignment run, a chunk of a mining run, the reaper — are registered
+Five generic bodies — a job, an alignment run, a chunk of an alignment run, a chunk of a mining run, the
+reaper — are registered
 under the registry's task names with its retry rule, so adding a job kind changes nothing here.
 Every task is idempotent (a conditional claim: QUEUED, or RUNNING with a lost worker → RUNNING;
 pair writes are upserts), so ``acks_late`` re-delivery after a worker crash is safe, and a copy
@@ -73,6 +74,16 @@ def chunk_task(stage: str, work: Work) -> Task:
     return _register(work, run, bind=True)
 
 
+def run_chunk_task(work: Work) -> Task:
+    """One chunk of an alignment run: ``service(run_id, chunk, last_try=...)``; the chunk claims its
+    own row and keeps its own and the run's heartbeat (idempotent: pair writes are upserts)."""
+
+    def run(self: Task, run_id: int, chunk: int = 0) -> None:
+        work.function()(run_id, chunk, last_try=self.request.retries >= self.max_retries)
+
+    return _register(work, run, bind=True)
+
+
 def reaper_task(work: Work) -> Task:
     """Re-queue (or fail) work whose worker was lost (Celery beat, when it runs; workers and pages
     also reap without it, see ``annotation.services.background.liveness``)."""
@@ -85,6 +96,7 @@ def reaper_task(work: Work) -> Task:
 
 
 TASKS: dict[str, Task] = {registry.RUN.task: run_task(registry.RUN),
+                          registry.RUN_CHUNK.task: run_chunk_task(registry.RUN_CHUNK),
                           registry.REAPER.task: reaper_task(registry.REAPER)}
 """Every task by name."""
 for _stage, _work in registry.MINING_STAGES.items():

@@ -66,7 +66,8 @@ UPLOAD = {"type": "object", "required": ["files"], "properties": {
     "files": {"type": "array", "items": {"type": "string", "format": "binary"}},
     "format": {"type": "string"}, "language": {"type": "string"}, "on_conflict": {"type": "string"},
     "gold_meaning": {"type": "string", "enum": ["sparse", "exhaustive", "predictions"], "default": "sparse"},
-    "test_questions": {"type": "boolean", "default": False}}}
+    "test_questions": {"type": "boolean", "default": False},
+    "columns": {"type": "string", "description": "format hf: a pair dataset's columns, complex,simple[,label]"}}}
 
 
 class CorpusUploadView(ProjectFromUrl, APIView):
@@ -95,7 +96,8 @@ class CorpusUploadView(ProjectFromUrl, APIView):
                                                language=request.data.get("language") or None,
                                                on_conflict=request.data.get("on_conflict", "error"),
                                                gold_meaning=request.data.get("gold_meaning") or import_gold.DEFAULT_MEANING,
-                                               test_questions=import_gold.truthy(request.data.get("test_questions")))
+                                               test_questions=import_gold.truthy(request.data.get("test_questions")),
+                                               columns=str(request.data.get("columns") or "") or None)
         except importing.CorpusImportError as exc:
             return refused(exc)
         if received.job is not None:

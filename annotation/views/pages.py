@@ -136,7 +136,7 @@ def project_import(request: HttpRequest, pk: int) -> HttpResponse:
             if not uploads:
                 raise importing.CorpusImportError.one("", "Choose at least one file.")
             received = import_uploads.receive(project, uploads, fmt, user=request.user, gold_meaning=gold_meaning,
-                                              test_questions=test_questions)
+                                              test_questions=test_questions, columns=request.POST.get("columns") or None)
         except importing.CorpusImportError as exc:
             context["problems"] = [str(p) for p in exc.problems]
             status = 413 if exc.too_large else 400

@@ -36,7 +36,7 @@ __all__ = [
     "encoder_counters",
 ]
 
-_LIVE: "weakref.WeakSet[SentenceEncoder]" = weakref.WeakSet()
+_LIVE: weakref.WeakSet[SentenceEncoder] = weakref.WeakSet()
 
 
 def encoder_counters() -> dict[str, float]:

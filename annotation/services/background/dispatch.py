@@ -26,3 +26,8 @@ def send_job(job: Job) -> None:
 def send_chunk(stage: str, run_id: int, chunk: int) -> None:
     """One chunk of a mining run (encoding on gpu, the other stages on cpu)."""
     send(registry.MINING_STAGES[stage], run_id, chunk)
+
+
+def send_run_chunk(run: AlignmentRun, chunk: int) -> None:
+    """One chunk of an alignment run, on the run's own queue (like the run)."""
+    send(registry.RUN_CHUNK, run.pk, chunk, queue=run.queue)

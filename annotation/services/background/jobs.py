@@ -62,7 +62,8 @@ def can_retry(work: AlignmentRun | Job) -> bool:
 
 
 def _is_mining(work: AlignmentRun | Job) -> bool:
-    return isinstance(work, AlignmentRun) and work.method == MINING_METHOD
+    """A run shared by workers in chunks (mining, or a chunked alignment run): a retry re-sends its missing chunks."""
+    return isinstance(work, AlignmentRun) and (work.method == MINING_METHOD or "chunks" in (work.checkpoint or {}))
 
 
 def _retry(work: AlignmentRun | Job) -> AlignmentRun | Job:

@@ -58,8 +58,9 @@ def reap_stale(now: datetime | None = None) -> Reaped:
     reaped = Reaped()
     for model in (AlignmentRun, Job):
         for work in model.objects.filter(progress.lost(now)).select_related("project").order_by("pk"):
-            mining = model is AlignmentRun and work.method == MINING_METHOD
-            _reap(work, now, reaped, may_fail=not mining)
+            # a mining run or a chunked run resumes from its chunks: re-queued, never failed for a loss
+            shared = model is AlignmentRun and (work.method == MINING_METHOD or "chunks" in (work.checkpoint or {}))
+            _reap(work, now, reaped, may_fail=not shared)
     for sweep in registry.sweeps():
         try:
             reaped.swept.extend(sweep() or [])

@@ -103,9 +103,13 @@ JOBS: dict[str, Work] = {
 }
 """Job kinds (``Job.kind``) → their work; the service is called as ``service(job_id)``."""
 
-RUN = Work(_task("run_alignment"), "annotation.services.alignment.alignment_runs.execute_run", Queue.GPU,
-           "Align a project's corpus (sent to the run's own queue, gpu by default).")
+RUN = Work(_task("run_alignment"), "annotation.services.alignment.run_chunks.plan_run", Queue.GPU,
+           "Plan an alignment run into chunks and send them (sent to the run's own queue, gpu by default).")
 """An alignment run (``AlignmentRun``); the service is called as ``service(run_id)``."""
+
+RUN_CHUNK = Work(_task("align_chunk"), "annotation.services.alignment.run_chunks.run_chunk", Queue.GPU,
+                 "Align and save one chunk of an alignment run's document pairs (sent to the run's own queue).")
+"""One chunk of an alignment run; the service is called as ``service(run_id, chunk, last_try=...)``."""
 
 _MINING = "annotation.services.alignment.mining.run_chunk"
 MINING_STAGES: dict[str, Work] = {
@@ -122,7 +126,8 @@ REAPER = Work(_task("reap_stale"), "annotation.services.background.liveness.reap
               "Re-queue (or fail) work whose worker was lost.", retry=NO_RETRY)
 """The reaper (Celery beat, when it runs); the service is called with no arguments."""
 
-SWEEPS: tuple[str, ...] = ("annotation.services.corpus.importing.recovery.sweep_stale_files",)
+SWEEPS: tuple[str, ...] = ("annotation.services.corpus.importing.recovery.sweep_stale_files",
+                           "annotation.services.alignment.run_chunks.sweep_lost_chunks")
 """Run by every reaper pass after it (``"module.function"``, no arguments): files a dead process left."""
 
 
@@ -146,7 +151,7 @@ def job(kind: str) -> Work:
 
 def every() -> list[Work]:
     """Every entry, one per task name."""
-    entries = [RUN, *JOBS.values(), *MINING_STAGES.values(), REAPER]
+    entries = [RUN, RUN_CHUNK, *JOBS.values(), *MINING_STAGES.values(), REAPER]
     return list({work.task: work for work in entries}.values())
 
 

@@ -9,8 +9,9 @@ For one user, each article of a project is in one state:
   have not declared complete;
 * ``todo`` — neither.
 
-Everything is computed in SQL (:func:`with_states` annotates a queryset of articles), so the
-project page filters and counts any number of articles in a few queries. Nothing here names a
+The counts and the filter read only the user's own labels and completions (:func:`state_counts`,
+:func:`my_articles`), and :func:`with_states` annotates just the page of articles shown, so a
+project of any size costs a few queries. Nothing here names a
 run or a method: annotators in blind projects see it too.
 
 Example:
@@ -67,20 +68,34 @@ def check_state(state: str | None) -> str | None:
     return state
 
 
+def _worked_on(articles: QuerySet[Article], user) -> tuple[set[int], set[int]]:
+    """Ids of ``articles`` in progress and complete for ``user``: read from their own labels and
+    completions only (two queries bounded by their work, not by the size of the project)."""
+    done = set(ArticleCompletion.objects.filter(annotator=user, article__in=articles)
+               .values_list("article_id", "complex_document_id", "simple_document_id"))
+    labelled = set(Label.objects.filter(annotator=user, pair__article__in=articles).order_by()
+                   .values_list("pair__article_id", "pair__complex_document_id", "pair__simple_document_id").distinct())
+    in_progress = {article for article, *_ in labelled - done}
+    return in_progress, {article for article, *_ in done} - in_progress
+
+
 def state_counts(articles: QuerySet[Article], user) -> dict[str, int]:
     """How many of ``articles`` are in each state for ``user`` (every state listed, 0 when none)
     plus ``all``."""
-    rows = with_states(articles, user).order_by().values("work_state").annotate(n=Count("pk"))
-    counts = dict.fromkeys(STATES, 0)
-    counts.update({row["work_state"]: row["n"] for row in rows})
-    return {**counts, "all": sum(counts.values())}
+    in_progress, complete = _worked_on(articles, user)
+    total = articles.count()
+    return {TODO: total - len(in_progress) - len(complete), IN_PROGRESS: len(in_progress), COMPLETE: len(complete),
+            "all": total}
 
 
 def my_articles(articles: QuerySet[Article], user, state: str | None = None) -> QuerySet[Article]:
     """``articles`` with their state for ``user`` (title order), only those in ``state`` when given."""
-    rows = with_states(articles, user).order_by("title", "pk")
     state = check_state(state)
-    return rows.filter(work_state=state) if state else rows
+    if state:
+        in_progress, complete = _worked_on(articles, user)
+        articles = (articles.exclude(pk__in=in_progress | complete) if state == TODO
+                    else articles.filter(pk__in=in_progress if state == IN_PROGRESS else complete))
+    return with_states(articles, user).order_by("title", "pk")
 
 
 def article_row(article: Article) -> dict:

@@ -195,6 +195,7 @@ RESEARCHER_ONLY = [
     ("run-retry", "post"), ("run-cancel", "post"), ("job-detail", "get"), ("job-cancel", "post"),
     ("project-members", "get"), ("project-member", "delete"), ("project-import", "post"),
     ("project-import-page", "get"), ("project-start-run", "post"),
+    ("article-curate", "get"), ("article-curation-api", "get"), ("article-curation-api", "post"),
     # blind annotation: the run's pairs are the model's predictions
     ("run-detail", "get"), ("run-page", "get"), ("project-run-page", "get"),
 ]

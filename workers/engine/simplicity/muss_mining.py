@@ -209,39 +209,17 @@ def mine_paraphrases(
         ["sequences", "noisy", "candidates", "too_far", "margin", "near_identical", "contained",
          "same_document", "evaluation_set", "duplicate", "kept"], 0)
     evalset = {_norm(t) for t in evaluation_set}
-
-    def collect(docs: Mapping[str, Sequence[str]]) -> list[Sequence_]:
-        seqs = []
-        for doc_id, sents in docs.items():
-            for s in extract_sequences(str(doc_id), sents, max_chars):
-                stats["sequences"] += 1
-                if is_noisy(s.text, max_punctuation):
-                    stats["noisy"] += 1
-                else:
-                    seqs.append(s)
-        return seqs
-
-    pool = collect(documents)
-    qseqs = pool if queries is None else collect(queries)
+    # Steps 1-2: sequences, noise filter.
+    pool = _collect_sequences(documents, max_chars, max_punctuation, stats)
+    qseqs = pool if queries is None else _collect_sequences(queries, max_chars, max_punctuation, stats)
     if not pool or not qseqs:
         return [], stats
-    enc = encoder or default_encoder(model)
-    pool_vec = enc.encode([s.text for s in pool])
-    q_vec = pool_vec if queries is None else enc.encode([s.text for s in qseqs])
-    index = build_index(pool_vec, exact_limit)
-    q_arr = np.ascontiguousarray(q_vec, dtype=np.float32)
     self_query = queries is None
     exclude_first = self_query and exclude_same_document_first
-
-    # Integer views of the pool for vectorised same-document tests.
-    doc_codes: dict[str, int] = {}
-    p_doc = np.array([doc_codes.setdefault(s.doc, len(doc_codes)) for s in pool], dtype=np.int64)
-    p_start = np.array([s.start for s in pool], dtype=np.int64)
-    p_end = np.array([s.end for s in pool], dtype=np.int64)
-    pool_meta = PoolMeta(p_doc, p_start, p_end)
-    block_rule = same_document if exclude_first else "keep"  # "keep": only the query itself
-    rows_of, skipped = search_admissible(
-        index, q_arr, np.arange(len(qseqs)) if self_query else None, pool_meta, k, block_rule)
+    # Steps 3-4: index, query ("keep": only the query itself is excluded before the top-k).
+    rows_of, skipped = _embed_and_search(
+        encoder or default_encoder(model), pool, qseqs, self_query=self_query, k=k, exact_limit=exact_limit,
+        block_rule=same_document if exclude_first else "keep")
     if exclude_first:
         stats["same_document"] += skipped
 
@@ -256,6 +234,7 @@ def mine_paraphrases(
         return self_query and q.doc == c.doc and (
             same_document == "any" or (same_document == "overlapping" and q.overlaps(c)))
 
+    # Step 5: filters, in the order of §3.1.
     passed = filter_candidates(
         rows_of, [q.text for q in qseqs], lambda j: pool[j].text, stats,
         max_distance=max_distance, max_relative=max_relative, min_change=min_change,
@@ -263,19 +242,60 @@ def mine_paraphrases(
         in_evaluation_set=(lambda qi, j: in_eval(qseqs[qi], queries or documents) or in_eval(pool[j], documents))
         if evalset else None,
     )
+    return _drop_symmetric_duplicates(passed, qseqs, pool, symmetric=self_query, stats=stats), stats
+
+
+def _collect_sequences(
+    docs: Mapping[str, Sequence[str]], max_chars: int, max_punctuation: float, stats: dict[str, int],
+) -> list[Sequence_]:
+    """Steps 1-2: every document's sequences, the noisy ones counted and dropped."""
+    seqs = []
+    for doc_id, sents in docs.items():
+        for s in extract_sequences(str(doc_id), sents, max_chars):
+            stats["sequences"] += 1
+            if is_noisy(s.text, max_punctuation):
+                stats["noisy"] += 1
+            else:
+                seqs.append(s)
+    return seqs
+
+
+def _embed_and_search(  # type: ignore[no-untyped-def]
+    enc: Encoder, pool: list[Sequence_], qseqs: list[Sequence_], *, self_query: bool, k: int, exact_limit: int,
+    block_rule: SameDocument,
+) -> tuple[list[list[tuple[float, int]]], int]:
+    """Steps 3-4: embed, index the pool and query it (see :func:`search_admissible`)."""
+    pool_vec = enc.encode([s.text for s in pool])
+    q_vec = pool_vec if self_query else enc.encode([s.text for s in qseqs])
+    index = build_index(pool_vec, exact_limit)
+    q_arr = np.ascontiguousarray(q_vec, dtype=np.float32)
+    # Integer views of the pool for vectorised same-document tests.
+    doc_codes: dict[str, int] = {}
+    p_doc = np.array([doc_codes.setdefault(s.doc, len(doc_codes)) for s in pool], dtype=np.int64)
+    p_start = np.array([s.start for s in pool], dtype=np.int64)
+    p_end = np.array([s.end for s in pool], dtype=np.int64)
+    return search_admissible(
+        index, q_arr, np.arange(len(qseqs)) if self_query else None, PoolMeta(p_doc, p_start, p_end), k, block_rule)
+
+
+def _drop_symmetric_duplicates(
+    passed: Iterable[tuple[int, int, float, float]], qseqs: list[Sequence_], pool: list[Sequence_], *,
+    symmetric: bool, stats: dict[str, int],
+) -> list[MinedPair]:
+    """The passing pairs as :class:`MinedPair`, a pair found from both sides (``symmetric``) reported once."""
     seen: set[tuple[tuple[str, int, int], tuple[str, int, int]]] = set()
     kept: list[MinedPair] = []
     for qi, j, d, rel in passed:
         q, c = qseqs[qi], pool[j]
         key_q, key_c = (q.doc, q.start, q.end), (c.doc, c.start, c.end)
-        key = (key_q, key_c) if queries is not None or key_q <= key_c else (key_c, key_q)
+        key = (key_q, key_c) if not symmetric or key_q <= key_c else (key_c, key_q)
         if key in seen:
             stats["duplicate"] += 1
             stats["kept"] -= 1
             continue
         seen.add(key)
         kept.append(MinedPair(q, c, d, rel))
-    return kept, stats
+    return kept
 
 
 @dataclass(frozen=True)
@@ -344,26 +364,13 @@ def search_admissible(
     if n_q == 0 or n_pool == 0:
         return rows_of, 0
 
-    def blocked_mask(pending: np.ndarray, ids: np.ndarray) -> np.ndarray:
-        if not self_query:
-            return np.zeros(ids.shape, dtype=bool)
-        own = rows[pending]  # type: ignore[index]
-        safe = np.where(ids < 0, 0, ids)
-        mask = safe == own[:, None]
-        if rule != "keep":
-            same = pool.doc[safe] == pool.doc[own][:, None]
-            if rule == "overlapping":
-                same &= (pool.start[safe] < pool.end[own][:, None]) & (pool.start[own][:, None] < pool.end[safe])
-            mask |= same
-        return mask & (ids >= 0)
-
     skipped_total = 0
     kk = min(n_pool, k + int(min(n_blocked.max(initial=0), max(4 * k, 32))))
     pending = np.arange(n_q)
     while len(pending):
         sims, ids = index.search(np.ascontiguousarray(q_arr[pending], dtype=np.float32), kk)
         dists = np.maximum(0.0, 2.0 - 2.0 * sims)
-        blk = blocked_mask(pending, ids)
+        blk = _blocked_mask(rows, pool, rule, pending, ids)
         ok = (ids >= 0) & ~blk
         rank = np.cumsum(ok, axis=1)  # admissible neighbours up to and including each slot
         take = ok & (rank <= k)
@@ -384,6 +391,23 @@ def search_admissible(
         pending = pending[need]
         kk = min(n_pool, k + int(n_blocked[pending].max()))
     return rows_of, skipped_total
+
+
+def _blocked_mask(
+    rows: np.ndarray | None, pool: PoolMeta, rule: SameDocument, pending: np.ndarray, ids: np.ndarray,
+) -> np.ndarray:
+    """Which neighbour slots ``ids`` of the ``pending`` queries may not be paired with their query."""
+    if rows is None:
+        return np.zeros(ids.shape, dtype=bool)
+    own = rows[pending]
+    safe = np.where(ids < 0, 0, ids)
+    mask = safe == own[:, None]
+    if rule != "keep":
+        same = pool.doc[safe] == pool.doc[own][:, None]
+        if rule == "overlapping":
+            same &= (pool.start[safe] < pool.end[own][:, None]) & (pool.start[own][:, None] < pool.end[safe])
+        mask |= same
+    return mask & (ids >= 0)
 
 
 def filter_candidates(

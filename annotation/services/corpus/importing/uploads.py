@@ -194,7 +194,7 @@ def runs_in_background(upload: StagedUpload) -> bool:
 def start_import_job(project: Project, upload: StagedUpload, fmt: str = "auto", *, user=None,
                      language: str | None = None, on_conflict: str = "error", source: str = "",
                      gold_meaning: str = DEFAULT_MEANING, test_questions: bool = False, enqueue: bool = True,
-                     resumable: bool = True) -> Job:
+                     resumable: bool = True, columns: str | None = None) -> Job:
     """Queue the import of a staged upload as a background job (kind ``import``, cpu queue);
     ``resumable=False``: the row of an import run now (:func:`import_now`), failed if its process dies.
 
@@ -209,6 +209,8 @@ def start_import_job(project: Project, upload: StagedUpload, fmt: str = "auto", 
     params = {"upload": upload.key, "files": list(upload.names)[:100], "bytes": upload.size, "format": fmt,
               "language": language, "on_conflict": on_conflict, "source": source or ", ".join(upload.names)[:200],
               "gold_meaning": gold_meaning, "test_questions": bool(test_questions), "token": uuid.uuid4().hex}
+    if columns:
+        params["columns"] = str(columns)[:500]  # format hf: a pair dataset's columns
     if not resumable:
         params["resumable"] = False
     with transaction.atomic():
@@ -224,7 +226,8 @@ class Received:
 
 
 def receive(project: Project, uploads, fmt: str = "auto", *, user=None, language: str | None = None,
-            on_conflict: str = "error", gold_meaning: str = DEFAULT_MEANING, test_questions: bool = False) -> Received:
+            on_conflict: str = "error", gold_meaning: str = DEFAULT_MEANING, test_questions: bool = False,
+            columns: str | None = None) -> Received:
     """The upload views' one call: check the options, stage the files, then import them now or —
     past ``IMPORT_BACKGROUND_BYTES`` — queue an ``import`` job.
 
@@ -234,7 +237,7 @@ def receive(project: Project, uploads, fmt: str = "auto", *, user=None, language
     check_options(fmt, language=language, on_conflict=on_conflict, gold_meaning=gold_meaning)
     upload = stage_uploads(uploads)
     source = ", ".join(upload.names)[:200]
-    gold = {"gold_meaning": gold_meaning, "test_questions": bool(test_questions)}
+    gold = {"gold_meaning": gold_meaning, "test_questions": bool(test_questions), "columns": columns or None}
     if runs_in_background(upload):
         return Received(job=start_import_job(project, upload, fmt, user=user, language=language,
                                              on_conflict=on_conflict, source=source, **gold))
@@ -281,6 +284,7 @@ def _execute(job_id: int, *, raise_problems: bool = False) -> ImportResult | Non
             on_conflict=params.get("on_conflict", "error"), source=params.get("source", ""), actor=job.created_by,
             gold_meaning=params.get("gold_meaning", DEFAULT_MEANING), test_questions=bool(params.get("test_questions")),
             progress=report, checkpoint=lambda: progress.check_cancelled(Job, job_id), token=params.get("token"),
+            columns=params.get("columns"),
         )
     except progress.Superseded:
         report.close()

@@ -165,7 +165,9 @@ def write_articles(project: Project, parsed: list[ParsedArticle], *, source: str
     PairSentence.objects.bulk_create(members, batch_size=BATCH)
     Adjudication.objects.bulk_create(adjudications, batch_size=BATCH)
     Prediction.objects.bulk_create(predictions, batch_size=BATCH)
-    counts["complete"] += sum(1 for a in parsed if a.gold_documents and gold.meaning_of(a) == "exhaustive")
+    complete = sum(1 for a in parsed if a.gold_documents and gold.meaning_of(a) == "exhaustive")
+    if complete:
+        counts["complete"] += complete
     if gold.test_questions and gold.run_id is None:
         counts["tests"] += len(adjudications)
     return Written(

@@ -186,15 +186,15 @@ def test_a_run_taken_over_after_its_worker_died_resumes_at_its_checkpoint(corpus
     clean = _run(corpus)
     alignment_runs.execute_run(clean.pk)
     reference = set(clean.predictions.values_list("pair_id", "predicted_label", "score"))
-    real, saved = alignment_runs.save_alignment, []
+    real, saved = alignment_runs.save_alignments, []
 
-    def dying(*args, **kwargs):
-        if len(saved) == 3:  # the second chunk: its first document pair saved, then the worker dies
+    def dying(run_, items):
+        if len(saved) == 2:  # the second chunk (one set-based write per chunk): the worker dies before it
             raise WorkerKilled
-        saved.append(args[2].pk)
-        return real(*args, **kwargs)
+        saved.extend(item[1].pk for item in items)
+        return real(run_, items)
 
-    monkeypatch.setattr(alignment_runs, "save_alignment", dying)
+    monkeypatch.setattr(alignment_runs, "save_alignments", dying)
     run = _run(corpus)
     with pytest.raises(WorkerKilled):
         alignment_runs.execute_run(run.pk)
@@ -222,7 +222,7 @@ def test_a_transient_database_error_leaves_the_run_for_its_retry_which_resumes_i
     factories.make_article(corpus, "Wasps", {"adv": [["Wasps were seen in the valley.", "Nobody expected it."]],
                                              "ele": [["Wasps came.", "Nobody expected it."]]})
     settings.ALIGN_BATCH_ARTICLES = 1
-    real, calls = alignment_runs.save_alignment, []
+    real, calls = alignment_runs.save_alignments, []
 
     def flaky(*args, **kwargs):
         calls.append(1)
@@ -230,7 +230,7 @@ def test_a_transient_database_error_leaves_the_run_for_its_retry_which_resumes_i
             raise OperationalError("server closed the connection unexpectedly")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(alignment_runs, "save_alignment", flaky)
+    monkeypatch.setattr(alignment_runs, "save_alignments", flaky)
     run = _run(corpus)
     with pytest.raises(OperationalError):  # re-raised: Celery's autoretry sends the task again
         alignment_runs.execute_run(run.pk)
@@ -244,7 +244,7 @@ def test_a_transient_database_error_leaves_the_run_for_its_retry_which_resumes_i
 
 
 def test_any_other_error_fails_the_run_with_it(corpus, monkeypatch):
-    monkeypatch.setattr(alignment_runs, "save_alignment", lambda *a, **k: 1 / 0)
+    monkeypatch.setattr(alignment_runs, "save_alignments", lambda *a, **k: 1 / 0)
     run = _run(corpus)
     with pytest.raises(ZeroDivisionError):
         alignment_runs.execute_run(run.pk)

@@ -65,10 +65,10 @@ def test_newsela_language_filter_and_an_archive(project):
 
 
 @pytest.mark.parametrize("meta, problem", [
-    (META.replace("bees,en,Bees work,8.0,1,", "bees,en,Bees work,8.0,x,"), "articles_metadata.csv:4: version: must be a version number"),
-    (META.replace("bees.en.1.txt", "wasps.en.1.txt"), "articles_metadata.csv:4: filename: no file articles/wasps.en.1.txt"),
-    (META.replace("grade_level,", ""), "articles_metadata.csv:1: grade_level: missing column"),
-    (META.replace(",1,bees.en.1.txt", ",2,bees.en.1.txt"), "articles_metadata.csv:4: version: duplicate version 2"),
+    (META.replace("bees,en,Bees work,8.0,1,", "bees,en,Bees work,8.0,x,"), "newsela/articles_metadata.csv:4: version: must be a version number"),
+    (META.replace("bees.en.1.txt", "wasps.en.1.txt"), "newsela/articles_metadata.csv:4: filename: no file articles/wasps.en.1.txt"),
+    (META.replace("grade_level,", ""), "newsela/articles_metadata.csv:1: grade_level: missing column"),
+    (META.replace(",1,bees.en.1.txt", ",2,bees.en.1.txt"), "newsela/articles_metadata.csv:4: version: duplicate version 2"),
 ])
 def test_newsela_bad_metadata_is_refused_with_its_line(project, meta, problem):
     with pytest.raises(CorpusImportError) as err:
@@ -126,3 +126,14 @@ def test_hf_export_reads_back_its_pairs_and_gold(project, tmp_path):
         "pair__complex_key", "pair__simple_key", "value")) == [("0", "0", "aligned"), ("1", "1", "partial")]
     assert [[s.text for s in d.sentences.order_by("index")] for d in Document.objects.filter(
         article__project=other).order_by("rank")] == [["C0 is long.", "C1 is long."], ["S0.", "S1."]]
+
+
+def test_the_api_takes_the_columns_of_an_hf_pair_dataset(project, api, users, tmp_path):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    buffer = io.BytesIO()
+    pq.write_table(pa.table({"a": ["A long sentence here."], "b": ["Short."], "gold": ["partial"]}), buffer)
+    response = api(users["rita"]).post(f"/api/projects/{project.pk}/import/", {
+        "files": [SimpleUploadedFile("set.parquet", buffer.getvalue())], "columns": "a,b,gold"}, format="multipart")
+    assert response.status_code in (200, 201), response.content
+    assert list(Adjudication.objects.filter(pair__article__project=project).values_list("value", flat=True)) == ["partial"]

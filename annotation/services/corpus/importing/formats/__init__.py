@@ -10,7 +10,7 @@ claims the file names. A ``binary`` format (``hf``'s Arrow/parquet) is not check
 
 Example:
     >>> [f.name for f in formats()]  # doctest: +SKIP
-    ['jsonl', 'levels', 'stories', 'parallel']
+    ['jsonl', 'levels', 'stories', 'parallel', 'wiki-manual', 'newsela', 'hf']
 """
 from __future__ import annotations
 

@@ -66,6 +66,25 @@ def _batches(f: InputFile, ctx: ParseContext):
         ctx.problems.add(f.name, f"not a readable {'parquet' if f.extension == 'parquet' else 'Arrow'} file: {exc}")
 
 
+def _columns(f: InputFile, ctx: ParseContext) -> list[str]:
+    """The column names of a file (an empty split has them too)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        with f.open() as fh:
+            if f.extension == "parquet":
+                return list(pq.ParquetFile(fh).schema_arrow.names)
+            data = fh.read()
+        try:
+            return list(pa.ipc.open_stream(data).schema.names)
+        except pa.ArrowInvalid:
+            return list(pa.ipc.open_file(data).schema.names)
+    except (pa.ArrowException, OSError) as exc:
+        ctx.problems.add(f.name, f"not a readable {'parquet' if f.extension == 'parquet' else 'Arrow'} file: {exc}")
+        return []
+
+
 class _Labels:
     def __init__(self, ctx: ParseContext) -> None:
         self.ctx = ctx
@@ -169,16 +188,10 @@ def _pairs(files: list[InputFile], ctx: ParseContext, names: list[str]) -> Itera
     block = ctx.limits.sentences_per_document
     for f in files:
         title = f.name.rsplit(".", 1)[0].replace("/", " ").removesuffix(" data-00000-of-00001") or f.stem
-        complex_, simple, pairs, first = [], [], [], 1
-        n = 0
-
-        def article(k: int) -> ParsedArticle:
-            name = title if k == 0 and n <= block else f"{title} #{k + 1}"
-            return ParsedArticle(title=name, file=f.name, line=first, pairs=list(pairs), documents=[
-                ParsedDocument(level="complex", rank=0, paragraphs=[[s] for s in complex_], meta={"file": f.name}),
-                ParsedDocument(level="simple", rank=1, paragraphs=[[s] for s in simple], meta={"file": f.name})])
-
-        k = 0
+        complex_: list[str] = []
+        simple: list[str] = []
+        pairs: list[ParsedPair] = []
+        first, n, k = 1, 0, 0
         for batch in _batches(f, ctx):
             missing = [c for c in wanted if c not in batch.schema.names]
             for column in missing:
@@ -198,11 +211,18 @@ def _pairs(files: list[InputFile], ctx: ParseContext, names: list[str]) -> Itera
                 complex_.append(texts[0].strip())
                 simple.append(texts[1].strip())
                 if len(complex_) >= block:
-                    yield article(k)
+                    yield _pair_article(f"{title} #{k + 1}", f, first, complex_, simple, pairs)
                     k, first = k + 1, n + 1
                     complex_, simple, pairs = [], [], []
         if complex_ and not ctx.problems:
-            yield article(k)
+            yield _pair_article(title if k == 0 else f"{title} #{k + 1}", f, first, complex_, simple, pairs)
+
+
+def _pair_article(title: str, f: InputFile, line: int, complex_: list[str], simple: list[str],
+                  pairs: list[ParsedPair]) -> ParsedArticle:
+    return ParsedArticle(title=title, file=f.name, line=line, pairs=list(pairs), documents=[
+        ParsedDocument(level="complex", rank=0, paragraphs=[[s] for s in complex_], meta={"file": f.name}),
+        ParsedDocument(level="simple", rank=1, paragraphs=[[s] for s in simple], meta={"file": f.name})])
 
 
 @register("hf", extensions=EXTENSIONS, order=70, probe=is_hf, binary=True, example=(),
@@ -218,10 +238,7 @@ def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
     if not data:
         ctx.problems.add("", "no .arrow or .parquet files to import")
         return
-    names: list[str] = []
-    for batch in _batches(data[0], ctx):
-        names = batch.schema.names
-        break
+    names = _columns(data[0], ctx)
     if ctx.problems:
         return
     if all(c in names for c in EXPORT_COLUMNS) and not ctx.columns:
