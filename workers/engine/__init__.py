@@ -41,7 +41,7 @@ from .types import PAIR_LABELS, AlignedPair, Alignment, ArticlePair, Document, P
 
 if TYPE_CHECKING:  # the names loaded on first use (below), for type checkers and editors
     from .candidates import capture_rate, select_candidates
-    from .encoders import configure_embedding_store, encoder_counters
+    from .encoders import configure_embedding_store, encoder_counters, prime_encoders
     from .grouping import connected_groups
     from .methods.crf import save_crf_aligner, train_crf_aligner
     from .methods.wivico import WivicoAligner
@@ -157,6 +157,7 @@ __all__ = [
     # sentence embeddings cached on disk, and encoding counters
     "configure_embedding_store",
     "encoder_counters",
+    "prime_encoders",
 ]
 
 # name -> (module, attribute); read on every access (never cached here), so a test that
@@ -165,6 +166,7 @@ _LAZY: dict[str, tuple[str, str]] = {
     "get_similarity": ("similarity", "get_similarity"),
     "configure_embedding_store": ("encoders", "configure_embedding_store"),
     "encoder_counters": ("encoders", "encoder_counters"),
+    "prime_encoders": ("encoders", "prime_encoders"),
     "SimilarityModel": ("similarity", "SimilarityModel"),
     "SIMILARITY_NAMES": ("similarity", "SIMILARITY_NAMES"),
     "calibrate": ("paragraph_alignment", "calibrate"),

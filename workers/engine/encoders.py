@@ -34,9 +34,46 @@ __all__ = [
     "load_cross_encoder",
     "configure_embedding_store",
     "encoder_counters",
+    "prime_encoders",
 ]
 
 _LIVE: weakref.WeakSet[SentenceEncoder] = weakref.WeakSet()
+
+
+def _encoders_of(obj: Any, depth: int = 5, seen: set[int] | None = None) -> list[SentenceEncoder]:
+    """The :class:`SentenceEncoder` objects an aligner holds (its similarity, a combined
+    similarity's parts, a pair model's base...), searched a few attributes deep."""
+    seen = seen if seen is not None else set()
+    if id(obj) in seen or depth < 0:
+        return []
+    seen.add(id(obj))
+    if isinstance(obj, SentenceEncoder):
+        return [obj]
+    found: list[SentenceEncoder] = []
+    if isinstance(obj, (list, tuple, set)):
+        values = list(obj)
+    elif isinstance(obj, dict):
+        values = [*obj.keys(), *obj.values()]
+    elif hasattr(obj, "__dict__") and not type(obj).__module__.startswith(("torch", "numpy", "transformers", "sentence_transformers")):
+        values = list(vars(obj).values())
+    else:
+        values = []
+    for value in values:
+        if isinstance(value, (str, bytes, int, float, np.ndarray)) or value is None:
+            continue
+        found += _encoders_of(value, depth - 1, seen)
+    return found
+
+
+def prime_encoders(aligner: Any, texts: Sequence[str]) -> int:
+    """Encode ``texts`` (every sentence of a batch of article pairs) in one batched call per
+    encoder the aligner uses, so its per-pair calls find them in memory (on a GPU: full batches
+    instead of one small batch per article pair). Returns how many encoders were primed."""
+    encoders = list({id(e): e for e in _encoders_of(aligner)}.values())
+    distinct = list(dict.fromkeys(texts))
+    for encoder in encoders:
+        encoder.encode(distinct)
+    return len(encoders)
 
 
 def encoder_counters() -> dict[str, float]:

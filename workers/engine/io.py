@@ -122,6 +122,32 @@ def _parse_links(
     return tuple(links)
 
 
+def _parse_id(rid: Any, where: dict[str, Any]) -> Any:
+    if not (isinstance(rid, str) or _is_int(rid)) or rid == "":
+        raise EngineInputError("must be a non-empty string", field="id", **where)
+    if isinstance(rid, str):
+        _check_text(rid, "id", where)
+    return rid
+
+
+def _parse_gold_labels(labels: Any, gold: tuple[tuple[int, int], ...] | None,
+                       where: dict[str, Any]) -> tuple[str, ...]:
+    if gold is None:
+        raise EngineInputError("given without 'gold'", field="gold_labels", **where)
+    if not isinstance(labels, list) or len(labels) != len(gold):
+        raise EngineInputError(
+            f"must be a list with one label per gold link ({len(gold)})",
+            field="gold_labels", **where,
+        )
+    for k, lab in enumerate(labels):
+        if lab not in PAIR_LABELS:
+            raise EngineInputError(
+                f"unknown label {lab!r}; choose one of: {', '.join(PAIR_LABELS)}",
+                field=f"gold_labels[{k}]", **where,
+            )
+    return tuple(labels)
+
+
 def parse_pair(
     obj: Any, *, language: str = "en", source: str | None = None, line: int | None = None
 ) -> ArticlePair:
@@ -151,11 +177,7 @@ def parse_pair(
     for key in ("id", "complex", "simple"):
         if key not in obj:
             raise EngineInputError("is missing", field=key, **where)
-    rid = obj["id"]
-    if not (isinstance(rid, str) or _is_int(rid)) or rid == "":
-        raise EngineInputError("must be a non-empty string", field="id", **where)
-    if isinstance(rid, str):
-        _check_text(rid, "id", where)
+    rid = _parse_id(obj["id"], where)
     complex_doc = _parse_document(obj["complex"], "complex", language, where)
     simple_doc = _parse_document(obj["simple"], "simple", language, where)
     if "level" in obj and obj["level"] is not None:
@@ -170,21 +192,7 @@ def parse_pair(
         identical = _parse_links(obj["identical"], "identical", nc, ns, where)
     gold_labels = None
     if obj.get("gold_labels") is not None:
-        labels = obj["gold_labels"]
-        if gold is None:
-            raise EngineInputError("given without 'gold'", field="gold_labels", **where)
-        if not isinstance(labels, list) or len(labels) != len(gold):
-            raise EngineInputError(
-                f"must be a list with one label per gold link ({len(gold)})",
-                field="gold_labels", **where,
-            )
-        for k, lab in enumerate(labels):
-            if lab not in PAIR_LABELS:
-                raise EngineInputError(
-                    f"unknown label {lab!r}; choose one of: {', '.join(PAIR_LABELS)}",
-                    field=f"gold_labels[{k}]", **where,
-                )
-        gold_labels = tuple(labels)
+        gold_labels = _parse_gold_labels(obj["gold_labels"], gold, where)
     return ArticlePair(
         id=str(rid), complex=complex_doc, simple=simple_doc, gold=gold,
         identical=identical, gold_labels=gold_labels,

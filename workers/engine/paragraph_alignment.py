@@ -299,6 +299,26 @@ def calibrate(
         raise ValueError("calibrate() needs article pairs with gold links")
     if sims is None and similarity is None:
         raise ValueError("give a similarity model or precomputed sims")
+    data = _calibration_data(pairs, labelled, similarity, sims)
+    grids, best_t = _threshold_grids(data, variant, grid_size)
+    default_f1 = _link_scores(data, variant, best_t)[2]
+    best = _link_scores(data, variant, best_t)
+    for _ in range(rounds):
+        for name, values in grids.items():
+            for v in values:
+                cand = replace(best_t, **{name: v})
+                s = _link_scores(data, variant, cand)
+                if s[2] > best[2] + 1e-12:
+                    best, best_t = s, cand
+    return CalibrationResult(variant, best_t, best[0], best[1], best[2], default_f1)
+
+
+_Calibration = list[tuple[tuple[np.ndarray, np.ndarray], set[tuple[int, int]]]]
+
+
+def _calibration_data(pairs: Sequence[ArticlePair], labelled: list[tuple[int, ArticlePair]],
+                      similarity: SimilarityModel | None, sims: Sequence[np.ndarray] | None) -> _Calibration:
+    """Each labelled pair's paragraph similarities ``simP`` and gold paragraph links."""
     data = []
     for k, p in labelled:
         s = sims[k] if sims is not None else similarity.similarity(  # type: ignore[union-attr]
@@ -306,48 +326,43 @@ def calibrate(
         simP = paragraph_similarity(s, p.complex.paragraph_index, p.simple.paragraph_index,
                                     len(p.complex.paragraphs), len(p.simple.paragraphs))
         data.append((simP, gold_paragraph_links(p)))
+    return data
 
-    def score(t: Thresholds) -> tuple[float, float, float]:
-        tp = npred = ngold = 0
-        for simP, gold in data:
-            m = (align_paragraphs_newsela(simP, t) if variant == "newsela"  # type: ignore[arg-type]
-                 else align_paragraphs_wiki(simP[1], t))  # type: ignore[arg-type]
-            pred = {(int(i), int(j)) for i, j in zip(*np.nonzero(m))}
-            tp += len(pred & gold)
-            npred += len(pred)
-            ngold += len(gold)
-        p = tp / npred if npred else 0.0
-        r = tp / ngold if ngold else 0.0
-        return p, r, (2 * p * r / (p + r) if p + r else 0.0)
 
+def _link_scores(data: _Calibration, variant: ParagraphVariant, t: Thresholds) -> tuple[float, float, float]:
+    """Micro precision, recall and F1 of the paragraph links that thresholds ``t`` give."""
+    tp = npred = ngold = 0
+    for simP, gold in data:
+        m = (align_paragraphs_newsela(simP, t) if variant == "newsela"  # type: ignore[arg-type]
+             else align_paragraphs_wiki(simP[1], t))  # type: ignore[arg-type]
+        pred = {(int(i), int(j)) for i, j in zip(*np.nonzero(m))}
+        tp += len(pred & gold)
+        npred += len(pred)
+        ngold += len(gold)
+    p = tp / npred if npred else 0.0
+    r = tp / ngold if ngold else 0.0
+    return p, r, (2 * p * r / (p + r) if p + r else 0.0)
+
+
+def _threshold_grids(data: _Calibration, variant: ParagraphVariant,
+                     grid_size: int) -> tuple[dict[str, list[float]], Thresholds]:
+    """The values searched for each τ (similarity ones at quantiles of the observed paragraph
+    similarities, distance ones fixed) and the paper's defaults the search starts from."""
     avg_vals = np.concatenate([d[0][0].ravel() for d in data])
     max_vals = np.concatenate([d[0][1].ravel() for d in data])
     inf = float("inf")
     if variant == "newsela":
-        grids: dict[str, list[float]] = {
+        return {
             "tau1": _grid(avg_vals, grid_size) + [-inf],
             "tau2": [0.1, 0.2, 0.34, 0.5, 0.75, inf],
             "tau3": _grid(max_vals, grid_size) + [inf],
             "tau4": _grid(max_vals, grid_size) + [inf],
             "tau5": [0.1, 0.2, 0.34, 0.5, 0.75, inf],
-        }
-        best_t: Thresholds = NewselaThresholds()
-    else:
-        grids = {
-            "tau1": _grid(max_vals, grid_size),
-            "tau2": [0.1, 0.2, 0.34, 0.5, 0.8, inf],
-            "tau3": [0.1, 0.25, 0.5, inf],
-            "tau4": [1, 2, 3, 5, 10],
-            "tau5": _grid(max_vals, grid_size) + [inf],
-        }
-        best_t = WikiThresholds()
-    default_f1 = score(best_t)[2]
-    best = score(best_t)
-    for _ in range(rounds):
-        for name, values in grids.items():
-            for v in values:
-                cand = replace(best_t, **{name: v})
-                s = score(cand)
-                if s[2] > best[2] + 1e-12:
-                    best, best_t = s, cand
-    return CalibrationResult(variant, best_t, best[0], best[1], best[2], default_f1)
+        }, NewselaThresholds()
+    return {
+        "tau1": _grid(max_vals, grid_size),
+        "tau2": [0.1, 0.2, 0.34, 0.5, 0.8, inf],
+        "tau3": [0.1, 0.25, 0.5, inf],
+        "tau4": [1, 2, 3, 5, 10],
+        "tau5": _grid(max_vals, grid_size) + [inf],
+    }, WikiThresholds()

@@ -1,4 +1,8 @@
-"""Alignment runs: validate and queue them, and execute them (load → engine → save).
+"""Alignment runs: validate and queue them, and execute them in one process (load → engine → save).
+
+Workers run a run in chunks that many of them share (:mod:`annotation.services.alignment.run_chunks`);
+:func:`execute_run` here is the one-process path (``manage.py align --now``, methods with run-level
+state) and the reference the chunked run must equal.
 
 Writing is idempotent: sentence pairs are upserted on their identity (documents, sentence sets) and
 the run's predictions on (run, pair), so re-delivering a task or retrying after a crash never

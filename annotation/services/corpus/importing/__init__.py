@@ -36,7 +36,7 @@ from pathlib import Path
 from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
 
 from annotation.label_schemes import UNKNOWN_KIND, class_values, scheme_kind, value_classes
-from annotation.models import Article, Project
+from annotation.models import Project
 from annotation.services import audit
 from annotation.services.background.progress import Superseded
 from annotation.services.corpus.importing import formats as registry
@@ -47,7 +47,13 @@ from annotation.services.corpus.importing.limits import Limits, over
 from annotation.services.corpus.importing.problems import CorpusImportError, Problem, Problems
 from annotation.services.corpus.importing.recovery import touch, undo_import
 from annotation.services.corpus.importing.spool import Spool
-from annotation.services.corpus.importing.validation import check_file, is_ignorable
+from annotation.services.corpus.importing.validation import (
+    SeenArticle,
+    check_article,
+    check_file,
+    check_titles,
+    is_ignorable,
+)
 from annotation.services.corpus.importing.writer import GoldImport, Written, write_articles
 
 __all__ = [
@@ -57,7 +63,6 @@ __all__ = [
 
 ON_CONFLICT: tuple[str, ...] = ("error", "skip")
 GOLD_MEANINGS = gold_meanings.GOLD_MEANINGS
-_TITLE_MAX = 500
 BATCH_SENTENCES = 5000  # rows written per batch (one short transaction each on SQLite)
 BATCH_ARTICLES = 500
 SQLITE_PAUSE = 0.1  # seconds between batches on SQLite: longer than its busy handler's polling interval
@@ -143,56 +148,6 @@ def _gold_values(project: Project) -> dict[str, str]:
     return {**values, UNKNOWN_KIND: UNKNOWN_KIND} if values else values
 
 
-def _existing_titles(project: Project, titles: list[str]) -> set[str]:
-    existing: set[str] = set()
-    for start in range(0, len(titles), 500):
-        chunk = titles[start : start + 500]
-        existing.update(Article.objects.filter(project=project, title__in=chunk).values_list("title", flat=True))
-    return existing
-
-
-@dataclass(frozen=True)
-class _Seen:
-    """What is kept of every parsed article until the write: where its title came from."""
-
-    title: str
-    file: str
-    line: int | None
-
-
-def _check_titles(project: Project, seen: list[_Seen], on_conflict: str, problems: Problems, warnings: list[str]) -> set[str]:
-    """Titles too long, twice in the import or already in the project; returns the titles to skip."""
-    first: dict[str, _Seen] = {}
-    for a in seen:
-        field_name = "id" if a.line is not None else None
-        if len(a.title) > _TITLE_MAX:
-            problems.add(a.file, f"article title is longer than {_TITLE_MAX} characters", line=a.line, field=field_name)
-        elif a.title in first:
-            other = first[a.title]
-            where = f"{other.file}:{other.line}" if other.line is not None else other.file
-            problems.add(a.file, f"duplicate article title {a.title!r} (also from {where})", line=a.line, field=field_name)
-        else:
-            first[a.title] = a
-    existing = _existing_titles(project, list(first))
-    if not existing:
-        return set()
-    if on_conflict == "skip":
-        skipped = sorted(existing)
-        warnings.append(
-            f"skipped {len(skipped)} article(s) already in project {project.name!r}: "
-            + ", ".join(skipped[:10]) + (", …" if len(skipped) > 10 else "")
-        )
-        return existing
-    for a in seen:
-        if a.title in existing:
-            problems.add(
-                a.file,
-                f"article {a.title!r} already exists in project {project.name!r} (remove it, rename it, or skip existing articles)",
-                line=a.line, field="id" if a.line is not None else None,
-            )
-    return existing
-
-
 def check_options(fmt: str = "auto", *, language: str | None = None, on_conflict: str = "error",
                   gold_meaning: str = gold_meanings.DEFAULT_MEANING) -> None:
     """The import's options, checked before any file is read (the upload views call it before queuing a job).
@@ -210,30 +165,6 @@ def check_options(fmt: str = "auto", *, language: str | None = None, on_conflict
         message = language_problem(language)
         if message:
             raise CorpusImportError.one("", message, field="language")
-
-
-def _check_article(article: ParsedArticle, limits: Limits, problems: Problems) -> bool:
-    ok = True
-    for d in article.documents:
-        n = d.sentence_count
-        if n > limits.sentences_per_document:
-            where = f"document {d.level!r} of article {article.title!r}"
-            problems.add(article.file, over(f"{where} has {n:,} sentences", "IMPORT_MAX_SENTENCES_PER_DOCUMENT",
-                                            limits.sentences_per_document),
-                         line=article.line, limit="IMPORT_MAX_SENTENCES_PER_DOCUMENT")
-            ok = False
-        longest = max((len(t) for p in d.paragraphs for t in p), default=0)
-        if longest > limits.sentence_chars:
-            problems.add(article.file, over(f"a sentence of document {d.level!r} of article {article.title!r} has "
-                                            f"{longest:,} characters", "IMPORT_MAX_SENTENCE_CHARS", limits.sentence_chars),
-                         line=article.line, limit="IMPORT_MAX_SENTENCE_CHARS")
-            ok = False
-        elif (chars := sum(len(t) for p in d.paragraphs for t in p)) > limits.document_chars:
-            problems.add(article.file, over(f"document {d.level!r} of article {article.title!r} has {chars:,} characters",
-                                            "IMPORT_MAX_DOCUMENT_CHARS", limits.document_chars),
-                         line=article.line, limit="IMPORT_MAX_DOCUMENT_CHARS")
-            ok = False
-    return ok
 
 
 def _batches(articles: Iterable[ParsedArticle], skip: set[str]) -> Iterator[list[ParsedArticle]]:
@@ -352,85 +283,128 @@ def import_inputs(
     token = token or uuid.uuid4().hex
     with work_folder() as work:
         checkpoint = _alive(work, checkpoint)
-        inputs = [f for f in collect(files, work, limits) if not is_ignorable(f.name)]
-        if not inputs:
-            raise CorpusImportError.one("", "no files to import")
-        if fmt == "auto":
-            fmt = detect_format([f.name for f in inputs])
+        inputs, fmt = _inputs(files, work, limits, fmt)
         total_bytes = sum(f.size for f in inputs) or 1
-
         problems = Problems()
-        ctx = ParseContext(language=language or project.language or "en", problems=problems,
-                           gold_values=_gold_values(project), scheme=project.label_scheme.slug,
-                           scheme_values=_scheme_values(project), limits=limits, gold_meaning=gold_meaning,
-                           columns=tuple(c.strip() for c in (columns.split(",") if isinstance(columns, str) else columns or ())
-                                         if c.strip()))
-        checked = 0
-        binary = registry.get(fmt).binary  # Arrow/parquet files: read by their own library, not as text
-        for f in inputs:
-            lines = None if binary else check_file(f, problems, limits)
-            if lines is not None:
-                ctx.line_counts[f.name] = lines
-            checked += f.size
-            if progress is not None:
-                progress(0.1 * checked / total_bytes, f"checked {f.name}")
+        ctx = _parse_context(project, problems, limits, language=language, gold_meaning=gold_meaning, columns=columns)
+        _check_files(inputs, ctx, binary=registry.get(fmt).binary, total_bytes=total_bytes, progress=progress)
         problems.raise_if_any()
 
         spool = Spool(work)
         try:
-            seen: list[_Seen] = []
-            unlabelled: list[str] = []
-            for article in registry.get(fmt).parse(inputs, ctx):
-                if len(seen) >= limits.articles:
-                    problems.add("", over(f"the import holds more than {limits.articles:,} articles", "IMPORT_MAX_ARTICLES",
-                                          limits.articles), limit="IMPORT_MAX_ARTICLES")
-                    break
-                seen.append(_Seen(article.title, article.file, article.line))
-                if not _check_article(article, limits, problems) or problems:
-                    continue  # keep validating, stop spooling: nothing will be written
-                unlabelled.extend(p.label for p in article.pairs if p.label and not p.gold)
-                spool.add(article)
-                if progress is not None and len(seen) % 200 == 0:
-                    progress(0.1 + 0.4 * min(1.0, ctx.bytes_read / total_bytes), f"read {len(seen):,} articles")
-                if checkpoint is not None and len(seen) % 1000 == 0:
-                    checkpoint()
+            seen, unlabelled = _spool_articles(registry.get(fmt).parse(inputs, ctx), spool, ctx, total_bytes=total_bytes,
+                                               progress=progress, checkpoint=checkpoint)
             problems.raise_if_any()
-            skip = _check_titles(project, seen, on_conflict, problems, ctx.warnings)
+            skip = check_titles(project, seen, on_conflict, problems, ctx.warnings)
             problems.raise_if_any()
             if unlabelled:
-                classes = sorted({label for label in unlabelled if label in ("aligned", "partial", "not", UNKNOWN_KIND)})
-                ctx.warnings.append(
-                    f"the project's label scheme {project.label_scheme.slug!r} has no value that counts as "
-                    f"{' / '.join(classes) or 'an alignment class'}; {len(unlabelled)} labelled link(s) were imported "
-                    "as pairs without a gold label"
-                )
-            names = [f.name for f in inputs]
-            run: list[int] = []
-
-            def gold() -> GoldImport:
-                if gold_meaning == gold_meanings.PREDICTIONS and not run:
-                    run.append(gold_meanings.start_run(project, names, token, actor).pk)
-                return GoldImport(gold_meaning, bool(test_questions), run[0] if run else None)
-
-            def audit_event(written: Written) -> None:
-                if run:
-                    gold_meanings.finish_run(run[0], written.articles, written.gold["predictions"])
-                audit.record("import", actor=actor, project=project, target=(source or ", ".join(names))[:300],
-                             files=names[:20], file_count=len(names), articles=written.articles,
-                             sentences=written.sentences, pairs=written.pairs, format=fmt,
-                             gold_meaning=gold_meaning, test_questions=bool(test_questions), gold=dict(written.gold),
-                             gold_summary=gold_meanings.summary(gold_meaning, bool(test_questions), written.gold))
-
+                ctx.warnings.append(_unlabelled_warning(project, unlabelled))
+            recorder = _Recorder(project, [f.name for f in inputs], fmt=fmt, source=source, token=token, actor=actor,
+                                 gold_meaning=gold_meaning, test_questions=bool(test_questions))
             written = _write(project, spool, skip, source=source, token=token, total=len(seen) - len(skip),
-                             progress=progress, checkpoint=checkpoint, audit_event=audit_event, gold=gold)
+                             progress=progress, checkpoint=checkpoint, audit_event=recorder.audit_event,
+                             gold=recorder.gold)
         finally:
             spool.close()
     return ImportResult(
         format=fmt, articles=written.articles, documents=written.documents, sentences=written.sentences,
         pairs=written.pairs, warnings=ctx.warnings, article_ids=written.article_ids,
         gold_meaning=gold_meaning, test_questions=bool(test_questions), gold=dict(written.gold),
-        run=run[0] if run else None,
+        run=recorder.run,
     )
+
+
+def _inputs(files: list[InputFile], work: Path, limits: Limits, fmt: str) -> tuple[list[InputFile], str]:
+    """The files to import (archives expanded, hidden files left out) and their format."""
+    inputs = [f for f in collect(files, work, limits) if not is_ignorable(f.name)]
+    if not inputs:
+        raise CorpusImportError.one("", "no files to import")
+    return inputs, detect_format([f.name for f in inputs]) if fmt == "auto" else fmt
+
+
+def _parse_context(project: Project, problems: Problems, limits: Limits, *, language: str | None, gold_meaning: str,
+                   columns: str | tuple[str, ...] | None) -> ParseContext:
+    """What every format's parser is given: language, the project's scheme and gold values, limits, options."""
+    return ParseContext(language=language or project.language or "en", problems=problems,
+                        gold_values=_gold_values(project), scheme=project.label_scheme.slug,
+                        scheme_values=_scheme_values(project), limits=limits, gold_meaning=gold_meaning,
+                        columns=tuple(c.strip() for c in (columns.split(",") if isinstance(columns, str) else columns or ())
+                                      if c.strip()))
+
+
+def _check_files(inputs: list[InputFile], ctx: ParseContext, *, binary: bool, total_bytes: int,
+                 progress: Progress | None) -> None:
+    """Check every text file once, a line at a time (binary formats are read by their own library)."""
+    checked = 0
+    for f in inputs:
+        lines = None if binary else check_file(f, ctx.problems, ctx.limits)
+        if lines is not None:
+            ctx.line_counts[f.name] = lines
+        checked += f.size
+        if progress is not None:
+            progress(0.1 * checked / total_bytes, f"checked {f.name}")
+
+
+def _spool_articles(articles: Iterable[ParsedArticle], spool: Spool, ctx: ParseContext, *, total_bytes: int,
+                    progress: Progress | None, checkpoint: Callable[[], None] | None,
+                    ) -> tuple[list[SeenArticle], list[str]]:
+    """Check each parsed article and spool it while no problem was found; every article's title and
+    origin, and the labels of links the project's scheme has no gold value for."""
+    problems, limits = ctx.problems, ctx.limits
+    seen: list[SeenArticle] = []
+    unlabelled: list[str] = []
+    for article in articles:
+        if len(seen) >= limits.articles:
+            problems.add("", over(f"the import holds more than {limits.articles:,} articles", "IMPORT_MAX_ARTICLES",
+                                  limits.articles), limit="IMPORT_MAX_ARTICLES")
+            break
+        seen.append(SeenArticle(article.title, article.file, article.line))
+        if not check_article(article, limits, problems) or problems:
+            continue  # keep validating, stop spooling: nothing will be written
+        unlabelled.extend(p.label for p in article.pairs if p.label and not p.gold)
+        spool.add(article)
+        if progress is not None and len(seen) % 200 == 0:
+            progress(0.1 + 0.4 * min(1.0, ctx.bytes_read / total_bytes), f"read {len(seen):,} articles")
+        if checkpoint is not None and len(seen) % 1000 == 0:
+            checkpoint()
+    return seen, unlabelled
+
+
+def _unlabelled_warning(project: Project, unlabelled: list[str]) -> str:
+    classes = sorted({label for label in unlabelled if label in ("aligned", "partial", "not", UNKNOWN_KIND)})
+    return (f"the project's label scheme {project.label_scheme.slug!r} has no value that counts as "
+            f"{' / '.join(classes) or 'an alignment class'}; {len(unlabelled)} labelled link(s) were imported "
+            "as pairs without a gold label")
+
+
+@dataclass
+class _Recorder:
+    """The import's gold run (gold meaning "predictions": created inside the write) and its audit record."""
+
+    project: Project
+    names: list[str]
+    fmt: str
+    source: str
+    token: str
+    actor: object
+    gold_meaning: str
+    test_questions: bool
+    run: int | None = None
+
+    def gold(self) -> GoldImport:
+        if self.gold_meaning == gold_meanings.PREDICTIONS and self.run is None:
+            self.run = gold_meanings.start_run(self.project, self.names, self.token, self.actor).pk
+        return GoldImport(self.gold_meaning, self.test_questions, self.run)
+
+    def audit_event(self, written: Written) -> None:
+        if self.run is not None:
+            gold_meanings.finish_run(self.run, written.articles, written.gold["predictions"])
+        names = self.names
+        audit.record("import", actor=self.actor, project=self.project, target=(self.source or ", ".join(names))[:300],
+                     files=names[:20], file_count=len(names), articles=written.articles,
+                     sentences=written.sentences, pairs=written.pairs, format=self.fmt,
+                     gold_meaning=self.gold_meaning, test_questions=self.test_questions, gold=dict(written.gold),
+                     gold_summary=gold_meanings.summary(self.gold_meaning, self.test_questions, written.gold))
 
 
 def import_files(project: Project, files: list[tuple[str, bytes]], fmt: str = "auto", **options) -> ImportResult:

@@ -86,8 +86,26 @@ def write_articles(project: Project, parsed: list[ParsedArticle], *, source: str
     (the import's id) is kept as each article's ``meta["import"]``, ``gold`` (what gold links mean,
     default sparse) as ``meta["gold_import"]``."""
     gold = gold or GoldImport()
+    articles = _create_articles(project, parsed, source=source, token=token, gold=gold)
+    documents, docs_by_level = _create_documents(parsed, articles)
+    by_doc, n_sentences = _create_sentences(parsed, docs_by_level)
+    pairs, pair_specs = _create_pairs(parsed, articles, docs_by_level, by_doc, gold)
+    counts, adjudicated = _create_pair_members_and_labels(pairs, pair_specs, by_doc, gold)
+    complete = sum(1 for a in parsed if a.gold_documents and gold.meaning_of(a) == "exhaustive")
+    if complete:
+        counts["complete"] += complete
+    if gold.test_questions and gold.run_id is None:
+        counts["tests"] += adjudicated
+    return Written(
+        articles=len(articles), documents=len(documents), sentences=n_sentences,
+        pairs=len(pairs), article_ids=[a.pk for a in articles], gold=counts,
+    )
+
+
+def _create_articles(project: Project, parsed: list[ParsedArticle], *, source: str, token: str,
+                     gold: GoldImport) -> list[Article]:
     stamp = {"import": token} if token else {}
-    articles = Article.objects.bulk_create(
+    return Article.objects.bulk_create(
         [
             Article(project=project, title=a.title, source=(source or a.file)[:200],
                     meta={"file": a.file, **a.meta, **stamp, "gold_import": gold.stamp(a)})
@@ -95,6 +113,10 @@ def write_articles(project: Project, parsed: list[ParsedArticle], *, source: str
         ],
         batch_size=BATCH,
     )
+
+
+def _create_documents(parsed: list[ParsedArticle], articles: list[Article]) -> tuple[list[Document], list[dict[str, int]]]:
+    """The documents, and each article's document ids by level."""
     # Children are built with foreign-key ids (``article_id=``), not model instances: the ORM's
     # related-object bookkeeping was most of the time an import spent.
     documents = Document.objects.bulk_create(
@@ -106,8 +128,12 @@ def write_articles(project: Project, parsed: list[ParsedArticle], *, source: str
         batch_size=BATCH,
     )
     doc_iter = iter(documents)
-    docs_by_level = [{d.level: next(doc_iter).pk for d in a.documents} for a in parsed]
+    return documents, [{d.level: next(doc_iter).pk for d in a.documents} for a in parsed]
 
+
+def _create_sentences(parsed: list[ParsedArticle],
+                      docs_by_level: list[dict[str, int]]) -> tuple[dict[int, list[Sentence]], int]:
+    """Paragraphs and sentences: each document's sentences (by document id) in order, and how many were written."""
     paragraph_rows: list[Paragraph] = []
     for a, docs in zip(parsed, docs_by_level):
         for d in a.documents:
@@ -126,7 +152,12 @@ def write_articles(project: Project, parsed: list[ParsedArticle], *, source: str
                     rows.append(Sentence(document_id=document_id, paragraph_id=paragraph_id, index=len(rows), text=text))
             sentence_rows.extend(rows)
     Sentence.objects.bulk_create(sentence_rows, batch_size=BATCH)
+    return by_doc, len(sentence_rows)
 
+
+def _create_pairs(parsed: list[ParsedArticle], articles: list[Article], docs_by_level: list[dict[str, int]],
+                  by_doc: dict[int, list[Sentence]], gold: GoldImport) -> tuple[list[CandidatePair], list[tuple]]:
+    """The imported candidate pairs, and each one's ``(parsed pair, complex doc id, simple doc id)``."""
     pair_rows: list[CandidatePair] = []
     pair_specs = []
     for a, article, docs in zip(parsed, articles, docs_by_level):
@@ -143,8 +174,13 @@ def write_articles(project: Project, parsed: list[ParsedArticle], *, source: str
                 )
             )
             pair_specs.append((p, c_doc, s_doc))
-    pairs = CandidatePair.objects.bulk_create(pair_rows, batch_size=BATCH)
+    return CandidatePair.objects.bulk_create(pair_rows, batch_size=BATCH), pair_specs
 
+
+def _create_pair_members_and_labels(pairs: list[CandidatePair], pair_specs: list[tuple],
+                                    by_doc: dict[int, list[Sentence]], gold: GoldImport) -> tuple[Counter, int]:
+    """Each pair's sentences, and its label: a prediction of the import's run (gold meaning
+    "predictions") or imported gold. Returns the gold counts and how many pairs were adjudicated."""
     members: list[PairSentence] = []
     adjudications: list[Adjudication] = []
     predictions: list[Prediction] = []
@@ -165,12 +201,4 @@ def write_articles(project: Project, parsed: list[ParsedArticle], *, source: str
     PairSentence.objects.bulk_create(members, batch_size=BATCH)
     Adjudication.objects.bulk_create(adjudications, batch_size=BATCH)
     Prediction.objects.bulk_create(predictions, batch_size=BATCH)
-    complete = sum(1 for a in parsed if a.gold_documents and gold.meaning_of(a) == "exhaustive")
-    if complete:
-        counts["complete"] += complete
-    if gold.test_questions and gold.run_id is None:
-        counts["tests"] += len(adjudications)
-    return Written(
-        articles=len(articles), documents=len(documents), sentences=len(sentence_rows), pairs=len(pairs),
-        article_ids=[a.pk for a in articles], gold=counts,
-    )
+    return counts, len(adjudications)

@@ -25,9 +25,19 @@ def corpus(project):
     return project
 
 
-def _pairs(run):
-    return {(p.pair.complex_document_id, p.pair.simple_document_id, p.pair.complex_key, p.pair.simple_key,
-             p.predicted_label, round(p.score, 6)) for p in Prediction.objects.filter(run=run).select_related("pair")}
+def _scored(run) -> dict[tuple, tuple[str, float]]:
+    return {(p.pair.complex_document_id, p.pair.simple_document_id, p.pair.complex_key, p.pair.simple_key):
+            (p.predicted_label, p.score) for p in Prediction.objects.filter(run=run).select_related("pair")}
+
+
+def _pairs(run) -> set[tuple]:
+    """The run's pairs and labels (scores compared by :func:`_same_scores`, to float tolerance)."""
+    return {(*key, label) for key, (label, _) in _scored(run).items()}
+
+
+def _same_scores(a, b, tolerance: float = 1e-5) -> bool:
+    x, y = _scored(a), _scored(b)
+    return x.keys() == y.keys() and all(abs(x[k][1] - y[k][1]) <= tolerance for k in x)
 
 
 def _one_process(project, method):
@@ -38,7 +48,7 @@ def _one_process(project, method):
     return run
 
 
-@pytest.mark.parametrize("method", ["jaccard", "sbert"])
+@pytest.mark.parametrize("method", ["jaccard", "sbert", "crf"])
 def test_a_chunked_run_writes_what_a_one_process_run_writes(corpus, settings, method, tmp_path):
     settings.RUN_CHUNK_SENTENCES = 6  # several chunks of about the same cost
     settings.EMBEDDING_CACHE_DIR = tmp_path / "emb"
@@ -50,8 +60,10 @@ def test_a_chunked_run_writes_what_a_one_process_run_writes(corpus, settings, me
     chunks = run.result["chunks"]
     assert chunks["total"] == chunks["done"] == RunChunk.objects.filter(run=run).count() > 2
     assert run.articles_done == run.articles_total == 10 and run.pair_count == len(_pairs(reference))
-    assert _pairs(run) == _pairs(reference) and chunks["pairs_written"] == run.pair_count
+    assert _pairs(run) == _pairs(reference) and _same_scores(run, reference) and chunks["pairs_written"] == run.pair_count
     assert run.timings["write_s"] >= 0 and "align_s" in run.timings
+    # encoder methods: the chunk's sentences go through the encoder in one batched call first
+    assert (chunks["embedding_cache"]["requested"] > 0) == (method != "jaccard")
 
 
 def test_a_re_run_of_an_encoder_method_reads_its_embeddings_from_the_cache(corpus, settings, tmp_path):
@@ -145,3 +157,44 @@ def test_a_chunk_that_fails_fails_the_run_and_a_retry_resends_it(corpus, setting
     for index in resent:
         run_chunks.run_chunk(run.pk, index)
     assert AlignmentRun.objects.get(pk=run.pk).status == Status.SUCCEEDED
+
+
+@pytest.mark.gpu
+def test_a_gpu_chunk_batches_the_encoder_over_its_document_pairs_on_cuda(corpus, settings, tmp_path):
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA device on this machine (the gpu queue's path is measured on a GPU worker)")
+    from workers.engine import get_aligner, prime_encoders
+    from workers.engine.encoders import _encoders_of
+
+    aligner = get_aligner("crf", {"similarity": "sbert", "device": "cuda"})
+    assert {e.device for e in _encoders_of(aligner)} == {"cuda"} and next(aligner.crf.parameters()).device.type == "cuda"
+    assert prime_encoders(aligner, ["A cat sat.", "A dog ran."]) >= 1
+    settings.RUN_CHUNK_SENTENCES = 6
+    settings.EMBEDDING_CACHE_DIR = tmp_path / "emb"
+    reference = _one_process(corpus, "sbert")
+    run = AlignmentRun.objects.create(project=corpus, method="sbert")
+    run_chunks.run_inline(run.pk)  # encoders resolve to CUDA on this machine
+    run.refresh_from_db()
+    assert run.status == Status.SUCCEEDED and _pairs(run) == _pairs(reference) and _same_scores(run, reference, 1e-4)
+    assert run.result["chunks"]["embedding_cache"]["requested"] > 0
+
+
+def test_the_run_api_and_page_show_chunks_pairs_written_and_workers(corpus, settings, client, django_user_model):
+    from rest_framework.test import APIClient
+
+    from annotation.models import Membership
+
+    settings.RUN_CHUNK_SENTENCES = 6
+    run = AlignmentRun.objects.create(project=corpus, method="jaccard")
+    run_chunks.run_inline(run.pk)
+    rita = django_user_model.objects.create_user("rita-chunks", password="x")
+    Membership.objects.create(project=corpus, user=rita, role="researcher")
+    api = APIClient()
+    api.force_authenticate(rita)
+    chunks = api.get(f"/api/runs/{run.pk}/").json()["chunks"]
+    assert chunks["done"] == chunks["total"] > 2 and chunks["pairs_written"] == run.predictions.count() > 0
+    assert list(chunks["workers"].values()) == [chunks["total"]] and chunks["running"] == 0
+    client.force_login(rita)
+    page = client.get(f"/runs/{run.pk}/").content.decode()
+    assert f'{chunks["total"]}/{chunks["total"]} done' in page and 'id="run-chunk-workers"' in page
