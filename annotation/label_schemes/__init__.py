@@ -13,11 +13,10 @@ instead of comparing kind names, so adding a kind is adding a file (and its test
 """
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from annotation.plugins import ModuleLoader
 from annotation.validation import text_problem
 
 if TYPE_CHECKING:
@@ -173,7 +172,6 @@ class SchemeKind:
 
 
 _KINDS: dict[str, SchemeKind] = {}
-_loaded = False
 
 
 def register(cls: type[SchemeKind]) -> type[SchemeKind]:
@@ -190,13 +188,7 @@ def unregister(name: str) -> None:
     _KINDS.pop(name, None)
 
 
-def _load_all() -> None:
-    global _loaded
-    if _loaded:
-        return
-    for info in pkgutil.iter_modules(__path__):
-        importlib.import_module(f"{__name__}.{info.name}")
-    _loaded = True
+_load_all = ModuleLoader(__name__, __path__)  # imports every format/kind module once, on first use
 
 
 def kinds() -> list[SchemeKind]:

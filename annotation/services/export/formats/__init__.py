@@ -12,11 +12,11 @@ Example:
 """
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from annotation.plugins import ModuleLoader
 
 if TYPE_CHECKING:
     from annotation.services.export.formats.base import Writer
@@ -38,7 +38,6 @@ class ExportFormat:
 
 
 _REGISTRY: dict[str, ExportFormat] = {}
-_loaded = False
 
 
 def register(name: str, *, label: str | None = None, readme: str, order: int = 100,
@@ -60,13 +59,7 @@ def unregister(name: str) -> None:
     _REGISTRY.pop(name, None)
 
 
-def _load_all() -> None:
-    global _loaded
-    if _loaded:
-        return
-    for info in pkgutil.iter_modules(__path__):
-        importlib.import_module(f"{__name__}.{info.name}")
-    _loaded = True
+_load_all = ModuleLoader(__name__, __path__)  # imports every format/kind module once, on first use
 
 
 def formats() -> list[ExportFormat]:

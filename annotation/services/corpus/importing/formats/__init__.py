@@ -14,11 +14,10 @@ Example:
 """
 from __future__ import annotations
 
-import importlib
-import pkgutil
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from annotation.plugins import ModuleLoader
 from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle
 
 Parser = Callable[[list[InputFile], ParseContext], Iterator[ParsedArticle]]
@@ -42,7 +41,6 @@ class ImportFormat:
 
 
 _REGISTRY: dict[str, ImportFormat] = {}
-_loaded = False
 
 
 def register(name: str, *, extensions: tuple[str, ...], help: str, example: tuple[tuple[str, str], ...],  # noqa: A002
@@ -70,13 +68,7 @@ def unregister(name: str) -> None:
     _REGISTRY.pop(name, None)
 
 
-def _load_all() -> None:
-    global _loaded
-    if _loaded:
-        return
-    for info in pkgutil.iter_modules(__path__):
-        importlib.import_module(f"{__name__}.{info.name}")
-    _loaded = True
+_load_all = ModuleLoader(__name__, __path__)  # imports every format/kind module once, on first use
 
 
 def formats() -> list[ImportFormat]:
