@@ -21,7 +21,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "alignapp.settings")
 app = Celery("alignapp")
 
 
-def _configure(app: Celery) -> None:
+def celery_settings() -> dict[str, object]:
+    """The app's Celery configuration, read from Django settings when Celery first needs it."""
     from django.conf import settings
 
     from annotation.services.background.registry import REAPER, Queue, task_routes
@@ -39,7 +40,7 @@ def _configure(app: Celery) -> None:
             "control_folder": str(folder / "control"),  # exchange tables; kombu's default is ./control
             "store_processed": False,
         }
-    app.conf.update(
+    return dict(
         broker_url=broker,
         broker_transport_options=transport_options,
         broker_connection_retry_on_startup=True,
@@ -62,9 +63,14 @@ def _configure(app: Celery) -> None:
     )
 
 
-@app.on_configure.connect
-def _on_configure(sender: Celery, **_: object) -> None:
-    _configure(sender)
+def _configure(app: Celery) -> None:
+    app.conf.update(celery_settings())
+
+
+# Lazy defaults, not an ``on_configure`` handler: that signal fires while ``app.conf`` is being
+# built, so touching ``app.conf`` inside it recursed until Python's limit in any process whose
+# first Celery call was sending a task (the web process, a benchmark).
+app.add_defaults(celery_settings)
 
 
 logger = logging.getLogger(__name__)

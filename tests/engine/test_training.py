@@ -109,7 +109,8 @@ def test_the_trained_crf_is_saved_with_its_weights(model_dir):
 
     crf, extra = NeuralCRF.load(model_dir)
     assert extra["similarity_model"] == "."
-    assert extra["aligner_config"]["label_rule"] == "pair_model"
+    thresholds = json.loads((model_dir / "thresholds.json").read_text())["config"]
+    assert extra["aligner_config"]["label_rule"] == thresholds["label_rule"] in ("similarity", "pair_model", "learnt")
     assert float(crf.sim_scale.detach()) != NeuralCRF().config.sim_scale  # moved by maximum likelihood
 
 
@@ -123,7 +124,8 @@ def align_labels(model_dir: Path, data: Path, out: Path, config: dict | None = N
 
 @pytest.mark.slow
 def test_align_with_the_model_uses_the_pair_model_and_its_thresholds(model_dir, train_file, tmp_path):
-    trained = align_labels(model_dir, train_file, tmp_path / "t.jsonl")
+    trained = align_labels(model_dir, train_file, tmp_path / "t.jsonl",
+                           {"label_rule": "pair_model", "domain_check": False})
     assert trained and all("p_aligned" in p["features"] for p in trained)
     main(["align", "--method", "crf", "--input", str(train_file), "--output", str(tmp_path / "u.jsonl"),
           "--config", '{"similarity": "charngram"}'])
@@ -139,7 +141,8 @@ def test_align_with_the_model_uses_the_pair_model_and_its_thresholds(model_dir, 
             data = json.loads(saved)
             data["config"].update(aligned_threshold=cut, group_aligned_threshold=cut)
             path.write_text(json.dumps(data))
-            labels = {p["label"] for p in align_labels(model_dir, train_file, tmp_path / "x.jsonl")}
+            labels = {p["label"] for p in align_labels(model_dir, train_file, tmp_path / "x.jsonl",
+                                                       {"domain_check": False})}
             assert labels == {label}
     finally:
         path.write_text(saved)
@@ -148,7 +151,7 @@ def test_align_with_the_model_uses_the_pair_model_and_its_thresholds(model_dir, 
 @pytest.mark.slow
 def test_align_config_overrides_the_tuned_thresholds(model_dir, train_file, tmp_path):
     pairs = align_labels(model_dir, train_file, tmp_path / "o.jsonl",
-                         {"aligned_threshold": 1.01, "group_aligned_threshold": 1.01})
+                         {"aligned_threshold": 1.01, "group_aligned_threshold": 1.01, "domain_check": False})
     assert pairs and {p["label"] for p in pairs} == {"partial"}
 
 
@@ -318,3 +321,33 @@ def test_training_reports_each_stage_and_every_batch(tmp_path, tiny_base):
     assert len(batches) > 2 and [s.step for s in batches] == list(range(1, batches[0].steps + 1))
     assert {s.stage for s in batches} == {"pair_model"} and [s.epoch for s in batches][-1] == 2
     assert batches[0].line() == f"pair_model epoch 1/2, batch 1/{batches[0].steps}"
+
+
+@pytest.mark.slow
+def test_an_article_unlike_the_training_ones_is_aligned_as_the_untrained_aligner_would(model_dir, train_file, tmp_path):
+    decisions = json.loads((model_dir / "decisions.json").read_text())
+    assert decisions["domain"]["n_articles"] == 5 and decisions["domain"]["ranges"]
+    records = [json.loads(line) for line in train_file.read_text().splitlines()]
+    single = write_jsonl(tmp_path / "one.jsonl", [r for r in records if r["id"] == "one"])
+    trained = align_labels(model_dir, single, tmp_path / "t.jsonl")
+    assert main(["align", "--method", "crf", "--input", str(single), "--output", str(tmp_path / "u.jsonl"),
+                 "--config", '{"similarity": "charngram"}']) == 0
+    untrained = [p for line in (tmp_path / "u.jsonl").read_text().splitlines() for p in json.loads(line)["pairs"]]
+    assert [(p["complex"], p["simple"], p["label"]) for p in trained] == \
+        [(p["complex"], p["simple"], p["label"]) for p in untrained]
+    # with the check off, the trained decisions apply
+    checked_off = align_labels(model_dir, single, tmp_path / "o.jsonl", {"domain_check": False})
+    assert checked_off and all("p_aligned_learnt" in p["features"] or "p_aligned" in p["features"]
+                               or decisions["info"]["label_rule"] == "similarity" for p in checked_off)
+
+
+@pytest.mark.slow
+def test_the_manifest_says_what_the_last_stage_chose(model_dir):
+    manifest = json.loads((model_dir / "manifest.json").read_text())
+    chosen = manifest["decisions"]
+    assert 0.0 <= chosen["pair_model_weight"] <= chosen["weight_cap"] < 1
+    assert [w for w, _ in chosen["weight_heldout_task1"]][0] == 0.0  # the untrained emission is always a candidate
+    assert chosen["label_rule"]["chosen"] in chosen["label_rule"]["heldout_task2"]
+    assert "similarity" in chosen["label_rule"]["heldout_task2"]
+    assert manifest["thresholds"]["pair_model_weight"] == chosen["pair_model_weight"]
+    assert manifest["data"]["labeller_groups"] > 0

