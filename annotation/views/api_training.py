@@ -38,7 +38,20 @@ def version_payload(version: ModelVersion, default: ModelVersion | None) -> dict
             "job": version.job_id, "metrics": version.metrics, "assessment": training_metrics.assess(version, default),
             "data": {k: snapshot.get(k) for k in ("articles", "exhaustive_links", "exhaustive_sources", "pair_examples",
                                                    "pair_example_classes", "hash")},
-            "config": snapshot.get("config", {}), "seed": snapshot.get("seed")}
+            "config": snapshot.get("config", {}), "seed": snapshot.get("seed"),
+            "decisions": learnt_decisions((snapshot.get("manifest") or {}).get("decisions"))}
+
+
+def learnt_decisions(decisions: dict | None) -> dict | None:
+    """What training chose on its held-out articles (emission weight, label rule) and how many
+    articles the domain profile was built from — shown under the version."""
+    if not decisions:
+        return None
+    rule = decisions.get("label_rule") or {}
+    ranges = (decisions.get("domain") or {}).get("ranges") or {}
+    return {"pair_model_weight": decisions.get("pair_model_weight"), "weight_cap": decisions.get("weight_cap"),
+            "label_rule": rule.get("chosen"), "label_rule_heldout_task2": rule.get("heldout_task2"),
+            "domain_statistics": sorted(ranges)}
 
 
 class TrainInput(serializers.Serializer):

@@ -86,7 +86,7 @@ def test_a_worse_version_is_warned_and_promoted_only_after_confirming(page, tran
     project.save(update_fields=["config"])
     login(page, "researcher", "researcher")
     page.goto(f"/projects/{project.pk}/models/")
-    assert "The learning curve suggests about 10" in page.locator("#complete-advice").inner_text()
+    assert "The learning curve suggests about 6" in page.locator("#complete-advice").inner_text()
 
     details = page.locator(f"#versions tr[data-assessment='{worse.pk}']")
     details.wait_for()

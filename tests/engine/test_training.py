@@ -351,3 +351,17 @@ def test_the_manifest_says_what_the_last_stage_chose(model_dir):
     assert "similarity" in chosen["label_rule"]["heldout_task2"]
     assert manifest["thresholds"]["pair_model_weight"] == chosen["pair_model_weight"]
     assert manifest["data"]["labeller_groups"] > 0
+
+
+@pytest.mark.slow
+def test_a_second_corpus_regularises_the_pair_model_only_and_the_manifest_says_so(tmp_path, train_file, tiny_base, model_dir):
+    other = write_jsonl(tmp_path / "other.jsonl", [{**record(p), "id": f"other-{p.id}"} for p in structured_cases()[:2]])
+    assert train(tmp_path / "reg", train_file, tiny_base, "--seed", "3", "--regulariser", str(other)) == 0
+    manifest = json.loads((tmp_path / "reg" / "manifest.json").read_text())
+    plain = json.loads((model_dir / "manifest.json").read_text())
+    assert manifest["data"]["regulariser"]["ids"] == ["other-" + p.id for p in structured_cases()[:2]]
+    assert plain["data"]["regulariser"] is None
+    assert manifest["data"]["pair_examples"] > plain["data"]["pair_examples"]
+    assert manifest["data"]["train"] == plain["data"]["train"]  # the CRF and decisions learn from the input alone
+    assert main(["train", "--method", "crf", "--input", str(train_file), "--output", str(tmp_path / "bad"),
+                 "--base", tiny_base, "--regulariser", str(tmp_path / "missing.jsonl")]) == 2

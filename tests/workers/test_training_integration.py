@@ -79,11 +79,15 @@ def test_label_train_realign_and_review_what_changed(api, users, tiny_base_root,
     assert version.training_snapshot["exhaustive_pairs"]["train"] and version.training_snapshot["pair_examples"] >= 1
     listed = rita.get(f"/api/projects/{project.pk}/model-versions/").json()
     assert [v["id"] for v in listed] == [version.pk]
+    learnt = listed[0]["decisions"]  # what training chose on its held-out articles, shown under the version
+    assert learnt["label_rule"] in learnt["label_rule_heldout_task2"] and 0 <= learnt["pair_model_weight"] <= learnt["weight_cap"]
+    assert learnt["domain_statistics"] == ["complex_coherence", "simple_coherence", "simple_per_complex"]
 
     realigned = rita.post(f"/api/model-versions/{version.pk}/realign/", {"scope": "all"}, format="json")
     assert realigned.status_code == 201, realigned.content
     second = _wait_run(realigned.json()["id"], embedded_worker)
     assert second.model_version_id == version.pk
+    assert 0 <= second.result["outside_model_domain"] <= second.result["document_pairs"]
 
     # what changed, computed here from the two runs' predictions, against the review queue
     before, after = _links(first), _links(second)

@@ -6,7 +6,8 @@ Commands:
     evaluate  ``--pred P.jsonl --gold G.jsonl``: Task 1 / Task 2 P/R/F1, printed as JSON on the
               last line of stdout.
     train     ``--method crf --input TRAIN.jsonl --output MODEL_DIR [--dev DEV.jsonl]
-              [--base MODEL] [--config JSON] [--seed N]``: train pair model + CRF + thresholds
+              [--base MODEL] [--config JSON] [--seed N] [--regulariser OTHER.jsonl]``: train pair
+              model + CRF + decisions
               on exhaustively annotated article pairs (``gold``, optional ``gold_labels``); a
               line per epoch on stderr, the manifest's held-out metrics as JSON on the last line
               of stdout. ``align --method crf --model MODEL_DIR`` then uses the model.
@@ -79,6 +80,8 @@ def _cmd_train(args: argparse.Namespace) -> int:
     dev = read_pairs(args.dev, language=args.language, require_gold=True) if args.dev else None
     if dev is not None and not dev:
         raise EngineInputError("no article pair", source=args.dev)
+    regulariser = read_pairs(args.regulariser, language=args.language, require_gold=True) \
+        if args.regulariser else None
     held = f"{len(dev)} dev article pairs" if dev else "held-out articles of the input"
     print(f"training {args.method} on {len(pairs)} article pairs ({held}), seed {args.seed}",
           file=sys.stderr, flush=True)
@@ -88,7 +91,7 @@ def _cmd_train(args: argparse.Namespace) -> int:
         print(f"[{time.perf_counter() - t0:7.1f}s] {report.line()}", file=sys.stderr, flush=True)
 
     manifest = train_aligner(pairs, args.output, dev=dev, base=args.base, config=config,
-                             seed=args.seed, progress=progress)
+                             seed=args.seed, progress=progress, regulariser=regulariser)
     summary = {"output": str(args.output), "seconds": manifest["seconds"]["total"],
                "thresholds": manifest["thresholds"], "heldout": manifest["metrics"]["heldout"]}
     print(f"wrote {args.output} in {summary['seconds']:.0f}s", file=sys.stderr)
@@ -132,6 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--base", default=None,
                    help="encoder to start the pair model from (default: bundled all-MiniLM-L6-v2)")
     p.add_argument("--config", default=None, help="training options as a JSON object (or @file)")
+    p.add_argument("--regulariser", default=None,
+                   help="optional JSONL of another corpus's gold: its links (and hard negatives) also train "
+                        "the pair model, not the CRF, cut-offs or labeller (another corpus may label differently)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--language", default="en", choices=SUPPORTED_LANGUAGES,
                    help="language for splitting {'text': ...} documents")

@@ -250,7 +250,9 @@ def align_chunk(run: AlignmentRun, chunk: RunChunk) -> dict:
             "store_hits": after["store_hits"] - before["store_hits"],
             "seconds": {"load_model_s": round(t1 - t0, 4), "load_s": round(t2 - t1, 4), "align_s": round(t3 - t2, 4),
                         "encode_s": round(after["encode_s"] - before["encode_s"], 4), "write_s": round(t4 - t3, 4)},
-            "missing_features": dict(access.skipped) if access is not None else {}}
+            "missing_features": dict(access.skipped) if access is not None else {},
+            # a trained model aligns article pairs unlike its training articles as the untrained aligner
+            "outside_model_domain": sum(1 for a in outputs if a.meta.get("domain"))}
 
 
 def _report(run_id: int) -> None:
@@ -310,6 +312,7 @@ def maybe_finish(run_id: int) -> bool:
     pair_count = Prediction.objects.filter(run_id=run_id).count()
     document_pairs = sum(len(w) for w in RunChunk.objects.filter(run_id=run_id).values_list("work", flat=True))
     result = {"document_pairs": document_pairs, "pairs": pair_count, "chunks": summary,
+              "outside_model_domain": sum(s.get("outside_model_domain", 0) for s in stats),
               "language_tools": {"encoder": model_path or BUNDLED_ENCODER,
                                  "spacy_pipeline": project_pipeline(run.project) if access else None},
               "missing_features": missing if access else

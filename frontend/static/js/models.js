@@ -85,6 +85,13 @@ function assessmentRow(v) {
     parts.push(d.task1 ? `current default ${d.name}: Task 1 ${f1(d, "task1")} · Task 2 ${f1(d, "task2")} (${d.basis})`
       : `current default ${d.name}: ${d.basis || "no test scores"}`);
   }
+  const learnt = v.decisions;
+  if (learnt) {
+    const rules = { similarity: "the untrained similarity rule", learnt: "the learnt group labeller",
+      "learnt+pair_model": "the learnt group labeller with the pair model", pair_model: "the pair model" };
+    parts.push(`learnt: pair model weight ${learnt.pair_model_weight} (at most ${Number(learnt.weight_cap).toFixed(2)} for this much data),`
+      + ` aligned/partial by ${rules[learnt.label_rule] || learnt.label_rule}; articles unlike the training ones are aligned as untrained`);
+  }
   const info = document.createElement("span");
   info.className = "meta";
   info.textContent = parts.join(" · ");
@@ -198,7 +205,7 @@ async function watch(jobId) {
 $("#train-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const form = new FormData(event.target);
-  const body = { seed: Number(form.get("seed") || 0), config: { epochs: Number(form.get("epochs") || 4) } };
+  const body = { seed: Number(form.get("seed") || 0), config: { epochs: Number(form.get("epochs") || 2) } };
   if (form.get("base_version")) body.base_version = Number(form.get("base_version"));
   try {
     const job = await api(cfg.train_api, { method: "POST", body: JSON.stringify(body) });

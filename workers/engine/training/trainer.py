@@ -146,6 +146,7 @@ def train_aligner(
     should_stop: Callable[[], bool] | None = None,
     extra_examples: Sequence[tuple[str, str, str]] | None = None,
     on_step: StepCallback | None = None,
+    regulariser: Sequence[ArticlePair] | None = None,
 ) -> dict[str, Any]:
     """Train pair model + CRF + thresholds and write them to ``output_dir``.
 
@@ -163,6 +164,9 @@ def train_aligner(
             exhaustively annotated (they do not train the CRF, which needs whole articles).
         on_step: called with a :class:`~.pair_model.StepReport` when each stage of :data:`STAGES`
             starts and after every pair-model batch (progress inside an epoch).
+        regulariser: another corpus's gold article pairs: their links and hard negatives are
+            added to the pair model's examples only (the CRF, cut-offs and labeller learn from
+            ``pairs`` alone, since another corpus may label differently); the manifest lists them.
 
     Returns:
         The manifest (also written to ``output_dir/manifest.json``).
@@ -188,7 +192,8 @@ def train_aligner(
     device = resolve_device(cfg.device)
     cfg = replace(cfg, device=device)
     t_start, cpu_start = time.perf_counter(), _cpu_seconds()
-    model, sim, base_sim, examples = _prepare_pair_model(base, cfg, seed, train, extra)
+    other = check_training_pairs(regulariser, "regulariser data") if regulariser else []
+    model, sim, base_sim, examples = _prepare_pair_model(base, cfg, seed, [*train, *other], extra)
     run.lap("prepare")
     run.step(StepReport("pair_model"))
     pair_history = _train_pairs(run, model, sim, examples, train, held)
@@ -202,6 +207,7 @@ def train_aligner(
     content = _manifest(run, cfg, base, train, held, held_source, n_examples=len(examples), n_extra=len(extra),
                         final=final, untrained=untrained, pair_history=pair_history,
                         train_seconds=train_seconds, cpu_start=cpu_start)
+    content["data"]["regulariser"] = data_summary(other) if other else None
     return _save(output_dir, model, final, content)
 
 

@@ -53,7 +53,7 @@ def test_training_and_metrics_share_one_definition_of_exhaustive_articles(projec
     assert found[bees.pk].annotators and not found[bees.pk].imported
     assert found[owls.pk].imported
     assert exhaustive.exhaustive_articles(project) == {bees.pk, owls.pk}
-    assert metrics.complete_articles(project) == {"complete": 2, "suggested": 10, "enough": False}
+    assert metrics.complete_articles(project) == {"complete": 2, "suggested": 6, "enough": False}
 
 
 def test_metrics_name_the_test_and_dev_articles(project, two_articles):
@@ -135,5 +135,5 @@ def test_promoting_a_better_version_needs_no_confirmation(api, users, project):
 def test_the_models_page_says_how_many_complete_articles_there_are(client, users, project, two_articles):
     client.force_login(users["rita"])
     page = client.get(f"/projects/{project.pk}/models/").content.decode()
-    assert 'id="complete-articles">2 / 10<' in page
-    assert "The learning curve suggests about 10" in page
+    assert 'id="complete-articles">2 / 6<' in page
+    assert "The learning curve suggests about 6" in page
