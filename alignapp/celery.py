@@ -15,6 +15,11 @@ import os
 
 from celery import Celery, bootsteps
 from celery.signals import worker_ready
+from kombu.transport import TRANSPORT_ALIASES
+
+# filesystem:// messages are published atomically (alignapp/broker.py): kombu's own transport lets a
+# polling worker take a half-written message file and stop
+TRANSPORT_ALIASES["filesystem"] = "alignapp.broker:Transport"
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "alignapp.settings")
 
