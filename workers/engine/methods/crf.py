@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 
 from ..crf import CRFConfig, CRFExample, NeuralCRF, gold_labels_from_links, train_crf
-from ..decisions import Decisions, article_profile, group_features
+from ..decisions import Decisions, GroupLabeller, article_profile, group_features
 from ..encoders import resolve_device
 from ..errors import EngineError
 from ..grouping import group_links, label_groups
@@ -234,8 +234,9 @@ class CRFAligner:
             extra = {g: {"merge_links": float(sum((c, s) in merges for c in g[0] for s in g[1]))}
                      for g in groups}
             aligned_prob = None
-            if cfg.label_rule in ("pair_model", "learnt") and isinstance(self.similarity, PairModelSimilarity) \
-                    and (cfg.label_rule == "pair_model" or self._labeller_uses("p_aligned")):
+            wants_prob = cfg.label_rule == "pair_model" or (
+                cfg.label_rule == "learnt" and self.labeller is not None and "p_aligned" in self.labeller.features)
+            if wants_prob and isinstance(self.similarity, PairModelSimilarity):
                 aligned_prob = self.similarity.aligned_share(
                     pair.complex.sentences, pair.simple.sentences, links)
             pairs_out = label_groups(groups, pair.complex.sentences, pair.simple.sentences, sim,
@@ -247,14 +248,15 @@ class CRFAligner:
             out.append(Alignment(pair.id, pairs_out, meta={"method": "crf"}))
         return out
 
-    def _labeller_uses(self, feature: str) -> bool:
-        labeller = self.decisions.labeller if self.decisions else None
-        return bool(labeller and feature in labeller.features)
+    @property
+    def labeller(self) -> GroupLabeller | None:
+        """A trained MODEL_DIR's learnt aligned/partial labeller (``None`` otherwise)."""
+        return self.decisions.labeller if self.decisions else None
 
     def _learnt_labels(self, pair: ArticlePair, groups: list[AlignedPair]) -> list[AlignedPair]:
         """Labels from the trained group labeller: P(aligned) ≥ the 1:1 or the n:m cut-off
         (``aligned_threshold`` / ``group_aligned_threshold``, tuned on held-out articles)."""
-        labeller = self.decisions.labeller if self.decisions else None
+        labeller = self.labeller
         if labeller is None or not groups:
             return groups
         rows = [group_features([pair.complex.sentences[c] for c in g.complex],

@@ -33,7 +33,7 @@ from .crf_training import crf_examples, fit_crf
 from .data import ALIGNED, NOT_ALIGNED, PairExample, gold_label_map
 from .thresholds import ALIGNED_GRID, GROUP_GRID, MERGE_GRID
 
-__all__ = ["WEIGHT_GRID", "WEIGHT_HALF", "weight_cap", "FinalDecisions", "fit_final"]
+__all__ = ["WEIGHT_GRID", "WEIGHT_HALF", "weight_cap", "heldout_scores", "FinalDecisions", "fit_final"]
 
 WEIGHT_GRID: tuple[float, ...] = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7)
 WEIGHT_HALF = 6
@@ -66,7 +66,8 @@ class FinalDecisions:
     report: dict[str, Any] = field(default_factory=dict)
 
 
-def _scores(aligner: CRFAligner, pairs: Sequence[ArticlePair], sims: Sequence[np.ndarray]) -> dict[str, float]:
+def heldout_scores(aligner: CRFAligner, pairs: Sequence[ArticlePair], sims: Sequence[np.ndarray]) -> dict[str, float]:
+    """Task 1 / Task 2 F1 of ``aligner`` decoding the given similarity matrices."""
     r = evaluate(aligner.align_with_sims(pairs, sims), pairs)
     return {"task1_f1": float(r["task1"]["f1"]), "task2_f1": float(r["task2"]["f1"])}  # type: ignore[index]
 
@@ -89,17 +90,17 @@ def _fit_weight(aligner_config: dict[str, Any], sim: PairModelSimilarity, w: flo
                           "aligned_threshold": SIMILARITY_RULE_CUT}, similarity=sim, crf=crf)
 
     def dev(_: NeuralCRF) -> dict[str, float]:
-        return {"f1": _scores(aligner, held, held_sims)["task1_f1"]}
+        return {"f1": heldout_scores(aligner, held, held_sims)["task1_f1"]}
 
     history = fit_crf(crf, crf_examples(train, train_sims), crf_examples(held, held_sims), dev,
                       epochs=epochs, lr=lr, seed=seed)
     merges = []
     for m in MERGE_GRID:
         aligner.config = replace(aligner.config, merge_threshold=m)
-        merges.append((_scores(aligner, held, held_sims)["task1_f1"], m))
+        merges.append((heldout_scores(aligner, held, held_sims)["task1_f1"], m))
     merge = _best(sorted(merges, key=lambda x: abs(x[1] - 0.4)))  # ties: the method default
     aligner.config = replace(aligner.config, merge_threshold=merge)
-    return _scores(aligner, held, held_sims)["task1_f1"], aligner, history, held_sims
+    return heldout_scores(aligner, held, held_sims)["task1_f1"], aligner, history, held_sims
 
 
 def _group_rows(aligner: CRFAligner, pairs: Sequence[ArticlePair], sims: Sequence[np.ndarray],
@@ -141,7 +142,7 @@ def _tune_cuts(aligner: CRFAligner, held: Sequence[ArticlePair], held_sims: Sequ
         for a in sorted(grid, key=lambda a: abs(a - 0.5)):
             opts = {**base, "aligned_threshold": a, "group_aligned_threshold": g}
             aligner.config = replace(aligner.config, **opts)
-            options.append((_scores(aligner, held, held_sims)["task2_f1"], opts))
+            options.append((heldout_scores(aligner, held, held_sims)["task2_f1"], opts))
     best = _best(options)
     return max(score for score, _ in options), best
 
@@ -154,7 +155,7 @@ def _choose_label_rule(aligner: CRFAligner, sim: PairModelSimilarity, train: Seq
     options: list[tuple[float, tuple[str, dict[str, Any], GroupLabeller | None]]] = []
     prior = {"label_rule": "similarity", "aligned_threshold": SIMILARITY_RULE_CUT, "group_aligned_threshold": None}
     aligner.config = replace(aligner.config, **prior)
-    options.append((_scores(aligner, held, held_sims)["task2_f1"], ("similarity", prior, None)))
+    options.append((heldout_scores(aligner, held, held_sims)["task2_f1"], ("similarity", prior, None)))
     for name, features in (("learnt", [f for f in GROUP_FEATURES if f != "p_aligned"]),
                            ("learnt+pair_model", list(GROUP_FEATURES))):
         labeller = GroupLabeller.fit(rows, aligned, features)
@@ -199,4 +200,4 @@ def fit_final(aligner_config: dict[str, Any], sim: PairModelSimilarity, train: S
     report = {"pair_model_weight": w, "weight_cap": round(cap, 4),
               "weight_heldout_task1": [[wt, round(res[0], 4)] for wt, res in tried],
               "label_rule": label_report, "domain": {"ranges": domain.ranges, "margin": domain.margin}}
-    return FinalDecisions(aligner, history, config, decisions, _scores(aligner, held, held_sims), report)
+    return FinalDecisions(aligner, history, config, decisions, heldout_scores(aligner, held, held_sims), report)

@@ -38,14 +38,13 @@ from ..encoders import resolve_device
 from ..errors import EngineError, EngineInputError
 from ..methods.crf import THRESHOLDS_FILE, CRFAligner
 from ..methods.crf_config import DECISIONS_FILE
-from ..metrics import evaluate
 from ..pair_similarity import PairModelSimilarity
 from ..similarity import get_similarity
 from ..types import ArticlePair
 from .config import TrainConfig
 from .crf_training import crf_examples, fit_crf
 from .data import labelled_pair_examples, pair_examples, split_holdout
-from .decisions_training import FinalDecisions, fit_final, weight_cap
+from .decisions_training import FinalDecisions, fit_final, heldout_scores, weight_cap
 from .manifest import data_summary, library_versions, write_manifest
 from .pair_model import EpochReport, StepReport, build_pair_model, train_pair_model
 from .thresholds import NEVER, tune_thresholds
@@ -89,12 +88,6 @@ def _seed_everything(seed: int) -> None:
     from transformers import set_seed
 
     set_seed(seed)
-
-
-def _scores(aligner: CRFAligner, pairs: Sequence[ArticlePair], sims: Sequence[Any]) -> dict[str, float]:
-    r = evaluate(aligner.align_with_sims(pairs, sims), pairs)
-    t1, t2 = r["task1"]["f1"], r["task2"]["f1"]  # type: ignore[index]
-    return {"task1_f1": float(t1), "task2_f1": float(t2)}
 
 
 def _aligner_config(cfg: TrainConfig) -> dict[str, Any]:
@@ -200,7 +193,7 @@ def train_aligner(
     run.lap("pair_model")
 
     final = _final_stages(run, sim, train, held, pairs, extra)
-    untrained = _scores(CRFAligner({"device": device}), held,
+    untrained = heldout_scores(CRFAligner({"device": device}), held,
                         [base_sim.similarity(p.complex.sentences, p.simple.sentences) for p in held])
     train_seconds = round(time.perf_counter() - t_start, 2)
     run.step(StepReport("save"))
@@ -289,7 +282,7 @@ def _epoch_scores(run: _Run, sim: PairModelSimilarity, train: Sequence[ArticlePa
     aligner = CRFAligner(_aligner_config(run.cfg), similarity=sim, crf=crf)
 
     def crf_dev(_: NeuralCRF) -> dict[str, float]:
-        s = _scores(aligner, held, held_sims)
+        s = heldout_scores(aligner, held, held_sims)
         return {"f1": s["task1_f1"], **s}
 
     fit_crf(crf, crf_examples(train, train_sims), crf_examples(held, held_sims), crf_dev,
@@ -297,7 +290,7 @@ def _epoch_scores(run: _Run, sim: PairModelSimilarity, train: Sequence[ArticlePa
 
     def scores_with(opts: dict[str, float]) -> dict[str, float]:
         aligner.config = replace(aligner.config, **opts)
-        return _scores(aligner, held, held_sims)
+        return heldout_scores(aligner, held, held_sims)
 
     tuned = tune_thresholds(scores_with)
     t1, t2 = tuned.task1_f1, tuned.task2_f1
