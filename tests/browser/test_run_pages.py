@@ -77,6 +77,7 @@ def test_a_researcher_reads_filters_compares_and_cancels_runs(page, transactiona
     assert sorted(changed) == [["Honey bees", "added", "—", "partial"], ["Honey bees", "label changed", "aligned", "partial"],
                                ["Honey bees", "removed", "partial", "—"]]
     assert page.locator("#per-article tbody tr td").all_inner_texts() == ["Honey bees", "1", "1", "1"]
+    assert "over every sentence pair" in page.inner_text("#kappa-note")  # issue 27 item 5: says what κ is over
     screenshot(page, "compare-runs")
 
     running = AlignmentRun.objects.create(project=project, method="jaccard", status="running", progress=40)

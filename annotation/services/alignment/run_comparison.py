@@ -5,19 +5,35 @@ A run *links* a pair when its prediction's label is one of :data:`LINK_LABELS` (
 a prediction with another label (e.g. ``not-aligned``) or none is not a link. Because sentence pairs
 are project-level, the comparison is a join on the pair: no text matching, any two runs of a project
 (two model versions, two methods) compare alike. Used by the model registry (re-align with a new
-version → review what changed) and by the run pages.
+version → review what changed) and by the run pages. Their agreement (:func:`agreement`) is Cohen's κ
+over every sentence pair of the document pairs both runs aligned, not-aligned pairs included: over
+the links alone, two runs that share nearly all of them would agree "less than chance".
 """
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
-from django.db.models import F, OuterRef, QuerySet, Subquery, Value
+from django.db.models import Count, F, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
-from annotation.models import AlignmentRun, Article, CandidatePair, Prediction
+from annotation.models import (
+    AlignmentRun,
+    Article,
+    CandidatePair,
+    Prediction,
+    RunChunk,
+    Sentence,
+    Status,
+    key_indices,
+)
 
 LINK_LABELS: tuple[str, ...] = ("aligned", "partial")
+NOT_LINKED = "not-aligned"
+#: What the agreement is computed over, as the compare page says it.
+KAPPA_OVER = ("Cohen's κ of the two runs' labels (aligned, partial, not aligned) over every sentence pair (each complex "
+              "× each simple sentence) of the document pairs both runs aligned; a pair a run does not link is not "
+              "aligned for it")
 KINDS: tuple[str, ...] = ("added", "removed", "label_changed")
 #: Changed pairs one answer lists (:func:`changes_page`; ``offset`` pages through the rest), and
 #: articles the summary's per-article table lists (``per_article_total`` counts them all): two runs
@@ -80,25 +96,76 @@ def changes(old: AlignmentRun, new: AlignmentRun) -> list[Change]:
     return sorted(out, key=lambda c: (c.article_id, c.pair_id))
 
 
-def _kappa(both: int, only_old: int, only_new: int, neither: int) -> float | None:
-    """Cohen's kappa of the two runs' link decisions over the pairs either proposed."""
-    n = both + only_old + only_new + neither
+def _document_pairs(run: AlignmentRun) -> set[tuple[int, int]]:
+    """The (complex, simple) document pairs the run aligned: those of its finished chunks, and any
+    where it linked a pair (runs without chunks: mining, run-level methods, older runs)."""
+    found = set(Prediction.objects.filter(run=run).values_list("pair__complex_document_id", "pair__simple_document_id")
+                .distinct())
+    for work in RunChunk.objects.filter(run=run, status=Status.SUCCEEDED).values_list("work", flat=True):
+        found.update((int(c), int(s)) for _, c, s in work)
+    return found
+
+
+def _sentence_labels(run: AlignmentRun, scope: set[tuple[int, int]]) -> dict[tuple[int, int, int, int], str]:
+    """``{(complex doc, simple doc, complex sentence, simple sentence): label}`` of the run's links in
+    ``scope``, one per sentence pair (a split or fusion links each of its sentence pairs; aligned
+    wins over partial where two links cover one sentence pair)."""
+    out: dict[tuple[int, int, int, int], str] = {}
+    rows = (Prediction.objects.filter(run=run, predicted_label__in=LINK_LABELS)
+            .values_list("pair__complex_document_id", "pair__simple_document_id", "pair__complex_key",
+                         "pair__simple_key", "predicted_label"))
+    for c_doc, s_doc, c_key, s_key, label in rows:
+        if (c_doc, s_doc) not in scope:
+            continue
+        for c in key_indices(c_key):
+            for s in key_indices(s_key):
+                key = (c_doc, s_doc, c, s)
+                out[key] = "aligned" if "aligned" in (label, out.get(key)) else label
+    return out
+
+
+def cohen_kappa_from_table(table: dict[tuple[str, str], int]) -> float | None:
+    """Cohen's κ of a confusion table ``{(label a, label b): items}``; None without items or when
+    chance agreement is already perfect (one label for everything).
+
+        >>> cohen_kappa_from_table({("x", "x"): 2, ("y", "y"): 1, ("x", "y"): 1})
+        0.5
+    """
+    n = sum(table.values())
     if n == 0:
         return None
-    observed = (both + neither) / n
-    p_old, p_new = (both + only_old) / n, (both + only_new) / n
-    expected = p_old * p_new + (1 - p_old) * (1 - p_new)
+    labels = {a for a, _ in table} | {b for _, b in table}
+    observed = sum(table.get((k, k), 0) for k in labels) / n
+    expected = sum(sum(v for (a, _), v in table.items() if a == k) * sum(v for (_, b), v in table.items() if b == k)
+                   for k in labels) / n ** 2
     return None if expected == 1 else round((observed - expected) / (1 - expected), 4)
+
+
+def agreement(old: AlignmentRun, new: AlignmentRun) -> dict:
+    """Cohen's κ of the two runs' labels (aligned, partial, not aligned) over every sentence pair —
+    each complex sentence × each simple sentence — of the document pairs *both* runs aligned; a
+    sentence pair a run does not link is "not aligned" for that run. Document pairs only one run
+    aligned are left out (counted in ``document_pairs_left_out``)."""
+    old_pairs, new_pairs = _document_pairs(old), _document_pairs(new)
+    scope = old_pairs & new_pairs
+    sizes = dict(Sentence.objects.filter(document_id__in={d for pair in scope for d in pair})
+                 .values("document_id").annotate(n=Count("id")).values_list("document_id", "n"))
+    total = sum(sizes.get(c, 0) * sizes.get(s, 0) for c, s in scope)
+    a, b = _sentence_labels(old, scope), _sentence_labels(new, scope)
+    table = Counter((a.get(k, NOT_LINKED), b.get(k, NOT_LINKED)) for k in set(a) | set(b))
+    table[(NOT_LINKED, NOT_LINKED)] += total - sum(table.values())
+    agreeing = sum(v for (x, y), v in table.items() if x == y)
+    return {"kappa": cohen_kappa_from_table(table), "sentence_pairs": total, "document_pairs": len(scope),
+            "document_pairs_left_out": len(old_pairs ^ new_pairs), "observed": round(agreeing / total, 4) if total else None,
+            "over": KAPPA_OVER}
 
 
 def summary(old: AlignmentRun, new: AlignmentRun, *, articles: int = ARTICLES_SHOWN) -> dict:
     """Counts by kind and per article (the first ``articles`` articles by id), the links both share,
-    and how much the runs agree."""
+    and how much the runs agree (:func:`agreement`)."""
     found = changes(old, new)
     before, after = _links(old), _links(new)
     both = len(set(before) & set(after))
-    proposed = set(Prediction.objects.filter(run__in=[old, new]).values_list("pair_id", flat=True))
-    neither = len(proposed - set(before) - set(after))
     per_article: dict[int, Counter] = defaultdict(Counter)
     for c in found:
         per_article[c.article_id][c.kind] += 1
@@ -112,7 +179,7 @@ def summary(old: AlignmentRun, new: AlignmentRun, *, articles: int = ARTICLES_SH
         "per_article": [{"article": a, "title": titles.get(a, ""), **{k: per_article[a][k] for k in KINDS}} for a in shown],
         "per_article_total": len(per_article),
         "agreement": {"both": both, "only_old": len(set(before) - set(after)), "only_new": len(set(after) - set(before)),
-                      "kappa": _kappa(both, len(set(before) - set(after)), len(set(after) - set(before)), neither)},
+                      **agreement(old, new)},
     }
 
 

@@ -46,6 +46,10 @@ async function compare(oldRun, newRun) {
       div.querySelector("dd").textContent = n;
       $("#counts").append(div);
     }
+    const a = data.agreement;
+    $("#kappa-note").textContent = a.kappa === null ? "Agreement (κ): no document pair that both runs aligned." :
+      `Agreement (κ): ${a.over} — here ${a.sentence_pairs} sentence pairs in ${a.document_pairs} document pair(s)` +
+      `${a.document_pairs_left_out ? `; ${a.document_pairs_left_out} document pair(s) only one run aligned left out` : ""}.`;
     $("#per-article tbody").replaceChildren(...data.per_article.map((a) => rowOf([a.title, a.added, a.removed, a.label_changed])));
     const more = data.per_article_total - data.per_article.length;
     $("#per-article-shown").hidden = more <= 0;

@@ -46,8 +46,40 @@ def test_the_summary_counts_per_kind_and_article_and_the_agreement(two_runs):
     assert summary["counts"] == {"added": 1, "removed": 1, "label_changed": 1, "unchanged": 1}
     assert summary["per_article"] == [{"article": two_runs["article"].pk, "title": "Bees", "added": 1, "removed": 1,
                                        "label_changed": 1}]
-    # links: old {0,1,2}, new {0,1,3}; proposed by either: {0..4}; both 2, only old 1, only new 1, neither 1
-    assert summary["agreement"]["both"] == 2 and summary["agreement"]["kappa"] == pytest.approx((3 / 5 - 0.52) / 0.48, abs=1e-4)
+    assert summary["agreement"]["both"] == 2 and summary["agreement"]["sentence_pairs"] == 25
+
+
+def test_kappa_is_over_every_sentence_pair_both_runs_aligned_against_a_hand_computed_value(two_runs):
+    """Issue 27 item 5. By hand, over the 5 × 5 = 25 sentence pairs of the one document pair: (0,0)
+    aligned/aligned, (1,1) aligned/partial, (2,2) partial/not, (3,3) not/aligned, 21 not/not.
+    Observed 22/25 = 0.88; each run: aligned 2, partial 1, not 22, so chance = (4 + 1 + 484)/625 = 0.7824;
+    κ = (0.88 − 0.7824) / (1 − 0.7824) = 0.4485."""
+    found = run_comparison.agreement(two_runs["old"], two_runs["new"])
+    assert found["kappa"] == pytest.approx(0.4485, abs=1e-4) and found["observed"] == 0.88
+    assert (found["sentence_pairs"], found["document_pairs"], found["document_pairs_left_out"]) == (25, 1, 0)
+
+
+def test_two_runs_sharing_nearly_every_link_agree_highly_and_a_pair_one_run_aligned_is_left_out(project):
+    """Issue 27 item 5: two runs sharing 1,040 of 1,100 links showed κ −0.0279 (κ over the links alone).
+    Here 9 of 10 links shared in a 10 × 10 document pair: observed 98/100, chance 0.82 (each run links 10),
+    κ = 0.16 / 0.18 = 0.8889. Another article only the old run aligned does not count."""
+    article = factories.make_article(project, "Owls", {"adv": [[f"Complex owl sentence {i}." for i in range(10)]],
+                                                       "ele": [[f"Owl {i}." for i in range(10)]]})
+    other = factories.make_article(project, "Bats", {"adv": [["A complex bat."]], "ele": [["A bat."]]})
+    old, new = (AlignmentRun.objects.create(project=project, method="crf", status=Status.SUCCEEDED) for _ in range(2))
+    c, s = article.documents.order_by("rank")
+    links = {old: [(i, i) for i in range(10)], new: [(i, i) for i in range(9)] + [(9, 8)]}
+    for run, pairs in links.items():
+        for i, j in pairs:
+            factories.make_pair(run, article=article, complex_document=c, simple_document=s, complex_key=str(i),
+                                simple_key=str(j), predicted_label="aligned", score=0.9)
+    oc, os_ = other.documents.order_by("rank")
+    factories.make_pair(old, article=other, complex_document=oc, simple_document=os_, complex_key="0", simple_key="0",
+                        predicted_label="aligned", score=0.9)
+    found = run_comparison.summary(old, new)["agreement"]
+    assert found["kappa"] == pytest.approx(0.16 / 0.18, abs=1e-4) and found["document_pairs_left_out"] == 1
+    assert (found["both"], found["only_old"], found["only_new"], found["sentence_pairs"]) == (9, 2, 1, 100)
+    assert "sentence pair" in found["over"]
 
 
 def test_runs_of_different_projects_or_the_same_run_cannot_be_compared(two_runs, users):
