@@ -13,6 +13,8 @@
 * ``POST/DELETE /api/articles/<id>/alignment/completion/?complex=&simple=`` — mark the user's
   alignment of the document pair complete (body ``{"seconds": 300}``; 201, or 200 when it already
   was) or reopen it; answers ``{"completion": {annotator, completed_at, seconds} | null, "completions": [..]}``.
+  Without a single link of the user's the pair is marked complete only with ``"empty": true`` in the
+  body; else **409** ``{"code": "empty", "not_aligned": <sentence pairs that would become not aligned>}``.
 * ``GET/PUT /api/articles/<id>/paragraphs/?complex=&simple=`` — paragraph links (PUT body
   ``{"links": [{"complex": 0, "simple": 1}, ...]}``); saving regenerates the sentence candidates.
 * ``POST /api/projects/<id>/paragraph-alignment/`` — researchers: recompute the automatic
@@ -133,11 +135,14 @@ class CompletionView(ArticleView):
     """The user declares their alignment of the document pair complete (POST) or reopens it (DELETE)."""
 
     def post(self, request, pk: int) -> Response:
-        seconds = request.data.get("seconds", 0) if isinstance(request.data, dict) else 0
+        body = request.data if isinstance(request.data, dict) else {}
         try:
             complex_doc, simple_doc = self.documents()
             article = self.get_article()
-            _, created = completion.mark_complete(request.user, article, complex_doc, simple_doc, seconds=seconds)
+            _, created = completion.mark_complete(request.user, article, complex_doc, simple_doc,
+                                                  seconds=body.get("seconds", 0), allow_empty=body.get("empty") is True)
+        except completion.EmptyCompletion as exc:
+            return Response({"detail": str(exc), "code": "empty", "not_aligned": exc.pairs}, status=status.HTTP_409_CONFLICT)
         except ValueError as exc:
             return _problem(exc)
         state = article_alignment.completion_state(request.user, article.project, complex_doc, simple_doc)

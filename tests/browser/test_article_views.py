@@ -288,3 +288,26 @@ def test_a_researcher_removes_one_model_link_and_only_that_pair_is_labelled_not_
               for lab in Label.objects.filter(annotator__username="researcher").select_related("pair")}
     assert labels == {("0", "0"): "aligned", ("1", "1"): "not-aligned", ("2", "2"): "aligned"}
     assert CandidatePair.objects.filter(origin="manual").count() == 0  # the kept links are the predicted pairs
+
+
+def test_marking_a_pair_without_links_complete_asks_first_naming_the_pairs(page, transactional_db):
+    """Issue 27 item 7: c on an empty article made every pair "not aligned" gold without a question."""
+    _, article, docs = _volcano()
+    pairs = docs[0].sentences.count() * docs[1].sentences.count()
+    asked = []
+
+    def answer(dialog, accept: bool) -> None:
+        asked.append(dialog.message)
+        dialog.accept() if accept else dialog.dismiss()
+
+    login(page, "annotator", "annotator")
+    page.goto(f"/articles/{article.pk}/align/")
+    page.wait_for_selector("#complex-col .asent.focus")
+    page.once("dialog", lambda d: answer(d, False))
+    page.keyboard.press("c")
+    page.wait_for_function("() => document.querySelector('#status').textContent === 'Not marked complete.'")
+    assert f'all {pairs} sentence pairs "not aligned"' in asked[0] and not ArticleCompletion.objects.exists()
+    page.once("dialog", lambda d: answer(d, True))
+    page.keyboard.press("c")
+    page.wait_for_selector('#completion[data-complete="1"]')
+    assert len(asked) == 2 and ArticleCompletion.objects.count() == 1

@@ -13,32 +13,55 @@ from datetime import datetime
 
 from django.db import IntegrityError, transaction
 
-from annotation.models import Article, ArticleCompletion, Document, Label, Project, key_indices
-from annotation.services.editing.article_alignment import checked_seconds, counts_as, scheme_values
+from annotation.models import Article, ArticleCompletion, Document, Label, Project, Sentence, key_indices
+from annotation.services.editing.article_alignment import checked_seconds, counts_as, own_links, scheme_values
 from annotation.services.editing.links import Group, Link, groups, links_from
 from annotation.services.review import qc
 from annotation.services.review.labelling import MAX_SECONDS
 
 
+class EmptyCompletion(Exception):
+    """Marking a document pair complete without a single link of the user's: every sentence pair of it
+    would become "not aligned". Asked first (``allow_empty=True`` confirms); ``pairs`` says how many."""
+
+    def __init__(self, pairs: int) -> None:
+        self.pairs = pairs
+        super().__init__(f"You have no links in this document pair: marking it complete makes all {pairs} of its "
+                         f"sentence pairs \"not aligned\". Confirm to mark it complete anyway.")
+
+
+def not_aligned_if_completed(user, complex_doc: Document, simple_doc: Document) -> int:
+    """How many sentence pairs of the document pair would count as "not aligned" once the user marks
+    it complete: every complex × simple sentence pair the user's links leave out."""
+    links = own_links(user, complex_doc, simple_doc, complex_doc.article.project.label_scheme) or []
+    return Sentence.objects.filter(document=complex_doc).count() * Sentence.objects.filter(document=simple_doc).count() - len(links)
+
+
 def mark_complete(user, article: Article, complex_doc: Document, simple_doc: Document, *,
-                  seconds: float = 0.0) -> tuple[ArticleCompletion, bool]:
+                  seconds: float = 0.0, allow_empty: bool = False) -> tuple[ArticleCompletion, bool]:
     """Declare the user's alignment of the document pair exhaustive: from now on every pair they did
     not link counts as not aligned. Returns (completion, created); marking it again keeps the first
-    declaration. ``seconds``: time the annotator spent on the page (capped at a day).
+    declaration. ``seconds``: time the annotator spent on the page (capped at a day). A document pair
+    without any link of the user's is marked complete only with ``allow_empty=True`` (one key press
+    would otherwise make all its pairs "not aligned" gold).
 
-    Raises AlignmentInputError when the project's scheme has no aligned/not values, and
-    ``qc.AnnotatorExcluded`` for an excluded annotator.
+    Raises AlignmentInputError when the project's scheme has no aligned/not values,
+    ``qc.AnnotatorExcluded`` for an excluded annotator and :class:`EmptyCompletion` for an empty
+    document pair without ``allow_empty``.
     """
     scheme_values(article.project.label_scheme)
     seconds = min(checked_seconds(seconds), MAX_SECONDS)
     qc.ensure_not_excluded(user, article.project)
+    existing = ArticleCompletion.objects.filter(complex_document=complex_doc, simple_document=simple_doc, annotator=user)
+    if not allow_empty and not existing.exists() and not own_links(user, complex_doc, simple_doc, article.project.label_scheme):
+        raise EmptyCompletion(not_aligned_if_completed(user, complex_doc, simple_doc))
     try:
         with transaction.atomic():
             return ArticleCompletion.objects.get_or_create(
                 complex_document=complex_doc, simple_document=simple_doc, annotator=user,
                 defaults={"article": article, "seconds": seconds})
     except IntegrityError:  # marked concurrently (a double click)
-        return ArticleCompletion.objects.get(complex_document=complex_doc, simple_document=simple_doc, annotator=user), False
+        return existing.get(), False
 
 
 def reopen(user, complex_doc: Document, simple_doc: Document) -> bool:

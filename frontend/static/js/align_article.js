@@ -305,7 +305,7 @@ async function send(url, method, body) {
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const payload = await response.json().catch(() => ({}));
-  if (response.status === 409 && payload.code === "conflict") return { ...payload, conflict: true };
+  if (response.status === 409 && ["conflict", "empty"].includes(payload.code)) return { ...payload, [payload.code]: true };
   if (!response.ok) {
     say((payload.errors || [payload.detail || `Refused (${response.status}).`]).join(" · "), true);
     return null;
@@ -377,7 +377,13 @@ async function complete() {
   if (dirty && !(await save())) return;
   busy = true;
   try {
-    const payload = await send(completionApi, "POST", { seconds: (performance.now() - openedAt) / 1000 });
+    const body = { seconds: (performance.now() - openedAt) / 1000 };
+    let payload = await send(completionApi, "POST", body);
+    if (payload?.empty) {  // no link: every pair would become "not aligned" — ask first
+      const sure = window.confirm(`You have no links here: marking it complete makes all ${payload.not_aligned} sentence ` +
+        'pairs "not aligned". Mark it complete anyway?');
+      payload = sure ? await send(completionApi, "POST", { ...body, empty: true }) : say("Not marked complete.");
+    }
     if (!payload) return;
     Object.assign(data, { completion: payload.completion, completions: payload.completions });
     showCompletion(data);

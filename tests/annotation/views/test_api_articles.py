@@ -158,7 +158,7 @@ def completion(article, **query) -> str:
 def test_an_annotator_marks_the_document_pair_complete_and_reopens_it(api, users, article, run):
     client = api(users["anna"])
     c, s = article.documents.order_by("rank")
-    response = client.post(completion(article, complex=c.pk, simple=s.pk), {"seconds": 120}, format="json")
+    response = client.post(completion(article, complex=c.pk, simple=s.pk), {"seconds": 120, "empty": True}, format="json")
     assert response.status_code == 201, response.json()
     data = response.json()
     assert data["created"] and data["completion"]["annotator"] == "anna" and data["completion"]["seconds"] == 120
@@ -170,6 +170,16 @@ def test_an_annotator_marks_the_document_pair_complete_and_reopens_it(api, users
     reopened = client.delete(completion(article))
     assert reopened.status_code == 200 and reopened.json() == {"reopened": True, "completion": None, "completions": []}
     assert not ArticleCompletion.objects.exists() and client.delete(completion(article)).json()["reopened"] is False
+
+
+def test_completing_a_pair_without_links_needs_the_empty_flag_else_409(api, users, article):
+    """Issue 27 item 7: the API marked an empty document pair complete (every pair "not aligned") at once."""
+    client = api(users["anna"])
+    refused = client.post(completion(article), {"seconds": 3}, format="json")
+    assert refused.status_code == 409, refused.json()
+    assert refused.json()["code"] == "empty" and refused.json()["not_aligned"] > 0 and not ArticleCompletion.objects.exists()
+    assert client.post(completion(article), {"seconds": 3, "empty": "yes"}, format="json").status_code == 409
+    assert client.post(completion(article), {"seconds": 3, "empty": True}, format="json").status_code == 201
 
 
 @pytest.mark.parametrize("role,expected", [("anon", 401), ("olga", 404), ("ursula", 404)])
