@@ -37,6 +37,8 @@ ACTIONS: dict[str, str] = {
     "member.reinstate": "reinstated an excluded annotator",
     "project.create": "created a project",
     "project.settings": "changed project settings",
+    "queue.review_changes": "narrowed every annotator's queue to the pairs two runs disagree on (review of changes)",
+    "queue.whole": "set every annotator's queue back to the whole queue",
     "user.create": "created a user",
     "user.invite": "invited a user",
     "user.deactivate": "deactivated a user",

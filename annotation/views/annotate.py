@@ -7,9 +7,9 @@ from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 
-from ..permissions import visible_projects
+from ..permissions import can_research, visible_projects
 from ..services.projects import guidelines
-from ..services.review import qc, queue_items
+from ..services.review import qc, queue_items, queue_progress
 
 
 @never_cache  # Cache-Control: no-store (and friends): Back/Forward reloads the current item
@@ -27,5 +27,6 @@ def annotate(request: HttpRequest, pk: int) -> HttpResponse:
         "guidelines_version": guidelines.version(text := guidelines.project_guidelines(project)),
     }
     context = {"project": project, "page": page, "scheme": page["scheme"], "guidelines_html": guidelines.render(text),
-               "excluded": qc.exclusion_reason(request.user, project)}
+               "excluded": qc.exclusion_reason(request.user, project),
+               "review": queue_progress.changes_review(request.user, project), "researcher": can_research(request.user, project)}
     return render(request, "annotate/label.html", context)

@@ -11,6 +11,7 @@ from django.core.cache import cache
 from django.db.models import Count, Q
 
 from annotation.models import Assignment, CandidatePair, Project
+from annotation.services import audit
 from annotation.services.review import qc
 from annotation.services.review.queue_serving import (
     Mine,
@@ -163,3 +164,16 @@ def progress_of(project: Project, config: qc.QcConfig, excluded, mine: Mine, pai
         return Progress(done=mine.done, remaining=0)
     return estimate(project, config, excluded, done=mine.done, waiting=mine.waiting, seen=mine.seen,
                      newest_pair=newest_pair, user=user, assigned=mine.total)
+
+
+def changes_review(user, project: Project) -> dict | None:
+    """What every queue page says while the project's queue is in review of changes (None for the
+    whole queue): the two runs, how many changed pairs the queue holds and how many are left for
+    ``user``, and who narrowed it when (the audit log's last ``queue.review_changes``)."""
+    changes = reviewing_changes(project)
+    if changes is None:
+        return None
+    event = audit.events(project=project, action="queue.review_changes").first()
+    return {"old": changes["old"], "new": changes["new"], "pairs": queue_pairs(project).count(),
+            "left": progress(user, project).remaining, "by": event.actor.get_username() if event and event.actor else "",
+            "since": event.created_at if event else None}

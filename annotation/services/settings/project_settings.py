@@ -20,6 +20,7 @@ from annotation.services import audit
 from annotation.services.editing.paragraph_correction import CORRECTION_MODES, PROPOSALS
 from annotation.services.review import qc
 from annotation.services.review.adjudication import MODES as ADJUDICATION_MODES
+from annotation.services.review.queue_serving import queue_pairs
 from annotation.services.settings import config_schema
 from workers.engine import SUPPORTED_LANGUAGES
 
@@ -124,9 +125,11 @@ def checked_config(config: dict, *, keys: list[str] | None = None, project: Proj
 
 
 def set_queue_changes(project: Project, changes: dict | None, *, by=None) -> dict | None:
-    """Narrow the annotation queue to the pairs whose prediction differs between two runs of the
-    project (``{"old": <run id>, "new": <run id>}``), or back to the whole queue (None). Returns
-    what is stored.
+    """Narrow the annotation queue — every annotator's: the re-aligned pairs are the team's to review
+    — to the pairs whose prediction differs between two runs of the project (``{"old": <run id>,
+    "new": <run id>}``), or back to the whole queue (None). Returns what is stored; recorded in the
+    audit log (``queue.review_changes`` / ``queue.whole``) and shown on every queue page
+    (:func:`annotation.services.review.queue_progress.changes_review`).
 
     Raises:
         ConfigSettingsError: not two different runs of this project; nothing is saved then.
@@ -140,9 +143,18 @@ def set_queue_changes(project: Project, changes: dict | None, *, by=None) -> dic
         if config != (project.config or {}):
             project.config = config
             project.save(update_fields=["config"])
-            audit.record("project.settings", actor=by, project=project, target=project.name,
-                         changed=["queue_changes"], queue_changes=changes)
+            _record_queue_changes(project, changes, by)
     return changes
+
+
+def _record_queue_changes(project: Project, changes: dict | None, by) -> None:
+    """The audit event of a review of changes started (with how many pairs every annotator's queue
+    now holds) or ended: it changes the queue of the whole team, so the log says so by name."""
+    if changes is None:
+        audit.record("queue.whole", actor=by, project=project, target=project.name)
+        return
+    audit.record("queue.review_changes", actor=by, project=project, target=f"run #{changes['old']} → #{changes['new']}",
+                 old=changes["old"], new=changes["new"], pairs=queue_pairs(project).count())
 
 
 API_FIELDS = ("name", "description", "language", "label_scheme", "config")

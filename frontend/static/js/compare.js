@@ -81,13 +81,14 @@ form.addEventListener("submit", (event) => {
 
 $("#review-changes").addEventListener("click", async () => {
   await api(cfg.review_api, { method: "POST", body: JSON.stringify(current) });
-  $("#compare-message").textContent = "The annotation queue now serves only these changed pairs.";
+  $("#compare-message").textContent = "Every annotator's queue now serves only these changed pairs (their labelling " +
+    "pages say so; the audit log records it).";
   $("#clear-review").hidden = false;
 });
 
 $("#clear-review").addEventListener("click", async () => {
   await api(cfg.review_api, { method: "POST", body: JSON.stringify({ clear: true }) });
-  $("#compare-message").textContent = "The annotation queue serves every pair again.";
+  $("#compare-message").textContent = "Every annotator's queue serves every pair again.";
   $("#clear-review").hidden = true;
 });
 
