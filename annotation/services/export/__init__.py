@@ -31,6 +31,7 @@ import json
 import shutil
 import time
 import zipfile
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -46,6 +47,7 @@ from annotation.services.export import breakdown, splits
 from annotation.services.export import formats as export_formats
 from annotation.services.export import manifest as manifests
 from annotation.services.export.filters import FilterChain
+from annotation.services.export.gold import UNLABELLED_CLASSES
 from annotation.services.export.options import KINDS, ExportError, ExportOptions, validate
 from annotation.services.export.source import PairSource
 from annotation.services.projects import job_access
@@ -54,14 +56,36 @@ PREVIEW_SECONDS = 20.0
 README = """alignapp export {id} ({kind}) of project {project!r}
 
 manifest.json        provenance: split policy and seed, label policy, filters, model version,
-                     counts per split/label, agreement, checksums, application version
+                     counts per split/label, agreement, checksums, application version; dropped
+                     (by every format), dropped_training (by the training formats only) and
+                     left_out (pairs a format cannot carry), each by reason
+"""
+RULE = """
+Each pair's value (gold), first match wins:
+  1. adjudication: gold a person decided (or automatic gold written from the votes);
+  2. the annotators' own labels, as the gold policy reads them ({policy}): a label refines an imported
+     "aligned-or-partial" link and never loses to imported gold;
+  3. imported gold, with the meaning it was imported with ("aligned-or-partial": a link of unknown kind);
+  4. a tie of the votes is "undecided": listed (label and class "undecided") only inside a complete
+     (exhaustively annotated) document pair, never as not aligned; elsewhere left out.
+Nothing claims more than was labelled: wiki-manual/*.tsv can only say aligned / partialAligned /
+notAligned, so it has no row for an "aligned-or-partial" or "undecided" pair; jsonl, articles and hf
+write the value as it is stored. "Drop identical" applies to training outputs only (parallel; every
+format of an auto export): gold files keep identical pairs, as the released corpora do.
 """
 
 
-def _readme(export_id: int, kind: str, project: str) -> str:
-    """README.txt: the manifest, then what each registered format's files hold."""
-    return (README.format(id=export_id, kind=kind, project=project)
-            + "".join(f.readme + "\n" for f in export_formats.formats()))
+def _readme(export_id: int, options: ExportOptions, project: str, left_out: dict[str, dict[str, int]],
+            dropped: dict[str, dict[str, int]]) -> str:
+    """README.txt: the manifest, the precedence rule (gold), what each format's files hold and what
+    was left out of which files, by reason."""
+    text = README.format(id=export_id, kind=options.kind, project=project)
+    if options.kind == "gold":
+        text += RULE.format(policy=options.label_policy)
+    text += "\n" + "".join(f.readme + "\n" for f in export_formats.formats())
+    counts = [f"  {where}: {reason} {n}" for where, reasons in {**dropped, **left_out}.items()
+              for reason, n in sorted(reasons.items())]
+    return text + ("\nLeft out (pairs, by reason):\n" + "\n".join(counts) + "\n" if counts else "")
 
 
 def format_names() -> tuple[str, ...]:
@@ -109,14 +133,17 @@ def run_export(project: Project, options: ExportOptions, *, export: Export | Non
     total_articles = max(1, source.article_count())
     report = (lambda done: progress(0.95 * done / total_articles, f"{done} of {total_articles} articles")) if progress else None
     timings: dict[str, float] = {}
-    tally, exported_articles, paths = _write_formats(root, project, options, source, chain, report)
+    tally, exported_articles, paths, left_out = _write_formats(root, project, options, source, chain, report)
     timings["write_s"] = round(time.monotonic() - started, 3)
-    (root / "README.txt").write_text(_readme(export.pk, options.kind, project.name))
+    dropped = {"every format": dict(chain.dropped), "training formats": dict(chain.dropped_training)}
+    (root / "README.txt").write_text(_readme(export.pk, options, project.name, left_out,
+                                             {k: v for k, v in dropped.items() if v}))
     paths.append(root / "README.txt")
     data = manifests.build(
         export_id=export.pk, project=project, options=options, split_policy=split_policy,
         split_articles=split_articles, label_policy=options.label_policy if options.kind == "gold" else None,
-        filters=chain.describe(), dropped=dict(chain.dropped), tally=tally,
+        filters=chain.describe(), dropped=dict(chain.dropped), tally=tally, left_out=left_out,
+        dropped_training=dict(chain.dropped_training),
         model=manifests.model_description(options.model_version, source.runs),
         agreement=manifests.agreement_summary(project), files=manifests.checksums(root, paths), timings=timings,
         tools=manifests.language_tools(project, source.runs),
@@ -138,29 +165,33 @@ def run_export(project: Project, options: ExportOptions, *, export: Export | Non
 
 
 def _write_formats(root: Path, project: Project, options: ExportOptions, source: PairSource, chain: FilterChain,
-                   report: Callable[[int], None] | None) -> tuple[manifests.Tally, list[int], list[Path]]:
-    """Stream the batches through the filters into every chosen format's writer under ``root``.
+                   report: Callable[[int], None] | None) -> tuple[manifests.Tally, list[int], list[Path], dict]:
+    """Stream the batches through the filters into every chosen format's writer under ``root``
+    (training formats also through the training-only filters, ``filters.py``).
 
-    Returns the tally of kept pairs, the exported article ids and the files written.
+    Returns the tally of kept pairs, the exported article ids, the files written and, per format,
+    the pairs it left out because it cannot carry their value (by reason).
     """
-    writers = [export_formats.get(name).writer.for_export(root, options.splits, project, options)
-               for name in options.formats]
-    for writer in writers:
+    chosen = [export_formats.get(name) for name in options.formats]
+    writers = [(f.name, f.training, f.writer.for_export(root, options.splits, project, options)) for f in chosen]
+    for _, _, writer in writers:
         writer.open()
     tally = manifests.Tally()
     exported_articles: list[int] = []
     try:
         for batch in source.batches(report):
             kept = [r for r in batch.records if chain.reason(r) is None]
+            training = [r for r in kept if chain.training_reason(r) is None]
             exported_articles.append(batch.article_id)
             tally.articles[batch.split] += 1
             for r in kept:
                 tally.add(r)
-            for writer in writers:
-                writer.write(batch, kept)
+            for _, is_training, writer in writers:
+                writer.write(batch, training if is_training else kept)
     finally:
-        paths = [p for writer in writers for p in writer.close()]
-    return tally, exported_articles, paths
+        paths = [p for _, _, writer in writers for p in writer.close()]
+    left_out = {name: writer.left_out() for name, _, writer in writers if writer.left_out()}
+    return tally, exported_articles, paths, left_out
 
 
 def _record_finished(export: Export, project: Project, options: ExportOptions, manifest: dict, *, pairs: int,
@@ -189,7 +220,9 @@ def _zip(root: Path, export: Export, paths: list[Path]) -> str:
 
 
 def preview(project: Project, options: ExportOptions, *, max_seconds: float = PREVIEW_SECONDS, visible=None) -> dict:
-    """Counts per split, label, class, provenance and level pair, and what each filter would drop,
+    """Counts per split, label, class, provenance and level pair, and what each filter would drop
+    (``dropped``: from every format; ``dropped_training``: from the training formats only;
+    ``left_out``: pairs the wiki-manual TSV cannot carry, by class),
     and (gold) ``policies``: per gold policy, its pairs and where they come from (``breakdown.py``),
     without writing anything (articles without a split are counted in the split the policy would
     give them). Stops after ``max_seconds`` with ``partial: true`` on very large corpora."""
@@ -201,18 +234,23 @@ def preview(project: Project, options: ExportOptions, *, max_seconds: float = PR
     read = replace(options, label_policy=breakdown.WIDEST, derived=False) if gold_kind else options
     source = PairSource(project, read, planned=planned)
     chain = FilterChain(project, options, visible=visible)
-    per_policy = breakdown.PolicyBreakdown(chain, derived=options.derived, class_values=source.class_values)
+    per_policy = breakdown.PolicyBreakdown(chain, derived=options.derived, class_values=source.class_values,
+                                           counts_as=source.counts_as)
     tally = manifests.Tally()
+    unlabelled: Counter = Counter()  # pairs a format that only says aligned/partial/not leaves out
     seen = 0
     partial = False
     for batch in source.batches():
         seen += 1
         tally.articles[batch.split] += 1
         records = (breakdown.records_for(batch, options.label_policy, derived=options.derived,
-                                         class_values=source.class_values) if gold_kind else batch.records)
+                                         class_values=source.class_values, counts_as=source.counts_as)
+                   if gold_kind else batch.records)
         for r in records:
             if chain.reason(r) is None:
                 tally.add(r)
+                chain.training_reason(r)
+                unlabelled[r.counts_as] += r.counts_as in UNLABELLED_CLASSES
         if gold_kind:
             per_policy.add(batch)
         if time.monotonic() - started > max_seconds:
@@ -221,6 +259,8 @@ def preview(project: Project, options: ExportOptions, *, max_seconds: float = PR
     current = splits.counts(project)
     return {
         "kind": options.kind, "pairs": tally.total, "splits": tally.as_dict(), "dropped": dict(chain.dropped),
+        "dropped_training": dict(chain.dropped_training),
+        "left_out": {"tsv": {k: n for k, n in unlabelled.items() if n}} if +unlabelled else {},
         "filters": chain.describe(), "split_policy": policy.as_dict(),
         "split_articles": {name: current.get(name, 0) + sum(1 for v in planned.values() if v == name) for name in splits.NAMES},
         "newly_assigned": len(planned), "articles_seen": seen, "articles_total": source.article_count(),

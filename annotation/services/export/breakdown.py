@@ -2,41 +2,56 @@
 "its preview shows per policy how many pairs come from imports, adjudication, majority and single
 votes").
 
-The preview reads the gold once under the widest policy (``majority-or-single``, derivation off) and
-sorts each pair into the policies that admit it: stored gold (an Adjudication row: ``imported``,
-``adjudicated``, or ``majority`` / ``single`` written by automatic gold) is in every policy, a
-majority computed from the votes in ``majority`` and ``majority-or-single``, a single vote only in
-``majority-or-single``. Each policy then derives its own non-adjacent-level pairs and runs the same
-filters, so its row matches what an export with that policy would write.
+The preview reads the gold once under the widest policy (``majority-or-single``, derivation off:
+every pair any policy exports is in it) and gives each pair the value each policy would give it, by
+the one precedence rule (:func:`annotation.services.review.gold.resolve`, from the record's stored
+gold and counted votes): e.g. imported gold refined by a single vote is ``single`` under the widest
+policy and ``imported`` under ``majority`` and ``stored``. Each policy then derives its own
+non-adjacent-level pairs and runs the same filters, so its row matches what an export with that
+policy would write.
 
 Example:
     >>> from types import SimpleNamespace as R
-    >>> admitted(R(stored_gold=False, provenance="single"), "majority"), admitted(R(stored_gold=True, provenance="single"), "stored")
-    (False, True)
+    >>> imported = R(stored=("aligned-or-partial", "imported"), votes=[{"value": "partial"}])
+    >>> [for_policy(imported, p).provenance for p in ("majority-or-single", "majority")]  # doctest: +SKIP
+    ['single', 'imported']
 """
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import replace
 
 from annotation.services.export import derived as derive
+from annotation.services.export import gold as export_gold
 from annotation.services.export.filters import FilterChain
 from annotation.services.export.options import LABEL_POLICIES
 from annotation.services.export.records import ArticleBatch, PairRecord
+from annotation.services.review.gold import Gold, resolve
 
 WIDEST = "majority-or-single"
 ORIGINS = ("imported", "adjudicated", "majority", "single", "derived")
 
 
-def admitted(record: PairRecord, policy: str) -> bool:
-    """Whether ``policy`` exports ``record`` (a gold record read under :data:`WIDEST`)."""
-    if record.stored_gold or policy == WIDEST:
-        return True
-    return policy == "majority" and record.provenance == "majority"
+def for_policy(record: PairRecord, policy: str, counts_as: dict[str, str] | None = None) -> PairRecord | None:
+    """``record`` (a gold record read under :data:`WIDEST`) as an export with ``policy`` would write
+    it, or None when that policy gives it no value."""
+    if policy == WIDEST:
+        return record
+    stored = Gold(*record.stored, stored=True) if record.stored else None
+    decided = resolve(stored, [v["value"] for v in record.votes], policy)
+    if decided is None:
+        return None
+    if decided.value == record.label and decided.provenance == record.provenance:
+        return record
+    klass = export_gold.class_of(decided.value, counts_as or {}) if counts_as is not None else record.counts_as
+    return replace(record, label=decided.value, provenance=decided.provenance, counts_as=klass,
+                   stored_gold=decided.stored)
 
 
-def records_for(batch: ArticleBatch, policy: str, *, derived: bool, class_values: dict[str, str]) -> list[PairRecord]:
+def records_for(batch: ArticleBatch, policy: str, *, derived: bool, class_values: dict[str, str],
+                counts_as: dict[str, str] | None = None) -> list[PairRecord]:
     """The pairs of one article an export with ``policy`` would consider (before the filters)."""
-    base = [r for r in batch.records if admitted(r, policy)]
+    base = [r for r in (for_policy(record, policy, counts_as) for record in batch.records) if r is not None]
     if derived and base:
         base = base + derive.compose(base, batch.documents, class_values)
     return base
@@ -45,13 +60,15 @@ def records_for(batch: ArticleBatch, policy: str, *, derived: bool, class_values
 class PolicyBreakdown:
     """Pairs per gold policy and where they come from (``add`` one article at a time)."""
 
-    def __init__(self, chain: FilterChain, *, derived: bool, class_values: dict[str, str]) -> None:
-        self.chain, self.derived, self.class_values = chain, derived, class_values
+    def __init__(self, chain: FilterChain, *, derived: bool, class_values: dict[str, str],
+                 counts_as: dict[str, str] | None = None) -> None:
+        self.chain, self.derived, self.class_values, self.counts_as = chain, derived, class_values, counts_as
         self.counts: dict[str, Counter] = {p: Counter() for p in LABEL_POLICIES}
 
     def add(self, batch: ArticleBatch) -> None:
         for policy, counts in self.counts.items():
-            for r in records_for(batch, policy, derived=self.derived, class_values=self.class_values):
+            for r in records_for(batch, policy, derived=self.derived, class_values=self.class_values,
+                                 counts_as=self.counts_as):
                 if self.chain.keeps(r):
                     counts["pairs"] += 1
                     counts[r.provenance] += 1
@@ -66,4 +83,4 @@ class PolicyBreakdown:
         return out
 
 
-__all__ = ["ORIGINS", "WIDEST", "PolicyBreakdown", "admitted", "records_for"]
+__all__ = ["ORIGINS", "WIDEST", "PolicyBreakdown", "for_policy", "records_for"]

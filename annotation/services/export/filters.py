@@ -10,7 +10,10 @@ counting what it dropped (the counts go into the manifest).
   paper filtered Wiki-Auto with [0.1, 0.9];
 * **identical**: both sides are the same text after ``workers.engine.text.normalise`` (the
   definition the pairs' stored ``identical`` flag uses: Unicode, case, punctuation and spacing
-  do not count);
+  do not count). A *training* filter: in a gold export it leaves identical pairs out of the
+  training-oriented formats only (those registered ``training=True``: ``parallel``) and counts them
+  in ``dropped_training``; the gold files keep them, as the released Wiki-Manual / Newsela-Manual
+  files do. In an auto export (a model's alignment: training data) it applies to every format;
 * **dedup**: a pair is dropped when a sentence of the chosen side(s) is in an evaluation set
   (Unicode-, case- and space-normalised text, punctuation kept; only 8-byte digests are kept in
   memory), as Wiki-Auto discarded TURK's sentences and MUSS anything in an evaluation set.
@@ -74,7 +77,8 @@ def evaluation_digests(sets: list[dict], *, visible=None) -> tuple[set[bytes], l
 
 
 class FilterChain:
-    """``chain.reason(record)`` → the name of the first filter that drops it, or None to keep it."""
+    """``chain.reason(record)`` → the name of the first filter that drops it, or None to keep it;
+    ``chain.training_reason(record)`` → the same for the training-only filters (gold: identical)."""
 
     def __init__(self, project: Project, options: ExportOptions, *, visible=None) -> None:
         self.options = options
@@ -87,14 +91,17 @@ class FilterChain:
         self.thresholds = [(t["key"], OPS[t["op"]], t["value"]) for t in options.thresholds]
         self.eval_digests, self.eval_sets = evaluation_digests(options.dedup, visible=visible) if options.dedup else (set(), [])
         self.checks: list[tuple[str, Callable[[PairRecord], bool]]] = []
+        self.training_checks: list[tuple[str, Callable[[PairRecord], bool]]] = []
+        self.dropped_training: Counter = Counter()
         if self.labels is not None:
             self.checks.append(("label", lambda r: r.label in self.labels or r.counts_as in self.labels))
         if self.provenance is not None:
             self.checks.append(("provenance", lambda r: r.provenance in self.provenance))
         if self.include_levels is not None or self.exclude_levels or options.exclude_adjacent:
             self.checks.append(("level_pair", self._levels_ok))
-        if options.drop_identical:
-            self.checks.append(("identical", lambda r: not is_identical(r.complex, r.simple)))
+        if options.drop_identical:  # gold files keep identical pairs; training outputs leave them out
+            (self.training_checks if options.kind == "gold" else self.checks).append(
+                ("identical", lambda r: not is_identical(r.complex, r.simple)))
         if self.thresholds:
             self.checks.append(("threshold", self._thresholds_ok))
         if self.eval_digests:
@@ -112,11 +119,14 @@ class FilterChain:
             "exclude_level_pairs": sorted(self.exclude_levels),
             "exclude_adjacent": self.options.exclude_adjacent,
             "drop_identical": self.options.drop_identical,
+            "identical_applies_to": ("training formats only (parallel): gold files keep identical pairs"
+                                     if self.options.kind == "gold" else "every format"),
             "thresholds": self.options.thresholds,
             "bleu_band": self.options.bleu_band,
             "evaluation_sets": self.eval_sets,
             "dedup_side": self.options.dedup_side,
             "order": [name for name, _ in self.checks],
+            "training_only": [name for name, _ in self.training_checks],
         }
 
     def _levels_ok(self, r: PairRecord) -> bool:
@@ -146,11 +156,21 @@ class FilterChain:
         return all(keep(record) for _, keep in self.checks)
 
     def reason(self, record: PairRecord) -> str | None:
-        for name, keep in self.checks:
-            if not keep(record):
-                self.dropped[name] += 1
-                return name
-        return None
+        return _first_failed(self.checks, record, self.dropped)
+
+    def training_reason(self, record: PairRecord) -> str | None:
+        """The training-only filter that leaves ``record`` (kept by :meth:`reason`) out of the
+        training-oriented formats, counted in :attr:`dropped_training`; None: they keep it too."""
+        return _first_failed(self.training_checks, record, self.dropped_training)
+
+
+def _first_failed(checks: list[tuple[str, Callable[[PairRecord], bool]]], record: PairRecord,
+                  counts: Counter) -> str | None:
+    for name, keep in checks:
+        if not keep(record):
+            counts[name] += 1
+            return name
+    return None
 
 
 __all__ = ["AUTO_DEFAULT_LABELS", "CLASSES", "FilterChain", "digest", "evaluation_digests"]

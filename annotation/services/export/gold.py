@@ -1,18 +1,18 @@
 """How each exported pair's label is obtained, and what it says about it (issue: "every exported
 gold label says how it was obtained").
 
-Gold export: a pair's stored :class:`~annotation.models.Adjudication` wins, with its provenance
-(``adjudicated`` in-house, ``majority`` or ``single`` written by the review area's automatic gold,
-``imported`` with the corpus). Pairs without one are exported only when the label policy says so,
-computed on the fly from the *counted* votes (``qc.counted_labels``: no test answers, no excluded
-annotators) by :func:`annotation.services.review.gold.resolve`, the rule automatic gold, training
-and calibration use too (nothing is written):
+Gold export: each pair's value comes from the one precedence rule,
+:func:`annotation.services.review.gold.resolve` (the rule review, curation, training and
+calibration use too; nothing is written): adjudicated (or automatic) gold wins, else the *counted*
+votes as the label policy reads them (``qc.counted_labels``: no test answers, no excluded
+annotators), else imported gold with its meaning (``aligned-or-partial`` stays that), else — only
+inside an exhaustively annotated document pair — ``undecided`` for a tie (class ``undecided``):
 
-* ``majority-or-single`` (the default: the export keeps the annotators' work) — else the single most
-  frequent of ≥ 2 votes (ties are left out), provenance ``majority``, and a pair with exactly one vote
-  takes it, provenance ``single``;
+* ``majority-or-single`` (the default: the export keeps the annotators' work) — the single most
+  frequent of ≥ 2 votes, provenance ``majority``, and a pair with exactly one vote takes it,
+  provenance ``single`` (ties outside complete document pairs are left out: they wait in adjudication);
 * ``majority`` — as ``majority-or-single`` without the single votes;
-* ``stored`` — only stored gold.
+* ``stored`` — only stored gold (imported or adjudicated), the votes alone left out.
 
 The preview counts, per policy, where the pairs come from (``breakdown.py``).
 
@@ -22,12 +22,16 @@ anything else counts as ``not``.
 """
 from __future__ import annotations
 
+from annotation.label_schemes import UNKNOWN_KIND, scheme_kind, value_classes
 from annotation.label_schemes import class_values as first_values
-from annotation.label_schemes import scheme_kind, value_classes
 from annotation.models import Project
 from annotation.services.export.options import ExportError
+from annotation.services.review.gold import UNDECIDED
 
 CLASS_NAMES = ("aligned", "partial", "not")
+UNLABELLED_CLASSES = (UNKNOWN_KIND, UNDECIDED)
+"""Classes that say less than aligned / partial / not: a link of unknown kind and an undecided tie.
+A format that can only say aligned / partialAligned / notAligned leaves them out (and counts them)."""
 
 
 def counts_as_map(project: Project) -> dict[str, str]:
@@ -52,3 +56,8 @@ def auto_class(label: str, counts_as: dict[str, str]) -> str:
     if label in counts_as:
         return counts_as[label]
     return label if label in ("aligned", "partial") else "not"
+
+
+def class_of(value: str, counts_as: dict[str, str]) -> str:
+    """The class of a gold value: its scheme class, :data:`UNDECIDED` for a tie, else ``not``."""
+    return UNDECIDED if value == UNDECIDED else counts_as.get(value, "not")

@@ -129,7 +129,11 @@ def language_tools(project: Project, runs) -> dict:
 
 def build(*, export_id: int | None, project: Project, options, split_policy: dict, split_articles: dict,
           label_policy: str | None, filters: dict, dropped: dict, tally: Tally, model: dict | None,
-          agreement: dict | None, files: dict, timings: dict, tools: dict | None = None) -> dict:
+          agreement: dict | None, files: dict, timings: dict, tools: dict | None = None,
+          dropped_training: dict | None = None, left_out: dict | None = None) -> dict:
+    """The manifest. ``dropped``: pairs a filter left out of every file, by filter; ``dropped_training``:
+    pairs left out of the training formats only (gold: identical pairs); ``left_out``: per format,
+    pairs it cannot carry (the wiki-manual TSV: ``aligned-or-partial`` and ``undecided``), by class."""
     return {
         "manifest_version": MANIFEST_VERSION,
         "export": export_id,
@@ -146,6 +150,8 @@ def build(*, export_id: int | None, project: Project, options, split_policy: dic
         "derived": options.derived,
         "filters": filters,
         "dropped": dropped,
+        "dropped_training": dropped_training or {},
+        "left_out": left_out or {},
         "model": model,
         "language_tools": tools,
         "counts": {"pairs": tally.total, "splits": tally.as_dict()},

@@ -11,11 +11,12 @@ class PairRecord:
     """A pair with both sides' text and how its label was obtained.
 
     ``label`` is the scheme value (gold) or the predicted label (auto); ``counts_as`` is its class
-    (aligned / partial / not). ``provenance``: ``adjudicated`` (in-house review), ``majority`` (of
-    ``vote_count`` crowd votes), ``single`` (one annotator), ``imported`` (gold that came with the
-    corpus), ``model`` (auto export: the model's prediction) or ``derived`` (composed across
-    levels, see ``derived.py``). ``pair_id`` is None for derived pairs; ``derived_from`` lists the
-    pairs they were composed of. Each vote is ``{"annotator", "value", "seconds", "comment"}``
+    (aligned / partial / not; gold may also say ``aligned-or-partial``, a link of unknown kind, or
+    ``undecided``, a tie inside an exhaustively annotated document pair). ``provenance``:
+    ``adjudicated`` (in-house review), ``majority`` (of ``vote_count`` crowd votes), ``single`` (one
+    annotator), ``imported`` (gold that came with the corpus), ``tie`` (undecided), ``model`` (auto export:
+    the model's prediction) or ``derived`` (composed across levels, see ``derived.py``). ``pair_id``
+    is None for derived pairs; ``derived_from`` lists the pairs they were composed of. Each vote is ``{"annotator", "value", "seconds", "comment"}``
     (annotators pseudonymous unless names were asked for); ``note`` is the adjudication note.
     ``group`` is the split/fusion/n:m group the pair's link(s) belong to, derived from the
     exported links of its document pair (``{"id", "kind", "complex", "simple", "label"}``).
@@ -48,7 +49,8 @@ class PairRecord:
     run: int | None = None
     derived: bool = False
     derived_from: list[int] = field(default_factory=list)
-    stored_gold: bool = False  # gold: a stored Adjudication row (else computed from the votes now)
+    stored_gold: bool = False  # gold: a stored Adjudication row decided it (else computed from the votes now)
+    stored: tuple[str, str] | None = None  # gold: the pair's stored Adjudication (value, provenance), if any
     group: dict | None = None  # the derived n:m group its link(s) are in (``grouping.py``); None: no link
 
     @property

@@ -31,7 +31,8 @@ from annotation.services.export.grouping import assign_groups
 from annotation.services.export.options import ExportError, ExportOptions
 from annotation.services.export.records import ArticleBatch, PairRecord
 from annotation.services.review import qc
-from annotation.services.review.gold import Gold, resolve
+from annotation.services.review.exhaustive import exhaustive_pairs
+from annotation.services.review.gold import UNDECIDED, Gold, resolve
 
 ARTICLE_CHUNK = 200
 
@@ -73,6 +74,9 @@ class PairSource:
         self.runs = export_runs(project, options)
         self.run_ids = [r.pk for r in self.runs]
         self.run_rank = {r.pk: k for k, r in enumerate(self.runs)}
+        # gold: the document pairs whose every sentence pair has an answer (a tie there is listed as undecided)
+        self.exhaustive = ({(p.complex_document_id, p.simple_document_id) for p in exhaustive_pairs(project)}
+                           if options.kind == "gold" else set())
 
     def article_count(self) -> int:
         wanted = set(self.options.splits)
@@ -162,18 +166,19 @@ class PairSource:
                                    "value": value, "seconds": round(seconds, 1), "comment": comment})
         return votes
 
-    def _label_of(self, pair_id: int, predicted: str | None, pair_votes: list[dict],
-                  stored: dict[int, Gold]) -> tuple[str, str, str | None, bool, str] | None:
+    def _label_of(self, pair_id: int, predicted: str | None, pair_votes: list[dict], stored: dict[int, Gold],
+                  documents: tuple[int, int]) -> tuple[str, str, str | None, bool, str] | None:
         """``(label, provenance, reviewer, stored gold?, counts as)`` of a pair; None when a manual export
-        has no resolved label for it."""
+        has no value for it under the precedence rule (:func:`~annotation.services.review.gold.resolve`;
+        a tie counts only inside an exhaustively annotated document pair, as :data:`UNDECIDED`)."""
         if self.options.kind == "auto":
             label = predicted or ""
             return label, "model", None, False, gold.auto_class(label, self.counts_as)
         resolved = resolve(stored.get(pair_id), [v["value"] for v in pair_votes], self.options.label_policy)
-        if resolved is None:
+        if resolved is None or (resolved.value == UNDECIDED and documents not in self.exhaustive):
             return None
         return (resolved.value, resolved.provenance, resolved.reviewer, resolved.stored,
-                self.counts_as.get(resolved.value, "not"))
+                gold.class_of(resolved.value, self.counts_as))
 
     def _records(self, rows: list[tuple[int, str, str]], pair_rows: list[tuple], texts: _ChunkTexts,
                  stored: dict[int, Gold], notes: dict[int, str],
@@ -186,7 +191,7 @@ class PairSource:
         seen_auto: dict[tuple, int] = {}
         for (pair_id, article_id, c_doc, s_doc, c_key, s_key, score, predicted, features, origin, run_id) in pair_rows:
             pair_votes = votes.get(pair_id, [])
-            resolved = self._label_of(pair_id, predicted, pair_votes, stored)
+            resolved = self._label_of(pair_id, predicted, pair_votes, stored, (c_doc, s_doc))
             if resolved is None:
                 continue
             label, provenance, reviewer, stored_gold, klass = resolved
@@ -203,6 +208,7 @@ class PairSource:
                 note=notes.get(pair_id, "") if provenance != "model" else "",
                 score=score, predicted_label=predicted or "", features=features or {}, origin=origin, run=run_id,
                 stored_gold=stored_gold,
+                stored=(stored[pair_id].value, stored[pair_id].provenance) if pair_id in stored else None,
             )
             if self.options.kind == "auto":
                 # several runs may predict the same pair: keep the latest run's prediction

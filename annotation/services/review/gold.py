@@ -1,29 +1,41 @@
-"""The gold label of a pair: the one rule that review, export, training, calibration and the
-scoring jobs use (SPEC §6).
+"""The value of a link (a sentence pair): the ONE precedence rule that review, curation, export,
+training, test questions, model metrics, calibration and the scoring jobs use (SPEC §6, issue 27).
 
-A pair's gold is its stored :class:`~annotation.models.Adjudication` when it has one (adjudicated
+Everything known about a pair — its stored :class:`~annotation.models.Adjudication` (adjudicated
 in-house, imported with the corpus, or automatic gold written earlier by
-:func:`annotation.services.review.adjudication.auto_gold`). Otherwise — when the *policy* allows —
-its **counted** votes (:func:`annotation.services.review.qc.counted_labels`: no test answers, no
-excluded annotators) decide:
+:func:`annotation.services.review.adjudication.auto_gold`) and its **counted** votes
+(:func:`annotation.services.review.qc.counted_labels`: no test answers, no excluded annotators) —
+decides its value, first match wins (:func:`resolve`):
 
-* ``stored`` — only stored gold;
-* ``majority`` — the single most frequent value of ≥ 2 votes (a tie gives none), provenance
-  ``majority``;
-* ``single`` — the vote of a pair with exactly one vote, provenance ``single``;
-* ``majority-or-single`` — either: every human judgement that is not a tie.
+1. **adjudication** — gold a person decided (provenance ``adjudicated``), and automatic gold
+   (``majority`` / ``single``, itself written from the votes), wins over everything;
+2. **the annotators' explicit labels**, as the *policy* reads them:
 
-Who uses which: automatic gold writes what ``majority`` or ``single`` gives; the gold export offers
-``stored``, ``majority`` and ``majority-or-single``; training, calibration and the scoring jobs
-read ``majority-or-single``. A label's *class* (aligned / partial / not) is the scheme value's
-``counts_as`` (:func:`annotation.label_schemes.value_classes`).
+   * ``stored`` — none (only stored gold counts);
+   * ``majority`` — the single most frequent value of ≥ 2 votes, provenance ``majority``;
+   * ``single`` — the vote of a pair with exactly one vote, provenance ``single``;
+   * ``majority-or-single`` — either: every human judgement that is not a tie;
+
+   so an annotator's label refines imported gold of unknown kind (``aligned-or-partial``) and
+   never loses to imported gold;
+3. **imported gold**, with the meaning it was imported with (``aligned-or-partial`` stays that:
+   a link of unknown kind, never read as ``aligned``);
+4. else, when the votes qualify but tie, the pair is **undecided** (:data:`UNDECIDED`, provenance
+   ``tie``: it waits in adjudication; :func:`pair_gold` leaves it out unless asked), else it has no value.
+
+Who uses which policy: automatic gold writes what ``majority`` or ``single`` gives; the gold export
+offers ``stored``, ``majority`` and ``majority-or-single``; training, calibration, curation and the
+scoring jobs read ``majority-or-single``. A label's *class* (aligned / partial / not) is the scheme
+value's ``counts_as`` (:func:`annotation.label_schemes.value_classes`).
 
 Example:
     >>> resolve(None, ["aligned", "aligned", "partial"], "majority")
     Gold(value='aligned', provenance='majority', stored=False, reviewer=None)
-    >>> resolve(None, ["aligned"], "majority") is None, resolve(None, ["aligned", "partial"], "majority-or-single")
-    (True, None)
+    >>> resolve(None, ["aligned"], "majority") is None, resolve(None, ["aligned", "partial"], "majority-or-single").value
+    (True, 'undecided')
     >>> resolve(Gold("partial", "adjudicated", stored=True), ["aligned", "aligned"], "majority").value
+    'partial'
+    >>> resolve(Gold("aligned-or-partial", "imported", stored=True), ["partial"], "majority-or-single").value
     'partial'
 """
 from __future__ import annotations
@@ -37,6 +49,11 @@ from annotation.models import Adjudication, Project
 from annotation.services.review import qc
 
 POLICIES: tuple[str, ...] = ("stored", "majority", "single", "majority-or-single")
+UNDECIDED = "undecided"
+"""Value (and class) of a pair whose qualifying votes tie and that no adjudication or import decides:
+no scheme value; it is never written as aligned, partial or not aligned."""
+TIE = "tie"
+"""Provenance of an :data:`UNDECIDED` pair."""
 
 
 @dataclass(frozen=True)
@@ -90,26 +107,35 @@ def vote_gold(values: Iterable[str], policy: str) -> Gold | None:
 
 
 def resolve(stored: Gold | None, values: Iterable[str], policy: str) -> Gold | None:
-    """A pair's gold: its stored gold, else what its counted votes give under ``policy``."""
+    """A pair's value by the precedence rule (module docstring): adjudicated or automatic gold, else
+    what the counted votes ``values`` give under ``policy``, else imported gold, else
+    :data:`UNDECIDED` when qualifying votes tie, else None."""
     _check(policy)
-    return stored if stored is not None else vote_gold(values, policy)
+    if stored is not None and stored.provenance != Adjudication.IMPORTED:
+        return stored
+    values = [v for v in values if v]
+    voted = vote_gold(values, policy) if policy != "stored" else None
+    if voted is not None or stored is not None:
+        return voted or stored
+    if policy != "stored" and qualifies(len(values), policy):
+        return Gold(UNDECIDED, TIE)
+    return None
 
 
-def pair_gold(project: Project, pairs, *, policy: str = "majority-or-single") -> dict[int, Gold]:
-    """``{pair id: Gold}`` of the project's ``pairs`` (a queryset or ids) that have gold under
-    ``policy``; pairs without any are left out."""
+def pair_gold(project: Project, pairs, *, policy: str = "majority-or-single", ties: bool = False) -> dict[int, Gold]:
+    """``{pair id: Gold}`` of the project's ``pairs`` (a queryset or ids) that have a value under
+    ``policy`` (:func:`resolve`); pairs without any are left out, and so are ties unless ``ties``."""
     _check(policy)
-    out = {pid: Gold(value, provenance, stored=True) for pid, value, provenance in
-           Adjudication.objects.filter(pair__in=pairs).values_list("pair_id", "value", "provenance")}
-    if policy == "stored":
-        return out
+    stored = {pid: Gold(value, provenance, stored=True) for pid, value, provenance in
+              Adjudication.objects.filter(pair__in=pairs).values_list("pair_id", "value", "provenance")}
     votes: dict[int, list[str]] = defaultdict(list)
-    for pid, value in qc.counted_labels(project).filter(pair__in=pairs).values_list("pair_id", "value"):
-        if pid not in out:
+    if policy != "stored":
+        for pid, value in qc.counted_labels(project).filter(pair__in=pairs).values_list("pair_id", "value"):
             votes[pid].append(value)
-    for pid, values in votes.items():
-        gold = vote_gold(values, policy)
-        if gold is not None:
+    out = {}
+    for pid in stored.keys() | votes.keys():
+        gold = resolve(stored.get(pid), votes.get(pid, ()), policy)
+        if gold is not None and (ties or gold.value != UNDECIDED):
             out[pid] = gold
     return out
 
@@ -123,4 +149,4 @@ def pair_classes(project: Project, pairs, *, policy: str = "majority-or-single",
     return {pid: cls for pid, cls in out.items() if cls is not None}
 
 
-__all__ = ["Gold", "POLICIES", "majority_value", "pair_classes", "pair_gold", "qualifies", "resolve", "vote_gold"]
+__all__ = ["Gold", "POLICIES", "TIE", "UNDECIDED", "majority_value", "pair_classes", "pair_gold", "qualifies", "resolve", "vote_gold"]

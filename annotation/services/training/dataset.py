@@ -6,8 +6,12 @@ with the project's split policy when an article has none):
 * *exhaustive article pairs* (:func:`annotation.services.review.exhaustive.exhaustive_pairs`, the
   one definition that model metrics use too) train the CRF and the pair model: document pairs an
   annotator declared complete in the whole-article view (their links; every unlinked pair = not
-  aligned), and document pairs whose imported gold is exhaustive. Where a pair has adjudicated
-  gold, it overrides the annotators' links;
+  aligned), and document pairs whose imported gold is exhaustive. Each pair's value is the one
+  precedence rule's (:func:`annotation.services.review.gold.resolve`): adjudicated gold, else the
+  completers' labels (a completer who did not link a pair they left unlinked votes "not"), else
+  imported gold — so a completer's label refines imported sparse gold. The CRF needs a class for
+  every pair, so an undecided tie takes the stronger judgement (aligned over partial over not), and
+  an imported link of unknown kind counts as aligned (a link; stored as it came);
 * *pair-level labels* of the train articles' other sentence pairs (adjudicated gold, else the
   counted majority of crowd votes — quality control applied) train the pair model only.
 
@@ -26,6 +30,7 @@ from django.utils import timezone
 
 from annotation.label_schemes import UNKNOWN_KIND, value_classes
 from annotation.models import (
+    Adjudication,
     Article,
     CandidatePair,
     Label,
@@ -35,7 +40,7 @@ from annotation.models import (
 from annotation.services.corpus.documents import engine_pair, pair_texts
 from annotation.services.editing.links import links_from
 from annotation.services.review.exhaustive import exhaustive_pairs
-from annotation.services.review.gold import pair_classes
+from annotation.services.review.gold import UNDECIDED, Gold, pair_classes, resolve
 from workers.engine import ArticlePair
 
 LINK = ("aligned", "partial")
@@ -74,31 +79,36 @@ def resolved_labels(project: Project, pairs) -> dict[int, str]:
     return pair_classes(project, pairs)
 
 
-def _exhaustive_links(project: Project, complex_doc: int, simple_doc: int, annotators: list[int],
-                      imported: bool) -> dict[tuple[int, int], str]:
-    """``{(ci, si): aligned|partial}`` of one exhaustively annotated document pair (each pair's class:
-    gold, else the completers' majority; read as links by :func:`links.links_from`)."""
+def stronger(classes: list[str]) -> str:
+    """Training's answer to a tie: the strongest of the most frequent classes (aligned > partial > not)."""
+    ranked = Counter(classes)
+    top = max(ranked.values())
+    return next(c for c in ("aligned", "partial", "not") if ranked.get(c) == top)
+
+
+def _exhaustive_links(project: Project, complex_doc: int, simple_doc: int,
+                      annotators: list[int]) -> dict[tuple[int, int], str]:
+    """``{(ci, si): aligned|partial}`` of one exhaustively annotated document pair (each pair's class
+    by the precedence rule, module docstring; read as links by :func:`links.links_from`)."""
     counts_as = value_classes(project.label_scheme)
     pairs = CandidatePair.objects.filter(complex_document_id=complex_doc, simple_document_id=simple_doc)
-    gold = pair_classes(project, pairs, policy="stored")
+    stored = {pid: Gold(counts_as.get(value, "not"), provenance, stored=True) for pid, value, provenance in
+              Adjudication.objects.filter(pair__in=pairs).values_list("pair_id", "value", "provenance")}
     votes: dict[int, list[str]] = defaultdict(list)
-    for pid, _annotator, value in (Label.objects.filter(pair__in=pairs, annotator_id__in=annotators)
-                                  .values_list("pair_id", "annotator_id", "value")):
+    for pid, value in Label.objects.filter(pair__in=pairs, annotator_id__in=annotators).values_list("pair_id", "value"):
         votes[pid].append(counts_as.get(value, "not"))
     rows: list[tuple[list[int], list[int], str]] = []
     for pair in pairs.only("pk", "complex_key", "simple_key"):
-        if pair.pk in gold and (imported or gold[pair.pk] != "not" or pair.pk in votes):
-            value = gold[pair.pk]
-        elif annotators and votes.get(pair.pk):
-            # a link when most completers linked it (ties: the stronger judgement, partial over not)
-            ranked = Counter(votes[pair.pk]) + Counter({"not": len(annotators) - len(votes[pair.pk])})
-            linked = ranked["aligned"] + ranked["partial"]
-            value = ("aligned" if ranked["aligned"] >= ranked["partial"] else "partial") if linked * 2 >= len(annotators) else "not"
-        else:
+        explicit = votes.get(pair.pk, [])
+        if pair.pk not in stored and not explicit:
+            continue  # nobody said anything about this candidate: unlinked, so not aligned
+        # completers who left it unlinked said "not" — though only their explicit labels refine imported gold
+        implicit = ["not"] * (len(annotators) - len(explicit)) if pair.pk not in stored else []
+        decided = resolve(stored.get(pair.pk), explicit + implicit, "majority-or-single")
+        if decided is None:
             continue
-        if value == UNKNOWN_KIND:  # an imported link without a kind: a link to the CRF, which has no
-            value = "aligned"      # "link of unknown kind" class (Task 1 positive; stored as it came)
-        rows.append((pair.complex_indices, pair.simple_indices, value))
+        value = stronger(explicit + implicit) if decided.value == UNDECIDED else decided.value
+        rows.append((pair.complex_indices, pair.simple_indices, "aligned" if value == UNKNOWN_KIND else value))
     # as the whole-article view, completion and the export read links: a 1:1 pair decides its link
     # (a "not aligned" there removes it), an n:m pair counts for each link not so decided
     return {link.key: link.label for link in links_from(rows)}
@@ -114,7 +124,7 @@ def training_set(project: Project) -> TrainingSet:
         split = split_of.get(article)
         if split not in data.exhaustive:
             continue
-        links = _exhaustive_links(project, c, s, annotators, imported)
+        links = _exhaustive_links(project, c, s, annotators)
         ordered = sorted(links)
         data.exhaustive[split].append(engine_pair(c, s, id=f"{article}:{c}-{s}", gold=tuple(ordered),
                                                   gold_labels=tuple(links[k] for k in ordered)))

@@ -27,7 +27,9 @@ class ExportFormat:
     """One registered format: its name (options, API), the label the export page shows, the lines
     README.txt gives its files (``folder/*.ext   what they hold``), its writer class, list order and
     whether it is exact: a research data format writing every text as stored (``True``), or one meant
-    for spreadsheets, whose cells go through :func:`~annotation.services.export.spreadsheet.spreadsheet_cell`."""
+    for spreadsheets, whose cells go through :func:`~annotation.services.export.spreadsheet.spreadsheet_cell`;
+    and whether it is a training-oriented output (``training``: pairs to train on, not gold; the
+    training-only filters such as "drop identical" apply to it, see ``filters.py``)."""
 
     name: str
     label: str
@@ -35,20 +37,21 @@ class ExportFormat:
     writer: type[Writer]
     order: int
     exact: bool = True
+    training: bool = False
 
 
 _REGISTRY: dict[str, ExportFormat] = {}
 
 
 def register(name: str, *, label: str | None = None, readme: str, order: int = 100,
-             exact: bool = True) -> Callable[[type[Writer]], type[Writer]]:
+             exact: bool = True, training: bool = False) -> Callable[[type[Writer]], type[Writer]]:
     """Class decorator adding a writer as format ``name`` (``order``: its place in lists, lower first)."""
 
     def wrap(writer: type[Writer]) -> type[Writer]:
         known = _REGISTRY.get(name)
         if known is not None and known.writer is not writer:
             raise ValueError(f"export format {name!r} registered twice")
-        _REGISTRY[name] = ExportFormat(name, label or name, readme, writer, order, exact)
+        _REGISTRY[name] = ExportFormat(name, label or name, readme, writer, order, exact, training)
         return writer
 
     return wrap

@@ -53,6 +53,10 @@ class Writer:
     def write(self, batch: ArticleBatch, records: list[PairRecord]) -> None:
         raise NotImplementedError
 
+    def left_out(self) -> dict[str, int]:
+        """Pairs this format had to leave out because it cannot carry their value, by reason."""
+        return {}
+
     def close(self) -> list[Path]:
         paths = []
         for name, handle in self.files.items():

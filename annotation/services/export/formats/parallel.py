@@ -1,6 +1,7 @@
 """``parallel`` — ``parallel/<split>.src`` / ``.dst``: one pair per line (complex → simple), pairs
   whose label counts as aligned or partial; ``<split>.joined.src`` / ``.dst``: per complex
   sentence group, every simple sentence aligned to it joined in document order (splits kept whole).
+  A training output: "drop identical" leaves identical pairs out of it (gold files keep them).
 """
 from __future__ import annotations
 
@@ -9,9 +10,10 @@ from annotation.services.export.formats.base import LINKING, Writer, clean_line
 from annotation.services.export.records import ArticleBatch, PairRecord
 
 
-@register("parallel", order=20, readme=(
-    'parallel/*.src|.dst  one pair per line (aligned + partial); *.joined.*: the simple sentences\n'
-    '                     aligned to the same complex sentence(s) joined'
+@register("parallel", order=20, training=True, readme=(
+    'parallel/*.src|.dst  training pairs, one per line (aligned + partial; identical pairs left out\n'
+    '                     unless kept); *.joined.*: the simple sentences aligned to the same complex\n'
+    '                     sentence(s) joined'
 ))
 class ParallelWriter(Writer):
     folder = "parallel"

@@ -1,7 +1,10 @@
 """``tsv`` — ``wiki-manual/<split>.tsv``: the released Wiki-Manual/Newsela-Manual layout, no header,
   tab-separated ``label, simple-sent-id, complex-sent-id, simple, complex, GLEU``. Labels are
   written as those files name them (``aligned``, ``partialAligned``, ``notAligned``, from the
-  label's class; a true link of unknown kind, ``aligned-or-partial``, as ``aligned``); an n:m pair
+  label's class). The layout can say nothing else, so a pair whose value says less — a link of
+  unknown kind (``aligned-or-partial``, imported sparse gold) or a tie (``undecided``) — has no row
+  at all (never ``aligned`` nor ``notAligned``): it is counted, by reason, in :meth:`left_out` (the
+  manifest's ``left_out`` and README.txt), and the jsonl / articles / hf files carry it; an n:m pair
   becomes one row per sentence link (c × s), each with the pair's label, as the released data lists
   multi-sentence alignments. Sentence ids are ``<article>-<level>-<paragraph>-<sentence index in the
   document>``. GLEU: ``metrics.gleu``.
@@ -14,6 +17,7 @@
 """
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 from annotation.label_schemes import UNKNOWN_KIND
@@ -21,14 +25,19 @@ from annotation.services.export.formats import register
 from annotation.services.export.formats.base import Writer, clean_line
 from annotation.services.export.metrics import gleu_of, profile
 from annotation.services.export.records import ArticleBatch, PairRecord
+from annotation.services.review.gold import UNDECIDED
 
-WIKI_LABELS = {"aligned": "aligned", "partial": "partialAligned", "not": "notAligned", UNKNOWN_KIND: "aligned"}
+WIKI_LABELS = {"aligned": "aligned", "partial": "partialAligned", "not": "notAligned"}
+LEFT_OUT = {UNKNOWN_KIND: "aligned-or-partial: a link of unknown kind (imported without a label)",
+            UNDECIDED: "undecided: the annotators' votes tie (waiting in adjudication)"}
+"""Classes the layout cannot carry, with why (README.txt)."""
 
 
 @register("tsv", order=10, readme=(
     'wiki-manual/*.tsv    label, simple-sent-id, complex-sent-id, simple, complex, GLEU (no header;\n'
     '                     labels aligned / partialAligned / notAligned; n:m pairs as 1:1 rows;\n'
-    '                     exhaustively annotated document pairs: every m x n sentence pair)'
+    '                     exhaustively annotated document pairs: every m x n sentence pair; pairs\n'
+    '                     whose value is aligned-or-partial or undecided have no row: see left_out)'
 ))
 class TsvWriter(Writer):
     folder = "wiki-manual"
@@ -36,6 +45,7 @@ class TsvWriter(Writer):
     def __init__(self, root: Path, splits: list[str], exhaustive: set[tuple[int, int]] | None = None) -> None:
         super().__init__(root, splits)
         self.exhaustive = exhaustive or set()  # (complex document, simple document) written m × n
+        self.skipped: Counter = Counter()  # pairs left out, by the class the layout cannot carry
 
     @classmethod
     def for_export(cls, root: Path, splits: list[str], project, options) -> Writer:
@@ -47,6 +57,10 @@ class TsvWriter(Writer):
 
     def names(self, split: str) -> list[str]:
         return [f"{split}.tsv"]
+
+    def left_out(self) -> dict[str, int]:
+        """Pairs without a row, by their class (``aligned-or-partial``, ``undecided``)."""
+        return {klass: self.skipped[klass] for klass in LEFT_OUT if self.skipped[klass]}
 
     def write(self, batch: ArticleBatch, records: list[PairRecord]) -> None:
         out = self._file(f"{batch.split}.tsv")
@@ -75,12 +89,18 @@ class TsvWriter(Writer):
         full = [(c, s) for c, s in self.exhaustive if c in batch.documents and s in batch.documents]
         cells: dict[tuple[int, int], dict[tuple[int, int], str]] = {key: {} for key in full}
         for r in records:
-            label = WIKI_LABELS.get(r.counts_as, "notAligned")
+            label = WIKI_LABELS.get(r.counts_as, "")
+            if r.counts_as in LEFT_OUT:
+                self.skipped[r.counts_as] += 1
+            elif not label:
+                label = "notAligned"
             grid = cells.get((r.complex_document, r.simple_document))
             if grid is not None:  # written below, with every other sentence pair of the document pair
                 for ci in r.complex_ids:
                     for si in r.simple_ids:
                         grid.setdefault((ci, si), label)
+                continue
+            if not label:
                 continue
             for ci, c_text in zip(r.complex_ids, r.complex_sentences):
                 for si, s_text in zip(r.simple_ids, r.simple_sentences):

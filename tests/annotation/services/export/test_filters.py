@@ -13,12 +13,18 @@ def keys(root):
             for r in all_pairs(root)}
 
 
-def test_identical_pairs_are_dropped_by_default_and_kept_on_request(newsela, settings, tmp_path):
+def parallel_lines(root) -> list[str]:
+    return [line for split in ("train", "test") for line in (root / "parallel" / f"{split}.src").read_text().splitlines()]
+
+
+def test_identical_pairs_stay_in_gold_and_leave_the_training_outputs_unless_kept(newsela, settings, tmp_path):
     done, root = run(newsela["project"], settings, tmp_path, derived=False)
-    assert ("Owls", "0", "1", (1,), (2,)) not in keys(root)
-    assert done.manifest["dropped"] == {"identical": 1}
+    assert ("Owls", "0", "1", (1,), (2,)) in keys(root)  # gold files keep identical pairs (issue 27 §3)
+    assert "They live everywhere." not in parallel_lines(root)
+    assert done.manifest["dropped"] == {} and done.manifest["dropped_training"] == {"identical": 1}
+    assert done.manifest["filters"]["training_only"] == ["identical"]
     _, root = run(newsela["project"], settings, tmp_path / "keep", derived=False, drop_identical=False)
-    assert ("Owls", "0", "1", (1,), (2,)) in keys(root)
+    assert "They live everywhere." in parallel_lines(root)
 
 
 def test_identical_means_equal_after_case_and_space_normalisation(newsela, settings, tmp_path):
@@ -27,7 +33,7 @@ def test_identical_means_equal_after_case_and_space_normalisation(newsela, setti
 
     Sentence.objects.filter(document__article=owls, document__level="1", index=2).update(text="  they LIVE everywhere. ")
     done, _ = run(newsela["project"], settings, tmp_path, derived=False)
-    assert done.manifest["dropped"] == {"identical": 1}
+    assert done.manifest["dropped_training"] == {"identical": 1}
 
 
 def test_identical_is_the_engines_definition_so_punctuation_and_unicode_forms_do_not_count(newsela, settings, tmp_path):
@@ -38,10 +44,10 @@ def test_identical_is_the_engines_definition_so_punctuation_and_unicode_forms_do
     Sentence.objects.filter(document__article=owls, document__level="1", index=2).update(text="They live ＥＶＥＲＹWHERE!")
     assert is_identical("They live everywhere.", "They live ＥＶＥＲＹWHERE!")  # what the stored flag says too
     done, _ = run(newsela["project"], settings, tmp_path, derived=False)
-    assert done.manifest["dropped"] == {"identical": 1}
+    assert done.manifest["dropped_training"] == {"identical": 1}
     Sentence.objects.filter(document__article=owls, document__level="1", index=2).update(text="They live somewhere.")
     done, _ = run(newsela["project"], settings, tmp_path / "different", derived=False)
-    assert "identical" not in done.manifest["dropped"]
+    assert "identical" not in done.manifest["dropped_training"]
 
 
 def test_labels_filter_by_value_or_by_class(newsela, settings, tmp_path):
@@ -55,7 +61,7 @@ def test_thresholds_compare_stored_scores_and_drop_pairs_without_them(newsela, s
     done, root = run(newsela["project"], settings, tmp_path, label_policy="majority", derived=False,
                      thresholds=[{"key": "gain_prob", "op": "gte", "value": 0.5}])
     assert keys(root) == {("Bees", "1", "2", (1,), (1,))}
-    assert done.manifest["dropped"] == {"identical": 1, "threshold": 6}
+    assert done.manifest["dropped"] == {"threshold": 7}
     _, root = run(newsela["project"], settings, tmp_path / "t", label_policy="majority", derived=False,
                   thresholds=[{"key": "sum4simp_T", "op": "gt", "value": 0.5}, {"key": "gain_prob", "op": "lt", "value": 0.5}])
     assert keys(root) == {("Bees", "0", "1", (1,), (1,))}

@@ -37,8 +37,10 @@ def test_the_majority_policy_adds_pairs_with_a_majority_of_counted_votes(newsela
 def test_votes_of_excluded_annotators_do_not_count(newsela, settings, tmp_path, users):
     Membership.objects.filter(user__username="bea").update(excluded_at="2026-01-01T00:00:00Z")
     _, root = run(newsela["project"], settings, tmp_path, derived=False, label_policy="majority")
-    # partial vs aligned is now a tie: no gold
-    assert ("Bees", "0", "1", (1,), (1,)) not in by_ids(all_pairs(root))
+    # partial vs aligned is now a tie: no gold; Bees 0→1 is exhaustive (legacy imported gold), so it is
+    # listed as undecided (issue 27 §2), never as a label
+    row = by_ids(all_pairs(root))[("Bees", "0", "1", (1,), (1,))]
+    assert (row["label"], row["class"], row["provenance"]) == ("undecided", "undecided", "tie")
 
 
 def test_majority_or_single_gives_single_vote_pairs_their_vote(newsela, settings, tmp_path):

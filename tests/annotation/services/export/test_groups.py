@@ -36,7 +36,8 @@ def test_jsonl_and_articles_show_each_pairs_group_and_the_tsv_keeps_one_six_colu
     assert kinds[("Owls", "0", (0,), (0, 1))] == "split"
     lines = [line for split in ("train", "dev", "test") for line in jsonl(root / "articles" / f"{split}.jsonl")]
     owls = next(line for line in lines if line["article"] == "Owls")
-    assert [(g["kind"], g["complex"], g["simple"]) for g in owls["groups"]] == [("split", [0], [0, 1])]
+    # the identical O1→P2 link stays in the gold files (issue 27 §3): a 1:1 group of its own
+    assert [(g["kind"], g["complex"], g["simple"]) for g in owls["groups"]] == [("split", [0], [0, 1]), ("1:1", [1], [2])]
     assert {p["group"] for p in owls["pairs"]} == {g["id"] for g in owls["groups"]}
     rows = [line.split("\t") for split in ("train", "dev", "test")
             for line in (root / "wiki-manual" / f"{split}.tsv").read_text().splitlines()]

@@ -49,6 +49,15 @@ def test_adjudicated_gold_overrides_the_annotators_link(project, users, complete
     assert (0, 0) not in pair.gold
 
 
+def test_a_completers_label_refines_imported_sparse_gold_and_a_tie_takes_the_stronger_link(project, users, completed):
+    # issue 27 §1: imported "aligned-or-partial" gold never beats the annotator who decided
+    Adjudication.objects.create(pair=completed["pairs"]["partial"], value="aligned-or-partial",
+                                provenance=Adjudication.IMPORTED)
+    [pair] = dataset.training_set(project).exhaustive["train"]
+    assert dict(zip(pair.gold, pair.gold_labels))[(1, 1)] == "partial"
+    assert dataset.stronger(["partial", "aligned"]) == "aligned" and dataset.stronger(["not", "partial"]) == "partial"
+
+
 def test_an_excluded_annotators_completion_does_not_train(project, users, completed):
     qc.exclude(users["anna"], project, "failed the test questions")
     assert dataset.training_set(project).exhaustive["train"] == []

@@ -1,0 +1,48 @@
+"""Issue 27 §1: the one precedence rule — adjudication, then the annotators' labels (per policy),
+then imported gold with its meaning; a tie is undecided."""
+from __future__ import annotations
+
+import pytest
+
+from annotation.models import Adjudication, CandidatePair
+from annotation.services.review import gold
+
+from .test_adjudication import crowd, make_pairs, vote  # noqa: F401 - crowd is a fixture
+
+pytestmark = pytest.mark.django_db
+
+
+def values(project, policy="majority-or-single", **kwargs):
+    return {pid: (g.value, g.provenance) for pid, g in gold.pair_gold(
+        project, CandidatePair.objects.filter(article__project=project), policy=policy, **kwargs).items()}
+
+
+def test_an_annotators_label_refines_imported_aligned_or_partial_gold(project, crowd):  # noqa: F811
+    refined, untouched = make_pairs(project, 2)
+    for pair in (refined, untouched):
+        Adjudication.objects.create(pair=pair, value="aligned-or-partial", provenance=Adjudication.IMPORTED)
+    vote(refined, crowd[0], "partial")
+    assert values(project) == {refined.pk: ("partial", "single"), untouched.pk: ("aligned-or-partial", "imported")}
+    assert values(project, "stored")[refined.pk] == ("aligned-or-partial", "imported")  # the votes alone left out
+
+
+def test_the_annotators_majority_wins_over_imported_gold_and_adjudication_over_both(project, crowd):  # noqa: F811
+    anna, bob, cleo = crowd
+    voted, decided = make_pairs(project, 2)
+    for pair in (voted, decided):
+        Adjudication.objects.create(pair=pair, value="aligned", provenance=Adjudication.IMPORTED)
+        vote(pair, anna, "not-aligned"), vote(pair, bob, "not-aligned")
+    Adjudication.objects.filter(pair=decided).update(value="partial", provenance=Adjudication.ADJUDICATED)
+    assert values(project, "majority") == {voted.pk: ("not-aligned", "majority"), decided.pk: ("partial", "adjudicated")}
+
+
+def test_a_tie_is_undecided_unless_imported_gold_decides_it(project, crowd):  # noqa: F811
+    anna, bob, _ = crowd
+    tie, imported_tie = make_pairs(project, 2)
+    Adjudication.objects.create(pair=imported_tie, value="aligned-or-partial", provenance=Adjudication.IMPORTED)
+    for pair in (tie, imported_tie):
+        vote(pair, anna, "aligned"), vote(pair, bob, "partial")
+    assert values(project) == {imported_tie.pk: ("aligned-or-partial", "imported")}  # ties left out by default
+    assert values(project, ties=True)[tie.pk] == (gold.UNDECIDED, gold.TIE)
+    assert gold.resolve(None, ["aligned", "partial"], "majority").value == gold.UNDECIDED
+    assert gold.resolve(None, ["aligned", "partial"], "stored") is None
