@@ -25,7 +25,8 @@ def models_page(request: HttpRequest, pk: int) -> HttpResponse:
         "compare_page": reverse("project-run-compare", args=[project.pk]),
         "runs_api": reverse("run-list") + f"?project={project.pk}",
     }
-    context = {"project": project, "page": page, "data": data.snapshot, "complete": metrics.complete_articles(project),
+    context = {"project": project, "page": page, "data": data.snapshot, "refusal": dataset.training_refusal(data),
+               "complete": metrics.complete_articles(project),
                "min_articles": metrics.min_trusted_articles(), "chart_scripts": CHART_SCRIPTS[:1] if charts else ()}
     return render(request, "training/models.html", context)
 

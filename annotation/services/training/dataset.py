@@ -141,7 +141,29 @@ def training_set(project: Project) -> TrainingSet:
             continue
         data.pair_examples.append((*texts[pid], value))
     data.snapshot = _snapshot(data, split_of, sources)
+    data.snapshot["sparse_gold"] = sparse_gold(project, {(c, s) for _, c, s, _, _ in exhaustive_pairs(project)})
     return data
+
+
+def sparse_gold(project: Project, exhaustive: set[tuple[int, int]]) -> int:
+    """Imported gold pairs outside the ``exhaustive`` (complex, simple) document pairs: gold imported
+    as sparse says which pairs are linked, not which are not, so it cannot train the CRF."""
+    rows = (Adjudication.objects.filter(pair__article__project=project, provenance=Adjudication.IMPORTED)
+            .values_list("pair__complex_document_id", "pair__simple_document_id"))
+    return sum(1 for key in rows if key not in exhaustive)
+
+
+def training_refusal(data: TrainingSet) -> str | None:
+    """Why a training cannot start on ``data``, naming what is missing; None when it can."""
+    if data.exhaustive["train"] or data.exhaustive["dev"]:
+        return None
+    nothing = "" if data.pair_examples else "nothing to train on yet: "
+    sparse = data.snapshot.get("sparse_gold", 0)
+    why = (f"; its {sparse} imported gold pair{'s' if sparse != 1 else ''} are sparse gold (they say which pairs are linked, "
+           "not which are not)") if sparse else ""
+    return (f"{nothing}the CRF needs exhaustive gold — at least one exhaustively annotated article pair (every sentence "
+            f"pair decided) in a train or dev article — and this project has none{why}. Mark article pairs complete in the "
+            "whole-article view, or import gold that lists every link of its articles as exhaustive.")
 
 
 def _snapshot(data: TrainingSet, split_of: dict[int, str], sources: Counter) -> dict:

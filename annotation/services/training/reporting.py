@@ -3,7 +3,8 @@
 The engine (Django-free) calls back with a ``StepReport`` when a stage starts and after every
 pair-model batch, and with an ``EpochReport`` after every epoch; :class:`TrainingProgress` turns
 them into ``(fraction, message)`` for the job's progress bar, e.g.
-``pair model: epoch 1/4, batch 37/120 · 2 min 5 s elapsed · about 6 min left``.
+``pair model: epoch 1/4, batch 37/120 · 2 min 5 s elapsed · about 6 min left`` — the time left
+of the whole training, the stages after this one included.
 """
 from __future__ import annotations
 
@@ -30,14 +31,22 @@ def duration(seconds: float) -> str:
 
 
 class TrainingProgress:
-    """Feeds ``report(fraction, message)`` from the engine's callbacks (see the module docstring)."""
+    """Feeds ``report(fraction, message)`` from the engine's callbacks (see the module docstring).
 
-    def __init__(self, report: Callable[[float, str], None], clock: Callable[[], float] = time.monotonic) -> None:
+    The time left counts the stages still to come, not only the current one: each later stage takes
+    what it took in the project's last training (``expected``: ``{stage: seconds}``, as
+    :attr:`durations` recorded it), else its share of the bar at the pace measured so far.
+    """
+
+    def __init__(self, report: Callable[[float, str], None], clock: Callable[[], float] = time.monotonic,
+                 expected: dict[str, float] | None = None) -> None:
         self.report, self.clock = report, clock
+        self.expected = {k: float(v) for k, v in (expected or {}).items()}
         self.started = clock()
         self.stage_started = self.started
         self.stage = "collect"
         self.fraction = 0.0
+        self.durations: dict[str, float] = {}  # seconds each finished stage took
 
     def _emit(self, fraction: float, text: str, left: float | None = None) -> None:
         self.fraction = max(self.fraction, fraction)  # never moves backwards
@@ -52,10 +61,38 @@ class TrainingProgress:
         following = order[order.index(stage) + 1] if stage != order[-1] else None
         return start, (STAGE_START[following] if following else 1.0) - start
 
+    def _later(self, stage: str, pace: float | None) -> float | None:
+        """Seconds the stages after ``stage`` should take (``pace``: seconds per unit of the bar)."""
+        order = list(STAGE_START)
+        later = order[order.index(stage) + 1:] if stage in order else []
+        if all(name in self.expected for name in later):
+            return sum(self.expected[name] for name in later)
+        return None if pace is None else pace * sum(self._span(name)[1] for name in later)
+
+    def _left(self, done: float) -> float | None:
+        """Time left in the whole training when ``done`` (0–1) of the current stage is done."""
+        spent = self.clock() - self.stage_started
+        if done and self.stage in STAGE_START:
+            total = spent / done
+            return total - spent + (self._later(self.stage, total / self._span(self.stage)[1]) or 0.0)
+        known = self._later(self.stage, None)
+        if known is not None and self.stage in self.expected:
+            return max(0.0, self.expected[self.stage] - spent) + known
+        if self.fraction >= STAGE_START["score_candidates"]:  # past the pair model: its pace sets the bar's
+            return (self.clock() - self.started) / self.fraction * (1 - self.fraction)
+        return None
+
     def begin(self, stage: str) -> None:
         """A stage starts (``collect`` and ``measure`` are the app's own, the rest the engine's)."""
+        self.finish()
         self.stage, self.stage_started = stage, self.clock()
-        self._emit(STAGE_START.get(stage, self.fraction), STAGE_NAMES.get(stage, stage))
+        self.fraction = max(self.fraction, STAGE_START.get(stage, self.fraction))
+        self._emit(self.fraction, STAGE_NAMES.get(stage, stage), self._left(0.0))
+
+    def finish(self) -> None:
+        """The current stage is over: its time goes into :attr:`durations`."""
+        self.durations[self.stage] = round(self.durations.get(self.stage, 0.0) + self.clock() - self.stage_started, 1)
+        self.stage_started = self.clock()
 
     def on_step(self, step) -> None:
         """The engine's ``StepReport``: a stage starting, or a pair-model batch done."""
@@ -64,18 +101,18 @@ class TrainingProgress:
                 self.begin(step.stage)
             return
         start, width = self._span(step.stage)
-        spent = self.clock() - self.stage_started
-        left = spent * (step.steps - step.step) / step.step if step.step else None
         where = f"epoch {step.epoch}/{step.epochs}, " if step.epochs else ""
         self._emit(start + width * step.fraction,
-                   f"{STAGE_NAMES.get(step.stage, step.stage)}: {where}batch {step.step}/{step.steps}", left)
+                   f"{STAGE_NAMES.get(step.stage, step.stage)}: {where}batch {step.step}/{step.steps}",
+                   self._left(step.fraction) if step.step else None)
 
     def on_epoch(self, epoch) -> None:
         """The engine's ``EpochReport`` (loss, dev F1) after an epoch of the pair model or the CRF."""
         if epoch.stage != self.stage:
             self.begin(epoch.stage)
         start, width = self._span(epoch.stage) if epoch.stage in STAGE_START else (self.fraction, 0.0)
-        self._emit(start + width * epoch.epoch / max(1, epoch.epochs), epoch.line())
+        done = epoch.epoch / max(1, epoch.epochs)
+        self._emit(start + width * done, epoch.line(), self._left(done))
 
 
 __all__ = ["STAGE_START", "TrainingProgress", "duration"]

@@ -36,6 +36,7 @@ from annotation.services.projects import language_tools
 from annotation.services.training import metrics, reporting
 from annotation.services.training.dataset import (
     TrainingError,
+    training_refusal,
     training_set,
 )
 
@@ -62,12 +63,8 @@ def start_training(project: Project, *, user=None, config: dict | None = None, s
     if base_version is not None and base_version.project_id != project.pk:
         raise TrainingError("base_version: not a model version of this project")
     data = training_set(project)
-    if not data.exhaustive["train"] and not data.pair_examples:
-        raise TrainingError("nothing to train on yet: mark article pairs complete in the whole-article view, import "
-                            "gold, or label pairs of train articles")
-    if not data.exhaustive["train"] and not data.exhaustive["dev"]:
-        raise TrainingError("the CRF needs at least one exhaustively annotated article pair (train or dev): mark "
-                            "an article pair complete in the whole-article view, or import gold")
+    if (refusal := training_refusal(data)) is not None:
+        raise TrainingError(refusal)
     params = {"config": config or {}, "seed": seed, "base_version": base_version.pk if base_version else None}
     with transaction.atomic():
         job = jobs.start_job(project, TRAIN_JOB, params=params, user=user, enqueue=enqueue)
@@ -125,6 +122,13 @@ def run_training_job(job_id: int) -> None:
                      timings=version.training_snapshot.get("timings", {}))
 
 
+def last_stage_times(project: Project) -> dict[str, float]:
+    """``{stage: seconds}`` of the project's last training (empty before the first): the progress
+    line's estimate of the stages still to come."""
+    last = model_versions(project).order_by("-created_at", "-pk").values_list("training_snapshot", flat=True).first()
+    return dict(((last or {}).get("timings") or {}).get("stages_s") or {})
+
+
 def _version_dir(project: Project, name: str) -> Path:
     return Path(settings.MEDIA_ROOT) / "models" / f"project-{project.pk}" / name
 
@@ -134,7 +138,7 @@ def _train(job: Job) -> ModelVersion:
 
     project, params = job.project, job.params
     started = time.monotonic()
-    tracker = reporting.TrainingProgress(progress.reporter(Job, job.pk))
+    tracker = reporting.TrainingProgress(progress.reporter(Job, job.pk), expected=last_stage_times(project))
     tracker.begin("collect")
     data = training_set(project)
     parent = model_versions(project).filter(pk=params.get("base_version")).first() or default_version(project)
@@ -167,8 +171,9 @@ def _train(job: Job) -> ModelVersion:
     dev_metrics = {**((manifest.get("metrics") or {}).get("heldout") or {}), **metrics.dev_articles(manifest)}
     measured = {"dev": dev_metrics,
                 "test": metrics.measure(data.exhaustive["test"], out, parent, default_version(project))}
+    tracker.finish()
     snapshot = {**data.snapshot, "manifest": manifest, "config": config, "seed": params.get("seed", 0),
-                "timings": {"total_s": round(time.monotonic() - started, 1)}}
+                "timings": {"total_s": round(time.monotonic() - started, 1), "stages_s": tracker.durations}}
     progress.check_cancelled(Job, job.pk)  # only the attempt that owns the job registers its version
     return ModelVersion.objects.create(project=project, name=name, kind=MODEL_KIND, path=str(out), parent=parent,
                                        training_snapshot=snapshot, metrics=measured, job=job, created_by=job.created_by)

@@ -209,10 +209,12 @@ $("#train-form").addEventListener("submit", async (event) => {
   if (form.get("base_version")) body.base_version = Number(form.get("base_version"));
   try {
     const job = await api(cfg.train_api, { method: "POST", body: JSON.stringify(body) });
+    $("#train-status").className = "";
     $("#train-status").textContent = `Training job #${job.id} queued.`;
     watch(job.id);
   } catch (err) {
-    $("#train-status").textContent = err.message;
+    $("#train-status").className = "error";  // a refusal, not a status
+    $("#train-status").textContent = `Training refused: ${err.message}`;
   }
 });
 

@@ -31,7 +31,9 @@ def test_every_batch_moves_the_bar_with_elapsed_time_and_an_estimate():
     assert [m.split(" · ")[0] for _, m in batches] == [f"pair model: epoch 1/2, batch {k}/8" for k in range(1, 5)]
     fractions = [f for f, _ in seen]
     assert fractions == sorted(fractions) and 0.05 < batches[0][0] < batches[-1][0] < 0.80
-    assert batches[-1][1] == "pair model: epoch 1/2, batch 4/8 · 2 min 10 s elapsed · about 2 min 0 s left"
+    # 2 min left in the pair model (4 batches of 30 s) + the later stages at its pace: the pair model's
+    # 240 s fill 0.75 of the bar, the stages after it 0.20 → 64 s
+    assert batches[-1][1] == "pair model: epoch 1/2, batch 4/8 · 2 min 10 s elapsed · about 3 min 4 s left"
     clock.now = 200
     tracker.on_epoch(EpochReport("pair_model", 1, 2, 0.5, {"f1": 0.8}))
     assert seen[-1][1].startswith("pair_model epoch 1/2: loss 0.5000")
@@ -43,3 +45,54 @@ def test_every_batch_moves_the_bar_with_elapsed_time_and_an_estimate():
 
 def test_durations_read_naturally():
     assert [duration(s) for s in (4.4, 65, 3725)] == ["4 s", "1 min 5 s", "1 h 2 min"]
+
+
+LAST_TIME = {"score_candidates": 20, "crf": 40, "thresholds": 5, "save": 2, "measure": 30}
+
+
+def test_the_time_left_includes_the_stages_still_to_come():
+    """Issue 27 item 8: "about 0 s left" at 80 %, then 75–120 s more (scoring, CRF, thresholds, saving, measuring)."""
+    seen, clock = [], Clock()
+    tracker = TrainingProgress(lambda f, m: seen.append((f, m)), clock=clock, expected=LAST_TIME)
+    tracker.on_step(StepReport("pair_model"))
+    clock.now = 60
+    tracker.on_step(StepReport("pair_model", 4, 4, epoch=1, epochs=1))  # the last batch
+    assert seen[-1][0] == 0.80 and seen[-1][1].endswith("about 1 min 37 s left")  # 20 + 40 + 5 + 2 + 30 s
+    clock.now = 70
+    tracker.on_step(StepReport("crf"))  # the CRF starts
+    assert seen[-1][1].endswith("about 1 min 17 s left")  # crf 40 + thresholds 5 + save 2 + measure 30
+
+
+def test_without_an_earlier_training_the_later_stages_are_estimated_at_the_pace_so_far():
+    seen, clock = [], Clock()
+    tracker = TrainingProgress(lambda f, m: seen.append((f, m)), clock=clock)
+    tracker.on_step(StepReport("pair_model"))
+    clock.now = 150
+    tracker.on_step(StepReport("pair_model", 4, 4))
+    assert seen[-1][1].endswith("about 40 s left")  # 150 s for 0.75 of the bar; 0.20 still to come
+    clock.now = 160
+    tracker.begin("crf")
+    assert "left" in seen[-1][1] and not seen[-1][1].endswith("about 0 s left")
+
+
+def test_each_stages_time_is_recorded_for_the_next_estimate():
+    clock = Clock()
+    tracker = TrainingProgress(lambda f, m: None, clock=clock)
+    for now, stage in ((1, "prepare"), (3, "pair_model"), (63, "crf"), (83, "measure")):
+        clock.now = now
+        tracker.begin(stage)
+    clock.now = 113
+    tracker.finish()
+    assert tracker.durations == {"collect": 1.0, "prepare": 2.0, "pair_model": 60.0, "crf": 20.0, "measure": 30.0}
+
+
+
+def test_the_next_training_expects_the_stage_times_of_the_last_one(project):
+    from annotation.models import ModelVersion
+    from annotation.services.training.versions import last_stage_times
+
+    assert last_stage_times(project) == {}
+    for name, crf in (("crf-old", 99.0), ("crf-new", 40.0)):
+        ModelVersion.objects.create(project=project, name=name, kind="crf", path="/nowhere",
+                                    training_snapshot={"timings": {"total_s": 300, "stages_s": {**LAST_TIME, "crf": crf}}})
+    assert last_stage_times(project)["crf"] == 40.0
