@@ -252,3 +252,20 @@ def test_back_to_the_whole_queue_is_a_secondary_button(client, users, project, t
     client.force_login(users["rita"])
     page = client.get(f"/projects/{project.pk}/runs/compare/").content.decode()
     assert 'id="clear-review" class="button secondary"' in page
+
+
+def test_a_document_pair_a_run_aligned_without_finding_a_link_counts_as_not_aligned_there(two_runs, project):
+    """A run's finished chunks say which document pairs it aligned, links or not (issue 27 item 5)."""
+    from annotation.models import RunChunk
+
+    other = factories.make_article(project, "Bats", {"adv": [["A complex bat."]], "ele": [["A bat."]]})
+    c, s = other.documents.order_by("rank")
+    factories.make_pair(two_runs["old"], article=other, complex_document=c, simple_document=s, complex_key="0",
+                        simple_key="0", predicted_label="aligned", score=0.9)
+    assert run_comparison.agreement(two_runs["old"], two_runs["new"])["document_pairs_left_out"] == 1
+    RunChunk.objects.create(run=two_runs["new"], index=0, work=[[other.pk, c.pk, s.pk]], status=Status.SUCCEEDED)
+    found = run_comparison.agreement(two_runs["old"], two_runs["new"])
+    # by hand: 26 sentence pairs, 22 agree; old aligned 3, partial 1, not 22; new aligned 2, partial 1, not 23
+    expected = (3 * 2 + 1 * 1 + 22 * 23) / 26 ** 2
+    assert (found["sentence_pairs"], found["document_pairs_left_out"]) == (26, 0)
+    assert found["kappa"] == pytest.approx((22 / 26 - expected) / (1 - expected), abs=1e-4)
