@@ -32,8 +32,11 @@ setup: $(STAMP) $(VENDOR)/.installed
 demo: setup
 	$(PY) manage.py run_demo
 
+# PYTEST_ARGS: e.g. "-n 2" (both cores, pytest-xdist; .ci/run uses it) or "-x -k queue"
+PYTEST_ARGS ?=
+
 test: setup lint
-	$(PY) -m pytest
+	$(PY) -m pytest $(PYTEST_ARGS)
 
 test-fast: setup
 	$(PY) -m pytest -m "not slow and not browser and not services"

@@ -44,6 +44,7 @@ def celery_settings() -> dict[str, object]:
             "processed_folder": str(folder / "processed"),
             "control_folder": str(folder / "control"),  # exchange tables; kombu's default is ./control
             "store_processed": False,
+            "polling_interval": settings.CELERY_BROKER_POLL_MS / 1000,
         }
     return dict(
         broker_url=broker,

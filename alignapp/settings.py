@@ -261,6 +261,8 @@ SPECTACULAR_SETTINGS = {
 # --- Celery: Redis in production, kombu's filesystem transport when no broker is configured.
 CELERY_BROKER_URL = env_str("CELERY_BROKER_URL", env_str("REDIS_URL", "filesystem://"))
 CELERY_BROKER_DIR = Path(env_str("CELERY_BROKER_DIR", str(VAR_DIR / "broker")))
+# How often a worker on the filesystem broker looks for a new message (kombu's default: every second).
+CELERY_BROKER_POLL_MS = env_int("CELERY_BROKER_POLL_MS", 1000)
 CELERY_TASK_TIME_LIMIT = env_int("CELERY_TASK_TIME_LIMIT", 6 * 3600)
 CELERY_TASK_SOFT_TIME_LIMIT = env_int("CELERY_TASK_SOFT_TIME_LIMIT", 6 * 3600 - 60)
 # Redis re-delivers an unacked task after visibility_timeout: a few times the longest chunk (a batch of

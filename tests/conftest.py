@@ -8,6 +8,8 @@ import pytest
 from tests import factories
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+# Celery workers the tests start on the filesystem broker look for messages every 0.1 s, not every second
+os.environ.setdefault("CELERY_BROKER_POLL_MS", "100")
 
 
 @pytest.fixture(autouse=True)
@@ -80,6 +82,49 @@ def redis_url() -> str:
     except redis.RedisError as exc:
         require_service(f"Redis at {url} not reachable: {exc}")
     return url
+
+
+
+
+# --- The embedded-default pass ------------------------------------------------------------------------
+# `.ci/run` runs the whole suite once on PostgreSQL + Redis (+ the filesystem broker, which the
+# `embedded_worker` tests use there too), then again on the embedded default (SQLite + the filesystem
+# broker) only the tests marked `backend`: those whose code takes a different path, or different SQL, on
+# SQLite. Chosen by what differs, not by area:
+BACKEND_MODULES = (
+    # SQLite-only code: imports write in batches outside one transaction, WAL and busy timeout, and a
+    # failed or killed import must still leave nothing behind
+    "tests/annotation/services/corpus/test_importing_limits.py",
+    "tests/annotation/services/corpus/test_importing_errors.py",
+    "tests/annotation/views/test_import_crash_safety.py",
+    # SQL that each backend writes its own way: upserts (bulk_create on conflict), JSON key lookups,
+    # select_for_update(skip_locked/of) with its SQLite fallback
+    "tests/annotation/services/alignment/test_alignment_runs.py",
+    "tests/annotation/services/alignment/test_run_chunks.py",
+    "tests/annotation/services/editing/test_paragraph_correction.py",
+    "tests/annotation/services/review/test_adjudication.py",
+    "tests/annotation/services/review/test_queue.py",
+    "tests/annotation/services/review/test_queue_pair_identity.py",
+    "tests/annotation/services/export/test_splits.py",
+    # data migrations (SQLite rebuilds tables to alter them)
+    "tests/annotation/test_pair_identity_migration.py",
+    "tests/annotation/test_per_link_migration.py",
+    # the demo itself: `make demo`'s command, its pages, and the worker writing nothing outside var/
+    "tests/annotation/commands/test_run_demo.py",
+    "tests/browser/test_demo_pages.py",
+    "tests/test_repository.py",
+)
+# ... and every test that runs a real worker on the filesystem broker (`embedded_worker`): the web
+# process and a worker process sharing one SQLite file is the embedded default's own concurrency.
+BACKEND_FIXTURES = ("embedded_worker",)
+
+
+def pytest_collection_modifyitems(config, items):
+    root = config.rootpath
+    for item in items:
+        module = item.path.relative_to(root).as_posix() if item.path.is_relative_to(root) else ""
+        if module in BACKEND_MODULES or any(name in item.fixturenames for name in BACKEND_FIXTURES):
+            item.add_marker(pytest.mark.backend)
 
 
 from tests.worker_process import embedded_worker, redis_worker  # noqa: E402,F401 - shared fixtures

@@ -47,7 +47,7 @@ def running_worker(broker_url: str, tmp_path: Path, folder: Path | None = None, 
                    env: dict[str, str] | None = None):
     """Start ``celery worker -Q cpu,gpu`` against the test database and wait until it is ready
     (``env``: more environment for it, e.g. short liveness settings)."""
-    from annotation.management.commands.run_demo import start_worker, stop_process
+    from annotation.management.commands.run_demo import start_worker
 
     log = tmp_path / "worker.log"
     env = {"DATABASE_URL": database_url(), "CELERY_BROKER_URL": broker_url, "HF_HUB_OFFLINE": "1", **(env or {})}
@@ -62,7 +62,20 @@ def running_worker(broker_url: str, tmp_path: Path, folder: Path | None = None, 
             time.sleep(0.3)
         yield worker, log
     finally:
-        stop_process(worker)
+        kill_process(worker)
+
+
+def kill_process(process) -> None:
+    """SIGKILL a test's worker and its children. A warm (or cold) Celery shutdown on the filesystem broker
+    waits out the sync loop's 2-s drain cycles, about 4 s a worker; once a test has what it checks, how
+    its worker stops tells nothing (``test_run_demo`` checks the graceful stop)."""
+    import os
+    import signal
+
+    if process.poll() is None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+    process.wait(timeout=30)
 
 
 def wait_for(predicate, timeout: float, log: Path | None = None, what: str = "condition"):
