@@ -63,6 +63,8 @@ def export_payload(request, export: Export) -> dict:
     if done:
         out["counts"] = export.manifest.get("counts")
         out["dropped"] = export.manifest.get("dropped")
+        out["dropped_training"] = export.manifest.get("dropped_training", {})
+        out["left_out"] = export.manifest.get("left_out", {})
     return out
 
 

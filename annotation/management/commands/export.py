@@ -50,7 +50,9 @@ class Command(BaseCommand):
         parser.add_argument("--model-version", type=int, help="auto: a model version id")
         parser.add_argument("--run", type=int, action="append", dest="runs", help="auto: an alignment run id (repeatable)")
         parser.add_argument("--labels", help="keep only these labels or classes (aligned,partial,not)")
-        parser.add_argument("--keep-identical", action="store_true", help="keep pairs whose sides are identical")
+        parser.add_argument("--keep-identical", action="store_true",
+                            help="keep pairs whose sides are identical in the training outputs (parallel; every "
+                                 "format of an auto export); gold files always keep them")
         parser.add_argument("--bleu-band", nargs="*", type=float, metavar="BOUND",
                             help="keep pairs with sentence BLEU in [low, high] (no values: the CRF paper's 0.1 0.9)")
         parser.add_argument("--threshold", action="append", default=[], metavar="KEY>=VALUE",
@@ -131,7 +133,9 @@ class Command(BaseCommand):
                 result = export.preview(project, options)
                 splits = ", ".join(f"{s} {c['pairs']}" for s, c in result["splits"].items())
                 self.stdout.write(f"preview of a {options.kind} export of '{project.name}': {result['pairs']} pairs "
-                                  f"({splits or 'none'}); dropped {json.dumps(result['dropped'])}")
+                                  f"({splits or 'none'}); dropped {json.dumps(result['dropped'])}; "
+                                  f"left out of the training outputs {json.dumps(result['dropped_training'])}; "
+                                  f"left out of the tsv {json.dumps(result['left_out'].get('tsv', {}))}")
                 for policy, row in (result["policies"] or {}).items():
                     origins = ", ".join(f"{k} {n}" for k, n in row["from"].items())
                     mark = " (chosen)" if policy == options.label_policy else ""

@@ -34,13 +34,14 @@ from django.db import transaction
 from django.db.models import Q
 
 from annotation.label_schemes import value_classes
-from annotation.models import Adjudication, Article, ArticleCompletion, Document, Label, key_indices
+from annotation.models import Adjudication, Article, ArticleCompletion, CandidatePair, Document, Label, key_indices
 from annotation.services import audit
 from annotation.services.alignment.alignment_runs import link_sentences
 from annotation.services.corpus.documents import document_pair_payload
 from annotation.services.editing.article_alignment import counts_as, link_pair, scheme_values
 from annotation.services.editing.links import LINK_LABELS, Link, expand, links_from
 from annotation.services.review import adjudication
+from annotation.services.review.gold import pair_gold
 
 AGREE, DISAGREE, ONLY_A, ONLY_B, GOLD_ONLY = "agree", "disagree", "only_a", "only_b", "gold_only"
 CATEGORIES: tuple[str, ...] = (AGREE, DISAGREE, ONLY_A, ONLY_B, GOLD_ONLY)
@@ -98,16 +99,19 @@ def _judgement(said: dict, complete: bool, key: tuple[int, int]) -> str | None:
 
 
 def gold_links(complex_doc: Document, simple_doc: Document, classes: dict) -> dict[tuple[int, int], dict]:
-    """The gold of each link of the document pair: its 1:1 pair's gold, else the gold of an n:m pair
-    covering it (positive gold counts for each of its links). ``{"label": class, "value",
-    "provenance", "reviewer"}``."""
-    rows = (Adjudication.objects.filter(pair__complex_document=complex_doc, pair__simple_document=simple_doc)
-            .values_list("pair__complex_key", "pair__simple_key", "value", "provenance", "reviewer__username"))
+    """The gold of each link of the document pair — its 1:1 pair's value by the one precedence rule
+    (:func:`annotation.services.review.gold.pair_gold`: adjudication, else the counted votes, else
+    imported gold; ties left out), else the value of an n:m pair covering it (positive values count
+    for each of its links). ``{"label": class, "value", "provenance", "reviewer"}``."""
+    pairs = CandidatePair.objects.filter(complex_document=complex_doc, simple_document=simple_doc)
+    decided = pair_gold(complex_doc.article.project, pairs)
+    reviewers = dict(Adjudication.objects.filter(pair__in=pairs).values_list("pair_id", "reviewer__username"))
     own: dict[tuple[int, int], dict] = {}
     spread: dict[tuple[int, int], dict] = {}
-    for c, s, value, provenance, reviewer in rows:
-        c, s = key_indices(c), key_indices(s)
-        gold = {"label": classes.get(value, value), "value": value, "provenance": provenance, "reviewer": reviewer}
+    for pid, c, s in pairs.filter(pk__in=list(decided)).values_list("pk", "complex_key", "simple_key"):
+        c, s, value = key_indices(c), key_indices(s), decided[pid]
+        gold = {"label": classes.get(value.value, value.value), "value": value.value, "provenance": value.provenance,
+                "reviewer": reviewers.get(pid) if value.stored else None}
         if len(c) == 1 and len(s) == 1:
             own[(c[0], s[0])] = gold
         elif gold["label"] != "not":

@@ -36,7 +36,7 @@ from annotation.label_schemes import UNKNOWN_KIND, scheme_kind, value_classes
 from annotation.models import Adjudication, AdjudicationChange, CandidatePair, Project
 from annotation.services.corpus.documents import pair_texts
 from annotation.services.review import qc
-from annotation.services.review.gold import majority_value, qualifies, vote_gold
+from annotation.services.review.gold import Gold, majority_value, qualifies, resolve, vote_gold
 
 MODES = ("disagreements", "all")
 POLICIES = ("majority", "single")
@@ -120,8 +120,9 @@ class Vote:
 
 
 def queue_items(project: Project, pair_ids: list[int], *, with_score: bool | None = None) -> list[dict]:
-    """The review payload of each pair: both sides' text, every counted vote, the tally and the
-    current gold (if any); the model's score and predicted label when ``with_score``."""
+    """The review payload of each pair: both sides' text, every counted vote, the tally, the stored
+    gold (if any) and ``decided``: the pair's value by the one precedence rule (``review.gold``, as
+    exports and training read it); the model's score and predicted label when ``with_score``."""
     with_score = shows_score(project) if with_score is None else with_score
     pairs = {p.pk: p for p in CandidatePair.objects.filter(pk__in=pair_ids, article__project=project)
              .select_related("article", "complex_document", "simple_document", "gold__reviewer")}
@@ -139,6 +140,8 @@ def queue_items(project: Project, pair_ids: list[int], *, with_score: bool | Non
             continue
         complex_text, simple_text = texts_of.get(pid, ("", ""))
         gold = getattr(pair, "gold", None)
+        decided = resolve(gold and Gold(gold.value, gold.provenance, stored=True), [v.value for v in votes[pid]],
+                          "majority-or-single")
         item = {
             "pair": pair.pk, "article": pair.article_id, "article_title": pair.article.title,
             "complex_level": pair.complex_document.level, "simple_level": pair.simple_document.level,
@@ -148,6 +151,7 @@ def queue_items(project: Project, pair_ids: list[int], *, with_score: bool | Non
             "tally": dict(Counter(v.value for v in votes[pid] if v.value).most_common()),
             "gold": ({"value": gold.value, "provenance": gold.provenance, "note": gold.note,
                       "reviewer": gold.reviewer.username if gold.reviewer else None} if gold else None),
+            "decided": {"value": decided.value, "provenance": decided.provenance} if decided else None,
         }
         if with_score:
             item["score"] = pair.score

@@ -15,9 +15,10 @@ items, and :func:`counted_labels` (what agreement, training and export use) leav
 """
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import asdict, dataclass, fields
 
-from django.db.models import Count, F, Q, QuerySet
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from annotation.label_schemes import UNKNOWN_KIND, value_classes
@@ -128,18 +129,25 @@ def test_labels(project: Project) -> QuerySet[Label]:
 
 
 def test_accuracy(project: Project, user=None) -> dict[int, TestAccuracy]:
-    """Per annotator: how many test questions they answered and how many matched the gold value."""
+    """Per annotator: how many test questions they answered and how many matched the pair's value by
+    the one precedence rule (``review.gold``: its stored gold, unless annotators' counted labels refine
+    imported gold). A value of unknown kind (an imported link without gold_labels) is matched by any
+    linking answer."""
+    from annotation.models import CandidatePair
+    from annotation.services.review.gold import pair_gold  # gold reads counted_labels from here
+
     qs = test_labels(project)
     if user is not None:
         qs = qs.filter(annotator=user)
-    # gold of unknown kind (an imported link without gold_labels) is matched by any linking answer
-    classes = value_classes(project.label_scheme)
-    linking = [v for v, c in classes.items() if c in ("aligned", "partial")]
-    right = Q(value=F("pair__gold__value")) | Q(pair__gold__value=UNKNOWN_KIND, value__in=linking)
-    rows = qs.values("annotator_id").annotate(
-        answers=Count("id"), correct=Count("id", filter=right),
-    ).order_by("annotator_id")
-    return {r["annotator_id"]: TestAccuracy(r["annotator_id"], r["answers"], r["correct"]) for r in rows}
+    expected = pair_gold(project, CandidatePair.objects.filter(pk__in=qs.values("pair_id")))
+    linking = {v for v, c in value_classes(project.label_scheme).items() if c in ("aligned", "partial")}
+    answers: Counter = Counter()
+    correct: Counter = Counter()
+    for annotator_id, pair_id, value in qs.order_by("annotator_id").values_list("annotator_id", "pair_id", "value"):
+        gold = expected.get(pair_id)
+        answers[annotator_id] += 1
+        correct[annotator_id] += bool(gold) and (value == gold.value or (gold.value == UNKNOWN_KIND and value in linking))
+    return {a: TestAccuracy(a, n, correct[a]) for a, n in answers.items()}
 
 
 def excluded_annotators(project: Project) -> QuerySet[Membership]:

@@ -66,8 +66,12 @@ function show() {
   el.simple.textContent = item.simple_text;
   el.score.hidden = item.score === undefined || item.score === null;
   if (!el.score.hidden) el.score.textContent = `model score ${item.score.toFixed(3)}${item.predicted_label ? ` (${item.predicted_label})` : ""}`;
-  el.gold.hidden = !item.gold;
-  if (item.gold) el.gold.textContent = `gold now: ${goldText(item.gold)}${item.gold.reviewer ? ` by ${item.gold.reviewer}` : ""}`;
+  // "decided": the pair's value by the one precedence rule (what exports and training read), shown
+  // when it is not the stored gold (e.g. an annotator's label refining imported "aligned-or-partial")
+  const decided = item.decided, differs = decided && (!item.gold || decided.value !== item.gold.value);
+  el.gold.hidden = !item.gold && !decided;
+  el.gold.textContent = (item.gold ? `gold now: ${goldText(item.gold)}${item.gold.reviewer ? ` by ${item.gold.reviewer}` : ""}` : "")
+    + (differs ? `${item.gold ? " · " : ""}exported as ${goldText(decided)}` : "");
   el.votes.replaceChildren(...item.votes.map((v) => {
     const row = document.createElement("tr");
     const vote = v.value ? (names.get(v.value) ?? v.value) : Object.entries(v.ratings).map(([d, r]) => `${d} ${r}`).join(", ");

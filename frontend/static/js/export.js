@@ -68,7 +68,10 @@ $("#preview").addEventListener("click", async () => {
       }
       return row;
     }));
+    const tsvLeftOut = fmt((result.left_out || {}).tsv || {});
     $("#preview-dropped").textContent = `Dropped by filters: ${fmt(result.dropped) || "none"}` +
+      ` · left out of the training outputs only: ${fmt(result.dropped_training || {}) || "none"}` +
+      (tsvLeftOut ? ` · no wiki-manual TSV row (it cannot say so): ${tsvLeftOut}` : "") +
       (result.newly_assigned ? ` · ${result.newly_assigned} articles will get a split` : "") +
       (result.partial ? ` · partial count (${result.articles_seen} of ${result.articles_total} articles)` : "");
     const policies = Object.entries(result.policies || {});

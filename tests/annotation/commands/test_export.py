@@ -36,11 +36,12 @@ def test_export_writes_the_files_and_prints_a_one_line_summary(corpus):
                  stdout=out)
     done = Export.objects.get()
     *progress_lines, line = out.getvalue().strip().split("\n")  # progress lines (test_progress.py), then one summary
-    assert line.startswith(f"export #{done.pk} (gold) of 'Newsela sample': 10 pairs")
+    assert line.startswith(f"export #{done.pk} (gold) of 'Newsela sample': 20 pairs")
     assert all(p.startswith("export: ") for p in progress_lines)
     assert done.manifest["split_policy"]["seed"] == 4 and done.archive == ""
     assert sorted(Split.objects.values_list("name", flat=True)).count("train") == 7
-    assert done.pair_count == 10  # the identical "Two." pairs are dropped
+    assert done.pair_count == 20  # the identical "Two." pairs stay in the gold (issue 27 §3)...
+    assert done.manifest["dropped_training"] == {"identical": 10}  # ...and leave the training outputs
 
 
 def test_flags_become_filters(corpus):
@@ -55,8 +56,9 @@ def test_flags_become_filters(corpus):
 def test_preview_writes_nothing(corpus):
     out = StringIO()
     call_command("export", corpus.name, "--preview", stdout=out)
-    assert out.getvalue().startswith("preview of a gold export of 'Newsela sample': 10 pairs")
-    assert "gold policy majority-or-single (chosen): 10 pairs" in out.getvalue()  # the default keeps the votes
+    assert out.getvalue().startswith("preview of a gold export of 'Newsela sample': 20 pairs")
+    assert 'left out of the training outputs {"identical": 10}' in out.getvalue()
+    assert "gold policy majority-or-single (chosen): 20 pairs" in out.getvalue()  # the default keeps the votes
     assert "gold policy stored:" in out.getvalue()
     assert not Export.objects.exists() and not Split.objects.exists()
 

@@ -62,6 +62,13 @@ class TsvWriter(Writer):
         """Pairs without a row, by their class (``aligned-or-partial``, ``undecided``)."""
         return {klass: self.skipped[klass] for klass in LEFT_OUT if self.skipped[klass]}
 
+    def _label(self, r: PairRecord) -> str:
+        """The row label of ``r``; "" (no row, counted in :meth:`left_out`) for a class the layout cannot carry."""
+        if r.counts_as in LEFT_OUT:
+            self.skipped[r.counts_as] += 1
+            return ""
+        return WIKI_LABELS.get(r.counts_as, "notAligned")
+
     def write(self, batch: ArticleBatch, records: list[PairRecord]) -> None:
         out = self._file(f"{batch.split}.tsv")
         paragraph_of: dict[int, list[int]] = {doc: _paragraph_index(d) for doc, d in batch.documents.items()}
@@ -89,20 +96,14 @@ class TsvWriter(Writer):
         full = [(c, s) for c, s in self.exhaustive if c in batch.documents and s in batch.documents]
         cells: dict[tuple[int, int], dict[tuple[int, int], str]] = {key: {} for key in full}
         for r in records:
-            label = WIKI_LABELS.get(r.counts_as, "")
-            if r.counts_as in LEFT_OUT:
-                self.skipped[r.counts_as] += 1
-            elif not label:
-                label = "notAligned"
+            label = self._label(r)
             grid = cells.get((r.complex_document, r.simple_document))
             if grid is not None:  # written below, with every other sentence pair of the document pair
                 for ci in r.complex_ids:
                     for si in r.simple_ids:
                         grid.setdefault((ci, si), label)
                 continue
-            if not label:
-                continue
-            for ci, c_text in zip(r.complex_ids, r.complex_sentences):
+            for ci, c_text in zip(r.complex_ids, r.complex_sentences) if label else ():  # "": no row
                 for si, s_text in zip(r.simple_ids, r.simple_sentences):
                     row(label, r.complex_document, r.complex_level, ci, c_text, r.simple_document, r.simple_level, si, s_text)
         kept = {id(r) for r in records}

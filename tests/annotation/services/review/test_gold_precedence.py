@@ -46,3 +46,29 @@ def test_a_tie_is_undecided_unless_imported_gold_decides_it(project, crowd):  # 
     assert values(project, ties=True)[tie.pk] == (gold.UNDECIDED, gold.TIE)
     assert gold.resolve(None, ["aligned", "partial"], "majority").value == gold.UNDECIDED
     assert gold.resolve(None, ["aligned", "partial"], "stored") is None
+
+
+def test_the_adjudication_page_shows_the_value_exports_read_beside_the_stored_gold(project, crowd):  # noqa: F811
+    from annotation.services.review import adjudication
+
+    [pair] = make_pairs(project, 1)
+    Adjudication.objects.create(pair=pair, value="aligned-or-partial", provenance=Adjudication.IMPORTED)
+    vote(pair, crowd[0], "partial")
+    [item] = adjudication.queue_items(project, [pair.pk])
+    assert item["gold"]["value"] == "aligned-or-partial"
+    assert item["decided"] == {"value": "partial", "provenance": "single"}
+
+
+def test_a_test_answer_is_scored_against_the_value_the_rule_gives(project, crowd):  # noqa: F811
+    from annotation.services.review import qc
+
+    anna, bob, cleo = crowd
+    refined, unknown = make_pairs(project, 2)
+    for pair in (refined, unknown):
+        Adjudication.objects.create(pair=pair, value="aligned-or-partial", provenance=Adjudication.IMPORTED)
+    vote(refined, anna, "partial")  # her (counted) label refines the imported link: the pair is partial
+    vote(refined, bob, "aligned", test=True), vote(unknown, bob, "aligned", test=True)  # any link matches unknown kind
+    vote(refined, cleo, "partial", test=True)
+    scores = qc.test_accuracy(project)
+    assert (scores[bob.pk].answers, scores[bob.pk].correct) == (2, 1)
+    assert (scores[cleo.pk].answers, scores[cleo.pk].correct) == (1, 1)
