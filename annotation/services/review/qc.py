@@ -145,8 +145,10 @@ def test_accuracy(project: Project, user=None) -> dict[int, TestAccuracy]:
     correct: Counter = Counter()
     for annotator_id, pair_id, value in qs.order_by("annotator_id").values_list("annotator_id", "pair_id", "value"):
         gold = expected.get(pair_id)
+        if gold is None:  # no value to score against (e.g. an imported tie)
+            continue
         answers[annotator_id] += 1
-        correct[annotator_id] += bool(gold) and (value == gold.value or (gold.value == UNKNOWN_KIND and value in linking))
+        correct[annotator_id] += value == gold.value or (gold.value == UNKNOWN_KIND and value in linking)
     return {a: TestAccuracy(a, n, correct[a]) for a, n in answers.items()}
 
 

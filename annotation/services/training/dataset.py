@@ -92,7 +92,8 @@ def _exhaustive_links(project: Project, complex_doc: int, simple_doc: int,
     by the precedence rule, module docstring; read as links by :func:`links.links_from`)."""
     counts_as = value_classes(project.label_scheme)
     pairs = CandidatePair.objects.filter(complex_document_id=complex_doc, simple_document_id=simple_doc)
-    stored = {pid: Gold(counts_as.get(value, "not"), provenance, stored=True) for pid, value, provenance in
+    stored = {pid: Gold(value if value == UNDECIDED else counts_as.get(value, "not"), provenance, stored=True)
+              for pid, value, provenance in
               Adjudication.objects.filter(pair__in=pairs).values_list("pair_id", "value", "provenance")}
     votes: dict[int, list[str]] = defaultdict(list)
     for pid, value in Label.objects.filter(pair__in=pairs, annotator_id__in=annotators).values_list("pair_id", "value"):
@@ -105,8 +106,8 @@ def _exhaustive_links(project: Project, complex_doc: int, simple_doc: int,
         # completers who left it unlinked said "not" — though only their explicit labels refine imported gold
         implicit = ["not"] * (len(annotators) - len(explicit)) if pair.pk not in stored else []
         decided = resolve(stored.get(pair.pk), explicit + implicit, "majority-or-single")
-        if decided is None:
-            continue
+        if decided is None or (decided.value == UNDECIDED and not explicit + implicit):
+            continue  # e.g. an imported tie nobody here decided: no link
         value = stronger(explicit + implicit) if decided.value == UNDECIDED else decided.value
         rows.append((pair.complex_indices, pair.simple_indices, "aligned" if value == UNKNOWN_KIND else value))
     # as the whole-article view, completion and the export read links: a 1:1 pair decides its link

@@ -63,9 +63,11 @@ def test_a_test_answer_is_scored_against_the_value_the_rule_gives(project, crowd
     from annotation.services.review import qc
 
     anna, bob, cleo = crowd
-    refined, unknown = make_pairs(project, 2)
+    refined, unknown, tie = make_pairs(project, 3)
     for pair in (refined, unknown):
         Adjudication.objects.create(pair=pair, value="aligned-or-partial", provenance=Adjudication.IMPORTED)
+    Adjudication.objects.create(pair=tie, value=gold.UNDECIDED, provenance=Adjudication.IMPORTED)  # an exported tie
+    vote(tie, bob, "aligned", test=True)  # nothing to score it against: not counted
     vote(refined, anna, "partial")  # her (counted) label refines the imported link: the pair is partial
     vote(refined, bob, "aligned", test=True), vote(unknown, bob, "aligned", test=True)  # any link matches unknown kind
     vote(refined, cleo, "partial", test=True)

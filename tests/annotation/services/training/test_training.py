@@ -56,6 +56,11 @@ def test_a_completers_label_refines_imported_sparse_gold_and_a_tie_takes_the_str
     [pair] = dataset.training_set(project).exhaustive["train"]
     assert dict(zip(pair.gold, pair.gold_labels))[(1, 1)] == "partial"
     assert dataset.stronger(["partial", "aligned"]) == "aligned" and dataset.stronger(["not", "partial"]) == "partial"
+    # an imported tie ("undecided") is never read as a class: the completer's label decides, else no link
+    Adjudication.objects.filter(pair=completed["pairs"]["partial"]).update(value="undecided")
+    Label.objects.filter(pair=completed["pairs"]["partial"]).delete()
+    [pair] = dataset.training_set(project).exhaustive["train"]
+    assert (1, 1) not in pair.gold and (2, 1) not in pair.gold
 
 
 def test_an_excluded_annotators_completion_does_not_train(project, users, completed):
