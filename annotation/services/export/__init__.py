@@ -46,6 +46,7 @@ from annotation.services.background import progress as job_progress
 from annotation.services.export import breakdown, splits
 from annotation.services.export import formats as export_formats
 from annotation.services.export import manifest as manifests
+from annotation.services.export.completeness import reimport_guide
 from annotation.services.export.filters import FilterChain
 from annotation.services.export.gold import UNLABELLED_CLASSES
 from annotation.services.export.options import KINDS, ExportError, ExportOptions, validate
@@ -148,6 +149,7 @@ def run_export(project: Project, options: ExportOptions, *, export: Export | Non
         agreement=manifests.agreement_summary(project), files=manifests.checksums(root, paths), timings=timings,
         tools=manifests.language_tools(project, source.runs),
     )
+    data["reimport"] = reimport_guide(options.formats)
     (root / "manifest.json").write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str))
     archive_rel = ""
     if archive:

@@ -287,7 +287,7 @@ def import_inputs(
         total_bytes = sum(f.size for f in inputs) or 1
         problems = Problems()
         ctx = _parse_context(project, problems, limits, language=language, gold_meaning=gold_meaning, columns=columns)
-        _check_files(inputs, ctx, binary=registry.get(fmt).binary, total_bytes=total_bytes, progress=progress)
+        inputs = _check_files(inputs, ctx, registry.get(fmt), total_bytes=total_bytes, progress=progress)
         problems.raise_if_any()
 
         spool = Spool(work)
@@ -332,17 +332,27 @@ def _parse_context(project: Project, problems: Problems, limits: Limits, *, lang
                                       if c.strip()))
 
 
-def _check_files(inputs: list[InputFile], ctx: ParseContext, *, binary: bool, total_bytes: int,
-                 progress: Progress | None) -> None:
-    """Check every text file once, a line at a time (binary formats are read by their own library)."""
+def _check_files(inputs: list[InputFile], ctx: ParseContext, fmt: registry.ImportFormat, *, total_bytes: int,
+                 progress: Progress | None) -> list[InputFile]:
+    """Check every text file once, a line at a time (binary formats are read by their own library);
+    the files to parse: a ``record_files`` format's empty files are left out (warned) unless all are empty."""
     checked = 0
+    empty: list[str] = []
     for f in inputs:
-        lines = None if binary else check_file(f, ctx.problems, ctx.limits)
-        if lines is not None:
+        lines = None if fmt.binary else check_file(f, ctx.problems, ctx.limits, empty_ok=fmt.record_files)
+        if lines == 0:
+            empty.append(f.name)
+        elif lines is not None:
             ctx.line_counts[f.name] = lines
         checked += f.size
         if progress is not None:
             progress(0.1 * checked / total_bytes, f"checked {f.name}")
+    if empty and len(empty) == len(inputs):
+        for name in empty:
+            ctx.problems.add(name, "file is empty")
+    elif empty:
+        ctx.warnings.append(f"left out {len(empty)} empty file(s) (no records): {', '.join(empty[:5])}")
+    return [f for f in inputs if f.name not in empty]
 
 
 def _spool_articles(articles: Iterable[ParsedArticle], spool: Spool, ctx: ParseContext, *, total_bytes: int,

@@ -18,6 +18,10 @@ from annotation.services.corpus.importing.problems import Problems
 from workers.engine import SUPPORTED_LANGUAGES, split_document
 
 BOM = b"\xef\xbb\xbf"
+UNDECIDED = "undecided"
+"""An exported tie (``review.gold.UNDECIDED``: the annotators' votes tie and nothing decided it): a
+``jsonl`` / ``hf`` label imported as this value (provenance ``imported``), so the pair stays undecided
+— waiting in adjudication — and is never read as aligned, partial or not aligned."""
 
 
 class Named:
@@ -119,6 +123,9 @@ class ParsedArticle:
     # listed m × n is exhaustive, one listed in part sparse); None: the import's ``gold_meaning``.
     # Ignored when the import's meaning is ``predictions``.
     gold_meaning: str | None = None
+    # the train/dev/test split the input gives the article (a ``train.tsv`` file, a record's ``split``):
+    # stored as its split, so an export of the imported project keeps the file's assignment; None: no split
+    split: str | None = None
 
 
 def normalise_language(code: str) -> str:

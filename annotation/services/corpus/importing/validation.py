@@ -67,9 +67,9 @@ def check_sizes(files: list[InputFile], problems: Problems, limits: Limits) -> N
                      limit="IMPORT_MAX_FILES")
 
 
-def check_file(f: InputFile, problems: Problems, limits: Limits) -> int | None:
-    """Stream ``f`` once: its number of lines (as :func:`lines_of` counts them), or None after
-    reporting why it can't be imported — empty, binary (a NUL byte, or mostly control
+def check_file(f: InputFile, problems: Problems, limits: Limits, *, empty_ok: bool = False) -> int | None:
+    """Stream ``f`` once: its number of lines (as :func:`lines_of` counts them; 0 for an empty file when
+    ``empty_ok``), or None after reporting why it can't be imported — empty, binary (a NUL byte, or mostly control
     characters), not UTF-8 (byte offset and line), a line longer than ``IMPORT_MAX_LINE_BYTES``
     (refused as soon as the limit is passed: the line is never held whole) or more lines than ``IMPORT_MAX_LINES``."""
     lines = offset = newlines = sample_chars = controls = 0
@@ -116,6 +116,8 @@ def check_file(f: InputFile, problems: Problems, limits: Limits) -> int | None:
         problems.add(f.name, f"binary file ({controls} control characters in the first {sample_chars}); expected text")
         return None
     if not content:
+        if empty_ok:
+            return 0
         problems.add(f.name, "file is empty")
         return None
     if lines > limits.lines:

@@ -5,7 +5,8 @@ What an input's gold links become depends on the import's gold meaning (:class:`
 kind as :data:`~annotation.label_schemes.UNKNOWN_KIND`); ``predictions`` become the predictions of
 an alignment run named after the file (no gold). The meaning is kept on every article of the import
 (``meta["gold_import"]``: meaning, test_questions, and for exhaustive gold the complete document
-pairs' levels), where ``review.exhaustive`` and the queue's test questions read it.
+pairs' levels), where ``review.exhaustive`` and the queue's test questions read it. An article the
+input puts in a train/dev/test split (``ParsedArticle.split``) gets that split.
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from annotation.models import (
     Project,
     Sentence,
     Side,
+    Split,
     indices_key,
 )
 from annotation.services.corpus.importing.base import ParsedArticle
@@ -87,6 +89,8 @@ def write_articles(project: Project, parsed: list[ParsedArticle], *, source: str
     default sparse) as ``meta["gold_import"]``."""
     gold = gold or GoldImport()
     articles = _create_articles(project, parsed, source=source, token=token, gold=gold)
+    Split.objects.bulk_create([Split(article_id=article.pk, name=a.split, origin=Split.MANUAL)
+                               for a, article in zip(parsed, articles) if a.split in Split.NAMES], batch_size=BATCH)
     documents, docs_by_level = _create_documents(parsed, articles)
     by_doc, n_sentences = _create_sentences(parsed, docs_by_level)
     pairs, pair_specs = _create_pairs(parsed, articles, docs_by_level, by_doc, gold)

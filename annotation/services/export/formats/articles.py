@@ -2,15 +2,17 @@
   article document pair: both documents' paragraphs, ``gold`` 1:1 links with ``gold_labels``
   (aligned/partial, for readers of the SPEC §4 format), ``groups`` derived from the links (1:1,
   split, fusion, n:m; never stored; the jsonl format's ``group``), and ``pairs`` with the full
-  n:m pairs: label, class, provenance, votes, score, attributes, derived flag, group id. Re-importing it with the JSONL
-  importer reproduces every pair (n:m, any label) with its score and attributes (see
-  ``__init__``'s round-trip note).
+  n:m pairs: label, class, provenance, votes, score, attributes, derived flag, group id, and
+  ``complete`` (the document pair is exhaustively annotated: an unlinked sentence pair is not
+  aligned). Re-importing it with the JSONL importer reproduces every pair (n:m, any label) with its
+  score and attributes, the split and the completeness (see ``__init__``'s round-trip note).
 """
 from __future__ import annotations
 
 import json
 
 from annotation.services.editing.links import links_from
+from annotation.services.export.completeness import complete_documents
 from annotation.services.export.formats import register
 from annotation.services.export.formats.base import LINKING, Writer
 from annotation.services.export.records import ArticleBatch, PairRecord
@@ -24,6 +26,14 @@ class ArticlesWriter(Writer):
 
     folder = "articles"
 
+    def __init__(self, root, splits: list[str], complete: set[tuple[int, int]] | None = None) -> None:
+        super().__init__(root, splits)
+        self.complete = complete or set()  # (complex document, simple document) exhaustively annotated
+
+    @classmethod
+    def for_export(cls, root, splits: list[str], project, options) -> Writer:
+        return cls(root, splits, complete_documents(project, options))
+
     def names(self, split: str) -> list[str]:
         return [f"{split}.jsonl"]
 
@@ -31,6 +41,11 @@ class ArticlesWriter(Writer):
         by_docs: dict[tuple[int, int], list[PairRecord]] = {}
         for r in records:
             by_docs.setdefault((r.complex_document, r.simple_document), []).append(r)
+        for c_doc, s_doc in self.complete:  # a complete document pair without a link: every pair not aligned
+            if c_doc in batch.documents and s_doc in batch.documents:
+                by_docs.setdefault((c_doc, s_doc), [])
+        if not by_docs:
+            return
         out = self._file(f"{batch.split}.jsonl")
         single = len(by_docs) == 1
         for (c_doc, s_doc), rows in sorted(by_docs.items(), key=lambda kv: (batch.documents[kv[0][0]]["rank"],
@@ -44,6 +59,7 @@ class ArticlesWriter(Writer):
                 "id": batch.title if single else f"{batch.title} [{complex_doc['level']}→{simple_doc['level']}]",
                 "article": batch.title,
                 "split": batch.split,
+                "complete": (c_doc, s_doc) in self.complete,
                 "complex": {"level": complex_doc["level"], "paragraphs": complex_doc["paragraphs"]},
                 "simple": {"level": simple_doc["level"], "paragraphs": simple_doc["paragraphs"]},
                 "gold": [list(link) for link in ordered],

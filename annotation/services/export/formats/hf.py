@@ -1,13 +1,17 @@
 """``hf`` — ``hf/``: a ``datasets.load_from_disk`` directory (Arrow IPC stream per split, written in
   record batches) and ``parquet/<split>.parquet`` (``datasets.load_dataset("parquet", data_files=…)``).
   Every vote carries its annotator (pseudonymous), value, seconds and comment; ``note`` is the
-  adjudication note; each attribute is its own typed column ``attr_<key>`` (float64, bool or string).
+  adjudication note; each attribute is its own typed column ``attr_<key>`` (float64, bool or string);
+  ``complete``, ``complex_sentences`` / ``simple_sentences`` and ``complex_paragraphs`` /
+  ``simple_paragraphs`` as in the jsonl format (``export/completeness.py``), so the ``hf`` import gets the
+  same sentences, paragraphs and completeness back.
 """
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+from annotation.services.export.completeness import complete_documents, pair_fields
 from annotation.services.export.formats import register
 from annotation.services.export.formats.base import Writer, pair_dict
 from annotation.services.export.records import ArticleBatch, PairRecord
@@ -25,8 +29,10 @@ class HfWriter(Writer):
     folder = "hf"
     BATCH_ROWS = 20_000
 
-    def __init__(self, root: Path, splits: list[str], attributes: dict[str, str] | None = None) -> None:
+    def __init__(self, root: Path, splits: list[str], attributes: dict[str, str] | None = None,
+                 complete: set[tuple[int, int]] | None = None) -> None:
         super().__init__(root, splits)
+        self.complete = complete or set()  # (complex document, simple document) exhaustively annotated
         self.attributes = dict(attributes or {})  # attribute key → Arrow type: one typed column each
         self.parquet_root = root / "parquet"
         self.buffers: dict[str, dict[str, list]] = {}
@@ -38,7 +44,7 @@ class HfWriter(Writer):
     @classmethod
     def for_export(cls, root: Path, splits: list[str], project, options) -> HfWriter:
         """One typed ``attr_<key>`` column per attribute the exported pairs can carry."""
-        return cls(root, splits, attribute_types(project, derived=options.derived))
+        return cls(root, splits, attribute_types(project, derived=options.derived), complete_documents(project, options))
 
     @property
     def schema(self):
@@ -70,7 +76,7 @@ class HfWriter(Writer):
         buf = self.buffers[batch.split]
         dumps = json.dumps
         for r in records:
-            row = pair_dict(r)
+            row = {**pair_dict(r), **pair_fields(batch, r, self.complete)}
             features = r.features or {}
             for key, kind in self.attributes.items():
                 row[ATTRIBUTE_PREFIX + key] = _typed(features.get(key), kind, dumps)
@@ -142,6 +148,8 @@ def hf_schema(attributes: dict[str, str] | None = None):
         ("reviewer", pa.string()), ("note", pa.string()), ("score", pa.float64()), ("predicted_label", pa.string()),
         ("origin", pa.string()), ("run", pa.int64()), ("derived", pa.bool_()),
         ("derived_from", pa.list_(pa.int64())), ("group_id", pa.string()), ("group_kind", pa.string()),
+        ("complete", pa.bool_()), ("complex_sentences", pa.list_(pa.string())), ("simple_sentences", pa.list_(pa.string())),
+        ("complex_paragraphs", pa.list_(pa.int32())), ("simple_paragraphs", pa.list_(pa.int32())),
         *((ATTRIBUTE_PREFIX + key, arrow[kind]) for key, kind in (attributes or {}).items()),
     ])
 

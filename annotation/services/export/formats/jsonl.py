@@ -1,12 +1,17 @@
 """``jsonl`` — ``jsonl/<split>.jsonl``: one pair per line with everything: ids, levels, texts, label,
   class, provenance, reviewer, every counted vote, score, predicted label, all stored attributes,
   origin, run, derived flag and sources, and ``group``: the split/fusion/n:m group the pair's link(s)
-  are in, derived from the links (``{"id", "kind", "complex", "simple", "label"}``; null: no link).
+  are in, derived from the links (``{"id", "kind", "complex", "simple", "label"}``; null: no link),
+  ``complete`` (its document pair is exhaustively annotated) and each side's sentences one by one
+  (``complex_sentences``, ``simple_sentences``) with their paragraphs (``complex_paragraphs``, ...):
+  the ``jsonl`` import reads such a file back (``export/completeness.py``).
 """
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
+from annotation.services.export.completeness import complete_documents, pair_fields
 from annotation.services.export.formats import register
 from annotation.services.export.formats.base import Writer, pair_dict
 from annotation.services.export.records import ArticleBatch, PairRecord
@@ -19,9 +24,18 @@ from annotation.services.export.records import ArticleBatch, PairRecord
 class JsonlWriter(Writer):
     folder = "jsonl"
 
+    def __init__(self, root: Path, splits: list[str], complete: set[tuple[int, int]] | None = None) -> None:
+        super().__init__(root, splits)
+        self.complete = complete or set()  # (complex document, simple document) exhaustively annotated
+
+    @classmethod
+    def for_export(cls, root: Path, splits: list[str], project, options) -> Writer:
+        return cls(root, splits, complete_documents(project, options))
+
     def names(self, split: str) -> list[str]:
         return [f"{split}.jsonl"]
 
     def write(self, batch: ArticleBatch, records: list[PairRecord]) -> None:
         dumps = json.dumps
-        self._file(f"{batch.split}.jsonl").writelines(dumps(pair_dict(r), ensure_ascii=False) + "\n" for r in records)
+        self._file(f"{batch.split}.jsonl").writelines(
+            dumps({**pair_dict(r), **pair_fields(batch, r, self.complete)}, ensure_ascii=False) + "\n" for r in records)

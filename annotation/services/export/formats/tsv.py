@@ -7,7 +7,10 @@
   manifest's ``left_out`` and README.txt), and the jsonl / articles / hf files carry it; an n:m pair
   becomes one row per sentence link (c × s), each with the pair's label, as the released data lists
   multi-sentence alignments. Sentence ids are ``<article>-<level>-<paragraph>-<sentence index in the
-  document>``. GLEU: ``metrics.gleu``.
+  document>``. GLEU: ``metrics.gleu``. A document imported from such a file keeps the file's ids, and
+  each row the file's GLEU cell (``wiki-manual`` import: ``Document.meta["wiki_manual_ids"]``,
+  ``Article.meta["wiki_manual_gleu"]``), so an imported file exported again gives the same rows. Only
+  splits with rows get a file (an empty ``test.tsv`` is no Wiki-Manual file).
 
   A gold export writes every m × n sentence pair of an exhaustively annotated document pair
   (``review.exhaustive``), as the released files do: the sentence pairs nobody linked as
@@ -69,11 +72,12 @@ class TsvWriter(Writer):
             return ""
         return WIKI_LABELS.get(r.counts_as, "notAligned")
 
+    def open(self) -> None:
+        """Nothing up front: a split's file is created with its first row."""
+
     def write(self, batch: ArticleBatch, records: list[PairRecord]) -> None:
-        out = self._file(f"{batch.split}.tsv")
-        paragraph_of: dict[int, list[int]] = {doc: _paragraph_index(d) for doc, d in batch.documents.items()}
-        for doc in {d for r in records for d in (r.complex_document, r.simple_document)} - paragraph_of.keys():
-            paragraph_of[doc] = []
+        source_ids, source_gleu = _as_imported(batch)
+        sentence_id = _sentence_ids(batch, records, source_ids)
         profiles: dict[str, tuple] = {}  # sentences recur across an article's pairs: n-grams counted once
 
         def profiled(text: str) -> tuple:
@@ -86,12 +90,12 @@ class TsvWriter(Writer):
 
         def row(label: str, c_doc: int, c_level: str, ci: int, c_text: str, s_doc: int, s_level: str, si: int,
                 s_text: str) -> None:
-            c_par, s_par = paragraph_of[c_doc], paragraph_of[s_doc]
-            c_id = f"{batch.title}-{c_level}-{c_par[ci] if ci < len(c_par) else 0}-{ci}"
-            s_id = f"{batch.title}-{s_level}-{s_par[si] if si < len(s_par) else 0}-{si}"
+            c_id, s_id = sentence_id(c_doc, c_level, ci), sentence_id(s_doc, s_level, si)
             c_clean, s_clean = clean_line(c_text), clean_line(s_text)
-            score = gleu_of(profiled(c_clean), profiled(s_clean))
-            lines.append(f"{label}\t{clean_line(s_id)}\t{clean_line(c_id)}\t{s_clean}\t{c_clean}\t{score:.4f}\n")
+            score = source_gleu.get(f"{c_level}|{s_level}", {}).get(f"{ci},{si}")
+            if score is None:
+                score = f"{gleu_of(profiled(c_clean), profiled(s_clean)):.4f}"
+            lines.append(f"{label}\t{clean_line(s_id)}\t{clean_line(c_id)}\t{s_clean}\t{c_clean}\t{score}\n")
 
         full = [(c, s) for c, s in self.exhaustive if c in batch.documents and s in batch.documents]
         cells: dict[tuple[int, int], dict[tuple[int, int], str]] = {key: {} for key in full}
@@ -123,9 +127,41 @@ class TsvWriter(Writer):
                     label = grid.get((ci, si), "notAligned")
                     if label:
                         row(label, c_doc, c["level"], ci, c_text, s_doc, s["level"], si, s_text)
-        out.writelines(lines)
+        if lines:
+            self._file(f"{batch.split}.tsv").writelines(lines)
 
 
 def _paragraph_index(document: dict) -> list[int]:
     """Sentence index → paragraph index of one document."""
     return [p for p, sentences in enumerate(document["paragraphs"]) for _ in sentences]
+
+
+def _sentence_ids(batch: ArticleBatch, records: list[PairRecord], source_ids: dict[int, list]):
+    """``sentence_id(document, level, index)``: as the imported file numbered it, else by paragraph."""
+    paragraph_of: dict[int, list[int]] = {doc: _paragraph_index(d) for doc, d in batch.documents.items()}
+    for doc in {d for r in records for d in (r.complex_document, r.simple_document)} - paragraph_of.keys():
+        paragraph_of[doc] = []
+
+    def sentence_id(doc: int, level: str, i: int) -> str:
+        kept = source_ids.get(doc)
+        if kept is not None:
+            return f"{batch.title}-{level}-{kept[i][0]}-{kept[i][1]}"
+        par = paragraph_of[doc]
+        return f"{batch.title}-{level}-{par[i] if i < len(par) else 0}-{i}"
+
+    return sentence_id
+
+
+def _as_imported(batch: ArticleBatch) -> tuple[dict[int, list], dict]:
+    """What a ``wiki-manual`` import kept of its file: each document's sentence ids ``[paragraph,
+    sentence]`` (documents whose sentences still match them) and the rows' GLEU cells."""
+    from annotation.models import Article, Document
+    from annotation.services.corpus.importing.formats.wiki_manual import GLEU_KEY, IDS_KEY
+
+    ids = {}
+    for pk, meta in Document.objects.filter(pk__in=list(batch.documents), meta__has_key=IDS_KEY).values_list("pk", "meta"):
+        kept = meta[IDS_KEY]
+        if isinstance(kept, list) and len(kept) == sum(len(p) for p in batch.documents[pk]["paragraphs"]):
+            ids[pk] = kept
+    meta = Article.objects.filter(pk=batch.article_id).values_list("meta", flat=True).first() or {}
+    return ids, (meta.get(GLEU_KEY) or {}) if ids else {}

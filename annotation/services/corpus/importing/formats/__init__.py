@@ -6,7 +6,9 @@ is imported on first lookup, so adding a format is adding a file (and its tests)
 (extensions), the API's and the command's format validation and the import page's list and help all
 read :func:`formats`. A format whose files can't be told by their extensions alone (``newsela``'s
 ``articles_metadata.csv`` beside ``.txt`` files) also gives ``probe(names)``: ``auto`` picks it when it
-claims the file names. A ``binary`` format (``hf``'s Arrow/parquet) is not checked as UTF-8 text.
+claims the file names. A ``binary`` format (``hf``'s Arrow/parquet) is not checked as UTF-8 text. A
+``record_files`` format reads each file as a list of independent records (``jsonl`` lines, ``wiki-manual``
+rows): an empty file beside others holds none and is skipped, warned (an export's empty split).
 
 Example:
     >>> [f.name for f in formats()]  # doctest: +SKIP
@@ -28,7 +30,8 @@ class ImportFormat:
     """One registered format: its name, the extensions ``auto`` recognises, its parser, the help
     line the import page shows (plain text) and a tiny example (``(file name, text)`` pairs) that
     imports cleanly, which the registry's tests import for every format; ``probe`` (optional) claims a
-    set of file names for ``auto`` before extensions are looked at; ``binary``: its files are not text."""
+    set of file names for ``auto`` before extensions are looked at; ``binary``: its files are not text;
+    ``record_files``: an empty file among non-empty ones holds no records and is skipped."""
 
     name: str
     extensions: tuple[str, ...]
@@ -38,6 +41,7 @@ class ImportFormat:
     example: tuple[tuple[str, str], ...]
     probe: Callable[[list[str]], bool] | None = None
     binary: bool = False
+    record_files: bool = False
 
 
 _REGISTRY: dict[str, ImportFormat] = {}
@@ -45,7 +49,7 @@ _REGISTRY: dict[str, ImportFormat] = {}
 
 def register(name: str, *, extensions: tuple[str, ...], help: str, example: tuple[tuple[str, str], ...],  # noqa: A002
              order: int = 100, probe: Callable[[list[str]], bool] | None = None,
-             binary: bool = False) -> Callable[[Parser], Parser]:
+             binary: bool = False, record_files: bool = False) -> Callable[[Parser], Parser]:
     """Decorator adding a parser as format ``name`` (``order``: its place in lists, lower first)."""
 
     def wrap(parse: Parser) -> Parser:
@@ -57,7 +61,8 @@ def register(name: str, *, extensions: tuple[str, ...], help: str, example: tupl
         if clash:
             raise ValueError(f"import format {name!r}: extension(s) {', '.join(clash)} already belong to "
                              f"{', '.join(sorted({taken[e] for e in clash}))}")
-        _REGISTRY[name] = ImportFormat(name, tuple(extensions), parse, help, order, tuple(example), probe, binary)
+        _REGISTRY[name] = ImportFormat(name, tuple(extensions), parse, help, order, tuple(example), probe, binary,
+                                       record_files)
         return parse
 
     return wrap

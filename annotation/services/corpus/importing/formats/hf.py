@@ -6,7 +6,10 @@
   a document per level holding the sentences the pairs name (in sentence order; one paragraph: the
   export keeps no paragraphs, so the documents are partial, warned), and its pairs with their labels
   as imported gold (sparse). A multi-sentence side's sentences come from the 1:1 rows, else from the
-  project's splitter.
+  project's splitter. An export that has the ``complex_sentences`` column (and ``complete``, the
+  paragraph columns, ``split``, ``provenance``, ``score``, ``attr_*``) is read row by row as the
+  ``jsonl`` format's pair lines (``importing.pair_lines``): the same sentences, paragraphs, values (``undecided``
+  included), scores, attributes, split and completeness.
 * **a pair dataset** with two text columns: ``--columns complex,simple[,label]`` (API ``columns``),
   else the first of the usual names found (complex/simple, src/dst, source/target, normal/simple,
   original/simplification, sentence1/sentence2). Rows are kept as given (never re-split), as the
@@ -27,6 +30,7 @@ from annotation.label_schemes import UNKNOWN_KIND
 from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle, ParsedDocument, ParsedPair
 from annotation.services.corpus.importing.formats import register
 from annotation.services.corpus.importing.formats.wiki_manual import rank_levels
+from annotation.services.corpus.importing.pair_lines import PairLines
 
 EXTENSIONS = ("arrow", "parquet")
 METADATA = ("dataset_dict.json", "dataset_info.json", "state.json")
@@ -169,6 +173,22 @@ def _export(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle
                         "one paragraph of those sentences (partial documents), its gold sparse")
 
 
+def _export_lines(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
+    """Articles of an hf export with per-sentence columns, each row read as a ``jsonl`` pair line."""
+    from annotation.services.corpus.importing.formats.jsonl import _Record
+
+    for f in files:
+        lines = PairLines(ctx)
+        n = 0
+        for batch in _batches(f, ctx):
+            for row in batch.to_pylist():
+                n += 1
+                row["attributes"] = {key[len("attr_"):]: value for key, value in row.items() if key.startswith("attr_")
+                                     and isinstance(value, (int, float)) and not isinstance(value, bool)}
+                yield from lines.add(_Record(f.name, n, ctx), row)
+        yield from lines.flush()
+
+
 def _pairs(files: list[InputFile], ctx: ParseContext, names: list[str]) -> Iterator[ParsedArticle]:
     """Articles of a pair dataset: a complex and a simple document, a sentence and a pair per row."""
     if ctx.columns:
@@ -241,7 +261,9 @@ def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
     names = _columns(data[0], ctx)
     if ctx.problems:
         return
-    if all(c in names for c in EXPORT_COLUMNS) and not ctx.columns:
+    if all(c in names for c in (*EXPORT_COLUMNS, "complex_sentences")) and not ctx.columns:
+        yield from _export_lines(data, ctx)
+    elif all(c in names for c in EXPORT_COLUMNS) and not ctx.columns:
         yield from _export(data, ctx)
     else:
         yield from _pairs(data, ctx, names)

@@ -10,7 +10,13 @@ project language. ``gold`` links become imported pairs adjudicated with the sche
 positive of unknown kind (``aligned-or-partial``: Task 1 only), never silently "aligned". What the
 links mean (exhaustive, sparse, predictions) is the import's ``gold_meaning`` (``importing``);
 ``identical`` is validated and otherwise ignored.
-The record's ``id`` is the article's title; other keys (``article``, ``split``, ...) are ignored.
+The record's ``id`` is the article's title. ``split`` (train / dev / test) becomes the article's split;
+``complete`` (true / false), when given, says what this record's gold means whatever the import's
+gold meaning (true: the document pair is exhaustively annotated, false: sparse) — what the export's
+``articles`` format writes. Other keys (``article``, ...) are ignored.
+
+The export's pair-per-line ``jsonl`` format (lines with ``article``, ``complex_ids``, ``simple_ids``)
+is read too, an article from its lines (``importing.pair_lines``).
 
 An optional ``pairs`` list carries n:m pairs with any label (what the export's
 ``articles/<split>.jsonl`` writes, so an export re-imports losslessly)::
@@ -36,8 +42,16 @@ from collections.abc import Iterator
 from typing import Any
 
 from annotation.label_schemes import UNKNOWN_KIND
-from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle, ParsedDocument, ParsedPair
+from annotation.services.corpus.importing.base import (
+    UNDECIDED,
+    InputFile,
+    ParseContext,
+    ParsedArticle,
+    ParsedDocument,
+    ParsedPair,
+)
 from annotation.services.corpus.importing.formats import register
+from annotation.services.corpus.importing.pair_lines import PairLines, is_pair_line
 from annotation.validation import json_problem
 
 EXTENSIONS = ("jsonl", "ndjson", "json")
@@ -45,6 +59,7 @@ SIDES = ("complex", "simple")
 GOLD_LABELS = ("aligned", "partial", UNKNOWN_KIND)
 CLASSES = ("aligned", "partial", "not")
 KEY_MAX = 500  # CandidatePair.complex_key / simple_key
+SPLITS = ("train", "dev", "test")  # Split.NAMES
 
 
 def _is_number(value: Any) -> bool:
@@ -191,9 +206,19 @@ class _Record:
             pairs.append(ParsedPair(complex_doc.level, simple_doc.level, (ci,), (si,), self.ctx.gold_values.get(label),
                                     label=label))
         meta = obj["meta"] if isinstance(obj.get("meta"), dict) else {}
-        stated = obj.get("gold") is not None or obj.get("pairs") is not None
+        stated = obj.get("gold") is not None or obj.get("pairs") is not None or obj.get("complete") is not None
+        complete = self.complete(obj.get("complete"))
         return ParsedArticle(title=str(rid).strip(), file=self.file, line=self.line, documents=[complex_doc, simple_doc],
-                             pairs=pairs, meta=meta, gold_documents=[(complex_doc.level, simple_doc.level)] if stated else [])
+                             pairs=pairs, meta=meta, gold_documents=[(complex_doc.level, simple_doc.level)] if stated else [],
+                             gold_meaning=None if complete is None else "exhaustive" if complete else "sparse",
+                             split=obj.get("split") if obj.get("split") in SPLITS else None)
+
+    def complete(self, value: Any) -> bool | None:
+        """A record's ``complete``: true / false, or None when not given (a problem when not a boolean)."""
+        if value is not None and not isinstance(value, bool):
+            self.problem("complete", f"must be true or false, got {_type_name(value)}")
+            return None
+        return value
 
     def indices(self, field: str, value: Any, side: str, n: int) -> tuple[int, ...] | None:
         """A pair side: a non-empty list of distinct sentence indices of the ``side`` document."""
@@ -238,6 +263,8 @@ class _Record:
             return None, label
         if label in values:
             return label, label
+        if label == UNDECIDED:  # a tie the source project had not decided: imported as such, never as a class
+            return UNDECIDED, label
         first: dict[str, str] = {}
         for value, klass in values.items():
             first.setdefault(klass, value)
@@ -333,13 +360,14 @@ class _Record:
         return list(labels)
 
 
-@register("jsonl", extensions=EXTENSIONS,
+@register("jsonl", extensions=EXTENSIONS, record_files=True,
           example=(("tiny.jsonl", '{"id": "Tiny", "complex": {"paragraphs": [["A long sentence."]]}, '
                                   '"simple": {"paragraphs": [["A short one."]]}, "gold": [[0, 0]]}\n'),), order=10,
           help="engine JSONL, SPEC §4, optional gold")
 def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
     """One article per valid record, read a line at a time."""
     first_line: dict[str, tuple[str, int]] = {}
+    pair_lines = PairLines(ctx)  # the export's pair-per-line format
     for f in files:
         # split on newlines only: JSON strings may hold U+2028 and other characters splitlines() breaks on
         for lineno, raw in ctx.lines(f):
@@ -354,6 +382,13 @@ def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
             except ValueError as exc:  # an integer of thousands of digits
                 record.problem(None, f"malformed JSON: {exc}")
                 continue
+            if is_pair_line(obj):
+                problem = json_problem(obj)
+                if problem:
+                    record.problem(None, f"unusable JSON value at {problem}")
+                    continue
+                yield from pair_lines.add(record, obj)
+                continue
             if isinstance(obj, dict) and (isinstance(obj.get("id"), str) or _is_int(obj.get("id"))):
                 key = str(obj["id"]).strip()
                 if key in first_line:
@@ -367,3 +402,4 @@ def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
                 record.problem(None, f"unusable JSON value at {problem}")
             elif article is not None:
                 yield article
+        yield from pair_lines.flush()

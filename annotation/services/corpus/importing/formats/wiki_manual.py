@@ -17,15 +17,24 @@ sentences named), every row stored, ``notAligned`` ones as the scheme's not-alig
 import's warnings say so. With the import's gold meaning ``predictions`` the aligned / partial rows
 become an alignment run's predictions. Labels map to the scheme's first value of their class; a
 label the scheme can't take is refused, with its line.
+
+What the file says beyond the links is kept, so that the ``tsv`` export of the imported project
+writes the same rows: each document's sentence ids (``Document.meta["wiki_manual_ids"]``: the
+``[paragraph, sentence]`` of each sentence, as the file numbers them), each row's GLEU cell
+(``Article.meta["wiki_manual_gleu"]``: ``{"<complex level>|<simple level>": {"<ci>,<si>": "0.1234"}}``,
+indices into the documents' sentences) and the split a file named ``train.tsv``, ``dev.tsv`` or
+``test.tsv`` puts its articles in (the article's split).
 """
 from __future__ import annotations
 
+import math
 import re
 from collections import defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from annotation.label_schemes import UNKNOWN_KIND
+from annotation.models import Split
 from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle, ParsedDocument, ParsedPair
 from annotation.services.corpus.importing.formats import register
 
@@ -33,6 +42,7 @@ EXTENSIONS = ("tsv",)
 COLUMNS = ("label", "simple-id", "complex-id", "simple", "complex")
 WIKI_LABELS = {"aligned": "aligned", "partialaligned": "partial", "notaligned": "not",
                "partial": "partial", "not": "not", UNKNOWN_KIND: UNKNOWN_KIND}
+IDS_KEY, GLEU_KEY = "wiki_manual_ids", "wiki_manual_gleu"  # Document.meta, Article.meta (the tsv export reads them)
 SENTENCE_ID = re.compile(r"^(?P<article>.+)-(?P<level>[^-\s]+)-(?P<paragraph>\d+)-(?P<sentence>\d+)$")
 
 
@@ -45,6 +55,10 @@ class _Article:
     # (complex level, simple level) → [(complex key, simple key, class, scheme value)]
     rows: dict[tuple[str, str], list[tuple[tuple[int, int], tuple[int, int], str, str | None]]] = field(
         default_factory=lambda: defaultdict(list))
+    # (complex level, simple level) → (complex key, simple key) → the row's GLEU cell as written
+    gleu: dict[tuple[str, str], dict[tuple[tuple[int, int], tuple[int, int]], str]] = field(
+        default_factory=lambda: defaultdict(dict))
+    split: str | None = None  # the split its first file names (train.tsv …)
 
 
 class _Reader:
@@ -134,11 +148,14 @@ class _Reader:
         self.pairs[(simple_id, complex_id)] = (file, line)
         article = self.articles.get(s_article)
         if article is None:
-            article = self.articles[s_article] = _Article(file, line)
+            stem = file.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+            article = self.articles[s_article] = _Article(file, line, split=stem if stem in Split.NAMES else None)
         ok = self.sentence(article, s_level, tuple(s_key), simple, file, line, "simple", simple_id)
         ok = self.sentence(article, c_level, tuple(c_key), complex_, file, line, "complex", complex_id) and ok
         if ok:
             article.rows[(c_level, s_level)].append((tuple(c_key), tuple(s_key), *label))
+            if len(cells) > len(COLUMNS) and _is_number(cells[len(COLUMNS)]):
+                article.gleu[(c_level, s_level)][(tuple(c_key), tuple(s_key))] = cells[len(COLUMNS)].strip()
 
     def build(self, title: str, a: _Article) -> ParsedArticle | None:
         ranks = rank_levels(list(a.sentences), list(a.rows))
@@ -153,7 +170,8 @@ class _Reader:
             paragraphs: dict[int, list[str]] = {}
             for key in keys:
                 paragraphs.setdefault(key[0], []).append(a.sentences[level][key][0])
-            documents.append(ParsedDocument(level=level, rank=ranks[level], paragraphs=list(paragraphs.values())))
+            documents.append(ParsedDocument(level=level, rank=ranks[level], paragraphs=list(paragraphs.values()),
+                                            meta={IDS_KEY: [list(key) for key in keys]}))
         predictions = self.ctx.gold_meaning == "predictions"
         pairs: list[ParsedPair] = []
         complete: list[tuple[str, str]] = []
@@ -171,8 +189,18 @@ class _Reader:
                     return None
                 pairs.append(ParsedPair(c_level, s_level, (index[c_level][c_key],), (index[s_level][s_key],),
                                         None if predictions else value, label=klass))
+        gleu = {f"{c}|{s}": {f"{index[c][ck]},{index[s][sk]}": cell for (ck, sk), cell in cells.items()}
+                for (c, s), cells in a.gleu.items()}
         return ParsedArticle(title=title, file=a.file, line=a.line, documents=documents, pairs=pairs,
-                             gold_documents=complete, gold_meaning="exhaustive" if complete else "sparse")
+                             gold_documents=complete, gold_meaning="exhaustive" if complete else "sparse",
+                             meta={GLEU_KEY: gleu} if gleu else {}, split=a.split)
+
+
+def _is_number(text: str) -> bool:
+    try:
+        return math.isfinite(float(text))
+    except ValueError:
+        return False
 
 
 def rank_levels(levels: list[str], edges: list[tuple[str, str]]) -> dict[str, int] | None:
@@ -195,7 +223,7 @@ def rank_levels(levels: list[str], edges: list[tuple[str, str]]) -> dict[str, in
     return out if len(out) == len(levels) else None
 
 
-@register("wiki-manual", extensions=EXTENSIONS, order=50,
+@register("wiki-manual", extensions=EXTENSIONS, order=50, record_files=True,
           example=(("tiny.tsv", "aligned\tTiny-0-0-0\tTiny-1-0-0\tA short one.\tA long and complex sentence.\t0.3\n"),),
           help="Wiki-Manual / Newsela-Manual TSV: label, simple-id, complex-id, simple, complex[, GLEU]; "
                "every m x n pair listed = exhaustive gold")

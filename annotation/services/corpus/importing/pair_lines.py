@@ -1,0 +1,153 @@
+"""The export's pair-per-line ``jsonl`` format (``jsonl/<split>.jsonl``), read by the ``jsonl`` and ``hf`` imports.
+
+A line is one pair::
+
+    {"article": "Bees", "split": "test", "complex_level": "adv", "simple_level": "ele",
+     "complex_ids": [0, 1], "simple_ids": [0], "complex": "S0. S1.", "simple": "T0.",
+     "complex_sentences": ["S0.", "S1."], "simple_sentences": ["T0."],
+     "complex_paragraphs": [0, 0], "simple_paragraphs": [0], "complete": true,
+     "label": "aligned", "provenance": "majority", "score": 0.9, "attributes": {}, "derived": false, ...}
+
+An article's lines (consecutive, as the export writes them) become one article titled ``article``:
+a document per level holding the sentences its pairs name, in sentence order, grouped by their
+``<side>_paragraphs`` (the line format holds no other sentences: the documents are partial unless
+every sentence is in some pair), and each line one imported pair with its label, score, attributes
+and source provenance, exactly as an ``articles`` ``pairs`` item (:meth:`jsonl._Record.pairs`). A
+side of one sentence may give its text as ``complex`` / ``simple`` alone; a longer side needs
+``<side>_sentences``. ``complete`` says what the document pair's gold means (true: exhaustive, false:
+sparse; absent: the import's gold meaning); ``split`` (train / dev / test) becomes the article's split.
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from annotation.services.corpus.importing.base import ParseContext, ParsedArticle, ParsedDocument, ParsedPair
+from annotation.services.corpus.importing.formats.wiki_manual import rank_levels
+
+SIDES = ("complex", "simple")
+REQUIRED = ("article", "complex_level", "simple_level", "complex_ids", "simple_ids")
+SPLITS = ("train", "dev", "test")
+ANY_INDEX = 1 << 31  # the original documents' sizes are unknown: any index is in range
+
+
+def is_pair_line(obj: Any) -> bool:
+    """A line of the export's pair-per-line format (rather than a SPEC §4 article record)."""
+    return isinstance(obj, dict) and "complex_ids" in obj and "article" in obj
+
+
+@dataclass
+class _Article:
+    title: str
+    file: str
+    line: int
+    split: str | None
+    sentences: dict[str, dict[int, tuple[int, str]]] = field(default_factory=dict)  # level → index → (paragraph, text)
+    pairs: list[ParsedPair] = field(default_factory=list)  # indices into the original documents
+    complete: dict[tuple[str, str], bool | None] = field(default_factory=dict)
+
+
+class PairLines:
+    """Collects consecutive pair lines into articles (one article in memory at a time)."""
+
+    def __init__(self, ctx: ParseContext) -> None:
+        self.ctx = ctx
+        self.current: _Article | None = None
+        self.done: dict[str, tuple[str, int]] = {}  # article → where its lines began
+
+    def add(self, record, obj: dict) -> Iterator[ParsedArticle]:
+        """Take one line (``record``: its :class:`jsonl._Record`); yields the article its lines ended."""
+        missing = [key for key in REQUIRED if key not in obj]
+        for key in missing:
+            record.problem(key, "is missing (a pair line needs article, levels and both sides' sentence ids)")
+        if missing:
+            return
+        title = str(obj["article"]).strip()
+        if self.current is not None and self.current.title != title:
+            yield from self.flush()
+        if self.current is None:
+            if title in self.done:
+                where = self.done[title]
+                record.problem("article", f"article {title!r} continues here after other articles' lines (its lines "
+                                          f"began at {where[0]}:{where[1]}); keep an article's lines together")
+                return
+            self.done[title] = (record.file, record.line)
+            split = obj.get("split")
+            self.current = _Article(title, record.file, record.line, split if split in SPLITS else None)
+        self._line(record, obj, self.current)
+
+    def _line(self, record, obj: dict, article: _Article) -> None:
+        levels = (str(obj["complex_level"]), str(obj["simple_level"]))
+        if levels[0] == levels[1] or not all(level.strip() for level in levels):
+            record.problem("simple_level", "the two levels must be non-empty and differ")
+            return
+        for side, level in zip(SIDES, levels):
+            if not self._sentences(record, obj, side, level, article):
+                return
+        item = {key: obj.get(key) for key in ("label", "provenance", "score", "attributes", "derived")}
+        parsed = record.pairs([{**item, "complex": obj["complex_ids"], "simple": obj["simple_ids"]}], *levels,
+                              ANY_INDEX, ANY_INDEX)
+        article.pairs.extend(parsed)
+        complete = record.complete(obj.get("complete"))
+        if article.complete.get(levels) is None:
+            article.complete[levels] = complete
+
+    def _sentences(self, record, obj: dict, side: str, level: str, article: _Article) -> bool:
+        ids = obj[f"{side}_ids"]
+        if not (isinstance(ids, list) and ids and all(isinstance(i, int) and not isinstance(i, bool) and i >= 0
+                                                        for i in ids)):
+            record.problem(f"{side}_ids", "must be a non-empty list of sentence indices")
+            return False
+        texts = obj.get(f"{side}_sentences")
+        if texts is None and len(ids) == 1:
+            texts = [obj.get(side)]
+        if not (isinstance(texts, list) and len(texts) == len(ids)
+                and all(isinstance(t, str) and t.strip() for t in texts)):
+            record.problem(f"{side}_sentences", f"must list the text of each of the {len(ids)} {side} sentences")
+            return False
+        paragraphs = obj.get(f"{side}_paragraphs")
+        if paragraphs is None:
+            paragraphs = [0] * len(ids)
+        if not (isinstance(paragraphs, list) and len(paragraphs) == len(ids)
+                and all(isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in paragraphs)):
+            record.problem(f"{side}_paragraphs", f"must give the paragraph of each of the {len(ids)} {side} sentences")
+            return False
+        known = article.sentences.setdefault(level, {})
+        for i, text, paragraph in zip(ids, texts, paragraphs):
+            seen = known.setdefault(i, (paragraph, text))
+            if seen != (paragraph, text):
+                record.problem(f"{side}_sentences", f"sentence {i} of level {level!r} differs from an earlier line's")
+                return False
+        return True
+
+    def flush(self) -> Iterator[ParsedArticle]:
+        """The article collected so far (none when its lines had problems)."""
+        article, self.current = self.current, None
+        if article is None or self.ctx.problems or not article.pairs:
+            return
+        yield build(article)
+
+
+def build(a: _Article) -> ParsedArticle:
+    """Documents of the named sentences (renumbered in order) and the pairs over them."""
+    ranks = rank_levels(list(a.sentences), list(a.complete)) or {lv: k for k, lv in enumerate(sorted(a.sentences))}
+    documents, index = [], {}
+    for level in sorted(a.sentences, key=lambda lv: (ranks[lv], lv)):
+        named = sorted(a.sentences[level])
+        index[level] = {i: k for k, i in enumerate(named)}
+        paragraphs: dict[int, list[str]] = {}
+        for i in named:
+            paragraph, text = a.sentences[level][i]
+            paragraphs.setdefault(paragraph, []).append(text)
+        documents.append(ParsedDocument(level=level, rank=ranks[level], paragraphs=list(paragraphs.values())))
+    pairs: dict[tuple, ParsedPair] = {}
+    for p in a.pairs:
+        mapped = replace(p, complex=tuple(sorted(index[p.complex_level][i] for i in p.complex)),
+                         simple=tuple(sorted(index[p.simple_level][i] for i in p.simple)))
+        pairs.setdefault((p.complex_level, p.simple_level, mapped.complex, mapped.simple), mapped)
+    complete = [levels for levels, flag in a.complete.items() if flag]
+    stated = any(flag is not None for flag in a.complete.values())
+    return ParsedArticle(title=a.title, file=a.file, line=a.line, documents=documents, pairs=list(pairs.values()),
+                         gold_documents=complete or list(a.complete),
+                         gold_meaning=("exhaustive" if complete else "sparse") if stated else None, split=a.split)

@@ -1,0 +1,63 @@
+"""What the gold formats write beside each pair so that an import gets the same article back
+(issue 27 §4): whether its document pair is *complete* (exhaustively annotated: every unlinked
+sentence pair is not aligned, ``review.exhaustive``) and, for the pair-per-line formats (``jsonl``,
+``hf``), each side's sentences one by one with their paragraph positions.
+
+Example:
+    >>> sentence_fields({"paragraphs": [["A.", "B."], ["C."]]}, {"paragraphs": [["a."]]}, (1, 2), (0,), "complex")
+    {'complex_sentences': ['B.', 'C.'], 'complex_paragraphs': [0, 1]}
+"""
+from __future__ import annotations
+
+REIMPORT: dict[str, tuple[str, str]] = {
+    "tsv": ("wiki-manual", "wiki-manual"), "jsonl": ("jsonl", "jsonl"), "articles": ("articles", "jsonl"), "hf": ("hf", "hf"),
+}
+"""Gold format → (its folder, the import format that reads it back)."""
+GOLD_MEANING = "sparse"
+"""The gold meaning to import any of them with: each file says per document pair whether it is
+complete (``tsv``: every m × n sentence pair listed; the others: ``complete``), which wins over the
+import's meaning; the rest is sparse."""
+
+
+def reimport_guide(formats) -> dict[str, dict]:
+    """The manifest's ``reimport``: per gold format written, the folder to import, with which import
+    format (``--format auto`` finds the same) and gold meaning, to get the same articles back."""
+    return {name: {"folder": REIMPORT[name][0], "format": REIMPORT[name][1], "gold_meaning": GOLD_MEANING}
+            for name in formats if name in REIMPORT}
+
+
+def complete_documents(project, options) -> set[tuple[int, int]]:
+    """``{(complex document, simple document)}`` exhaustively annotated (gold exports; none for auto)."""
+    if getattr(options, "kind", "gold") != "gold":
+        return set()
+    from annotation.services.review.exhaustive import exhaustive_pairs
+
+    return {(p.complex_document_id, p.simple_document_id) for p in exhaustive_pairs(project)}
+
+
+def paragraph_positions(document: dict | None) -> list[int]:
+    """Sentence index → paragraph index of one document (``ArticleBatch.documents`` entry)."""
+    return [p for p, sentences in enumerate((document or {}).get("paragraphs", [])) for _ in sentences]
+
+
+def sentence_fields(complex_doc: dict | None, simple_doc: dict | None, complex_ids, simple_ids,
+                    *sides: str) -> dict:
+    """``<side>_sentences`` (each sentence's text) and ``<side>_paragraphs`` (its paragraph) of a pair."""
+    out = {}
+    for side, doc, ids in (("complex", complex_doc, complex_ids), ("simple", simple_doc, simple_ids)):
+        if side not in sides:
+            continue
+        sentences = [t for p in (doc or {}).get("paragraphs", []) for t in p]
+        positions = paragraph_positions(doc)
+        out[f"{side}_sentences"] = [sentences[i] for i in ids if i < len(sentences)]
+        out[f"{side}_paragraphs"] = [positions[i] if i < len(positions) else 0 for i in ids]
+    return out
+
+
+def pair_fields(batch, record, complete: set[tuple[int, int]]) -> dict:
+    """What a pair-per-line format adds to :func:`~annotation.services.export.formats.base.pair_dict`:
+    ``complete`` and both sides' sentences and paragraph positions."""
+    documents = batch.documents
+    return {"complete": (record.complex_document, record.simple_document) in complete,
+            **sentence_fields(documents.get(record.complex_document), documents.get(record.simple_document),
+                              record.complex_ids, record.simple_ids, "complex", "simple")}
