@@ -123,8 +123,22 @@ def pytest_collection_modifyitems(config, items):
     root = config.rootpath
     for item in items:
         module = item.path.relative_to(root).as_posix() if item.path.is_relative_to(root) else ""
-        if module in BACKEND_MODULES or any(name in item.fixturenames for name in BACKEND_FIXTURES):
+        if module in BACKEND_MODULES or any(name in getattr(item, "fixturenames", ()) for name in BACKEND_FIXTURES):
             item.add_marker(pytest.mark.backend)
+    items.sort(key=run_order)
+
+
+def run_order(item) -> tuple[int, bool]:
+    """Tests in a transaction first, then those that commit (their flush empties what migrations wrote, as
+    in pytest-django's own order), then those without a database; in each group the ``slow`` ones first,
+    so that on two xdist workers the long tests start early and the short ones fill the end."""
+    names = getattr(item, "fixturenames", ())
+    marker = item.get_closest_marker("django_db")
+    commits = ("transactional_db" in names or "live_server" in names
+               or (marker is not None and (marker.kwargs.get("transaction") or marker.kwargs.get("reset_sequences"))))
+    uses_db = commits or "db" in names or marker is not None
+    group = 1 if commits else 0 if uses_db else 2
+    return group, item.get_closest_marker("slow") is None
 
 
 from tests.worker_process import embedded_worker, redis_worker  # noqa: E402,F401 - shared fixtures
