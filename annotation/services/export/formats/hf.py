@@ -4,7 +4,9 @@
   adjudication note; each attribute is its own typed column ``attr_<key>`` (float64, bool or string);
   ``complete``, ``complex_sentences`` / ``simple_sentences`` and ``complex_paragraphs`` /
   ``simple_paragraphs`` as in the jsonl format (``export/completeness.py``), so the ``hf`` import gets the
-  same sentences, paragraphs and completeness back.
+  same sentences, paragraphs and completeness back. ``hf/articles/`` holds a row per document pair with
+  the whole documents (``export/hf_articles.py``): the ``hf`` import of the ``hf`` folder reads those,
+  so it gets the same documents, paragraphs and gold back.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from pathlib import Path
 from annotation.services.export.completeness import complete_documents, pair_fields
 from annotation.services.export.formats import register
 from annotation.services.export.formats.base import Writer, pair_dict
+from annotation.services.export.hf_articles import ArticleRows
 from annotation.services.export.records import ArticleBatch, PairRecord
 from annotation.services.export.source import attribute_types
 
@@ -21,7 +24,9 @@ from annotation.services.export.source import attribute_types
 @register("hf", order=50, readme=(
     'hf/                  datasets.load_from_disk("hf")\n'
     'parquet/*.parquet    datasets.load_dataset("parquet", data_files={"train": "parquet/train.parquet", ...})\n'
-    '                     (name only splits with pairs: datasets refuses an empty parquet split)'
+    '                     (name only splits with pairs: datasets refuses an empty parquet split)\n'
+    'hf/articles/         datasets.load_from_disk("hf/articles"): a row per document pair, whole documents with\n'
+    '                     sentence ids and the pairs as sentence_alignment (wiki_auto "auto" layout)'
 ))
 class HfWriter(Writer):
     """Arrow IPC streams for ``datasets.load_from_disk`` plus parquet, in record batches."""
@@ -40,6 +45,7 @@ class HfWriter(Writer):
         self.parquets: dict[str, object] = {}
         self.rows: dict[str, int] = {}
         self._schema = None
+        self.articles = ArticleRows(self.root, self.complete)  # hf/articles: whole documents, wiki_auto "auto" layout
 
     @classmethod
     def for_export(cls, root: Path, splits: list[str], project, options) -> HfWriter:
@@ -70,6 +76,7 @@ class HfWriter(Writer):
         return self.streams[split], self.parquets[split]
 
     def write(self, batch: ArticleBatch, records: list[PairRecord]) -> None:
+        self.articles.write(batch, records)
         if not records:
             return
         self._writers(batch.split)
@@ -113,7 +120,7 @@ class HfWriter(Writer):
         if self.streams:
             (self.root / "dataset_dict.json").write_text(json.dumps({"splits": list(self.streams)}))
             paths.append(self.root / "dataset_dict.json")
-        return paths
+        return paths + self.articles.close()
 
 
 ATTRIBUTE_PREFIX = "attr_"

@@ -1,8 +1,14 @@
 """``hf`` — a Hugging Face dataset: a ``save_to_disk`` directory (``*.arrow`` beside ``state.json``,
-``dataset_info.json``, ``dataset_dict.json``) or ``*.parquet`` files (a folder, zip or tar).
+``dataset_info.json``, ``dataset_dict.json``) or ``*.parquet`` files (a folder, zip or tar). The
+layouts, in the order they are looked for (details in ``importing.hf_layouts``):
 
-* **alignapp's own ``hf`` export** (columns ``article``, ``complex_level``, ``simple_level``,
-  ``complex_ids``, ``simple_ids``, ``complex``, ``simple``, ``label``) reads back as its articles,
+* **article rows** — ``wiki_auto``'s ``auto`` configuration (``normal`` / ``simple`` articles with
+  their sentence ids, ``sentence_alignment``) and alignapp's own ``hf/articles`` (the same with
+  ``complex`` and a label per alignment): whole documents with their paragraphs, the alignments as
+  pairs. When an upload holds article rows beside pair rows (an ``hf`` export folder), the article
+  rows are read and the pair rows left out (warned).
+* **alignapp's own ``hf`` pair rows** (columns ``article``, ``complex_level``, ``simple_level``,
+  ``complex_ids``, ``simple_ids``, ``complex``, ``simple``, ``label``) read back as its articles,
   a document per level holding the sentences the pairs name (in sentence order; one paragraph: the
   export keeps no paragraphs, so the documents are partial, warned), and its pairs with their labels
   as imported gold (sparse). A multi-sentence side's sentences come from the 1:1 rows, else from the
@@ -11,9 +17,15 @@
   ``jsonl`` format's pair lines (``importing.pair_lines``): the same sentences, paragraphs, values (``undecided``
   included), scores, attributes, split and completeness.
 * **a pair dataset** with two text columns: ``--columns complex,simple[,label]`` (API ``columns``),
-  else the first of the usual names found (complex/simple, src/dst, source/target, normal/simple,
-  original/simplification, sentence1/sentence2). Rows are kept as given (never re-split), as the
-  ``parallel`` format keeps lines: one article per split file (in blocks of
+  else the first of the usual names found (complex/simple, normal_sentence/simple_sentence,
+  complex_sentence/simple_sentence, src/dst, source/target, normal/simple, original/simplification,
+  sentence1/sentence2) and label column (label, alignment_label, labels, class, gold). A label
+  column that is a ``ClassLabel`` is read through its names. **With sentence-id columns** beside
+  the texts (``normal_sentence_id`` / ``simple_sentence_id``: ``wiki_auto``'s ``manual``
+  configuration; ``complex_id`` / ``simple_id``) the rows are read as ``wiki-manual`` rows: ids
+  ``article-level-paragraph-sentence`` give the articles, documents and paragraphs, one sentence per
+  distinct id, m × n listed = exhaustive gold. **Without ids** rows are kept as given (never
+  re-split), as the ``parallel`` format keeps lines: one article per split file (in blocks of
   ``IMPORT_MAX_SENTENCES_PER_DOCUMENT`` rows) with a ``complex`` and a ``simple`` document, a
   sentence per row, and a pair per row; the label column (a class, a scheme value, a Wiki-Manual
   label or 1/0) is imported gold.
@@ -23,6 +35,7 @@ Arrow files are read and the parquet ones left out (warned). Uses ``pyarrow``.
 """
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Iterator
 
@@ -30,14 +43,23 @@ from annotation.label_schemes import UNKNOWN_KIND
 from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle, ParsedDocument, ParsedPair
 from annotation.services.corpus.importing.formats import register
 from annotation.services.corpus.importing.formats.wiki_manual import rank_levels
+from annotation.services.corpus.importing.hf_layouts import (
+    ArticleRows,
+    article_prefix,
+    class_names,
+    decode,
+    id_columns,
+    id_pair_articles,
+)
 from annotation.services.corpus.importing.pair_lines import PairLines
 
 EXTENSIONS = ("arrow", "parquet")
 METADATA = ("dataset_dict.json", "dataset_info.json", "state.json")
 EXPORT_COLUMNS = ("article", "complex_level", "simple_level", "complex_ids", "simple_ids", "complex", "simple")
-USUAL = (("complex", "simple"), ("src", "dst"), ("source", "target"), ("normal", "simple"),
-         ("original", "simplification"), ("sentence1", "sentence2"))
-LABEL_COLUMNS = ("label", "class", "gold")
+USUAL = (("complex", "simple"), ("normal_sentence", "simple_sentence"), ("complex_sentence", "simple_sentence"),
+         ("src", "dst"), ("source", "target"), ("normal", "simple"), ("original", "simplification"),
+         ("sentence1", "sentence2"))
+LABEL_COLUMNS = ("label", "alignment_label", "labels", "class", "gold")
 CLASSES = {"aligned": "aligned", "partial": "partial", "not": "not", "partialaligned": "partial",
            "notaligned": "not", "not-aligned": "not", "1": "aligned", "0": "not", "true": "aligned", "false": "not",
            UNKNOWN_KIND: UNKNOWN_KIND}
@@ -70,23 +92,50 @@ def _batches(f: InputFile, ctx: ParseContext):
         ctx.problems.add(f.name, f"not a readable {'parquet' if f.extension == 'parquet' else 'Arrow'} file: {exc}")
 
 
-def _columns(f: InputFile, ctx: ParseContext) -> list[str]:
-    """The column names of a file (an empty split has them too)."""
+def _schema(f: InputFile, ctx: ParseContext):
+    """The Arrow schema of a file (an empty split has one too); None after reporting it."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     try:
         with f.open() as fh:
             if f.extension == "parquet":
-                return list(pq.ParquetFile(fh).schema_arrow.names)
-            data = fh.read()
-        try:
-            return list(pa.ipc.open_stream(data).schema.names)
-        except pa.ArrowInvalid:
-            return list(pa.ipc.open_file(data).schema.names)
+                return pq.ParquetFile(fh).schema_arrow
+            try:
+                return pa.ipc.open_stream(fh).schema  # reads the schema only
+            except pa.ArrowInvalid:
+                fh.seek(0)
+                return pa.ipc.open_file(fh).schema
     except (pa.ArrowException, OSError) as exc:
         ctx.problems.add(f.name, f"not a readable {'parquet' if f.extension == 'parquet' else 'Arrow'} file: {exc}")
-        return []
+        return None
+
+
+def _columns(f: InputFile, ctx: ParseContext) -> list[str]:
+    """The column names of a file."""
+    schema = _schema(f, ctx)
+    return list(schema.names) if schema is not None else []
+
+
+def _rows(f: InputFile, ctx: ParseContext) -> Iterator[dict]:
+    for batch in _batches(f, ctx):
+        yield from batch.to_pylist()
+
+
+def _class_names(files: list[InputFile], ctx: ParseContext):
+    """``f → {column: ClassLabel names}`` (the file's schema metadata, else its folder's ``dataset_info.json``)."""
+    infos = {f.name.rsplit("/", 1)[0] if "/" in f.name else "": f for f in files if f.basename == METADATA[1]}
+
+    def names_of(f: InputFile) -> dict[str, list[str]]:
+        info, parsed = infos.get(f.name.rsplit("/", 1)[0] if "/" in f.name else ""), None
+        if info is not None:
+            try:
+                with info.open() as fh:
+                    parsed = json.load(fh)
+            except (OSError, ValueError):
+                parsed = None
+        return class_names(_schema(f, ctx), parsed)
+    return names_of
 
 
 class _Labels:
@@ -96,8 +145,14 @@ class _Labels:
         for value, klass in ctx.scheme_values.items():
             self.first.setdefault(klass or "not", value)
 
-    def __call__(self, value, file: str, line: int, field_name: str) -> tuple[str | None, str | None] | None:
-        """``(class, scheme value)``; ``(None, None)`` for no label; None after reporting it."""
+    def __call__(self, value, file: str, line: int, field_name: str,
+                 names: list[str] | None = None) -> tuple[str | None, str | None] | None:
+        """``(class, scheme value)``; ``(None, None)`` for no label; None after reporting it. An integer
+        of a ClassLabel column is read through its ``names``."""
+        value, problem = decode(value, names)
+        if problem:
+            self.ctx.problems.add(file, problem, line=line, field=field_name)
+            return None
         if value is None or str(value).strip() == "":
             return None, None
         text = str(value).strip()
@@ -189,25 +244,42 @@ def _export_lines(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedA
         yield from lines.flush()
 
 
-def _pairs(files: list[InputFile], ctx: ParseContext, names: list[str]) -> Iterator[ParsedArticle]:
-    """Articles of a pair dataset: a complex and a simple document, a sentence and a pair per row."""
+def _wanted(files: list[InputFile], ctx: ParseContext, names: list[str]) -> tuple[str, ...] | None:
+    """A pair dataset's complex, simple [, label] columns: ``--columns``, else the usual names."""
     if ctx.columns:
-        wanted = ctx.columns
-        if len(wanted) not in (2, 3):
+        if len(ctx.columns) not in (2, 3):
             ctx.problems.add("", "give the columns as complex,simple or complex,simple,label", field="columns")
-            return
-    else:
-        pair = next((p for p in USUAL if all(c in names for c in p)), None)
-        if pair is None:
-            ctx.problems.add(files[0].name, f"no text columns found among {', '.join(names)}; name them "
-                                            "(--columns complex,simple[,label])", field="columns")
-            return
-        label = next((c for c in LABEL_COLUMNS if c in names), None)
-        wanted = (*pair, label) if label else pair
+            return None
+        return ctx.columns
+    pair = next((p for p in USUAL if all(c in names for c in p)), None)
+    if pair is None:
+        ctx.problems.add(files[0].name, f"no text columns found among {', '.join(names)}; name them "
+                                        "(--columns complex,simple[,label])", field="columns")
+        return None
+    label = next((c for c in LABEL_COLUMNS if c in names), None)
+    return (*pair, label) if label else pair
+
+
+def _pairs(files: list[InputFile], ctx: ParseContext, names: list[str], names_of) -> Iterator[ParsedArticle]:
+    """Articles of a pair dataset: with sentence ids, documents rebuilt from them (``hf_layouts``);
+    else a complex and a simple document, a sentence and a pair per row."""
+    wanted = _wanted(files, ctx, names)
+    if wanted is None:
+        return
+    ids = id_columns((wanted[0], wanted[1]), names)
+    missing = [c for c in wanted if c not in names] if ids is not None else []
+    for column in missing:
+        ctx.problems.add(files[0].name, f"no column {column!r} (columns: {', '.join(names)})", field=column)
+    if ids is not None and not missing:
+        yield from id_pair_articles(files, ctx, lambda f: _rows(f, ctx), (wanted[0], wanted[1]),
+                                    wanted[2] if len(wanted) == 3 else None, ids, names_of)
+    if ids is not None:
+        return
     labels = _Labels(ctx)
     block = ctx.limits.sentences_per_document
     for f in files:
         title = f.name.rsplit(".", 1)[0].replace("/", " ").removesuffix(" data-00000-of-00001") or f.stem
+        classes = names_of(f).get(wanted[2]) if len(wanted) == 3 else None
         complex_: list[str] = []
         simple: list[str] = []
         pairs: list[ParsedPair] = []
@@ -224,7 +296,7 @@ def _pairs(files: list[InputFile], ctx: ParseContext, names: list[str]) -> Itera
                 bad = [c for c, t in zip(wanted, texts) if not isinstance(t, str) or not t.strip()]
                 for column in bad:
                     ctx.problems.add(f.name, "must be a non-empty text", line=n, field=column)
-                label = labels(row[wanted[2]], f.name, n, wanted[2]) if len(wanted) == 3 else (None, None)
+                label = labels(row[wanted[2]], f.name, n, wanted[2], classes) if len(wanted) == 3 else (None, None)
                 if bad or label is None or ctx.problems:
                     continue
                 pairs.append(ParsedPair("complex", "simple", (len(complex_),), (len(simple),), label[1], label=label[0]))
@@ -238,6 +310,17 @@ def _pairs(files: list[InputFile], ctx: ParseContext, names: list[str]) -> Itera
             yield _pair_article(title if k == 0 else f"{title} #{k + 1}", f, first, complex_, simple, pairs)
 
 
+def _articles(files: list[InputFile], ctx: ParseContext, prefix: str) -> Iterator[ParsedArticle]:
+    """Articles of article rows (wiki_auto ``auto``, alignapp's ``hf/articles``)."""
+    rows = ArticleRows(ctx)
+    for f in files:
+        for n, row in enumerate(_rows(f, ctx), start=1):
+            yield from rows.add(f.name, n, row, prefix)
+            if ctx.problems.full:
+                return
+    yield from rows.flush()
+
+
 def _pair_article(title: str, f: InputFile, line: int, complex_: list[str], simple: list[str],
                   pairs: list[ParsedPair]) -> ParsedArticle:
     return ParsedArticle(title=title, file=f.name, line=line, pairs=list(pairs), documents=[
@@ -246,8 +329,9 @@ def _pair_article(title: str, f: InputFile, line: int, complex_: list[str], simp
 
 
 @register("hf", extensions=EXTENSIONS, order=70, probe=is_hf, binary=True, example=(),
-          help="Hugging Face dataset (save_to_disk folder or parquet): alignapp's hf export, or a pair dataset "
-               "with two text columns (--columns complex,simple[,label])")
+          help="Hugging Face dataset (save_to_disk folder or parquet): wiki_auto manual/auto, pair rows with "
+               "sentence ids (article-level-paragraph-sentence), alignapp's hf export, or a pair dataset with two "
+               "text columns (--columns complex,simple[,label]); ClassLabel labels read by name")
 def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
     data = [f for f in files if f.extension in EXTENSIONS]
     if any(f.extension == "arrow" for f in data) and any(f.extension == "parquet" for f in data):
@@ -258,12 +342,21 @@ def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
     if not data:
         ctx.problems.add("", "no .arrow or .parquet files to import")
         return
-    names = _columns(data[0], ctx)
+    columns = {f.name: _columns(f, ctx) for f in data}
     if ctx.problems:
         return
+    articles = [f for f in data if article_prefix(columns[f.name])]
+    if articles and not ctx.columns:
+        left = [f.name for f in data if f not in articles]
+        if left:
+            ctx.warnings.append(f"read the article rows ({len(articles)} file(s): whole documents and every pair); left "
+                                f"out {len(left)} file(s) of pair rows: " + ", ".join(left[:3]))
+        yield from _articles(articles, ctx, article_prefix(columns[articles[0].name]))
+        return
+    names = columns[data[0].name]
     if all(c in names for c in (*EXPORT_COLUMNS, "complex_sentences")) and not ctx.columns:
         yield from _export_lines(data, ctx)
     elif all(c in names for c in EXPORT_COLUMNS) and not ctx.columns:
         yield from _export(data, ctx)
     else:
-        yield from _pairs(data, ctx, names)
+        yield from _pairs(data, ctx, names, _class_names(files, ctx))

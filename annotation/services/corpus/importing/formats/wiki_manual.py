@@ -61,7 +61,9 @@ class _Article:
     split: str | None = None  # the split its first file names (train.tsv …)
 
 
-class _Reader:
+class Reader:
+    """Collects Wiki-Manual rows (a TSV's, or a Hugging Face dataset's with sentence ids: ``hf``) into articles."""
+
     def __init__(self, ctx: ParseContext) -> None:
         self.ctx = ctx
         self.articles: dict[str, _Article] = {}
@@ -75,17 +77,17 @@ class _Reader:
     def problem(self, file: str, line: int, field_name: str | None, message: str) -> None:
         self.ctx.problems.add(file, message, line=line, field=field_name)
 
-    def label(self, file: str, line: int, text: str) -> tuple[str, str | None] | None:
+    def label(self, file: str, line: int, text: str, field_name: str = "label") -> tuple[str, str | None] | None:
         """``(class, scheme value)`` of a label, None after reporting it."""
         values = self.ctx.scheme_values
         klass = WIKI_LABELS.get(text.strip().casefold()) if text.strip() not in values else values[text.strip()]
         scheme = f" {self.ctx.scheme!r}" if self.ctx.scheme else ""
         if not values:
-            self.problem(file, line, "label", f"the project's label scheme{scheme} has no alignment values to store "
+            self.problem(file, line, field_name, f"the project's label scheme{scheme} has no alignment values to store "
                                               f"{text!r} as; import into a project with a categorical scheme")
             return None
         if klass is None:
-            self.problem(file, line, "label", f"unknown label {text!r}; choose one of: aligned, partialAligned, "
+            self.problem(file, line, field_name, f"unknown label {text!r}; choose one of: aligned, partialAligned, "
                                               f"notAligned (or a value of the project's label scheme{scheme}: "
                                               f"{', '.join(v for v in values if v != UNKNOWN_KIND)})")
             return None
@@ -93,7 +95,7 @@ class _Reader:
             return klass, text.strip()
         value = self.first.get(klass) if klass != UNKNOWN_KIND else self.ctx.gold_values.get(UNKNOWN_KIND)
         if value is None and klass != "not":
-            self.problem(file, line, "label", f"label {text!r} ({klass}) has no value in the project's label scheme"
+            self.problem(file, line, field_name, f"label {text!r} ({klass}) has no value in the project's label scheme"
                                               f"{scheme} ({', '.join(v for v in values if v != UNKNOWN_KIND)})")
             return None
         return klass, value
@@ -126,20 +128,29 @@ class _Reader:
             self.problem(file, line, missing, f"missing column (a row has {len(cells)} of the columns "
                                               "label, simple-id, complex-id, simple, complex[, GLEU])")
             return
-        label_text, simple_id, complex_id, simple, complex_ = (c.strip() for c in cells[:5])
-        label = self.label(file, line, label_text)
-        s_parts = self.sentence_id(file, line, "simple-id", simple_id)
-        c_parts = self.sentence_id(file, line, "complex-id", complex_id)
+        stem = file.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        self.add(file, line, [c.strip() for c in cells[:len(COLUMNS)]],
+                 cells[len(COLUMNS)] if len(cells) > len(COLUMNS) else None, stem if stem in Split.NAMES else None)
+
+    def add(self, file: str, line: int, cells: list[str], gleu: str | None, split: str | None,
+            fields: tuple[str, ...] = COLUMNS) -> None:
+        """One row: ``cells`` are label, simple id, complex id, simple, complex (``fields`` names them in
+        problems: the TSV's columns or a dataset's); ``gleu`` the GLEU cell, if any; ``split`` the split
+        of its file (the article's, from the first row naming it)."""
+        label_text, simple_id, complex_id, simple, complex_ = cells
+        label = self.label(file, line, label_text, fields[0])
+        s_parts = self.sentence_id(file, line, fields[1], simple_id)
+        c_parts = self.sentence_id(file, line, fields[2], complex_id)
         if label is None or s_parts is None or c_parts is None:
             return
         (s_article, s_level, *s_key), (c_article, c_level, *c_key) = s_parts, c_parts
         if s_article != c_article:
-            self.problem(file, line, "complex-id", f"article {c_article!r} differs from the simple sentence's "
-                                                   f"article {s_article!r}")
+            self.problem(file, line, fields[2], f"article {c_article!r} differs from the simple sentence's "
+                                                f"article {s_article!r}")
             return
         if s_level == c_level:
-            self.problem(file, line, "complex-id", f"level {c_level!r} is the simple sentence's level too; the two "
-                                                   "sentences must come from different documents")
+            self.problem(file, line, fields[2], f"level {c_level!r} is the simple sentence's level too; the two "
+                                                "sentences must come from different documents")
             return
         where = self.pairs.get((simple_id, complex_id))
         if where is not None:
@@ -148,14 +159,13 @@ class _Reader:
         self.pairs[(simple_id, complex_id)] = (file, line)
         article = self.articles.get(s_article)
         if article is None:
-            stem = file.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-            article = self.articles[s_article] = _Article(file, line, split=stem if stem in Split.NAMES else None)
-        ok = self.sentence(article, s_level, tuple(s_key), simple, file, line, "simple", simple_id)
-        ok = self.sentence(article, c_level, tuple(c_key), complex_, file, line, "complex", complex_id) and ok
+            article = self.articles[s_article] = _Article(file, line, split=split)
+        ok = self.sentence(article, s_level, tuple(s_key), simple, file, line, fields[3], simple_id)
+        ok = self.sentence(article, c_level, tuple(c_key), complex_, file, line, fields[4], complex_id) and ok
         if ok:
             article.rows[(c_level, s_level)].append((tuple(c_key), tuple(s_key), *label))
-            if len(cells) > len(COLUMNS) and _is_number(cells[len(COLUMNS)]):
-                article.gleu[(c_level, s_level)][(tuple(c_key), tuple(s_key))] = cells[len(COLUMNS)].strip()
+            if gleu is not None and _is_number(gleu):
+                article.gleu[(c_level, s_level)][(tuple(c_key), tuple(s_key))] = gleu.strip()
 
     def build(self, title: str, a: _Article) -> ParsedArticle | None:
         ranks = rank_levels(list(a.sentences), list(a.rows))
@@ -228,7 +238,7 @@ def rank_levels(levels: list[str], edges: list[tuple[str, str]]) -> dict[str, in
           help="Wiki-Manual / Newsela-Manual TSV: label, simple-id, complex-id, simple, complex[, GLEU]; "
                "every m x n pair listed = exhaustive gold")
 def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
-    reader = _Reader(ctx)
+    reader = Reader(ctx)
     for f in files:
         if f.extension not in EXTENSIONS:
             ctx.problems.add(f.name, f"unknown extension .{f.extension or '(none)'} for the wiki-manual format; expected .tsv")
@@ -239,6 +249,11 @@ def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
             reader.row(f.name, n, raw)
             if ctx.problems.full:
                 return
+    yield from articles(reader, ctx)
+
+
+def articles(reader: Reader, ctx: ParseContext) -> Iterator[ParsedArticle]:
+    """The articles of every row read (none when a row had a problem), the partial ones warned."""
     if ctx.problems:
         return
     partial = 0

@@ -1,0 +1,130 @@
+"""``hf/articles/`` — the ``hf`` export's article rows (issue 28 §4): ``datasets.load_from_disk("hf/articles")``,
+one row per exported document pair in ``wiki_auto``'s ``auto`` layout, so the ``hf`` import gets the
+same documents, paragraphs and gold back (the pair rows hold only the sentences their pairs name).
+
+A row (``complex`` stands where ``wiki_auto`` has ``normal``)::
+
+    {"example_id": "Bees", "article": "Bees", "split": "train", "complete": true,
+     "complex": {"complex_level": "adv", "complex_article_title": "Bees",
+                 "complex_article_content": {"complex_sentence_id": ["adv-0-0", "adv-0-1", "adv-1-0"],
+                                             "complex_sentence": ["S0.", "S1.", "S2."]}},
+     "simple": {...},
+     "sentence_alignment": {"complex_sentence_id": [["adv-0-0"], ...], "simple_sentence_id": [["ele-0-0", "ele-0-1"], ...],
+                            "label": ["aligned", ...], "provenance": [...], "score": [...],
+                            "attributes": ["{}", ...], "derived": [false, ...]}}
+
+Each sentence id is ``<level>-<paragraph>-<sentence in paragraph>``; an alignment lists every
+sentence of its pair (n:m) with the pair's label (scheme value), provenance, score, attributes (JSON)
+and derived flag. ``complete``: the document pair is exhaustively annotated (an unlinked sentence pair
+is not aligned), written also for a complete document pair without a pair.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from annotation.services.export.records import ArticleBatch, PairRecord
+
+FOLDER = "articles"
+BATCH_ROWS = 2_000
+
+
+def articles_schema():
+    """The Arrow schema of the article rows."""
+    import pyarrow as pa
+
+    def side(p: str):
+        content = pa.struct([(f"{p}_sentence_id", pa.list_(pa.string())), (f"{p}_sentence", pa.list_(pa.string()))])
+        return pa.struct([(f"{p}_level", pa.string()), (f"{p}_article_title", pa.string()),
+                          (f"{p}_article_content", content)])
+
+    ids = pa.list_(pa.list_(pa.string()))
+    alignment = pa.struct([("complex_sentence_id", ids), ("simple_sentence_id", ids), ("label", pa.list_(pa.string())),
+                           ("provenance", pa.list_(pa.string())), ("score", pa.list_(pa.float64())),
+                           ("attributes", pa.list_(pa.string())), ("derived", pa.list_(pa.bool_()))])
+    return pa.schema([("example_id", pa.string()), ("article", pa.string()), ("split", pa.string()),
+                      ("complete", pa.bool_()), ("complex", side("complex")), ("simple", side("simple")),
+                      ("sentence_alignment", alignment)])
+
+
+def _ids(document: dict) -> list[str]:
+    return [f"{document['level']}-{p}-{k}" for p, sentences in enumerate(document["paragraphs"])
+            for k in range(len(sentences))]
+
+
+def _side(p: str, title: str, document: dict) -> dict:
+    return {f"{p}_level": document["level"], f"{p}_article_title": title, f"{p}_article_content": {
+        f"{p}_sentence_id": _ids(document), f"{p}_sentence": [t for para in document["paragraphs"] for t in para]}}
+
+
+def article_row(batch: ArticleBatch, c_doc: int, s_doc: int, records: list[PairRecord], complete: bool,
+                single: bool) -> dict:
+    """One document pair of ``batch`` with its pairs ``records``."""
+    complex_doc, simple_doc = batch.documents[c_doc], batch.documents[s_doc]
+    c_ids, s_ids = _ids(complex_doc), _ids(simple_doc)
+    return {
+        "example_id": batch.title if single else f"{batch.title} [{complex_doc['level']}→{simple_doc['level']}]",
+        "article": batch.title, "split": batch.split, "complete": complete,
+        "complex": _side("complex", batch.title, complex_doc), "simple": _side("simple", batch.title, simple_doc),
+        "sentence_alignment": {
+            "complex_sentence_id": [[c_ids[i] for i in r.complex_ids] for r in records],
+            "simple_sentence_id": [[s_ids[i] for i in r.simple_ids] for r in records],
+            "label": [r.label for r in records], "provenance": [r.provenance for r in records],
+            "score": [r.score for r in records],
+            "attributes": [json.dumps(r.features or {}, sort_keys=True) for r in records],
+            "derived": [bool(r.derived) for r in records]},
+    }
+
+
+class ArticleRows:
+    """Writes ``hf/articles/<split>/data-00000-of-00001.arrow`` (an Arrow stream per split with rows,
+    in record batches) and its ``save_to_disk`` metadata."""
+
+    def __init__(self, root: Path, complete: set[tuple[int, int]]) -> None:
+        self.root = root / FOLDER
+        self.complete = complete
+        self.schema = articles_schema()
+        self.streams: dict[str, object] = {}
+        self.buffers: dict[str, list[dict]] = {}
+
+    def write(self, batch: ArticleBatch, records: list[PairRecord]) -> None:
+        by_docs: dict[tuple[int, int], list[PairRecord]] = {}
+        for r in records:
+            by_docs.setdefault((r.complex_document, r.simple_document), []).append(r)
+        for c_doc, s_doc in self.complete:  # a complete document pair without a pair: every pair not aligned
+            if c_doc in batch.documents and s_doc in batch.documents:
+                by_docs.setdefault((c_doc, s_doc), [])
+        rank = {d: doc["rank"] for d, doc in batch.documents.items()}
+        rows = self.buffers.setdefault(batch.split, [])
+        for (c_doc, s_doc), pairs in sorted(by_docs.items(), key=lambda kv: (rank[kv[0][0]], rank[kv[0][1]])):
+            rows.append(article_row(batch, c_doc, s_doc, pairs, (c_doc, s_doc) in self.complete, len(by_docs) == 1))
+        if len(rows) >= BATCH_ROWS:
+            self._flush(batch.split)
+
+    def _flush(self, split: str) -> None:
+        import pyarrow as pa
+
+        rows = self.buffers.get(split)
+        if not rows:
+            return
+        if split not in self.streams:
+            (self.root / split).mkdir(parents=True, exist_ok=True)
+            self.streams[split] = pa.ipc.new_stream(str(self.root / split / "data-00000-of-00001.arrow"), self.schema)
+        self.streams[split].write_batch(pa.RecordBatch.from_pylist(rows, schema=self.schema))
+        rows.clear()
+
+    def close(self) -> list[Path]:
+        """The files written (none when no document pair was exported)."""
+        from annotation.services.export.formats.hf import _write_split_metadata
+
+        paths: list[Path] = []
+        for split in list(self.buffers):
+            self._flush(split)
+        for split, stream in self.streams.items():
+            stream.close()
+            paths += [self.root / split / "data-00000-of-00001.arrow",
+                      *_write_split_metadata(self.root / split, split, self.schema)]
+        if self.streams:
+            (self.root / "dataset_dict.json").write_text(json.dumps({"splits": list(self.streams)}))
+            paths.append(self.root / "dataset_dict.json")
+        return paths
