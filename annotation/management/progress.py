@@ -9,7 +9,6 @@ directly where a service takes a ``progress`` callback, or heard through
 from __future__ import annotations
 
 import contextlib
-import time
 from collections.abc import Iterator
 from typing import TextIO
 
@@ -22,21 +21,19 @@ class CommandProgress:
     """``progress(fraction, message)`` for a command's output.
 
     On a terminal: a tqdm bar (percent done, the latest message). Otherwise (a pipe, a log file,
-    a test's StringIO): a line ``<what>: 40% <message>`` each time another ``step`` percent is
-    done, and whenever the message changes after ``interval`` seconds of silence.
+    a test's StringIO): a line ``<what>: 40% <message>`` the first time another ``step`` percent is
+    done — at most one line per step however often the message changes (a training's message
+    changes with every batch) — and a last line at 100% on :meth:`close`.
     """
 
-    def __init__(self, out, what: str, *, tty: bool | None = None, step: float = 10.0, interval: float = 5.0):
+    def __init__(self, out, what: str, *, tty: bool | None = None, step: float = 10.0):
         self.stream: TextIO = getattr(out, "_out", out)  # Django's OutputWrapper wraps the real stream
         self.what = what
         self.tty = bool(tty if tty is not None else _isatty(self.stream))
         self.step = step
-        self.interval = interval
         self.bar = None
         self.lines = 0
         self._bucket = -1
-        self._last_line = 0.0
-        self._message = ""
 
     def __call__(self, fraction: float, message: str = "") -> None:
         percent = round(100.0 * max(0.0, min(1.0, float(fraction))), 1)
@@ -44,12 +41,8 @@ class CommandProgress:
             self._bar_update(percent, message)
             return
         bucket = int(percent // self.step)
-        now = time.monotonic()
-        quiet = now - self._last_line >= self.interval
-        if bucket > self._bucket or (message != self._message and quiet):
-            self._bucket = max(bucket, self._bucket)
-            self._message = message
-            self._last_line = now
+        if bucket > self._bucket:
+            self._bucket = bucket
             self.lines += 1
             self.stream.write(f"{self.what}: {percent:.0f}%" + (f" {message}" if message else "") + "\n")
             self.stream.flush()

@@ -121,7 +121,7 @@ def project_import(request: HttpRequest, pk: int) -> HttpResponse:
                "format_help": import_formats.formats(), "problems": [], "result": None,
                "job": None, "limits": importing.Limits.from_settings(),
                "gold_meanings": list(import_gold.HELP.items()), "gold_meaning": import_gold.DEFAULT_MEANING,
-               "test_questions": False}
+               "test_questions": False, "on_conflict": "error"}
     status = 200
     if request.method == "POST":
         uploads = request.FILES.getlist("files")
@@ -129,6 +129,7 @@ def project_import(request: HttpRequest, pk: int) -> HttpResponse:
         context["format"] = fmt
         context["gold_meaning"] = gold_meaning = request.POST.get("gold_meaning") or import_gold.DEFAULT_MEANING
         context["test_questions"] = test_questions = import_gold.truthy(request.POST.get("test_questions"))
+        context["on_conflict"] = on_conflict = "skip" if request.POST.get("on_conflict") == "skip" else "error"
         cut_off = import_uploads.upload_problem(request)
         try:
             if cut_off is not None:
@@ -136,7 +137,8 @@ def project_import(request: HttpRequest, pk: int) -> HttpResponse:
             if not uploads:
                 raise importing.CorpusImportError.one("", "Choose at least one file.")
             received = import_uploads.receive(project, uploads, fmt, user=request.user, gold_meaning=gold_meaning,
-                                              test_questions=test_questions, columns=request.POST.get("columns") or None)
+                                              test_questions=test_questions, on_conflict=on_conflict,
+                                              columns=request.POST.get("columns") or None)
         except importing.CorpusImportError as exc:
             context["problems"] = [str(p) for p in exc.problems]
             status = 413 if exc.too_large else 400

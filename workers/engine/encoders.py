@@ -12,6 +12,9 @@ import os
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# No carriage-return bars from the model libraries ("Loading weights", downloads): they break into a
+# command's progress line and fill a worker's log. HF_HUB_DISABLE_PROGRESS_BARS=0 keeps them.
+os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
 
 import threading
 import time
@@ -35,6 +38,7 @@ __all__ = [
     "configure_embedding_store",
     "encoder_counters",
     "prime_encoders",
+    "quiet_model_loading",
 ]
 
 _LIVE: weakref.WeakSet[SentenceEncoder] = weakref.WeakSet()
@@ -115,6 +119,27 @@ def resolve_device(device: str | None = None) -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+def quiet_model_loading() -> None:
+    """Turn off the progress bars transformers, huggingface_hub and datasets draw (``Loading
+    weights``, downloads, dataset maps) before a model is loaded or trained: carriage-return bars on
+    stderr that break into a command's progress line and land in non-terminal logs. The engine's own
+    progress goes through its callbacks. ``HF_HUB_DISABLE_PROGRESS_BARS=0`` keeps the bars.
+
+    Example:
+        >>> quiet_model_loading()
+    """
+    if os.environ.get("HF_HUB_DISABLE_PROGRESS_BARS", "1").strip().lower() in ("0", "false", "no", "off"):
+        return
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()  # transformers' bars and huggingface_hub's
+    try:
+        from datasets.utils import disable_progress_bars
+    except ImportError:  # datasets is only needed for training
+        return
+    disable_progress_bars()
+
+
 def _resolve_name(name_or_path: str | None) -> str:
     if name_or_path in (None, "", DEFAULT_ENCODER, f"sentence-transformers/{DEFAULT_ENCODER}"):
         return default_model_path()
@@ -125,6 +150,7 @@ def _resolve_name(name_or_path: str | None) -> str:
 def _load_sentence_transformer(path: str, device: str) -> Any:
     from sentence_transformers import SentenceTransformer
 
+    quiet_model_loading()
     try:
         return SentenceTransformer(path, device=device)
     except Exception as exc:  # the library raises many kinds (OSError, ValueError, HF errors)
@@ -265,6 +291,7 @@ def load_cross_encoder(path: str, device: str | None = None, max_length: int = 1
     """
     from sentence_transformers import CrossEncoder
 
+    quiet_model_loading()
     try:
         return CrossEncoder(str(path), device=resolve_device(device), max_length=max_length)
     except Exception as exc:

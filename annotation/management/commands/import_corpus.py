@@ -10,7 +10,7 @@ from annotation.services import audit
 from annotation.services.corpus.importing import ON_CONFLICT, CorpusImportError, format_names, import_path
 from annotation.services.corpus.importing import gold as import_gold
 from annotation.services.corpus.importing.base import language_problem
-from annotation.services.projects.creation import find_project
+from annotation.services.projects.creation import add_researcher, command_researcher, find_project
 
 
 class Command(BaseCommand):
@@ -26,6 +26,9 @@ class Command(BaseCommand):
         parser.add_argument("--format", default="auto", choices=["auto", *format_names()], help="input format (default: from the file extensions)")
         parser.add_argument("--language", help="sentence-splitting language, ISO 639-1 (default: the project's)")
         parser.add_argument("--create", action="store_true", help=f"create the project if it does not exist (scheme {DEFAULT_SCHEME!r})")
+        parser.add_argument("--researcher", metavar="USERNAME",
+                            help="with --create: the account that becomes the new project's researcher (default: the "
+                                 "only non-admin account in the researchers group, if there is exactly one)")
         parser.add_argument("--on-conflict", default="error", choices=list(ON_CONFLICT), help="an article title already in the project: error (default) or skip it")
         parser.add_argument("--gold-meaning", default=import_gold.DEFAULT_MEANING, choices=list(import_gold.GOLD_MEANINGS),
                             help="what the file's gold links mean: " + "; ".join(import_gold.HELP.values()))
@@ -40,9 +43,11 @@ class Command(BaseCommand):
         # The import streams the input and writes in batches (on SQLite, each its own short
         # transaction, so annotators keep labelling meanwhile); a project created here is removed
         # again when the import is refused, so a failed command leaves nothing behind.
-        project, created = self._project(name, create=bool(options["create"]), language=options["language"])
+        project, created, researcher = self._project(name, create=bool(options["create"]), language=options["language"],
+                                                     researcher=options.get("researcher"))
         created_event = audit.record("project.create", project=project, target=project.name, language=project.language,
-                                     label_scheme=project.label_scheme.slug) if created else None
+                                     label_scheme=project.label_scheme.slug,
+                                     **({"researcher": researcher.username} if researcher else {})) if created else None
         try:
             with showing(self.stdout, "import") as display:
                 result = import_path(
@@ -65,21 +70,39 @@ class Command(BaseCommand):
         self.stdout.write(f"imported {result.describe()} into {project.name!r}")
         if result.gold or result.gold_meaning != import_gold.DEFAULT_MEANING:  # the file had gold links
             self.stdout.write(f"gold: {result.gold_summary()}" + (f" (alignment run #{result.run})" if result.run else ""))
+        if created and researcher is not None:
+            self.stdout.write(f"researcher of the new project: {researcher.username}")
+        elif created:
+            self.stderr.write(f"warning: project {project.name!r} has no members: only admins see it until one adds a "
+                              "researcher (pass --researcher USERNAME with --create)")
 
-    def _project(self, name: str, *, create: bool, language: object) -> tuple[Project, bool]:
+    def _project(self, name: str, *, create: bool, language: object, researcher: object) -> tuple[Project, bool, object]:
+        """The project, whether this command created it, and (created) its researcher, a member now."""
         try:
-            return find_project(name), False
+            project = find_project(name)
         except ValueError:
             pass
+        else:
+            if researcher:
+                self.stderr.write(f"warning: --researcher is used only when --create creates the project; "
+                                  f"{project.name!r} exists (add members on its settings page)")
+            return project, False, None
         if not create:
             raise CommandError(f"no project named {name!r}; pass --create to create it")
         if language:
             message = language_problem(str(language))
             if message:
                 raise CommandError(message)
-        return Project.objects.create(
+        try:
+            member = command_researcher(str(researcher) if researcher else None)
+        except ValueError as exc:
+            raise CommandError(f"{exc}; nothing imported") from exc
+        project = Project.objects.create(
             name=name, language=str(language or "en"), label_scheme=LabelScheme.objects.get(slug=DEFAULT_SCHEME)
-        ), True
+        )
+        if member is not None:
+            add_researcher(project, member)
+        return project, True, member
 
 
 def _undo_creation(project: Project, event: AuditEvent | None) -> None:

@@ -81,3 +81,33 @@ def add_creator(project: Project, user) -> None:
 
     Membership.objects.create(project=project, user=user, role=Role.RESEARCHER)
     audit.record("project.create", actor=user, project=project, target=project.name)
+
+
+def command_researcher(username: str | None = None):
+    """Who becomes the researcher of a project a management command creates (``import_corpus
+    --create``): the active account ``username`` when given, else the only active account in the
+    researchers group that is not an admin (a one-researcher install), else None — then nobody is a
+    member and only admins see the project until one adds a researcher.
+
+    Raises:
+        ValueError: no active account named ``username``.
+    """
+    from django.contrib.auth import get_user_model
+
+    from annotation.permissions import RESEARCHERS_GROUP
+
+    accounts = get_user_model().objects.filter(is_active=True)
+    if username:
+        user = accounts.filter(username=username).first()
+        if user is None:
+            raise ValueError(f"no active account named {username!r}")
+        return user
+    candidates = list(accounts.filter(groups__name=RESEARCHERS_GROUP, is_staff=False).distinct()[:2])
+    return candidates[0] if len(candidates) == 1 else None
+
+
+def add_researcher(project: Project, user) -> None:
+    """``user`` becomes a researcher of ``project`` (a project a command created: its first member)."""
+    from annotation.models import Membership, Role
+
+    Membership.objects.get_or_create(project=project, user=user, defaults={"role": Role.RESEARCHER})

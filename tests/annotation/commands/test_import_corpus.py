@@ -9,6 +9,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from annotation.models import Article, AuditEvent, Document, Project, Sentence
+from tests import factories
 
 pytestmark = pytest.mark.django_db
 
@@ -47,6 +48,42 @@ def test_it_creates_the_project_when_asked(users, tmp_path):
                    "gold: 1 links as sparse gold (Task 1 only: 1 without a kind), 0 articles complete, 0 test questions\n")
 
 
+def parallel_files(folder: Path) -> str:
+    (folder / "x.src").write_text("A long sentence.\n")
+    (folder / "x.dst").write_text("A short one.\n")
+    return str(folder)
+
+
+def test_the_project_it_creates_has_the_researcher_it_names(users, tmp_path, api):
+    """Issue 28 item 5: the researcher who ran ``--create`` got 404 until an admin added them."""
+    out, err = run("Mine", parallel_files(tmp_path), "--create", "--researcher", "rita")
+    project = Project.objects.get(name="Mine")
+    assert list(project.memberships.values_list("user__username", "role")) == [("rita", "researcher")]
+    assert out.endswith("researcher of the new project: rita\n") and err == ""
+    assert api(users["rita"]).get(f"/api/projects/{project.pk}/").status_code == 200
+    assert AuditEvent.objects.get(action="project.create").details["researcher"] == "rita"
+
+
+def test_with_one_researcher_account_the_project_it_creates_is_theirs(tmp_path):
+    factories.make_user("root", staff=True)  # admins see every project anyway: not counted
+    factories.make_user("rosa", researcher=True)
+    factories.make_user("ann")
+    run("Solo", parallel_files(tmp_path), "--create")
+    assert list(Project.objects.get(name="Solo").memberships.values_list("user__username", "role")) == [("rosa", "researcher")]
+
+
+def test_with_several_researchers_and_none_named_it_says_nobody_is_a_member(users, tmp_path):
+    _, err = run("Shared", parallel_files(tmp_path), "--create")
+    assert not Project.objects.get(name="Shared").memberships.exists()
+    assert "has no members" in err and "--researcher USERNAME" in err
+
+
+def test_an_unknown_researcher_creates_nothing(users, tmp_path):
+    with pytest.raises(CommandError, match="no active account named 'nobody'"):
+        run("Ghost", parallel_files(tmp_path), "--create", "--researcher", "nobody")
+    assert not Project.objects.filter(name="Ghost").exists() and not AuditEvent.objects.exists()
+
+
 def test_it_refuses_an_unknown_project_without_create(users):
     with pytest.raises(CommandError, match="no project named 'Nope'; pass --create"):
         run("Nope", str(DEMO))
@@ -81,6 +118,17 @@ def test_existing_articles_are_an_error_unless_skipped(project):
     assert out == "imported 0 articles, 0 documents, 0 sentences, 0 pairs (levels) into 'Newsela sample'\n"
     assert err.startswith("warning: skipped 4 article(s) already in project 'Newsela sample'")
     assert project.articles.count() == 4
+
+
+def test_the_refusal_of_articles_already_there_names_the_option_that_skips_them(project):
+    """Issue 28 item 5: re-importing said "skip existing articles" but not how."""
+    run("Newsela sample", str(DEMO))
+    err = io.StringIO()
+    with pytest.raises(CommandError, match=r"nothing imported: 4 problem\(s\)"):
+        call_command("import_corpus", "Newsela sample", str(DEMO), stdout=io.StringIO(), stderr=err)
+    lines = err.getvalue().splitlines()
+    assert "--on-conflict skip" in lines[0] and "Skip articles already in the project" in lines[0]
+    assert all("already exists in project 'Newsela sample'" in line for line in lines)
 
 
 def test_a_project_it_creates_is_in_the_audit_log_before_the_import(users, tmp_path):

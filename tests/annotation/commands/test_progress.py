@@ -120,3 +120,26 @@ def test_plain_lines_come_every_ten_percent_not_on_every_report():
         display(i / 1000, "same message")
     display.close()
     assert progress_lines(out.getvalue().splitlines(), "work") == list(range(0, 101, 10))
+
+
+def test_plain_lines_stay_one_per_ten_percent_when_the_message_changes_on_every_slow_report(monkeypatch):
+    """Issue 28 item 5: a training's message changes with every batch (its elapsed time, the batch
+    number); a report every few seconds used to print a line each (one per 1–2 %), not every 10 %."""
+    import time
+
+    now = [0.0]
+
+    def clock() -> float:  # every report comes 6 s after the one before
+        now[0] += 6.0
+        return now[0]
+
+    out = io.StringIO()
+    display = CommandProgress(out, "training", tty=False)
+    with monkeypatch.context() as patched:
+        patched.setattr(time, "monotonic", clock)
+        for i in range(301):
+            display(i / 300, f"pair model: batch {i}/300 · {i * 6} s elapsed")
+    display.close()
+    lines = out.getvalue().splitlines()
+    assert progress_lines(lines, "training") == list(range(0, 101, 10)) and len(lines) == 11
+    assert lines[3] == "training: 30% pair model: batch 90/300 · 540 s elapsed"

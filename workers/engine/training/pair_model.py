@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..encoders import default_model_path, resolve_device
+from ..encoders import default_model_path, quiet_model_loading, resolve_device
 from ..errors import EngineError
 from .config import TrainConfig
 from .data import PAIR_CLASSES, PairExample
@@ -133,6 +133,7 @@ def build_pair_model(base: str | None, *, device: str | None, max_length: int, s
     from transformers.utils import logging as hf_logging
 
     set_seed(seed)  # the head's initial weights
+    quiet_model_loading()
     path = default_model_path() if base in (None, "", "all-MiniLM-L6-v2") else str(base)
     config_kwargs = {"id2label": dict(enumerate(PAIR_CLASSES)),
                      "label2id": {name: i for i, name in enumerate(PAIR_CLASSES)}}

@@ -80,6 +80,8 @@ class ImportResult:
     gold_meaning: str = gold_meanings.DEFAULT_MEANING
     test_questions: bool = False
     gold: dict[str, int] = field(default_factory=dict)  # what the gold links were stored as (writer.Written.gold)
+    # the meaning each article got, the file's own where it states one: meaning → {articles, links}
+    gold_applied: dict[str, dict[str, int]] = field(default_factory=dict)
     run: int | None = None  # the alignment run holding the links (gold meaning "predictions")
 
     def describe(self) -> str:
@@ -90,8 +92,8 @@ class ImportResult:
         )
 
     def gold_summary(self) -> str:
-        """What the file's gold links were stored as (see ``gold.summary``)."""
-        return gold_meanings.summary(self.gold_meaning, self.test_questions, self.gold)
+        """What the file's gold links were stored as, under the meaning applied (see ``gold.summary``)."""
+        return gold_meanings.summary(self.gold_meaning, self.test_questions, self.gold, self.gold_applied)
 
 
 def format_names() -> tuple[str, ...]:
@@ -310,7 +312,7 @@ def import_inputs(
         format=fmt, articles=written.articles, documents=written.documents, sentences=written.sentences,
         pairs=written.pairs, warnings=ctx.warnings, article_ids=written.article_ids,
         gold_meaning=gold_meaning, test_questions=bool(test_questions), gold=dict(written.gold),
-        run=recorder.run,
+        gold_applied=written.applied, run=recorder.run,
     )
 
 
@@ -414,7 +416,9 @@ class _Recorder:
                      files=names[:20], file_count=len(names), articles=written.articles,
                      sentences=written.sentences, pairs=written.pairs, format=self.fmt,
                      gold_meaning=self.gold_meaning, test_questions=self.test_questions, gold=dict(written.gold),
-                     gold_summary=gold_meanings.summary(self.gold_meaning, self.test_questions, written.gold))
+                     gold_applied=written.applied,
+                     gold_summary=gold_meanings.summary(self.gold_meaning, self.test_questions, written.gold,
+                                                        written.applied))
 
 
 def import_files(project: Project, files: list[tuple[str, bytes]], fmt: str = "auto", **options) -> ImportResult:

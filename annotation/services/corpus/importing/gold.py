@@ -65,9 +65,15 @@ def drop_run(project: Project, token: str) -> None:
     AlignmentRun.objects.filter(project=project, method=IMPORT_METHOD, params__import=token).delete()
 
 
-def summary(meaning: str, test_questions: bool, counts: Counter | dict) -> str:
-    """What was stored as what: ``"215 links as sparse gold (Task 1 only: 150 without a kind), 0
-    articles complete, 0 test questions"``."""
+def summary(meaning: str, test_questions: bool, counts: Counter | dict,
+            applied: dict[str, dict[str, int]] | None = None) -> str:
+    """What was stored as what, under the meaning each article got (``applied``: meaning →
+    ``{"articles", "links"}``, see ``writer.applied_meanings``), e.g. ``"215 links as sparse gold
+    (Task 1 only: 150 without a kind), 0 articles complete, 0 test questions"``. Where the file
+    states its own meaning (a wiki-manual article listed whole, a JSONL record's ``complete``) and
+    that is not the one chosen, it says so: ``"… as exhaustive gold (…), as the file states
+    (sparse was chosen), 12 articles complete, …"`` — or, for several, how many articles and links
+    got each."""
     counts = Counter(counts)
     if meaning == PREDICTIONS:
         return f"{counts['predictions']} links as predictions of an alignment run (no gold), 0 articles complete, 0 test questions"
@@ -81,8 +87,14 @@ def summary(meaning: str, test_questions: bool, counts: Counter | dict) -> str:
     if unknown:
         detail.append(f"Task 1 only: {unknown} without a kind")
     shown = f" ({'; '.join(detail)})" if detail else ""
-    return (f"{links} links as {meaning} gold{shown}, {counts['complete']} articles complete, "
-            f"{counts['tests'] if test_questions else 0} test questions")
+    tail = f"{counts['complete']} articles complete, {counts['tests'] if test_questions else 0} test questions"
+    applied = {m: row for m, row in (applied or {}).items() if row.get("articles")}
+    if set(applied) <= {meaning}:
+        return f"{links} links as {meaning} gold{shown}, {tail}"
+    if len(applied) == 1:
+        return f"{links} links as {next(iter(applied))} gold{shown}, as the file states ({meaning} was chosen), {tail}"
+    each = "; ".join(f"{m} in {row['articles']} articles ({row['links']} links)" for m, row in sorted(applied.items()))
+    return f"{links} links as gold{shown}, as the file states per article ({meaning} was chosen): {each}; {tail}"
 
 
 __all__ = ["DEFAULT_MEANING", "EXHAUSTIVE", "GOLD_MEANINGS", "HELP", "IMPORT_METHOD", "PREDICTIONS", "SPARSE",

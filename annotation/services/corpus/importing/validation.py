@@ -166,6 +166,10 @@ def lines_of(text: str) -> list[str]:
 
 
 TITLE_MAX = 500
+# how to import the rest when titles are already in the project, in each place an import starts
+SKIP_EXISTING = ('remove or rename it, or import again skipping the articles already there: tick "Skip articles '
+                 'already in the project" on the import page, --on-conflict skip on import_corpus, '
+                 '"on_conflict": "skip" in the API')
 
 
 def _existing_titles(project: Project, titles: list[str]) -> set[str]:
@@ -208,13 +212,12 @@ def check_titles(project: Project, seen: list[SeenArticle], on_conflict: str, pr
             + ", ".join(skipped[:10]) + (", …" if len(skipped) > 10 else "")
         )
         return existing
+    hint = f" ({SKIP_EXISTING})"  # said once, on the first such article
     for a in seen:
         if a.title in existing:
-            problems.add(
-                a.file,
-                f"article {a.title!r} already exists in project {project.name!r} (remove it, rename it, or skip existing articles)",
-                line=a.line, field="id" if a.line is not None else None,
-            )
+            problems.add(a.file, f"article {a.title!r} already exists in project {project.name!r}{hint}",
+                         line=a.line, field="id" if a.line is not None else None)
+            hint = ""
     return existing
 
 

@@ -67,6 +67,8 @@ class Written:
     # gold links by what they were stored as: aligned / partial / aligned-or-partial (Task 1 only) /
     # other scheme values, "predictions", and "complete" (articles counted complete), "tests"
     gold: Counter = field(default_factory=Counter)
+    # the gold meaning each article got (the file's own where it states one): meaning → articles, links
+    applied: dict[str, dict[str, int]] = field(default_factory=dict)
 
     def add(self, other: Written) -> None:
         self.articles += other.articles
@@ -75,6 +77,28 @@ class Written:
         self.pairs += other.pairs
         self.article_ids.extend(other.article_ids)
         self.gold.update(other.gold)
+        for meaning, row in other.applied.items():
+            mine = self.applied.setdefault(meaning, {"articles": 0, "links": 0})
+            mine["articles"] += row["articles"]
+            mine["links"] += row["links"]
+
+
+def applied_meanings(parsed: list[ParsedArticle], gold: GoldImport) -> dict[str, dict[str, int]]:
+    """How many articles and gold links each meaning was applied to, as ``review.exhaustive`` reads
+    the stamps: ``exhaustive`` where the article's meaning is and it states its document pairs,
+    ``sparse`` for the other articles with gold links; none for predictions or articles without gold."""
+    out: dict[str, dict[str, int]] = {}
+    if gold.run_id is not None:
+        return out
+    for a in parsed:
+        links = sum(1 for p in a.pairs if p.gold)
+        meaning = ("exhaustive" if a.gold_documents and gold.meaning_of(a) == "exhaustive"
+                   else "sparse" if links else None)
+        if meaning is not None:
+            row = out.setdefault(meaning, {"articles": 0, "links": 0})
+            row["articles"] += 1
+            row["links"] += links
+    return out
 
 
 def _predicted(p) -> str:
@@ -102,7 +126,7 @@ def write_articles(project: Project, parsed: list[ParsedArticle], *, source: str
         counts["tests"] += adjudicated
     return Written(
         articles=len(articles), documents=len(documents), sentences=n_sentences,
-        pairs=len(pairs), article_ids=[a.pk for a in articles], gold=counts,
+        pairs=len(pairs), article_ids=[a.pk for a in articles], gold=counts, applied=applied_meanings(parsed, gold),
     )
 
 

@@ -141,7 +141,8 @@ def test_a_title_already_in_the_project_is_refused_by_name(project, counts):
     with pytest.raises(CorpusImportError) as caught:
         import_files(project, [("in.jsonl", jsonl(rec("b"), rec("a")))])
     assert str(caught.value) == "in.jsonl:2: id: article 'a' already exists in project 'Newsela sample' " \
-        "(remove it, rename it, or skip existing articles)"
+        "(remove or rename it, or import again skipping the articles already there: tick \"Skip articles already " \
+        "in the project\" on the import page, --on-conflict skip on import_corpus, \"on_conflict\": \"skip\" in the API)"
     assert counts() == before
 
 

@@ -87,3 +87,33 @@ def test_the_command_asks_for_the_meaning_and_says_what_was_stored(project, tmp_
     out = capsys.readouterr().out
     assert "gold: 3 links as exhaustive gold (1 aligned, 1 partial; Task 1 only: 1 without a kind), " \
            "2 articles complete, 3 test questions" in out
+
+
+def records(*complete) -> bytes:
+    """One record per value of ``complete`` (None: the record does not say), each with two gold links."""
+    out = []
+    for i, flag in enumerate(complete):
+        record = {"id": f"r{i}", "complex": {"paragraphs": [["C0.", "C1."]]}, "simple": {"paragraphs": [["S0.", "S1."]]},
+                  "gold": [[0, 0], [1, 1]], "gold_labels": ["aligned", "partial"]}
+        if flag is not None:
+            record["complete"] = flag
+        out.append(json.dumps(record) + "\n")
+    return "".join(out).encode()
+
+
+def test_the_summary_says_the_meaning_the_file_applied_not_the_one_chosen(project):
+    """Issue 28 item 5: "sparse gold … 12 articles complete" when the file's articles said they were complete."""
+    result = import_files(project, [("whole.jsonl", records(True, True))])  # sparse chosen (the default)
+    assert result.gold_summary() == ("4 links as exhaustive gold (2 aligned, 2 partial), as the file states "
+                                     "(sparse was chosen), 2 articles complete, 0 test questions")
+    assert result.gold_applied == {"exhaustive": {"articles": 2, "links": 4}}
+    assert AuditEvent.objects.get(action="import").details["gold_summary"] == result.gold_summary()
+
+
+def test_a_file_that_mixes_meanings_is_summed_up_per_meaning(project):
+    result = import_files(project, [("mixed.jsonl", records(True, False, None))], gold_meaning="exhaustive")
+    assert result.gold_applied == {"exhaustive": {"articles": 2, "links": 4}, "sparse": {"articles": 1, "links": 2}}
+    assert exhaustive_articles(project) == set(Article.objects.filter(title__in=["r0", "r2"]).values_list("pk", flat=True))
+    assert result.gold_summary() == ("6 links as gold (3 aligned, 3 partial), as the file states per article "
+                                     "(exhaustive was chosen): exhaustive in 2 articles (4 links); sparse in 1 articles "
+                                     "(2 links); 2 articles complete, 0 test questions")
