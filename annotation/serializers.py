@@ -116,6 +116,7 @@ class AlignmentRunSerializer(serializers.ModelSerializer):
             "id", "project", "method", "params", "level_pairs", "model_version", "queue", "status", "progress",
             "message", "error", "result", "timings", "attempts", "articles_total", "articles_done", "pair_count",
             "created_at", "started_at", "finished_at", "heartbeat_at", "worker", "worker_lost", "retryable", "chunks",
+            "scores",
         ]
         read_only_fields = [f for f in fields if f not in ("project", "method", "params", "level_pairs", "model_version")]
 
@@ -129,6 +130,17 @@ class AlignmentRunSerializer(serializers.ModelSerializer):
         return chunk_summary(run.pk)
 
     retryable = serializers.SerializerMethodField(help_text="POST retry/ would queue it again now")
+
+    scores = serializers.SerializerMethodField(help_text=(
+        "Task 1/Task 2 precision, recall and F1 against the project's exhaustive gold, with the number of articles and "
+        "whether they are too few to trust (services/training/run_scores.py); only in a run's detail, null in lists"))
+
+    def get_scores(self, run: models.AlignmentRun) -> dict | None:
+        if not self.context.get("scores"):
+            return None
+        from .services.training.run_scores import run_scores
+
+        return run_scores(run)
 
     def get_worker_lost(self, run: models.AlignmentRun) -> bool:
         return liveness.is_lost(run)

@@ -13,6 +13,7 @@ from ..label_schemes import scheme_kind
 from ..models import Project
 from ..permissions import can_research, visible_projects
 from ..services.review import adjudication, agreement, dashboard
+from ..services.scoring.calibration import MAX_F1_OVER
 
 # Built from npm by `make setup` (package.json → frontend/static/vendor/), loaded in this order.
 CHART_SCRIPTS = ("vendor/chart.umd.min.js", "vendor/chartjs-chart-boxplot.umd.min.js")
@@ -74,6 +75,7 @@ def dashboard_page(request: HttpRequest, pk: int) -> HttpResponse:
         "agreement": _agreement_rows(agreement.project_agreement(project)),
         "runs": project.runs.order_by("-created_at")[:20],
         "thresholds": (project.config or {}).get("thresholds"),
+        "max_f1_over": MAX_F1_OVER,
         **dashboard.language_tool_status(project),
     }
     return render(request, "review/dashboard.html", context)

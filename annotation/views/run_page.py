@@ -11,6 +11,7 @@ from ..models import AlignmentRun
 from ..permissions import can_research, sees_predictions, visible_projects
 from ..services.alignment.run_chunks import chunk_summary
 from ..services.background import jobs, liveness
+from ..services.training.run_scores import run_scores
 from .article_choices import article_choices
 
 
@@ -33,5 +34,6 @@ def run_page(request: HttpRequest, pk: int, project_pk: int | None = None) -> Ht
     others = run.project.runs.exclude(pk=run.pk).order_by("-created_at").values("pk", "method", "status")[:50]
     context = {"run": run, "project": run.project, "researcher": researcher, "duration": duration,
                "articles": articles, "more_articles": more_articles, "page": page, "others": others,
-               "retryable": jobs.can_retry(run), "worker_lost": liveness.is_lost(run), "chunks": chunk_summary(run.pk)}
+               "retryable": jobs.can_retry(run), "worker_lost": liveness.is_lost(run), "chunks": chunk_summary(run.pk),
+               "scores": run_scores(run)}
     return render(request, "runs/run.html", context)

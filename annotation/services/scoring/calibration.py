@@ -37,6 +37,12 @@ from annotation.services.review import qc
 from annotation.services.review.gold import pair_gold
 
 METHODS = ("mean-valid", "max-f1")
+#: What the maximum-F1 threshold's F1 is computed over, as the dashboard says it (issue 28 §3).
+MAX_F1_OVER = ("Maximum F1 is computed over the run's labelled pairs only — those with a score and a human label (gold, "
+               "else the majority vote) — predicting each at or above the cut: pairs nobody labelled and sentence pairs "
+               "the run never scored do not count, so the run's false positives among the implied not-aligned pairs are "
+               "left out. It picks a threshold; it is not the run's precision and recall, which its page scores against "
+               "exhaustive gold")
 WIVICO_RULE = "mean-valid"
 MAX_OUTLIERS = 200
 
@@ -202,7 +208,7 @@ def score_distribution(project: Project, run: int | None = None) -> dict:
     one_to_one = labelled_scores(project, run, one_to_one=True) if rule["available"] else None
     return {"run": run, "runs": choices, "pairs": len(data), "groups": groups, "wivico_rule": rule,
             "suggested": suggestions(data, one_to_one), "current": (project.config or {}).get("thresholds"),
-            "wivico": (project.config or {}).get("wivico")}
+            "wivico": (project.config or {}).get("wivico"), "max_f1_over": MAX_F1_OVER}
 
 
 def calibrate(project: Project, method: str, run: int | None = None) -> dict:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from django.utils import timezone
@@ -36,10 +37,11 @@ from annotation.models import (
     Label,
     Project,
     Split,
+    key_indices,
 )
 from annotation.services.corpus.documents import engine_pair, pair_texts
 from annotation.services.editing.links import links_from
-from annotation.services.review.exhaustive import exhaustive_pairs
+from annotation.services.review.exhaustive import ExhaustivePair, exhaustive_pairs
 from annotation.services.review.gold import UNDECIDED, Gold, pair_classes, resolve
 from workers.engine import ArticlePair
 
@@ -86,33 +88,42 @@ def stronger(classes: list[str]) -> str:
     return next(c for c in ("aligned", "partial", "not") if ranked.get(c) == top)
 
 
-def _exhaustive_links(project: Project, complex_doc: int, simple_doc: int,
-                      annotators: list[int]) -> dict[tuple[int, int], str]:
-    """``{(ci, si): aligned|partial}`` of one exhaustively annotated document pair (each pair's class
-    by the precedence rule, module docstring; read as links by :func:`links.links_from`)."""
+def exhaustive_links(project: Project, exhaustive: Sequence[ExhaustivePair]
+                     ) -> dict[tuple[int, int], dict[tuple[int, int], str]]:
+    """``{(complex doc, simple doc): {(ci, si): aligned|partial}}`` of exhaustively annotated document
+    pairs (each pair's class by the precedence rule, module docstring; read as links by
+    :func:`links.links_from`), in three queries however many there are. Training's gold, and the gold
+    model metrics and a run's scores (``run_scores``) are measured against."""
     counts_as = value_classes(project.label_scheme)
-    pairs = CandidatePair.objects.filter(complex_document_id=complex_doc, simple_document_id=simple_doc)
+    completers = {(p.complex_document_id, p.simple_document_id): p.annotators for p in exhaustive}
+    articles = sorted({p.article_id for p in exhaustive})
+    pairs = [row for row in CandidatePair.objects.filter(article_id__in=articles).order_by("pk")
+             .values_list("pk", "complex_document_id", "simple_document_id", "complex_key", "simple_key")
+             if (row[1], row[2]) in completers]
     stored = {pid: Gold(value if value == UNDECIDED else counts_as.get(value, "not"), provenance, stored=True)
-              for pid, value, provenance in
-              Adjudication.objects.filter(pair__in=pairs).values_list("pair_id", "value", "provenance")}
-    votes: dict[int, list[str]] = defaultdict(list)
-    for pid, value in Label.objects.filter(pair__in=pairs, annotator_id__in=annotators).values_list("pair_id", "value"):
-        votes[pid].append(counts_as.get(value, "not"))
-    rows: list[tuple[list[int], list[int], str]] = []
-    for pair in pairs.only("pk", "complex_key", "simple_key"):
-        explicit = votes.get(pair.pk, [])
-        if pair.pk not in stored and not explicit:
+              for pid, value, provenance in Adjudication.objects.filter(pair__article_id__in=articles)
+              .values_list("pair_id", "value", "provenance")}
+    votes: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    for pid, annotator, value in (Label.objects.filter(pair__article_id__in=articles, annotator_id__in={
+            a for annotators in completers.values() for a in annotators}).values_list("pair_id", "annotator_id", "value")):
+        votes[pid].append((annotator, counts_as.get(value, "not")))
+    rows: dict[tuple[int, int], list[tuple[list[int], list[int], str]]] = {key: [] for key in completers}
+    for pid, c, s, complex_key, simple_key in pairs:
+        annotators = completers[(c, s)]
+        explicit = [value for annotator, value in votes.get(pid, ()) if annotator in annotators]
+        if pid not in stored and not explicit:
             continue  # nobody said anything about this candidate: unlinked, so not aligned
         # completers who left it unlinked said "not" — though only their explicit labels refine imported gold
-        implicit = ["not"] * (len(annotators) - len(explicit)) if pair.pk not in stored else []
-        decided = resolve(stored.get(pair.pk), explicit + implicit, "majority-or-single")
+        implicit = ["not"] * (len(annotators) - len(explicit)) if pid not in stored else []
+        decided = resolve(stored.get(pid), explicit + implicit, "majority-or-single")
         if decided is None or (decided.value == UNDECIDED and not explicit + implicit):
             continue  # e.g. an imported tie nobody here decided: no link
         value = stronger(explicit + implicit) if decided.value == UNDECIDED else decided.value
-        rows.append((pair.complex_indices, pair.simple_indices, "aligned" if value == UNKNOWN_KIND else value))
+        rows[(c, s)].append((key_indices(complex_key), key_indices(simple_key),
+                             "aligned" if value == UNKNOWN_KIND else value))
     # as the whole-article view, completion and the export read links: a 1:1 pair decides its link
     # (a "not aligned" there removes it), an n:m pair counts for each link not so decided
-    return {link.key: link.label for link in links_from(rows)}
+    return {key: {link.key: link.label for link in links_from(found)} for key, found in rows.items()}
 
 
 def training_set(project: Project) -> TrainingSet:
@@ -121,11 +132,11 @@ def training_set(project: Project) -> TrainingSet:
     data = TrainingSet()
     covered: set[tuple[int, int]] = set()
     sources = Counter()
-    for article, c, s, annotators, imported in exhaustive_pairs(project):
-        split = split_of.get(article)
-        if split not in data.exhaustive:
-            continue
-        links = _exhaustive_links(project, c, s, annotators)
+    used = [p for p in exhaustive_pairs(project) if split_of.get(p.article_id) in data.exhaustive]
+    gold = exhaustive_links(project, used)
+    for article, c, s, _, imported in used:
+        split = split_of[article]
+        links = gold[(c, s)]
         ordered = sorted(links)
         data.exhaustive[split].append(engine_pair(c, s, id=f"{article}:{c}-{s}", gold=tuple(ordered),
                                                   gold_labels=tuple(links[k] for k in ordered)))
@@ -185,5 +196,5 @@ def _snapshot(data: TrainingSet, split_of: dict[int, str], sources: Counter) -> 
     }
 
 
-__all__ = ["LINK", "TrainingError", "TrainingSet", "article_splits",
+__all__ = ["LINK", "TrainingError", "TrainingSet", "article_splits", "exhaustive_links",
            "resolved_labels", "training_set"]

@@ -1,6 +1,6 @@
-// "What changed" between two runs: counts by kind, per article, the changed pairs with their old and
-// new prediction (a page at a time: "Show more" fetches the next), and a button that narrows the
-// annotation queue to these pairs.
+// "What changed" between two runs: counts by kind, both runs' scores against exhaustive gold side by
+// side, per article, the changed pairs with their old and new prediction (a page at a time: "Show
+// more" fetches the next), and a button that narrows the annotation queue to these pairs.
 
 import { api } from "./http.js";
 
@@ -32,6 +32,35 @@ function showPaging(data) {
   $("#more-changes").hidden = nextOffset === null;
 }
 
+const fmt = (x) => (x === null || x === undefined ? "—" : Number(x).toFixed(3));
+
+// One row per run: Task 1 and Task 2 P/R/F1 over the exhaustive gold articles it aligned (or why none).
+function showScores(scores, runs) {
+  const rows = [];
+  const notes = [];
+  for (const [side, run] of [["old", runs.old], ["new", runs.new]]) {
+    const s = scores[side];
+    const name = `${side === "old" ? "Old" : "New"} #${run.id} ${run.method}`;
+    if (!s.available) {
+      rows.push(rowOf([name, "—", "—", "—", "—", "—", "—", "0"]));
+      notes.push(`${name}: no scores (${s.reason}).`);
+      continue;
+    }
+    const tr = rowOf([name, ...["task1", "task2"].flatMap((t) => [s[t].precision, s[t].recall, s[t].f1].map(fmt)),
+      `${s.n_articles}${s.too_few ? " (too few to trust)" : ""}`]);
+    tr.dataset.run = side;
+    rows.push(tr);
+    for (const w of s.warnings) notes.push(`${name}: ${w}.`);
+  }
+  $("#scores-table tbody").replaceChildren(...rows);
+  if (scores.old.available && scores.new.available && scores.old.n_document_pairs !== scores.new.n_document_pairs) {
+    notes.push(`The two runs aligned different document pairs with exhaustive gold (${scores.old.n_document_pairs} and ` +
+      `${scores.new.n_document_pairs}): their scores are over different articles.`);
+  }
+  const any = scores.new.available ? scores.new : scores.old;
+  $("#scores-note").textContent = [...notes, `Scores: ${any.over}; ${any.identical}.`].join(" ");
+}
+
 async function compare(oldRun, newRun) {
   try {
     const data = await api(`${cfg.compare_api}?old=${oldRun}&new=${newRun}&pairs=1`);
@@ -50,6 +79,7 @@ async function compare(oldRun, newRun) {
     $("#kappa-note").textContent = a.kappa === null ? "Agreement (κ): no document pair that both runs aligned." :
       `Agreement (κ): ${a.over} — here ${a.sentence_pairs} sentence pairs in ${a.document_pairs} document pair(s)` +
       `${a.document_pairs_left_out ? `; ${a.document_pairs_left_out} document pair(s) only one run aligned left out` : ""}.`;
+    showScores(data.scores, { old: data.old, new: data.new });
     $("#per-article tbody").replaceChildren(...data.per_article.map((a) => rowOf([a.title, a.added, a.removed, a.label_changed])));
     const more = data.per_article_total - data.per_article.length;
     $("#per-article-shown").hidden = more <= 0;

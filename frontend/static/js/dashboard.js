@@ -95,7 +95,9 @@ function renderThresholds() {
     if (refused) basis = rule.reason;
     else if (s) {
       const scope = method === "mean-valid" ? " (1:1 pairs; n:m cut-offs propagated)" : "";
-      basis = `${s.pairs.aligned} aligned, ${s.pairs.partial} partial, ${s.pairs.not} not${scope}${s.f1 ? ` · F1 ${fmt(s.f1.aligned.f1, 2)}` : ""}`;
+      const labelled = s.pairs.aligned + s.pairs.partial + s.pairs.not;
+      const f1 = s.f1 ? ` · F1 ${fmt(s.f1.aligned.f1, 2)} over these ${labelled} labelled pairs only (see below)` : "";
+      basis = `${s.pairs.aligned} aligned, ${s.pairs.partial} partial, ${s.pairs.not} not${scope}${f1}`;
     }
     row.querySelector(".basis").textContent = basis;
     const button = row.querySelector("button.apply");
