@@ -24,6 +24,7 @@ from ..schema import flags, ids, texts
 from ..serializers import AlignmentRunSerializer, CandidatePairSerializer, JobSerializer
 from ..services.alignment import alignment_runs, pair_filters, run_comparison, run_deletion, run_options
 from ..services.background import jobs, liveness, progress
+from ..services.training import run_scores
 from .mixins import int_param
 
 
@@ -57,6 +58,10 @@ class AlignmentRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, vie
     def retrieve(self, request, *args, **kwargs):
         liveness.maybe_reap()
         return super().retrieve(request, *args, **kwargs)
+
+    def get_serializer_context(self):
+        """A run's detail carries its ``scores`` against exhaustive gold; lists and actions do not."""
+        return {**super().get_serializer_context(), "scores": self.action == "retrieve"}
 
     def get_object(self):
         run = super().get_object()
@@ -138,12 +143,14 @@ class AlignmentRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, vie
     @action(detail=False, methods=["get"])
     def compare(self, request):
         """``GET /api/runs/compare/?old=<id>&new=<id>[&pairs=1]`` → counts by kind of change, per
-        article (the first ``ARTICLES_SHOWN``; ``per_article_total``), agreement; with ``pairs=1`` the
+        article (the first ``ARTICLES_SHOWN``; ``per_article_total``), agreement, both runs' ``scores``
+        against exhaustive gold (``{"old", "new"}``, as in a run's detail); with ``pairs=1`` the
         changed pairs with their old and new prediction, a page at a time (``offset``, ``limit`` up
         to ``CHANGES_PAGE``; ``changes_total``, ``changes_next_offset``)."""
         old, new = (self._research_run(request, name) for name in ("old", "new"))
         try:
             data = run_comparison.summary(old, new)
+            data["scores"] = {"old": run_scores.run_scores(old), "new": run_scores.run_scores(new)}
             if request.query_params.get("pairs") in ("1", "true"):
                 data.update(run_comparison.changes_page(old, new, offset=int_param(request, "offset") or 0,
                                                         limit=int_param(request, "limit") or run_comparison.CHANGES_PAGE))
