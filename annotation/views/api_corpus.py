@@ -1,8 +1,6 @@
 """Articles, documents (with sentences) and corpus upload."""
 from __future__ import annotations
 
-from dataclasses import asdict
-
 from django.db.models import Count
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema, extend_schema_view
@@ -105,7 +103,8 @@ class CorpusUploadView(ProjectFromUrl, APIView):
             return Response({"detail": f"the import runs in the background as job #{job.pk}",
                              "job": JobSerializer(job).data, "status_url": reverse("job-detail", args=[job.pk])},
                             status=status.HTTP_202_ACCEPTED)
-        return Response({**asdict(received.result), "gold_summary": received.result.gold_summary()},
+        # the same counts as a background import's job result (``summary`` too), plus the new articles' ids
+        return Response({**uploads_service.result_data(received.result), "article_ids": received.result.article_ids},
                         status=status.HTTP_201_CREATED)
 
 

@@ -28,7 +28,8 @@ class ProjectViewSet(viewsets.ModelViewSet):
     permission_classes = [IsAuthenticated & CanCreateProjects & IsResearcherForWrites]
 
     def get_queryset(self):
-        return visible_projects(self.request.user).select_related("label_scheme")
+        # id breaks ties of equal names, so pages neither repeat nor skip a project
+        return visible_projects(self.request.user).select_related("label_scheme").order_by("name", "id")
 
     @transaction.atomic
     def perform_create(self, serializer) -> None:

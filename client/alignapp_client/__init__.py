@@ -5,9 +5,11 @@
 <class 'alignapp_client.client.Client'>
 """
 from .client import Client, project_id
-from .errors import AlignappError, JobFailed
-from .handles import ExportHandle, Handle, ImportHandle, JobHandle, RunHandle
+from .errors import AlignappError, Forbidden, Invalid, JobFailed, NotFound, Unauthorized, Unavailable
+from .project import Project
+from .work import Export, ExportHandle, Handle, Import, ImportHandle, Job, JobHandle, Run, RunHandle, Work
 
-__all__ = ["AlignappError", "Client", "ExportHandle", "Handle", "ImportHandle", "JobFailed", "JobHandle", "RunHandle",
-           "project_id"]
-__version__ = "0.1.0"
+__all__ = ["AlignappError", "Client", "Export", "ExportHandle", "Forbidden", "Handle", "Import", "ImportHandle",
+           "Invalid", "Job", "JobFailed", "JobHandle", "NotFound", "Project", "Run", "RunHandle", "Unauthorized",
+           "Unavailable", "Work", "project_id"]
+__version__ = "0.2.0"

@@ -1,7 +1,6 @@
 """``Client``: alignapp's REST API from Python (scripts and notebooks)."""
 from __future__ import annotations
 
-import contextlib
 import io
 import json
 import os
@@ -12,14 +11,18 @@ from typing import Any
 
 import httpx
 
-from .errors import AlignappError, message_of
-from .handles import ExportHandle, ImportHandle, JobHandle, RunHandle
+from .files import form_value, table, upload
+from .http import Http, checked
+from .project import Project
+from .work import Export, Import, Job, Run
 
-Project = int | dict[str, Any]
+ProjectRef = int | dict[str, Any] | Project
 
 
-def project_id(project: Project) -> int:
-    """A project's id from an id or a project as :meth:`Client.project` returns it."""
+def project_id(project: ProjectRef) -> int:
+    """A project's id from an id, a :class:`Project`, or a project dict."""
+    if isinstance(project, Project):
+        return project.id
     return int(project["id"] if isinstance(project, dict) else project)
 
 
@@ -27,7 +30,8 @@ class Client:
     """alignapp's API, signed in with an API token (``Authorization: Token <key>``).
 
     >>> client = Client("http://127.0.0.1:8000", token)            # doctest: +SKIP
-    >>> run = client.align(3, "crf").wait()                        # doctest: +SKIP
+    >>> project = client.project(3)                                # doctest: +SKIP
+    >>> run = project.runs.create("tfidf").wait()                  # doctest: +SKIP
 
     Args:
         url: the server, e.g. ``http://127.0.0.1:8000``.
@@ -35,24 +39,26 @@ class Client:
         poll_interval: seconds between two polls of a run's or job's status in ``wait()``.
         progress: whether ``wait()`` shows a progress bar by default.
         timeout: seconds for one HTTP request.
+        retries: how many more times a GET is tried when the server does not answer (or answers
+            502/503/504) before :class:`~alignapp_client.Unavailable` is raised.
     """
 
     def __init__(self, url: str, token: str, *, poll_interval: float = 1.0, progress: bool = True,
-                 timeout: float = 120.0, transport: httpx.BaseTransport | None = None) -> None:
+                 timeout: float = 120.0, retries: int = 3, transport: httpx.BaseTransport | None = None) -> None:
         self.url = url.rstrip("/")
         self.poll_interval = poll_interval
         self.progress = progress
-        self.http = httpx.Client(base_url=self.url, timeout=timeout, transport=transport, follow_redirects=True,
-                                 headers={"Authorization": f"Token {token}", "Accept": "application/json"})
+        self.http = Http(self.url, token, timeout=timeout, retries=retries, transport=transport)
 
     @classmethod
     def login(cls, url: str, username: str, password: str, **options: Any) -> Client:
         """A client with the user's API token (``POST /api/token/``)."""
-        with httpx.Client(base_url=url.rstrip("/"), timeout=options.get("timeout", 120.0),
-                          transport=options.get("transport")) as http:
-            answer = http.post("/api/token/", json={"username": username, "password": password})
-        data = _checked(answer)
-        return cls(url, data["token"], **options)
+        http = Http(url, None, timeout=options.get("timeout", 120.0), transport=options.get("transport"))
+        try:
+            token = http.post("/api/token/", json={"username": username, "password": password})["token"]
+        finally:
+            http.close()
+        return cls(url, token, **options)
 
     def close(self) -> None:
         self.http.close()
@@ -63,116 +69,131 @@ class Client:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- HTTP -----------------------------------------------------------------------------------
+    # -- HTTP (see Http) ------------------------------------------------------------------------
     def get(self, path: str, **params: Any) -> Any:
         """``GET`` a path of the API (or an absolute URL the server gave); the JSON answer."""
-        return _checked(self.http.get(path, params={k: v for k, v in params.items() if v is not None}))
+        return self.http.get(path, **params)
 
     def post(self, path: str, **kwargs: Any) -> Any:
-        return _checked(self.http.post(path, **kwargs))
+        return self.http.post(path, **kwargs)
 
     def patch(self, path: str, **kwargs: Any) -> Any:
-        return _checked(self.http.patch(path, **kwargs))
+        return self.http.patch(path, **kwargs)
 
     def get_bytes(self, path: str) -> bytes:
-        answer = self.http.get(path)
-        if answer.status_code >= 400:
-            _checked(answer)
-        return answer.content
+        return self.http.get_bytes(path)
 
-    def pages(self, path: str, **params: Any) -> Iterator[dict[str, Any]]:
-        """Every item of a paginated list (``results``, following ``next``)."""
-        page: Any = self.get(path, **params)
-        while True:
-            if isinstance(page, list):
-                yield from page
-                return
-            yield from page.get("results", [])
-            if not page.get("next"):
-                return
-            page = self.get(page["next"])
+    def pages(self, path: str, **params: Any) -> Iterator[Any]:
+        """Each item of a paginated list, fetching the next page only when needed."""
+        return self.http.pages(path, **params)
 
     # -- projects -------------------------------------------------------------------------------
-    def projects(self) -> list[dict[str, Any]]:
+    def projects(self) -> Iterator[Project]:
         """The projects the user can see (``GET /api/projects/``), with the user's ``role`` in each."""
-        return list(self.pages("/api/projects/"))
+        return (Project(self, data) for data in self.pages("/api/projects/"))
 
-    def project(self, project: Project) -> dict[str, Any]:
+    def project(self, project: ProjectRef) -> Project:
         """One project (``GET /api/projects/<id>/``): name, language, label scheme, config."""
-        return self.get(f"/api/projects/{project_id(project)}/")
+        return Project(self, self.get(f"/api/projects/{project_id(project)}/"))
 
     def create_project(self, name: str, *, language: str = "en", label_scheme: str = "aligned-partial-not",
-                       **fields: Any) -> dict[str, Any]:
+                       **fields: Any) -> Project:
         """A new project (``POST /api/projects/``; members of the researchers group and admins)."""
-        return self.post("/api/projects/", json={"name": name, "language": language, "label_scheme": label_scheme,
-                                                 **fields})
+        return Project(self, self.post("/api/projects/", json={"name": name, "language": language,
+                                                               "label_scheme": label_scheme, **fields}))
 
-    def update_project(self, project: Project, **fields: Any) -> dict[str, Any]:
+    def update_project(self, project: ProjectRef, **fields: Any) -> Project:
         """``PATCH /api/projects/<id>/``; ``config`` is merged as a JSON merge patch."""
-        return self.patch(f"/api/projects/{project_id(project)}/", json=fields)
+        return Project(self, self.patch(f"/api/projects/{project_id(project)}/", json=fields))
 
     # -- work with progress ---------------------------------------------------------------------
-    def import_corpus(self, project: Project, path: str | os.PathLike[str], *, format: str = "auto",  # noqa: A002
-                      **options: Any) -> ImportHandle:
+    def import_corpus(self, project: ProjectRef, path: str | os.PathLike[str], *, format: str = "auto",  # noqa: A002
+                      **options: Any) -> Import:
         """Upload a file, a folder (every file in it) or an archive (``POST /api/projects/<id>/import/``).
 
         Args:
-            project: the project (id or dict).
+            project: the project.
             path: what to import.
             format: ``auto`` (from the file names) or a format the server lists (``jsonl``, ``levels``, ...).
             **options: ``gold_meaning`` (sparse, exhaustive, predictions), ``test_questions``, ``language``,
-                ``on_conflict`` (error, skip).
+                ``on_conflict`` (error, skip), ``columns``.
 
         Returns:
-            A handle; ``wait()`` returns at once for a small upload the server imported right away,
-            else follows the background ``import`` job. An import the server refuses raises
-            :class:`AlignappError` with every ``file:line: field: message`` problem.
+            An :class:`Import`; its ``wait()`` returns the counts, at once for a small upload the server
+            imported right away, else after the background ``import`` job. A refused import raises
+            :class:`~alignapp_client.Invalid` (``problems``: each ``file:line: field: message``).
         """
-        fields = {"format": format, **{k: _form(v) for k, v in options.items() if v is not None}}
-        with _upload(Path(path)) as files:
-            answer = self.http.post(f"/api/projects/{project_id(project)}/import/", data=fields, files=files)
-        data = _checked(answer)
+        fields = {"format": format, **{k: form_value(v) for k, v in options.items() if v is not None}}
+        with upload(Path(path)) as files:
+            answer = self.http.send("POST", f"/api/projects/{project_id(project)}/import/", data=fields, files=files)
+        data = checked(answer)
         if answer.status_code == 202:
-            return ImportHandle(self, data["job"], data.get("status_url") or f"/api/jobs/{data['job']['id']}/")
-        return ImportHandle(self, {**data, "status": "succeeded", "progress": 100.0}, None)
+            return Import(self, data["job"], data.get("status_url") or f"/api/jobs/{data['job']['id']}/")
+        return Import.done_now(self, data)
 
-    def align(self, project: Project, method: str = "crf", params: dict[str, Any] | None = None, *,
+    def align(self, project: ProjectRef, method: str = "crf", params: dict[str, Any] | None = None, *,
               level_pairs: list[list[str]] | None = None, model_version: int | None = None,
-              queue: str | None = None) -> RunHandle:
+              queue: str | None = None) -> Run:
         """Start an alignment run (``POST /api/runs/``); ``wait()`` follows ``/api/runs/<id>/``."""
         body: dict[str, Any] = {"project": project_id(project), "method": method, "params": params or {}}
         for key, value in (("level_pairs", level_pairs), ("model_version", model_version), ("queue", queue)):
             if value is not None:
                 body[key] = value
         run = self.post("/api/runs/", json=body)
-        return RunHandle(self, run, f"/api/runs/{run['id']}/")
+        return Run(self, run, f"/api/runs/{run['id']}/")
 
-    def train(self, project: Project, config: dict[str, Any] | None = None, *, seed: int = 0,
-              base_version: int | None = None) -> JobHandle:
-        """Retrain the aligner on the project's annotations (``POST /api/projects/<id>/train/``);
-        ``wait()`` follows the training job; its ``model_version`` is the new version."""
+    def train(self, project: ProjectRef, config: dict[str, Any] | None = None, *, seed: int = 0,
+              base_version: int | None = None) -> Job:
+        """Retrain the aligner on the project's gold (``POST /api/projects/<id>/train/``); ``wait()``
+        returns the training's result, ``model_version`` the new version."""
         job = self.post(f"/api/projects/{project_id(project)}/train/",
                         json={"config": config or {}, "seed": seed, "base_version": base_version})
-        return JobHandle(self, job, f"/api/jobs/{job['id']}/")
+        return Job(self, job, f"/api/jobs/{job['id']}/")
 
-    def export(self, project: Project, **options: Any) -> ExportHandle:
+    def export(self, project: ProjectRef, **options: Any) -> Export:
         """Start an export (``POST /api/projects/<id>/exports/``) with the export options: ``kind``
         (gold, auto), ``formats``, ``splits``, ``label_policy``, ``runs``, ``lock``, ... (the README's
-        export section). ``wait()`` follows it; ``download(path)`` fetches its zip."""
+        export section). ``wait()`` follows it; ``download(folder)`` fetches its zip."""
         data = self.post(f"/api/projects/{project_id(project)}/exports/", json={"options": options})
-        return ExportHandle(self, data, data.get("status_url")
-                            or f"/api/projects/{project_id(project)}/exports/{data['id']}/")
+        return Export(self, data, data.get("status_url") or f"/api/projects/{project_id(project)}/exports/{data['id']}/")
 
-    def job(self, job: int) -> JobHandle:
-        """A handle on an existing background job."""
-        return JobHandle(self, self.get(f"/api/jobs/{int(job)}/"), f"/api/jobs/{int(job)}/")
+    def job(self, job: int) -> Job:
+        """An existing background job."""
+        return Job(self, self.get(f"/api/jobs/{int(job)}/"), f"/api/jobs/{int(job)}/")
 
-    def run(self, run: int) -> RunHandle:
-        """A handle on an existing alignment run."""
-        return RunHandle(self, self.get(f"/api/runs/{int(run)}/"), f"/api/runs/{int(run)}/")
+    def run(self, run: int) -> Run:
+        """An existing alignment run."""
+        return Run(self, self.get(f"/api/runs/{int(run)}/"), f"/api/runs/{int(run)}/")
 
-    # -- data -----------------------------------------------------------------------------------
-    def gold_records(self, project: Project, split: str | list[str] | None = None, *,
+    # -- lists, a page at a time ----------------------------------------------------------------
+    def runs(self, project: ProjectRef | None = None) -> Iterator[Run]:
+        """Alignment runs, newest first (``GET /api/runs/[?project=<id>]``)."""
+        return (Run(self, d, f"/api/runs/{d['id']}/") for d in self.pages("/api/runs/", project=_maybe_id(project)))
+
+    def jobs(self, project: ProjectRef | None = None) -> Iterator[Job]:
+        """Background jobs of the projects the user researches (``GET /api/jobs/[?project=<id>]``)."""
+        return (Job(self, d, f"/api/jobs/{d['id']}/") for d in self.pages("/api/jobs/", project=_maybe_id(project)))
+
+    def exports(self, project: ProjectRef) -> Iterator[Export]:
+        """The project's latest 50 exports (``GET /api/projects/<id>/exports/``)."""
+        base = f"/api/projects/{project_id(project)}/exports/"
+        return (Export(self, d, f"{base}{d['id']}/") for d in self.pages(base))
+
+    def articles(self, project: ProjectRef) -> Iterator[dict[str, Any]]:
+        """The project's articles with their documents (``GET /api/articles/?project=<id>``)."""
+        return self.pages("/api/articles/", project=project_id(project))
+
+    def labels(self, project: ProjectRef, **filters: Any) -> Iterator[dict[str, Any]]:
+        """Every raw vote of the project (``GET /api/labels/?project=<id>``; researchers see all
+        annotators' labels). ``filters``: ``value``, ``article``, ``since``, ``until``, ``q``, ``mine``."""
+        return self.pages("/api/labels/", project=project_id(project), **filters)
+
+    def pairs(self, project: ProjectRef, **filters: Any) -> Iterator[dict[str, Any]]:
+        """Candidate pairs (``GET /api/pairs/?project=<id>``); filters such as ``run``, ``label``, ``labelled``."""
+        return self.pages("/api/pairs/", project=project_id(project), **filters)
+
+    # -- gold -----------------------------------------------------------------------------------
+    def gold_records(self, project: ProjectRef, split: str | list[str] | None = None, *,
                      progress: bool | None = None, **options: Any) -> list[dict[str, Any]]:
         """The gold pairs as dicts, through a ``jsonl`` gold export (one record per pair: ids, levels,
         ``complex``/``simple`` texts, ``label``, provenance, votes..., plus ``split``).
@@ -184,86 +205,32 @@ class Client:
                 (``lock=False`` leaves them unlocked).
         """
         splits = [split] if isinstance(split, str) else list(split or ["train", "dev", "test"])
-        handle = self.export(project, **{"kind": "gold", **options, "formats": ["jsonl"], "splits": splits})
-        handle.wait(progress=progress)
-        archive = zipfile.ZipFile(io.BytesIO(self.get_bytes(handle.data["download_url"])))
+        export = self.export(project, **{"kind": "gold", **options, "formats": ["jsonl"], "splits": splits})
+        export.wait(progress=progress)
+        archive = zipfile.ZipFile(io.BytesIO(self.get_bytes(export.data["download_url"])))
         records = []
         for name in splits:
-            members = [m for m in archive.namelist() if m.endswith(f"jsonl/{name}.jsonl")]
-            for member in members:
-                for line in archive.read(member).decode("utf-8").splitlines():
-                    if line.strip():
-                        records.append({**json.loads(line), "split": name})
+            for member in (m for m in archive.namelist() if m.endswith(f"jsonl/{name}.jsonl")):
+                lines = archive.read(member).decode("utf-8").splitlines()
+                records += [{**json.loads(line), "split": name} for line in lines if line.strip()]
         return records
 
-    def gold(self, project: Project, split: str | list[str] | None = None, **options: Any) -> Any:
+    def gold(self, project: ProjectRef, split: str | list[str] | None = None, **options: Any) -> Any:
         """The gold pairs (see :meth:`gold_records`) as a ``datasets.Dataset`` when ``datasets`` is
         installed, else a pandas ``DataFrame``, else a list of dicts."""
-        records = self.gold_records(project, split, **options)
-        return _table(records)
-
-    def labels(self, project: Project, **filters: Any) -> list[dict[str, Any]]:
-        """Every raw vote of the project (``GET /api/labels/?project=<id>``; researchers see all
-        annotators' labels). ``filters``: ``value``, ``article``, ``since``, ``until``, ``q``, ``mine``."""
-        return list(self.pages("/api/labels/", project=project_id(project), **filters))
-
-    def pairs(self, project: Project, **filters: Any) -> list[dict[str, Any]]:
-        """Candidate pairs (``GET /api/pairs/?project=<id>``); filters such as ``run``, ``label``, ``labelled``."""
-        return list(self.pages("/api/pairs/", project=project_id(project), **filters))
+        return table(self.gold_records(project, split, **options))
 
     # -- labelling ------------------------------------------------------------------------------
-    def next_item(self, project: Project) -> dict[str, Any]:
+    def next_item(self, project: ProjectRef) -> dict[str, Any]:
         """The next pair to label (``GET /api/projects/<id>/queue/next/``): ``item`` (None when done)."""
         return self.get(f"/api/projects/{project_id(project)}/queue/next/")
 
-    def submit(self, project: Project, pair: int, value: str, *, seconds: float = 0.0,
+    def submit(self, project: ProjectRef, pair: int, value: str, *, seconds: float = 0.0,
                comment: str = "") -> dict[str, Any]:
         """Label a pair served to this user (``POST .../queue/submit/``); the answer carries the next item."""
         return self.post(f"/api/projects/{project_id(project)}/queue/submit/",
                          json={"pair": pair, "value": value, "seconds": seconds, "comment": comment})
 
 
-def _checked(answer: httpx.Response) -> Any:
-    """The JSON of a successful answer; :class:`AlignappError` with the server's message otherwise."""
-    try:
-        payload: Any = answer.json()
-    except ValueError:
-        payload = answer.text
-    if answer.status_code >= 400:
-        fallback = f"{answer.status_code} {answer.reason_phrase} for {answer.request.method} {answer.request.url}"
-        raise AlignappError(message_of(payload, fallback), status=answer.status_code, payload=payload)
-    return payload
-
-
-def _form(value: Any) -> str:
-    return ("true" if value else "false") if isinstance(value, bool) else str(value)
-
-
-@contextlib.contextmanager
-def _upload(path: Path) -> Iterator[list[tuple[str, tuple[str, Any, str]]]]:
-    """The multipart ``files`` of a file, or of every (not hidden) file under a folder, named by
-    their path relative to it."""
-    if not path.exists():
-        raise FileNotFoundError(path)
-    if path.is_dir():
-        found = sorted(p for p in path.rglob("*") if p.is_file()
-                       and not any(part.startswith(".") for part in p.relative_to(path).parts))
-        named = [(p, p.relative_to(path).as_posix()) for p in found]
-    else:
-        named = [(path, path.name)]
-    with contextlib.ExitStack() as stack:
-        yield [("files", (name, stack.enter_context(p.open("rb")), "application/octet-stream")) for p, name in named]
-
-
-def _table(records: list[dict[str, Any]]) -> Any:
-    try:
-        import datasets
-    except ImportError:
-        pass
-    else:
-        return datasets.Dataset.from_list(records)
-    try:
-        import pandas
-    except ImportError:
-        return records
-    return pandas.DataFrame.from_records(records)
+def _maybe_id(project: ProjectRef | None) -> int | None:
+    return None if project is None else project_id(project)

@@ -1,100 +1,116 @@
-"""The Python client (``client/``) against a live server and a real worker on the embedded broker."""
+"""The client's objects and errors against a live server (and a real worker on the embedded broker)."""
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
+import socket
 from pathlib import Path
 
 import pytest
-from alignapp_client import AlignappError, Client, JobFailed
+from alignapp_client import (
+    AlignappError,
+    Client,
+    Export,
+    Forbidden,
+    Import,
+    Invalid,
+    JobFailed,
+    NotFound,
+    Project,
+    Run,
+    Unauthorized,
+    Unavailable,
+)
 
-from annotation.models import Job, Label, Status
+from annotation.models import Job, Status
 from annotation.services.projects.accounts import issue_token
 from tests import factories
-from tests.worker_process import app_broker, running_worker
+from tests.client.conftest import Counting
 
 ROOT = Path(__file__).resolve().parents[2]
-NOTEBOOK = ROOT / "client" / "examples" / "notebook.py"
 DEMO = ROOT / "annotation" / "fixtures" / "demo_corpus"
-
-
-@pytest.fixture
-def researcher(transactional_db):
-    user = factories.make_user("rita", researcher=True)
-    return user, issue_token(user).key
-
-
-@pytest.fixture
-def server(live_server, researcher, settings, tmp_path):
-    """``(url, token)``: the live server, a worker on the filesystem broker sharing its media folder."""
-    media = tmp_path / "media"
-    settings.MEDIA_ROOT = media
-    folder = tmp_path / "broker"
-    with app_broker("filesystem://", folder), running_worker("filesystem://", tmp_path, folder,
-                                                            env={"MEDIA_ROOT": str(media)}) as (_, log):
-        yield live_server.url, researcher[1], log
+RECORD = ('{"id": "Bees", "complex": {"paragraphs": [["Bees are in decline across Europe.", "Farmers worry."]]}, '
+          '"simple": {"paragraphs": [["Bees are in decline."]], "level": "simple"}, "gold": [[0, 0]]}\n')
+SERVER_CODE = ("annotation.", "workers.", "Error:")
 
 
 @pytest.mark.services
 @pytest.mark.slow
-def test_the_example_notebook_runs_end_to_end_against_a_live_server(server):
-    url, token, log = server
-    env = {**os.environ, "ALIGNAPP_URL": url, "ALIGNAPP_TOKEN": token, "PYTHONPATH": str(ROOT / "client")}
-    done = subprocess.run([sys.executable, str(NOTEBOOK)], capture_output=True, text=True, env=env, timeout=300,
-                          cwd=str(ROOT / "client"))
-    assert done.returncode == 0, done.stdout + done.stderr + log.read_text(errors="replace")[-3000:]
-    assert "{'articles': 4, 'documents': 12" in done.stdout
-    assert "labelled 6 pairs" in done.stdout and "6 votes, 6 gold pairs" in done.stdout, done.stdout
-    assert Label.objects.count() == 6
-    assert "run #" in done.stderr and "100%" in done.stderr  # the progress bars of wait()
-
-
-@pytest.mark.services
-@pytest.mark.slow
-def test_handles_show_progress_and_raise_the_servers_message_on_failure(server, settings, tmp_path, capsys):
+def test_work_objects_wait_with_progress_and_give_one_shape_per_kind(server, settings, tmp_path, capsys):
     url, token, log = server
     client = Client(url, token, poll_interval=0.2)
     project = client.create_project("Client test")
-    assert [p["name"] for p in client.projects()] == ["Client test"] and client.project(project)["role"] == "researcher"
+    assert isinstance(project, Project) and project["name"] == "Client test" and project.get("role") == "researcher"
+    corpus = tmp_path / "bees.jsonl"
+    corpus.write_text(RECORD)
 
-    imported = client.import_corpus(project["id"], DEMO, format="levels")
-    assert imported.done and imported.wait()["articles"] == 4 and imported.summary["documents"] == 12
+    now = project.import_file(corpus, format="jsonl")
+    settings.IMPORT_BACKGROUND_BYTES = 10  # the same file into another project, as a background job
+    later = client.create_project("Later").import_file(corpus, format="jsonl")
+    assert isinstance(now, Import) and now.done and not later.done and later.id is not None
+    counts, background = now.wait(), later.wait(timeout=60, progress=False)
+    assert background == counts and counts["articles"] == 1 and counts["summary"].startswith("1 articles"), counts
 
-    run = client.align(project, "jaccard")
-    assert run.status == "queued" and run.id is not None
-    final = run.wait(timeout=120)
-    assert final["status"] == "succeeded" and run.pair_count > 0 and run.done
+    run = project.runs.create("jaccard")
+    assert isinstance(run, Run) and run.status == "queued"
+    assert run.wait(timeout=60) is run and run["status"] == "succeeded" and run.pair_count > 0
     assert f"run #{run.id}: 100%" in capsys.readouterr().err  # the tqdm bar
+    assert [r.id for r in project.runs] == [run.id] and project.runs.get(run.id).pair_count == run.pair_count
 
-    export = client.export(project, kind="auto", runs=[run.id], formats=["jsonl"], lock=False)
-    export.wait(timeout=120, progress=False)
-    archive = export.download(tmp_path)
-    assert archive.name == f"export-{export.id}.zip" and archive.stat().st_size > 0
-    assert export.data["pairs"] > 0
-
-    settings.IMPORT_BACKGROUND_BYTES = 10  # a background import job, refused by the worker
-    bad = tmp_path / "bad.jsonl"
-    bad.write_text('{"id": "x", "complex": {"text": "A sentence."}}\n{not json\n')
-    handle = client.import_corpus(project, bad, format="jsonl")
-    assert not handle.done and handle.kind == "import"
-    with pytest.raises(JobFailed) as failed:
-        handle.wait(timeout=120, progress=False)
-    assert failed.value.status == "failed" and "bad.jsonl:1" in str(failed.value), str(failed.value)
-    assert Job.objects.get(pk=handle.id).status == Status.FAILED
+    export = project.exports.create(kind="auto", runs=[run.id], formats=["jsonl"], lock=False)
+    archive = export.download(tmp_path / "new" / "folder")
+    assert isinstance(export, Export) and archive == tmp_path / "new" / "folder" / f"export-{export.id}.zip"
+    assert archive.stat().st_size > 0 and export.download(tmp_path / "named.zip").is_file()
+    assert [e.id for e in project.exports] == [export.id]
 
 
 @pytest.mark.services
-def test_refused_requests_raise_the_servers_message(live_server, researcher):
+@pytest.mark.slow
+def test_a_failed_background_import_says_what_is_wrong_without_server_names(server, settings, tmp_path):
+    url, token, log = server
+    project = Client(url, token, poll_interval=0.2).create_project("Refused")
+    settings.IMPORT_BACKGROUND_BYTES = 10
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"id": "x", "complex": {"text": "A sentence."}}\n{not json\n')
+    job = project.import_file(bad, format="jsonl")
+    with pytest.raises(JobFailed) as failed:
+        job.wait(timeout=60, progress=False)
+    message, stored = str(failed.value), Job.objects.get(pk=job.id).error
+    assert failed.value.status == "failed" and "bad.jsonl:1" in message and "bad.jsonl:1" in stored, message
+    assert not any(name in text for name in SERVER_CODE for text in (message, stored)), (message, stored)
+    assert any("bad.jsonl:1" in p for p in failed.value.problems)
+    assert Job.objects.get(pk=job.id).status == Status.FAILED
+
+
+@pytest.mark.services
+def test_refusals_raise_typed_errors_with_the_servers_message(live_server, researcher):
     user, token = researcher
-    project = factories.make_project("Refusals", rita="researcher")
+    factories.make_user("ann")
+    project = factories.make_project("Refusals", rita="researcher", ann="annotator")
     client = Client(live_server.url, token)
-    with pytest.raises(AlignappError, match="unknown method 'magic'") as refused:
-        client.align(project.pk, "magic")
-    assert refused.value.status == 400
-    with pytest.raises(AlignappError) as missing:
+    with pytest.raises(Invalid, match="unknown method 'magic'") as refused:
+        client.project(project.pk).runs.create("magic")
+    assert refused.value.status == 400 and any("magic" in p for p in refused.value.problems)
+    with pytest.raises(NotFound) as missing:
         client.project(999999)
-    assert missing.value.status == 404
-    with pytest.raises(AlignappError, match="Invalid token|credentials"):
-        Client(live_server.url, "not-a-token").projects()
-    assert Client.login(live_server.url, "rita", "pw-rita").projects()[0]["name"] == "Refusals"
+    assert missing.value.status == 404 and isinstance(missing.value, AlignappError)
+    with pytest.raises(Unauthorized, match="Invalid token|credentials") as wrong:
+        next(Client(live_server.url, "not-a-token").projects())
+    assert wrong.value.status == 401 and not isinstance(wrong.value, Forbidden)
+    annotator = Client(live_server.url, issue_token(user.__class__.objects.get(username="ann")).key)
+    with pytest.raises(Forbidden, match="researchers"):
+        annotator.align(project.pk, "jaccard")
+    assert next(Client.login(live_server.url, "rita", "pw-rita").projects()).name == "Refusals"
+
+
+def test_a_server_that_does_not_answer_is_unavailable_after_retrying_gets():
+    with socket.socket() as free:  # a port nobody listens on
+        free.bind(("127.0.0.1", 0))
+        port = free.getsockname()[1]
+    transport = Counting()
+    client = Client(f"http://127.0.0.1:{port}", "token", retries=2, transport=transport)
+    client.http.backoff = 0.01
+    with pytest.raises(Unavailable, match=f"127.0.0.1:{port} did not answer GET"):
+        client.project(1)
+    assert len(transport.requests) == 3  # a GET is tried again
+    with pytest.raises(Unavailable):
+        client.create_project("x")
+    assert len(transport.requests) == 4  # a POST is sent once

@@ -17,7 +17,6 @@ import os
 import socket
 import threading
 import time
-import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -269,6 +268,19 @@ def succeed(model: type[Model], pk: int, *, result: dict | None = None, timings:
 
 def fail(model: type[Model], pk: int, exc: BaseException) -> None:
     """Store the error as data so the UI and API can show it (and a retry can be offered)."""
-    detail = "".join(traceback.format_exception_only(type(exc), exc)).strip()
-    _owned(model, pk).update(status=Status.FAILED, finished_at=timezone.now(), error=detail[:5000], message="failed")
+    _owned(model, pk).update(status=Status.FAILED, finished_at=timezone.now(), error=error_text(exc)[:5000],
+                             message="failed")
     release(model, pk)
+
+
+def error_text(exc: BaseException) -> str:
+    """What a failed row stores: the app's own errors as their message (written for the people who
+    read it: ``bad.jsonl:2: not valid JSON``), any other as ``ClassName: message`` — never a module
+    path of the server's code (``annotation.services....CorpusImportError:``)."""
+    from django.core.exceptions import ObjectDoesNotExist
+
+    kind, message = type(exc), str(exc).strip()
+    own = kind.__module__.split(".")[0] in ("annotation", "workers") and not isinstance(exc, ObjectDoesNotExist)
+    if own and message:
+        return message
+    return f"{kind.__qualname__}: {message}" if message else kind.__qualname__
