@@ -45,7 +45,8 @@ class AlignmentRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, vie
     permission_classes = [IsAuthenticated]
 
     def get_queryset(self):
-        qs = AlignmentRun.objects.filter(project__in=visible_projects(self.request.user))
+        # newest first; id breaks ties of equal times, so pages neither repeat nor skip a run
+        qs = AlignmentRun.objects.filter(project__in=visible_projects(self.request.user)).order_by("-created_at", "-id")
         if self.action == "list":
             qs = qs.exclude(project_id__in=blind_projects(self.request.user))
         project = int_param(self.request, "project")
@@ -199,7 +200,7 @@ class JobViewSet(viewsets.ReadOnlyModelViewSet):
 
     def get_queryset(self):
         projects = researched_projects(self.request.user) if self.action == "list" else visible_projects(self.request.user)
-        qs = Job.objects.filter(project__in=projects)
+        qs = Job.objects.filter(project__in=projects).order_by("-created_at", "-id")
         project = int_param(self.request, "project")
         return qs.filter(project_id=project) if project is not None else qs
 
