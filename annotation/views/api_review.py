@@ -75,13 +75,12 @@ class AdjudicationView(ReviewView):
             "article__project__label_scheme").first()
         if pair is None:
             return Response({"pair": f"pair #{d['pair']} is not in this project"}, status=status.HTTP_404_NOT_FOUND)
-        existed = hasattr(pair, "gold")
-        try:
-            gold = adjudication.decide(pair, d["value"], request.user, d["note"])
+        try:  # created: whether this call made the gold row (one 201 among parallel first decisions)
+            gold, created = adjudication.decide_created(pair, d["value"], request.user, d["note"])
         except adjudication.AdjudicationError as exc:
             raise ValidationError({"value": str(exc)}) from exc
         return Response({"adjudication": _gold_payload(gold), "remaining": adjudication.remaining(project)},
-                        status=status.HTTP_200_OK if existed else status.HTTP_201_CREATED)
+                        status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 def _pair_or_404(project, pair_pk: int) -> CandidatePair:

@@ -164,3 +164,29 @@ def test_submit_and_next_in_one_transaction_respects_the_overlap(crowd, test_eve
     assert Counter(Label.objects.filter(is_test_question=False).values_list("pair_id", flat=True)) == per_pair
     assert not Assignment.objects.filter(status=Assignment.OPEN).exists()
     assert bool(test_every) == Label.objects.filter(is_test_question=True).exists()
+
+
+def test_parallel_first_decisions_on_one_pair_answer_one_201_and_the_rest_200(postgres_db):
+    """Issue 30 item 11: 20 reviewers' API decisions released together make one gold row, and only
+    the request that created it says 201 (the answer reads the row under the pair's lock)."""
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    from annotation.models import Adjudication
+    from tests.annotation.services.review.test_adjudication import make_pairs
+
+    project = factories.make_project("Parallel gold")
+    reviewers = [factories.make_user(f"reviewer{i:02d}", researcher=True) for i in range(20)]
+    Membership.objects.bulk_create([Membership(project=project, user=u, role="researcher") for u in reviewers])
+    [pair] = make_pairs(project, 1)
+    tokens = [Token.objects.create(user=u).key for u in reviewers]
+
+    def decide(i):
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {tokens[i]}")
+        return client.post(f"/api/projects/{project.pk}/adjudication/",
+                           {"pair": pair.pk, "value": "aligned" if i % 2 else "partial"}, format="json").status_code
+
+    codes = in_threads(20, decide)
+    assert sorted(codes) == [200] * 19 + [201]
+    assert Adjudication.objects.filter(pair=pair).count() == 1

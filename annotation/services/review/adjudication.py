@@ -216,6 +216,12 @@ def decide(pair: CandidatePair, value: str, reviewer, note: str = "") -> Adjudic
     Deciding again replaces the earlier decision (same row); deciding the same thing twice changes
     nothing but the note and time. Raises :class:`AdjudicationError` for a value outside the scheme.
     """
+    return decide_created(pair, value, reviewer, note)[0]
+
+
+def decide_created(pair: CandidatePair, value: str, reviewer, note: str = "") -> tuple[Adjudication, bool]:
+    """:func:`decide`, also saying whether this call created the pair's gold row (under the pair's
+    lock, so of many parallel first decisions exactly one says ``True``)."""
     scheme = pair.article.project.label_scheme
     kind = scheme_kind(scheme)
     if not kind.gold:
@@ -223,9 +229,8 @@ def decide(pair: CandidatePair, value: str, reviewer, note: str = "") -> Adjudic
     if value not in scheme.value_names():
         raise AdjudicationError(f"{value!r} is not a label of scheme {scheme.slug!r}; choose one of: "
                                 f"{', '.join(scheme.value_names())}")
-    gold, _ = _set_gold(pair, value=value, provenance=Adjudication.ADJUDICATED, reviewer=reviewer,
-                        note=note or "", created_at=timezone.now(), by=reviewer)
-    return gold
+    return _set_gold(pair, value=value, provenance=Adjudication.ADJUDICATED, reviewer=reviewer,
+                     note=note or "", created_at=timezone.now(), by=reviewer)
 
 
 @dataclass(frozen=True)
@@ -443,7 +448,7 @@ def remaining(project: Project) -> int:
     return len(queue_pair_ids(project))
 
 
-__all__ = ["AdjudicationError", "MODES", "POLICIES", "auto_gold", "auto_gold_preview", "decide", "gold_counts",
-           "history", "majority_value", "pair_review", "queue_items", "queue_pair_ids", "queue_mode",
+__all__ = ["AdjudicationError", "MODES", "POLICIES", "auto_gold", "auto_gold_preview", "decide", "decide_created",
+           "gold_counts", "history", "majority_value", "pair_review", "queue_items", "queue_pair_ids", "queue_mode",
            "recently_decided_pair_ids", "refresh_majority", "remaining", "revert", "revert_target", "review_queue",
            "shows_score"]

@@ -297,3 +297,14 @@ def test_recently_decided_pairs_come_latest_first_and_carry_their_history(projec
     review = adjudication.pair_review(project, second)
     assert review["gold"]["reviewer"] == "rita" and review["revert_to"] == {"value": "", "provenance": ""}
     assert [h["action"] for h in review["history"]] == ["decide"] and review["history"][0]["new"]["value"] == "partial"
+
+
+def test_decide_created_says_whether_this_call_made_the_gold_row(project, users):
+    """Issue 30 item 11: the API's 201/200 comes from here, not from a read before the decision."""
+    [pair] = make_pairs(project, 1)
+    gold, created = adjudication.decide_created(pair, "aligned", users["rita"])
+    assert created and gold.value == "aligned"
+    gold, created = adjudication.decide_created(pair, "partial", users["rita"])
+    assert not created and gold.value == "partial"
+    adjudication.revert(pair, users["rita"]), adjudication.revert(pair, users["rita"])  # back to no gold
+    assert adjudication.decide_created(pair, "aligned", users["rita"])[1]
