@@ -78,9 +78,15 @@ class PairLines:
         self._line(record, obj, self.current)
 
     def _line(self, record, obj: dict, article: _Article) -> None:
+        bad = [key for key in ("complex_level", "simple_level") if not isinstance(obj[key], (str, int))
+               or isinstance(obj[key], bool) or not str(obj[key]).strip()]
+        for key in bad:
+            record.problem(key, f"must be a level name, got {obj[key]!r}")
+        if bad:
+            return
         levels = (str(obj["complex_level"]), str(obj["simple_level"]))
-        if levels[0] == levels[1] or not all(level.strip() for level in levels):
-            record.problem("simple_level", "the two levels must be non-empty and differ")
+        if levels[0] == levels[1]:
+            record.problem("simple_level", f"is the complex level too ({levels[1]!r}); the two levels must differ")
             return
         for side, level in zip(SIDES, levels):
             if not self._sentences(record, obj, side, level, article):

@@ -42,7 +42,7 @@ from collections.abc import Iterator
 from annotation.label_schemes import UNKNOWN_KIND
 from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle, ParsedDocument, ParsedPair
 from annotation.services.corpus.importing.formats import register
-from annotation.services.corpus.importing.formats.wiki_manual import rank_levels
+from annotation.services.corpus.importing.formats.wiki_manual import check_rows, rank_levels
 from annotation.services.corpus.importing.hf_layouts import (
     ArticleRows,
     article_prefix,
@@ -109,6 +109,16 @@ def _schema(f: InputFile, ctx: ParseContext):
     except (pa.ArrowException, OSError) as exc:
         ctx.problems.add(f.name, f"not a readable {'parquet' if f.extension == 'parquet' else 'Arrow'} file: {exc}")
         return None
+
+
+def _has_rows(f: InputFile, ctx: ParseContext) -> bool:
+    """Whether a file holds a row (a parquet file's footer says; an Arrow file is read to its first row)."""
+    import pyarrow.parquet as pq
+
+    if f.extension == "parquet":
+        with f.open() as fh:
+            return pq.ParquetFile(fh).metadata.num_rows > 0
+    return any(batch.num_rows for batch in _batches(f, ctx))
 
 
 def _columns(f: InputFile, ctx: ParseContext) -> list[str]:
@@ -190,10 +200,9 @@ def _export(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle
                 label = labels(row.get("label"), f.name, n, "label")
                 if label is None:
                     continue
-                c_ids, s_ids = list(row["complex_ids"] or []), list(row["simple_ids"] or [])
-                if not c_ids or not s_ids:
-                    ctx.problems.add(f.name, "a pair needs sentence ids on both sides", line=n, field="complex_ids")
+                if not _export_row_ok(row, f.name, n, ctx):
                     continue
+                c_ids, s_ids = row["complex_ids"], row["simple_ids"]
                 for level, ids, text in ((row["complex_level"], c_ids, row["complex"]), (row["simple_level"], s_ids, row["simple"])):
                     if len(ids) == 1:
                         sentences[article][level].setdefault(ids[0], str(text))
@@ -226,6 +235,35 @@ def _export(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle
                             pairs=parsed)
     ctx.warnings.append("an hf export holds no paragraphs and only the sentences its pairs name: each document is "
                         "one paragraph of those sentences (partial documents), its gold sparse")
+
+
+def _export_row_ok(row: dict, file: str, line: int, ctx: ParseContext) -> bool:
+    """A row of the hf export has the shapes and types its columns need (checked before anything is
+    used or written); each problem reported at ``file:row: column``."""
+    problems = []
+    for column in ("article", "complex_level", "simple_level", "complex", "simple"):
+        if not isinstance(row.get(column), str) or not row[column].strip():
+            problems.append((column, f"must be a non-empty text, got {_kind(row.get(column))}"))
+    for column in ("complex_ids", "simple_ids"):
+        ids = row.get(column)
+        if not isinstance(ids, list) or not ids:
+            problems.append((column, f"must be a non-empty list of sentence indices, got {_kind(ids)}"))
+        elif bad := [i for i in ids if not isinstance(i, int) or isinstance(i, bool) or i < 0][:1]:
+            problems.append((column, f"must list sentence indices (0, 1, ...), got {bad[0]!r}"))
+    if not problems and row["complex_level"].strip() == row["simple_level"].strip():
+        problems.append(("simple_level", f"is the complex level too ({row['simple_level']!r}); the two levels must differ"))
+    for column, message in problems:
+        ctx.problems.add(file, message, line=line, field=column)
+    return not problems
+
+
+def _kind(value: object) -> str:
+    """How a refusal names a cell's wrong value: ``null``, ``an empty text``, ``int``..."""
+    if value is None:
+        return "null"
+    if value == [] or (isinstance(value, str) and not value.strip()):
+        return "an empty list" if isinstance(value, list) else "an empty text"
+    return type(value).__name__
 
 
 def _export_lines(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
@@ -345,6 +383,11 @@ def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
     columns = {f.name: _columns(f, ctx) for f in data}
     if ctx.problems:
         return
+    rows = {f.name: int(_has_rows(f, ctx)) for f in data}
+    check_rows(rows, ctx, "an empty dataset")
+    if ctx.problems:
+        return
+    data = [f for f in data if rows[f.name]]
     articles = [f for f in data if article_prefix(columns[f.name])]
     if articles and not ctx.columns:
         left = [f.name for f in data if f not in articles]

@@ -11,7 +11,8 @@ article's metadata), a document per version: level = the version, version 0 = th
 Only the versions in the import's language are imported (``--language en`` / the API's
 ``language``, default the project's), so the Spanish versions stay out of an English project.
 Paragraphs come from blank lines, sentences from the project's splitter. ``auto`` recognises the
-layout by ``articles_metadata.csv``; a ``.txt`` file the metadata does not list is left out (warned).
+layout by ``articles_metadata.csv``; a ``.txt`` file the metadata does not list is left out (warned);
+two files of one name in different folders are refused (the metadata names files without a folder).
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from annotation.services.corpus.importing.base import (
     normalise_language,
 )
 from annotation.services.corpus.importing.formats import register
+from annotation.services.corpus.importing.validation import TITLE_MAX
 
 METADATA = "articles_metadata.csv"
 COLUMNS = ("slug", "language", "title", "grade_level", "version", "filename")
@@ -48,8 +50,25 @@ def _rows(meta: InputFile, ctx: ParseContext) -> Iterator[tuple[int, dict[str, s
     if missing:
         return
     reader.fieldnames = header
-    for row in reader:
-        yield reader.line_num, {k: (v or "").strip() for k, v in row.items() if k in COLUMNS}
+    try:
+        for row in reader:
+            yield reader.line_num, {k: (v or "").strip() for k, v in row.items() if k in COLUMNS}
+    except csv.Error as exc:  # a field over csv's limit, a NUL byte...: a located refusal, not a 500
+        ctx.problems.add(meta.name, f"not readable as CSV ({exc})", line=reader.line_num + 1)
+
+
+def _texts(files: list[InputFile], meta: InputFile, ctx: ParseContext) -> dict[str, InputFile]:
+    """The text files by their name (the metadata names files without their folder): two files of
+    one name in different folders are refused, naming both, rather than one silently left out."""
+    texts: dict[str, InputFile] = {}
+    for f in files:
+        if f is meta:
+            continue
+        other = texts.setdefault(f.basename, f)
+        if other is not f:
+            ctx.problems.add(f.name, f"two files are named {f.basename!r} ({other.name} and {f.name}); "
+                                     f"{METADATA} names files without their folder — rename or remove one")
+    return texts
 
 
 @register("newsela", extensions=(), order=60, probe=is_newsela,
@@ -65,10 +84,9 @@ def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
         ctx.problems.add(metas[1].name if metas else "", f"expected one {METADATA}, found {len(metas)}")
         return
     meta = metas[0]
-    texts: dict[str, InputFile] = {}
-    for f in files:
-        if f is not meta:
-            texts.setdefault(f.basename, f)
+    texts = _texts(files, meta, ctx)
+    if ctx.problems:
+        return
     language = normalise_language(ctx.language)
     slugs: dict[str, dict[int, tuple[int, dict[str, str], InputFile]]] = defaultdict(dict)
     used: set[str] = set()
@@ -81,6 +99,9 @@ def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
         for column in empty:
             problem(column, "is empty")
         if empty:
+            continue
+        if len(row["title"]) > TITLE_MAX:
+            problem("title", f"is longer than {TITLE_MAX} characters ({len(row['title']):,})")
             continue
         if normalise_language(row["language"]) != language:
             other_languages += 1

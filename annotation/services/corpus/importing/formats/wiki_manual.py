@@ -128,6 +128,10 @@ class Reader:
             self.problem(file, line, missing, f"missing column (a row has {len(cells)} of the columns "
                                               "label, simple-id, complex-id, simple, complex[, GLEU])")
             return
+        if len(cells) > len(COLUMNS) + 1:
+            self.problem(file, line, None, f"{len(cells)} columns; a row has at most {len(COLUMNS) + 1} "
+                                           "(label, simple-id, complex-id, simple, complex[, GLEU])")
+            return
         stem = file.rsplit("/", 1)[-1].rsplit(".", 1)[0]
         self.add(file, line, [c.strip() for c in cells[:len(COLUMNS)]],
                  cells[len(COLUMNS)] if len(cells) > len(COLUMNS) else None, stem if stem in Split.NAMES else None)
@@ -239,17 +243,34 @@ def rank_levels(levels: list[str], edges: list[tuple[str, str]]) -> dict[str, in
                "every m x n pair listed = exhaustive gold")
 def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
     reader = Reader(ctx)
+    rows: dict[str, int] = {}
     for f in files:
         if f.extension not in EXTENSIONS:
             ctx.problems.add(f.name, f"unknown extension .{f.extension or '(none)'} for the wiki-manual format; expected .tsv")
             continue
+        rows[f.name] = 0
         for n, raw in ctx.lines(f):
             if not raw.strip() or (n == 1 and raw.split("\t", 1)[0].strip().casefold() == "label"):
                 continue  # blank lines; a header row
+            rows[f.name] += 1
             reader.row(f.name, n, raw)
             if ctx.problems.full:
                 return
+    check_rows(rows, ctx)
     yield from articles(reader, ctx)
+
+
+def check_rows(rows: dict[str, int], ctx: ParseContext, why: str = "only a header or blank lines") -> None:
+    """Files without a row (a header, blank lines, an empty dataset) are refused as an empty file is
+    when no file of the import has one; beside files with rows they are left out, warned."""
+    without = [name for name, n in rows.items() if n == 0]
+    if not without or ctx.problems:
+        return
+    if len(without) == len(rows):
+        for name in without:
+            ctx.problems.add(name, f"holds no rows ({why})")
+    else:
+        ctx.warnings.append(f"left out {len(without)} file(s) without rows: {', '.join(without[:5])}")
 
 
 def articles(reader: Reader, ctx: ParseContext) -> Iterator[ParsedArticle]:
