@@ -211,17 +211,14 @@ def refresh_majority(pair_id: int) -> None:
 
 
 def decide(pair: CandidatePair, value: str, reviewer, note: str = "") -> Adjudication:
-    """Record the reviewer's decision as the pair's gold (provenance ``adjudicated``).
-
-    Deciding again replaces the earlier decision (same row); deciding the same thing twice changes
-    nothing but the note and time. Raises :class:`AdjudicationError` for a value outside the scheme.
-    """
+    """Record the reviewer's decision as the pair's gold (provenance ``adjudicated``). Deciding again
+    replaces the earlier decision (same row); deciding the same thing twice changes nothing but the
+    note and time. Raises :class:`AdjudicationError` for a value outside the scheme."""
     return decide_created(pair, value, reviewer, note)[0]
 
 
 def decide_created(pair: CandidatePair, value: str, reviewer, note: str = "") -> tuple[Adjudication, bool]:
-    """:func:`decide`, also saying whether this call created the pair's gold row (under the pair's
-    lock, so of many parallel first decisions exactly one says ``True``)."""
+    """:func:`decide`, and whether this call created the gold row (read under the pair's lock)."""
     scheme = pair.article.project.label_scheme
     kind = scheme_kind(scheme)
     if not kind.gold:
@@ -450,5 +447,4 @@ def remaining(project: Project) -> int:
 
 __all__ = ["AdjudicationError", "MODES", "POLICIES", "auto_gold", "auto_gold_preview", "decide", "decide_created",
            "gold_counts", "history", "majority_value", "pair_review", "queue_items", "queue_pair_ids", "queue_mode",
-           "recently_decided_pair_ids", "refresh_majority", "remaining", "revert", "revert_target", "review_queue",
-           "shows_score"]
+           "recently_decided_pair_ids", "refresh_majority", "remaining", "revert", "revert_target", "review_queue", "shows_score"]
