@@ -20,6 +20,8 @@ annotator's judgement; where they said nothing, their version has no link: not a
 sentence pair (created as a ``manual`` pair when nobody proposed it) through
 :func:`annotation.services.review.adjudication.decide` — gold's one writer, so the pair's gold
 history records it like any adjudication — and each save leaves one ``gold.curate`` audit event.
+The decision's note names the two annotators by their export pseudonyms (``a<user id>``), never by
+user name, since exports copy it (issue 30 item 7).
 
 Example (categories of two judgements):
     >>> category("aligned", "aligned"), category("aligned", "not"), category(None, "partial")
@@ -40,6 +42,7 @@ from annotation.services.alignment.alignment_runs import link_sentences
 from annotation.services.corpus.documents import document_pair_payload
 from annotation.services.editing.article_alignment import counts_as, link_pair, scheme_values
 from annotation.services.editing.links import LINK_LABELS, Link, expand, links_from
+from annotation.services.projects.pseudonyms import pseudonym
 from annotation.services.review import adjudication
 from annotation.services.review.gold import pair_gold
 
@@ -222,7 +225,8 @@ def decide_links(article: Article, complex_doc: Document, simple_doc: Document, 
     parsed = _parse(decisions, complex_doc.sentences.count(), simple_doc.sentences.count())
     counts = counts_as(scheme)
     said = {"a": judgements(a_user, complex_doc, simple_doc, counts), "b": judgements(b_user, complex_doc, simple_doc, counts)}
-    names = {"a": a_user.get_username(), "b": b_user.get_username()}
+    names = {"a": a_user.get_username(), "b": b_user.get_username()}  # for the audit log (researchers only)
+    aliases = {"a": pseudonym(a_user.pk), "b": pseudonym(b_user.pk)}  # for the note, which exports copy
     problems, plan = [], []
     for c, s, decision in parsed:
         klass = decision if decision not in ("a", "b") else (_judgement(*said[decision], (c, s)) or "not")
@@ -238,8 +242,8 @@ def decide_links(article: Article, complex_doc: Document, simple_doc: Document, 
             pair, _ = link_pair(article, complex_doc, simple_doc, link)
             pairs.append(pair)
             before = Adjudication.objects.filter(pair=pair).values_list("value", flat=True).first()
-            why = f"curation of {names['a']} (A) and {names['b']} (B): " + (
-                f"accepted {decision.upper()} ({names[decision]})" if decision in ("a", "b") else f"set {klass}")
+            why = f"curation of {aliases['a']} (A) and {aliases['b']} (B): " + (
+                f"accepted {decision.upper()} ({aliases[decision]})" if decision in ("a", "b") else f"set {klass}")
             adjudication.decide(pair, values[klass], reviewer, f"{why}. {note}".strip() if note else why)
             changed += before != values[klass]
         link_sentences(pairs)
