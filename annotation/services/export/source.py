@@ -30,7 +30,7 @@ from annotation.services.export import gold
 from annotation.services.export.grouping import assign_groups
 from annotation.services.export.options import ExportError, ExportOptions
 from annotation.services.export.records import ArticleBatch, PairRecord
-from annotation.services.projects.pseudonyms import project_user_ids, pseudonym, scrub_names
+from annotation.services.projects.pseudonyms import name_scrubber, project_user_ids, pseudonym
 from annotation.services.review import qc
 from annotation.services.review.exhaustive import exhaustive_pairs
 from annotation.services.review.gold import UNDECIDED, Gold, resolve
@@ -154,14 +154,14 @@ class PairSource:
                 .values_list("pair_id", "value", "provenance", "reviewer_id", "reviewer__username", "note")):
             who = _pseudonym(reviewer_id, reviewer, self.options.annotator_names) if reviewer_id else None
             stored[pair_id] = Gold(value, provenance, stored=True, reviewer=who)
-            notes[pair_id] = note if self.options.annotator_names else scrub_names(note, self._user_ids())
+            notes[pair_id] = note if self.options.annotator_names else self._scrub(note)
         return stored, notes
 
-    def _user_ids(self) -> dict[str, int]:
-        """The project's user names (read once): notes of a pseudonymous export name nobody."""
-        if getattr(self, "_names", None) is None:
-            self._names = project_user_ids(self.project)
-        return self._names
+    def _scrub(self, note: str) -> str:
+        """The note with the project's user names as pseudonyms (names read once per export)."""
+        if getattr(self, "_scrubber", None) is None:
+            self._scrubber = name_scrubber(project_user_ids(self.project))
+        return self._scrubber(note)
 
     def _votes(self, ids: list[int]) -> dict[int, list[dict]]:
         """The chunk's counted votes by pair, in label order."""
