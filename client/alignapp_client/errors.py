@@ -66,6 +66,12 @@ class Unavailable(AlignappError):
     """The server did not answer (down, unreachable, 502/503/504) even after the client's retries."""
 
 
+class OtherOrigin(AlignappError):
+    """The server pointed the client (a list's ``next``, a job's ``status_url``, a download) at another
+    origin (scheme, host, port) than the one the client was created with; nothing was sent there, so the
+    token never leaves its server."""
+
+
 class JobFailed(AlignappError):
     """A run, job or export ended ``failed`` or ``cancelled``; ``payload`` is its last state."""
 

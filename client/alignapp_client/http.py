@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 
-from .errors import AlignappError, Unavailable, error_for
+from .errors import AlignappError, OtherOrigin, Unavailable, error_for
 
 #: Answers after which a GET is tried again: the server (or a proxy before it) is restarting or overloaded.
 RETRY_STATUSES = frozenset({502, 503, 504})
@@ -70,11 +70,22 @@ class Http:
             seen.add(url or "")
 
     def send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
-        """One request; a server that does not answer raises :class:`Unavailable`."""
+        """One request; a server that does not answer raises :class:`Unavailable`, a URL on another
+        origin than the client's :class:`OtherOrigin` (before anything, the token included, is sent)."""
+        self.check_origin(path)
         try:
             return self.client.request(method, path, **kwargs)
         except httpx.TransportError as exc:
             raise Unavailable(f"{self.url} did not answer {method} {path}: {exc or type(exc).__name__}") from exc
+
+    def check_origin(self, path: str) -> None:
+        """Refuse an absolute URL whose scheme, host or port differ from the client's server."""
+        target = httpx.URL(path)
+        if not target.is_absolute_url:
+            return
+        if origin(target) != origin(httpx.URL(self.url)):
+            raise OtherOrigin(f"the server pointed to {path}, on another origin than {self.url}; "
+                              "the client sends its requests (and token) only to the server it was created with")
 
     def _get(self, path: str, params: dict[str, Any] | None) -> httpx.Response:
         for attempt in range(self.retries + 1):
@@ -103,6 +114,12 @@ def checked(answer: httpx.Response, *, json: bool = True) -> Any:
         fallback = f"{answer.status_code} {answer.reason_phrase} for {answer.request.method} {answer.request.url}"
         raise error_for(answer.status_code, payload, fallback)
     return payload
+
+
+def origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    """``(scheme, host, port)`` of ``url``, the default port of its scheme filled in."""
+    port = url.port or {"http": 80, "https": 443}.get(url.scheme)
+    return url.scheme, url.host.lower(), port
 
 
 def _query(params: dict[str, Any]) -> dict[str, Any]:
