@@ -244,13 +244,18 @@ LOGIN_DELAY_MAX_SECONDS = env_int("LOGIN_DELAY_MAX_SECONDS", 900)
 # since any client can send the header when no proxy replaces it.
 LOGIN_CLIENT_ADDRESS_HEADER = env_request_header("LOGIN_CLIENT_ADDRESS_HEADER")
 
-# --- Cache: the rate limits and the queue's counters. The default (local memory) is per process, so
-# with N web processes a limit is N times looser; CACHE_URL=redis://… shares one cache between them.
+# --- Cache: CACHE_URL=redis://… is one cache for every web process (the queue's counters, throttles and
+# the sign-in limits). Without it the counters stay in each process's memory, and the sign-in limits
+# ("limits") go to a table of the database, so they hold across web processes on the embedded default too.
 _cache_url = env_str("CACHE_URL")
 if _cache_url and not _cache_url.startswith(("redis://", "rediss://")):
     raise ImproperlyConfigured(f"CACHE_URL={_cache_url!r} must be a redis:// URL (or unset: local memory)")
-CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}
-          if _cache_url else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+_redis_cache = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}
+CACHES = {
+    "default": _redis_cache if _cache_url else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+    "limits": _redis_cache if _cache_url else {"BACKEND": "alignapp.cache.LockingDatabaseCache",
+                                               "LOCATION": "alignapp_cache"},
+}
 # The OpenAPI schema (``GET /api/schema/``) for signed-in users; CI fuzzes every operation from it.
 SPECTACULAR_SETTINGS = {
     "TITLE": "alignapp API",

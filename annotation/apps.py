@@ -16,6 +16,14 @@ def ensure_builtin_schemes(sender=None, using: str = "default", **kwargs) -> Non
         )
 
 
+def ensure_cache_table(sender=None, using: str = "default", **kwargs) -> None:
+    """Create the database cache's table (the sign-in limits without Redis) after every migrate;
+    ``createcachetable`` skips a table that exists."""
+    from django.core.management import call_command
+
+    call_command("createcachetable", database=using, verbosity=0)
+
+
 class AnnotationConfig(AppConfig):
     name = "annotation"
     verbose_name = "Alignment annotation"
@@ -23,6 +31,7 @@ class AnnotationConfig(AppConfig):
 
     def ready(self) -> None:
         post_migrate.connect(ensure_builtin_schemes, sender=self)
+        post_migrate.connect(ensure_cache_table, sender=self, dispatch_uid="ensure-cache-table")
         from django.contrib.auth import get_user_model
         from django.db.models.signals import post_save, pre_delete
 

@@ -12,21 +12,24 @@ on failed sign-ins.
   of a username (``LOGIN_ADDRESS_FAILURE_LIMIT`` from an address) within
   ``LOGIN_FAILURE_WINDOW_MINUTES`` each further attempt waits, the wait doubling from
   ``LOGIN_DELAY_SECONDS`` up to ``LOGIN_DELAY_MAX_SECONDS``; the right password works after the
-  wait. With the default local-memory cache each web process counts on its own (see ``CACHE_URL``).
+  wait. The counters live in the ``limits`` cache, shared by every web process: Redis with
+  ``CACHE_URL``, else a table of the database (:mod:`alignapp.cache`).
 """
 from __future__ import annotations
 
 import datetime
 import hashlib
 import math
+import secrets
 import time
 from dataclasses import dataclass
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
+from django.core.cache import caches
 from django.db import transaction
 from django.utils import timezone
+from django.utils.connection import ConnectionProxy
 from rest_framework.authtoken.models import Token
 
 from annotation.services import audit
@@ -187,6 +190,10 @@ def change_password(user, *, old: str, new: str, repeat: str) -> None:
 # username's counter. Reaching a limit is recorded in the audit log (``login.limit``).
 
 _TIERS = ("username", "address")
+#: The sign-in counters' cache, shared by the web processes (``CACHES["limits"]``).
+cache = ConnectionProxy(caches, "limits")
+#: A counter's value is ``window * _SPAN + failures`` (``window``: random, drawn when the window starts).
+_SPAN = 10**9
 
 
 def _now() -> float:
@@ -218,14 +225,23 @@ def delay(slot: int) -> int:
     return min(base * 2 ** min(max(slot, 1) - 1, 30), max(base, settings.LOGIN_DELAY_MAX_SECONDS))
 
 
-def _take_number(keys: dict[str, str]) -> int:
-    if cache.add(keys["count"], 0, _window_s()):  # a new window: forget the last one's slots
-        cache.delete_many([keys["reached"], keys["last"]])
-    try:
-        return cache.incr(keys["count"])
-    except ValueError:  # the window ended between add and incr
-        cache.add(keys["count"], 0, _window_s())
-        return cache.incr(keys["count"])
+def _scoped(keys: dict[str, str], value: int) -> dict[str, str]:
+    """``keys`` with the slots of the window that the counter's ``value`` belongs to."""
+    window = value // _SPAN
+    return {**keys, **{name: f"{keys[name]}:{window}" for name in ("reached", "last", "slot")}}
+
+
+def _take_number(keys: dict[str, str]) -> tuple[int, dict[str, str]]:
+    """This attempt's number in the counter's window, and the window's keys. A new window starts at a
+    random multiple of ``_SPAN``, so the last window's slots are never read again (no delete that could
+    race with the new window's first records)."""
+    while True:
+        cache.add(keys["count"], secrets.randbelow(_SPAN) * _SPAN, _window_s())
+        try:
+            value = cache.incr(keys["count"])
+        except ValueError:  # the window ended between add and incr
+            continue
+        return value % _SPAN, _scoped(keys, value)
 
 
 def _reach(tier: str, keys: dict[str, str], *, username: str, address: str, failures: int) -> None:
@@ -260,9 +276,9 @@ def begin_sign_in(address: str, username: str) -> int:
     taken = []
     for tier, value in _tier_values(address, username):
         keys = _keys(tier, value)
-        number = _take_number(keys)
+        number, scoped = _take_number(keys)
         if number > _limit(tier):
-            wait = _claim_slot(tier, keys, username=username, address=address, number=number)
+            wait = _claim_slot(tier, scoped, username=username, address=address, number=number)
             if wait:
                 for earlier in taken:  # not tried: give back the places taken in the other counter
                     _give_back(earlier)
@@ -283,7 +299,9 @@ def login_blocked_for(address: str, username: str) -> int:
     waits = [0]
     for tier, value in _tier_values(address, username):
         keys = _keys(tier, value)
-        if (cache.get(keys["count"]) or 0) >= _limit(tier):
+        count = cache.get(keys["count"]) or 0
+        keys = _scoped(keys, count)
+        if count % _SPAN >= _limit(tier):
             now = _now()
             slot, since = cache.get(keys["last"]) or (0, cache.get(keys["reached"], now))
             waits.append(max(0, math.ceil(since + delay(slot + 1) - now)))
@@ -296,9 +314,10 @@ def login_failed(address: str, username: str) -> None:
     for tier, value in _tier_values(address, username):
         keys = _keys(tier, value)
         cache.touch(keys["count"], _window_s())
-        failures = cache.get(keys["count"]) or 0
+        count = cache.get(keys["count"]) or 0
+        failures = count % _SPAN
         if failures >= _limit(tier):
-            _reach(tier, keys, username=username, address=address, failures=failures)
+            _reach(tier, _scoped(keys, count), username=username, address=address, failures=failures)
 
 
 def record_limit(tier: str, *, username: str, address: str, failures: int) -> None:
