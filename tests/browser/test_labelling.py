@@ -122,7 +122,9 @@ def test_a_label_whose_answer_is_lost_is_kept_in_the_browser_and_stored_once(pag
 
     page.route("**/queue/submit/**", reach_server_then_drop)
     page.keyboard.press("1")
-    page.locator("#status", has_text="Connection lost").wait_for()
+    # the label's round trip reaches the server first (route.fetch): on a loaded CI machine that can take
+    # longer than the page's default 15 s
+    page.locator("#status", has_text="Connection lost").wait_for(timeout=45_000)
     pending = json.loads(page.evaluate(f"localStorage.getItem('alignapp.pending.{project.pk}')"))
     assert pending["pair"] == first and pending["value"] == "aligned"
     assert Label.objects.filter(pair_id=first).count() == 1
