@@ -35,6 +35,18 @@ def complete_documents(project, options) -> set[tuple[int, int]]:
     return {(p.complex_document_id, p.simple_document_id) for p in exhaustive_pairs(project)}
 
 
+def by_document_pair(batch, records, complete: set[tuple[int, int]]) -> dict[tuple[int, int], list]:
+    """An article batch's records grouped by (complex document, simple document), with an empty group
+    for each complete document pair of the batch that has no record (every sentence pair not aligned)."""
+    groups: dict[tuple[int, int], list] = {}
+    for r in records:
+        groups.setdefault((r.complex_document, r.simple_document), []).append(r)
+    for c_doc, s_doc in complete:
+        if c_doc in batch.documents and s_doc in batch.documents:
+            groups.setdefault((c_doc, s_doc), [])
+    return groups
+
+
 def paragraph_positions(document: dict | None) -> list[int]:
     """Sentence index → paragraph index of one document (``ArticleBatch.documents`` entry)."""
     return [p for p, sentences in enumerate((document or {}).get("paragraphs", [])) for _ in sentences]

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from annotation.services.export.completeness import by_document_pair
 from annotation.services.export.records import ArticleBatch, PairRecord
 
 FOLDER = "articles"
@@ -88,12 +89,7 @@ class ArticleRows:
         self.buffers: dict[str, list[dict]] = {}
 
     def write(self, batch: ArticleBatch, records: list[PairRecord]) -> None:
-        by_docs: dict[tuple[int, int], list[PairRecord]] = {}
-        for r in records:
-            by_docs.setdefault((r.complex_document, r.simple_document), []).append(r)
-        for c_doc, s_doc in self.complete:  # a complete document pair without a pair: every pair not aligned
-            if c_doc in batch.documents and s_doc in batch.documents:
-                by_docs.setdefault((c_doc, s_doc), [])
+        by_docs = by_document_pair(batch, records, self.complete)
         rank = {d: doc["rank"] for d, doc in batch.documents.items()}
         rows = self.buffers.setdefault(batch.split, [])
         for (c_doc, s_doc), pairs in sorted(by_docs.items(), key=lambda kv: (rank[kv[0][0]], rank[kv[0][1]])):

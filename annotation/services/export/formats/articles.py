@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 from annotation.services.editing.links import links_from
-from annotation.services.export.completeness import complete_documents
+from annotation.services.export.completeness import by_document_pair, complete_documents
 from annotation.services.export.formats import register
 from annotation.services.export.formats.base import LINKING, Writer
 from annotation.services.export.records import ArticleBatch, PairRecord
@@ -38,12 +38,7 @@ class ArticlesWriter(Writer):
         return [f"{split}.jsonl"]
 
     def write(self, batch: ArticleBatch, records: list[PairRecord]) -> None:
-        by_docs: dict[tuple[int, int], list[PairRecord]] = {}
-        for r in records:
-            by_docs.setdefault((r.complex_document, r.simple_document), []).append(r)
-        for c_doc, s_doc in self.complete:  # a complete document pair without a link: every pair not aligned
-            if c_doc in batch.documents and s_doc in batch.documents:
-                by_docs.setdefault((c_doc, s_doc), [])
+        by_docs = by_document_pair(batch, records, self.complete)
         if not by_docs:
             return
         out = self._file(f"{batch.split}.jsonl")
