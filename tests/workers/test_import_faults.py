@@ -20,8 +20,9 @@ import pytest
 from annotation.models import Article, Job, Status
 from annotation.services.background import liveness
 from tests import factories
-from tests.worker_process import app_broker, database_url, running_worker, wait_for
-from tests.workers.test_faults import big_jsonl, free_port, kill
+from tests.worker_process import app_broker, database_url, kill_process, running_worker, wait_for
+from tests.workers.test_faults import free_port
+from tests.workers.test_web_faults import big_jsonl
 
 pytestmark = [pytest.mark.slow]
 
@@ -109,7 +110,7 @@ def test_the_web_process_killed_mid_synchronous_import_leaves_nothing_and_the_up
         client.start()
         wait_for(lambda: writing() or not client.is_alive(), 120, log, "the import's write phase")
         assert client.is_alive(), f"the import ended before the kill: {answers}"
-        kill(server)  # mid-import: no chance to undo anything
+        kill_process(server)  # mid-import: no chance to undo anything
         client.join(30)
         job = Job.objects.get(kind="import")
         assert job.status == Status.RUNNING and articles(project) < ARTICLES
@@ -124,7 +125,7 @@ def test_the_web_process_killed_mid_synchronous_import_leaves_nothing_and_the_up
         assert response.json()["articles"] == articles(project) == ARTICLES
         assert list(imports.iterdir()) == []
     finally:
-        kill(server)
+        kill_process(server)
 
 
 def test_the_web_process_killed_mid_upload_leaves_no_file_and_the_upload_can_be_retried(transactional_db, tmp_path, env):
@@ -144,7 +145,7 @@ def test_the_web_process_killed_mid_upload_leaves_no_file_and_the_upload_can_be_
         with socket.create_connection(("127.0.0.1", port)) as sock:
             sock.sendall(request + body[: len(body) // 2])  # half the upload, then the server dies
             wait_for(lambda: any(p.name.startswith("tmp") for p in imports.iterdir()), 30, log, "the upload's spool file")
-            kill(server)
+            kill_process(server)
         assert [p.name for p in imports.iterdir() if p.name.startswith("tmp") and ".upload" in p.name]
         server = start_web(port, log, env)
         assert swept(imports) == []
@@ -154,7 +155,7 @@ def test_the_web_process_killed_mid_upload_leaves_no_file_and_the_upload_can_be_
         assert response.json()["articles"] == articles(project) == ARTICLES // 5
         assert list(imports.iterdir()) == []
     finally:
-        kill(server)
+        kill_process(server)
 
 
 def test_a_worker_killed_mid_background_import_is_replaced_and_the_import_is_all_there(transactional_db, tmp_path, env):
@@ -171,7 +172,7 @@ def test_a_worker_killed_mid_background_import_is_replaced_and_the_import_is_all
             staged = uploads.stage_uploads([MemoryUpload("big.jsonl", big_jsonl(ARTICLES))])
             job = uploads.start_import_job(project, staged)  # queued once its row is committed
             wait_for(lambda: writing() or Job.objects.get(pk=job.pk).is_finished, 120, log, "the write phase")
-            kill(worker)
+            kill_process(worker)
         job.refresh_from_db()
         assert job.status == Status.RUNNING and articles(project) < ARTICLES
         with running_worker("filesystem://", tmp_path / "w2", folder, env=env) as (_, log):

@@ -11,8 +11,8 @@ import pytest
 from annotation.models import AlignmentRun, RunChunk, Status
 from annotation.services.alignment import alignment_runs
 from annotation.services.background import progress
-from tests.worker_process import app_broker, running_worker, wait_for
-from tests.workers.test_faults import PARAMS, build_corpus, clean_run, kill, predictions, run_state
+from tests.worker_process import app_broker, kill_process, running_worker, wait_for
+from tests.workers.test_faults import PARAMS, build_corpus, clean_run, predictions, run_state
 
 pytestmark = [pytest.mark.slow]
 
@@ -59,7 +59,7 @@ def _killed_mid_chunk(broker_url: str, tmp_path: Path, env: dict, folder: Path |
         while time.monotonic() < deadline:  # a chunk running after some are done: kill now
             states = list(RunChunk.objects.filter(run=run).values_list("status", flat=True))
             if states.count(Status.SUCCEEDED) >= 2 and Status.RUNNING in states:
-                kill(worker)
+                kill_process(worker)
                 break
             time.sleep(0.01)
         else:
