@@ -191,6 +191,9 @@ IMPORT_MAX_FILES = env_int("IMPORT_MAX_FILES", 10_000)
 IMPORT_MAX_LINES = env_int("IMPORT_MAX_LINES", 500_000)
 IMPORT_MAX_SENTENCES_PER_DOCUMENT = env_int("IMPORT_MAX_SENTENCES_PER_DOCUMENT", 10_000)
 IMPORT_MAX_ARTICLES = env_int("IMPORT_MAX_ARTICLES", 200_000)
+# Sentences in one import, counted as they are produced (a metadata file naming one text many times
+# multiplies it; IMPORT_MAX_BYTES bounds the characters produced the same way).
+IMPORT_MAX_SENTENCES = env_int("IMPORT_MAX_SENTENCES", 500_000)
 IMPORT_BACKGROUND_BYTES = env_int("IMPORT_BACKGROUND_BYTES", 2 * 1024 * 1024)
 # Bounded memory per line: a longer line is refused while it is read (never parsed), a longer
 # document text before it is split into sentences, a longer sentence after.

@@ -373,6 +373,8 @@ def _spool_articles(articles: Iterable[ParsedArticle], spool: Spool, ctx: ParseC
         seen.append(SeenArticle(article.title, article.file, article.line))
         if not check_article(article, limits, problems) or problems:
             continue  # keep validating, stop spooling: nothing will be written
+        if not ctx.produced(article):
+            break  # past the import's sentences or characters: read no further
         unlabelled.extend(p.label for p in article.pairs if p.label and not p.gold)
         spool.add(article)
         if progress is not None and len(seen) % 200 == 0:

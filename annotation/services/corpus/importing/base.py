@@ -158,7 +158,43 @@ class ParseContext:
     gold_meaning: str = "sparse"  # what the input's gold links mean (importing.GOLD_MEANINGS)
     columns: tuple[str, ...] = ()  # a pair dataset's complex, simple [, label] column names (``hf``)
     bytes_read: int = 0  # for progress
+    # what the articles spooled so far hold (``produced``), checked against IMPORT_MAX_SENTENCES and
+    # IMPORT_MAX_BYTES as they are produced; and the bytes a binary dataset decoded so far
+    sentences_produced: int = 0
+    chars_produced: int = 0
+    decoded_bytes: int = 0
     _language_reported: bool = False
+
+    def room(self, file: str, line: int | None, sentences: int, chars: int, *, field_name: str | None = None,
+             what: str = "") -> bool:
+        """Whether the import may hold ``sentences`` and ``chars`` more than the articles spooled so far
+        (a parser asks with what it has built of the article at hand); reported at ``file:line`` when not.
+
+            >>> ctx.room("articles_metadata.csv", 7, 4_800, 390_000)  # doctest: +SKIP
+            False  # "articles_metadata.csv:7: the import holds more than 500,000 sentences ...; the limit is ..."
+        """
+        limits, where = self.limits, f" by {what}" if what else ""
+        if self.sentences_produced + sentences > limits.sentences:
+            self.problems.add(file, over(f"the import holds more than {limits.sentences:,} sentences{where}",
+                                         "IMPORT_MAX_SENTENCES", limits.sentences),
+                              line=line, field=field_name, limit="IMPORT_MAX_SENTENCES")
+            return False
+        if self.chars_produced + chars > limits.total_bytes:
+            self.problems.add(file, over(f"the import's documents hold more than {limits.total_bytes:,} characters{where}",
+                                         "IMPORT_MAX_BYTES", limits.total_bytes),
+                              line=line, field=field_name, limit="IMPORT_MAX_BYTES")
+            return False
+        return True
+
+    def produced(self, article: ParsedArticle) -> bool:
+        """Count an article's sentences and characters into the import's; False (reported) past a limit."""
+        sentences = sum(d.sentence_count for d in article.documents)
+        chars = sum(len(t) for d in article.documents for p in d.paragraphs for t in p)
+        if not self.room(article.file, article.line, sentences, chars, what=f"article {article.title!r}"):
+            return False
+        self.sentences_produced += sentences
+        self.chars_produced += chars
+        return True
 
     def lines(self, f: InputFile) -> Iterator[tuple[int, str]]:
         """``(line number, text)`` of a file already checked to be UTF-8 text, read a line at a time."""

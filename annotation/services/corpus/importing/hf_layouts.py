@@ -106,7 +106,7 @@ def id_pair_articles(files: list[InputFile], ctx: ParseContext, rows: Rows, text
             if text is not None:
                 cells = [text, *(str(row.get(c) or "").strip() for c in fields[1:])]
                 reader.add(f.name, n, cells, None if gleu is None else str(gleu), split, fields)
-            if ctx.problems.full:
+            if ctx.problems.full or reader.over:
                 return
     yield from wiki_manual.articles(reader, ctx)
 

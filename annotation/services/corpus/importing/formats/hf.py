@@ -31,7 +31,8 @@ layouts, in the order they are looked for (details in ``importing.hf_layouts``):
   label or 1/0) is imported gold.
 
 When a folder holds a split both as ``.arrow`` and as ``.parquet`` (the export writes both), the
-Arrow files are read and the parquet ones left out (warned). Uses ``pyarrow``.
+Arrow files are read and the parquet ones left out (warned). Uses ``pyarrow``, a row group or record
+batch at a time, counting what the files decode to against ``IMPORT_MAX_BYTES`` (``dataset_files``).
 """
 from __future__ import annotations
 
@@ -41,6 +42,11 @@ from collections.abc import Iterator
 
 from annotation.label_schemes import UNKNOWN_KIND
 from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle, ParsedDocument, ParsedPair
+from annotation.services.corpus.importing.dataset_files import batches as _batches
+from annotation.services.corpus.importing.dataset_files import check_sizes
+from annotation.services.corpus.importing.dataset_files import has_rows as _has_rows
+from annotation.services.corpus.importing.dataset_files import rows as _rows
+from annotation.services.corpus.importing.dataset_files import schema as _schema
 from annotation.services.corpus.importing.formats import register
 from annotation.services.corpus.importing.formats.wiki_manual import check_rows, rank_levels
 from annotation.services.corpus.importing.hf_layouts import (
@@ -70,66 +76,10 @@ def is_hf(names: list[str]) -> bool:
     return any(n.rsplit(".", 1)[-1].lower() in EXTENSIONS or n.rsplit("/", 1)[-1] in METADATA[:1] for n in names)
 
 
-def _batches(f: InputFile, ctx: ParseContext):
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    try:
-        if f.extension == "parquet":
-            with f.open() as fh:
-                yield from pq.ParquetFile(fh).iter_batches(batch_size=5000)
-            return
-        with f.open() as fh:
-            data = fh.read()
-        try:
-            reader = pa.ipc.open_stream(data)
-            yield from reader
-        except pa.ArrowInvalid:
-            reader = pa.ipc.open_file(data)
-            for i in range(reader.num_record_batches):
-                yield reader.get_batch(i)
-    except (pa.ArrowException, OSError) as exc:
-        ctx.problems.add(f.name, f"not a readable {'parquet' if f.extension == 'parquet' else 'Arrow'} file: {exc}")
-
-
-def _schema(f: InputFile, ctx: ParseContext):
-    """The Arrow schema of a file (an empty split has one too); None after reporting it."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    try:
-        with f.open() as fh:
-            if f.extension == "parquet":
-                return pq.ParquetFile(fh).schema_arrow
-            try:
-                return pa.ipc.open_stream(fh).schema  # reads the schema only
-            except pa.ArrowInvalid:
-                fh.seek(0)
-                return pa.ipc.open_file(fh).schema
-    except (pa.ArrowException, OSError) as exc:
-        ctx.problems.add(f.name, f"not a readable {'parquet' if f.extension == 'parquet' else 'Arrow'} file: {exc}")
-        return None
-
-
-def _has_rows(f: InputFile, ctx: ParseContext) -> bool:
-    """Whether a file holds a row (a parquet file's footer says; an Arrow file is read to its first row)."""
-    import pyarrow.parquet as pq
-
-    if f.extension == "parquet":
-        with f.open() as fh:
-            return pq.ParquetFile(fh).metadata.num_rows > 0
-    return any(batch.num_rows for batch in _batches(f, ctx))
-
-
 def _columns(f: InputFile, ctx: ParseContext) -> list[str]:
     """The column names of a file."""
     schema = _schema(f, ctx)
     return list(schema.names) if schema is not None else []
-
-
-def _rows(f: InputFile, ctx: ParseContext) -> Iterator[dict]:
-    for batch in _batches(f, ctx):
-        yield from batch.to_pylist()
 
 
 def _class_names(files: list[InputFile], ctx: ParseContext):
@@ -381,7 +331,7 @@ def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
         ctx.problems.add("", "no .arrow or .parquet files to import")
         return
     columns = {f.name: _columns(f, ctx) for f in data}
-    if ctx.problems:
+    if ctx.problems or not check_sizes(data, ctx):
         return
     rows = {f.name: int(_has_rows(f, ctx)) for f in data}
     check_rows(rows, ctx, "an empty dataset")

@@ -88,57 +88,7 @@ def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
     if ctx.problems:
         return
     language = normalise_language(ctx.language)
-    slugs: dict[str, dict[int, tuple[int, dict[str, str], InputFile]]] = defaultdict(dict)
-    used: set[str] = set()
-    other_languages = 0
-    for line, row in _rows(meta, ctx):
-        def problem(field_name: str, message: str, line: int = line) -> None:
-            ctx.problems.add(meta.name, message, line=line, field=field_name)
-
-        empty = [c for c in COLUMNS if not row.get(c)]
-        for column in empty:
-            problem(column, "is empty")
-        if empty:
-            continue
-        if len(row["title"]) > TITLE_MAX:
-            problem("title", f"is longer than {TITLE_MAX} characters ({len(row['title']):,})")
-            continue
-        if normalise_language(row["language"]) != language:
-            other_languages += 1
-            used.add(row["filename"].replace("\\", "/").rsplit("/", 1)[-1])
-            continue
-        try:
-            version = int(row["version"])
-            if version < 0:
-                raise ValueError
-        except ValueError:
-            problem("version", f"must be a version number (0 = the original), got {row['version']!r}")
-            continue
-        try:
-            grade = float(row["grade_level"])
-            if not math.isfinite(grade):
-                raise ValueError
-        except ValueError:
-            problem("grade_level", f"must be a number, got {row['grade_level']!r}")
-            continue
-        base = row["filename"].replace("\\", "/").rsplit("/", 1)[-1]
-        f = texts.get(base)
-        if f is None:
-            problem("filename", f"no file articles/{base} in the import")
-            continue
-        used.add(base)
-        if version in slugs[row["slug"]]:
-            problem("version", f"duplicate version {version} of {row['slug']!r} (also at line {slugs[row['slug']][version][0]})")
-            continue
-        row["grade"] = grade
-        slugs[row["slug"]][version] = (line, row, f)
-    unlisted = sorted(name for name in texts if name not in used)
-    if unlisted:
-        ctx.warnings.append(f"{len(unlisted)} file(s) not listed in {METADATA} were left out: "
-                            + ", ".join(unlisted[:5]) + (", …" if len(unlisted) > 5 else ""))
-    if other_languages:
-        ctx.warnings.append(f"{other_languages} version(s) in languages other than {language!r} were left out "
-                            "(choose the language to import another)")
+    slugs = _versions(meta, texts, language, ctx)
     if ctx.problems:
         return
     if not slugs:
@@ -149,22 +99,114 @@ def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
         if len(versions) < 2:
             single.append(slug)
             continue
-        documents = []
-        for rank, version in enumerate(sorted(versions)):
-            line, row, f = versions[version]
-            paragraphs = ctx.split(ctx.text(f), f.name)
-            if paragraphs is None:
-                return
-            if not paragraphs:
-                ctx.problems.add(f.name, "holds no sentences")
-                continue
-            documents.append(ParsedDocument(level=str(version), rank=rank, paragraphs=paragraphs, meta={
-                "file": f.name, "title": row["title"], "grade_level": row["grade"], "version": version,
-                "language": row["language"]}))
-        if len(documents) == len(versions):
-            first_line, first, _ = versions[min(versions)]
-            yield ParsedArticle(title=slug, file=meta.name, line=first_line, documents=documents,
-                                meta={"title": first["title"], "slug": slug, "language": first["language"]})
+        article = _article(slug, versions, meta, ctx)
+        if ctx.problems:
+            return  # a text not split (its size, the language) or the import's sentences/characters passed
+        if article is not None:
+            yield article
     if single:
         ctx.warnings.append(f"{len(single)} article(s) with a single version in {language!r} were left out: "
                             + ", ".join(sorted(single)[:5]) + (", …" if len(single) > 5 else ""))
+
+
+Versions = dict[int, tuple[int, dict, InputFile]]  # version → (metadata line, row, text file)
+
+
+def _versions(meta: InputFile, texts: dict[str, InputFile], language: str, ctx: ParseContext) -> dict[str, Versions]:
+    """Each slug's versions in ``language`` (the metadata's rows checked, each problem at its line);
+    the files the metadata leaves out and the versions in other languages warned."""
+    slugs: dict[str, Versions] = defaultdict(dict)
+    used: set[str] = set()
+    other_languages = 0
+    for line, row in _rows(meta, ctx):
+        base = row.get("filename", "").replace("\\", "/").rsplit("/", 1)[-1]
+        if not _row_ok(meta, line, row, ctx):
+            continue
+        if normalise_language(row["language"]) != language:
+            other_languages += 1
+            used.add(base)
+            continue
+        if not _numbers_ok(meta, line, row, ctx):
+            continue
+        f = texts.get(base)
+        if f is None:
+            ctx.problems.add(meta.name, f"no file articles/{base} in the import", line=line, field="filename")
+            continue
+        used.add(base)
+        version, known = row["version"], slugs[row["slug"]]
+        if version in known:
+            ctx.problems.add(meta.name, f"duplicate version {version} of {row['slug']!r} (also at line "
+                                        f"{known[version][0]})", line=line, field="version")
+            continue
+        known[version] = (line, row, f)
+    unlisted = sorted(name for name in texts if name not in used)
+    if unlisted:
+        ctx.warnings.append(f"{len(unlisted)} file(s) not listed in {METADATA} were left out: "
+                            + ", ".join(unlisted[:5]) + (", …" if len(unlisted) > 5 else ""))
+    if other_languages:
+        ctx.warnings.append(f"{other_languages} version(s) in languages other than {language!r} were left out "
+                            "(choose the language to import another)")
+    return slugs
+
+
+def _row_ok(meta: InputFile, line: int, row: dict[str, str], ctx: ParseContext) -> bool:
+    """No empty cell, a title of at most ``TITLE_MAX`` characters (each problem at its line and column)."""
+    empty = [c for c in COLUMNS if not row.get(c)]
+    for column in empty:
+        ctx.problems.add(meta.name, "is empty", line=line, field=column)
+    if empty:
+        return False
+    if len(row["title"]) > TITLE_MAX:
+        ctx.problems.add(meta.name, f"is longer than {TITLE_MAX} characters ({len(row['title']):,})", line=line,
+                         field="title")
+        return False
+    return True
+
+
+def _numbers_ok(meta: InputFile, line: int, row: dict, ctx: ParseContext) -> bool:
+    """A row's version (0 = the original) and grade level read as numbers into ``row`` (``version``, ``grade``)."""
+    try:
+        version = int(row["version"])
+        if version < 0:
+            raise ValueError
+    except ValueError:
+        ctx.problems.add(meta.name, f"must be a version number (0 = the original), got {row['version']!r}", line=line,
+                         field="version")
+        return False
+    try:
+        grade = float(row["grade_level"])
+        if not math.isfinite(grade):
+            raise ValueError
+    except ValueError:
+        ctx.problems.add(meta.name, f"must be a number, got {row['grade_level']!r}", line=line, field="grade_level")
+        return False
+    row["version"], row["grade"] = version, grade
+    return True
+
+
+def _article(slug: str, versions: Versions, meta: InputFile, ctx: ParseContext) -> ParsedArticle | None:
+    """One slug's article, a document per version; the import's sentences and characters counted
+    after each document is split, so a metadata file naming one text many times stops at the limit
+    (reported at the version's line) rather than after splitting every copy."""
+    documents: list[ParsedDocument] = []
+    sentences = chars = 0
+    for rank, version in enumerate(sorted(versions)):
+        line, row, f = versions[version]
+        paragraphs = ctx.split(ctx.text(f), f.name)
+        if paragraphs is None:
+            return None
+        if not paragraphs:
+            ctx.problems.add(f.name, "holds no sentences")
+            continue
+        sentences += sum(len(p) for p in paragraphs)
+        chars += sum(len(t) for p in paragraphs for t in p)
+        if not ctx.room(meta.name, line, sentences, chars, field_name="filename", what=f"article {slug!r}"):
+            return None
+        documents.append(ParsedDocument(level=str(version), rank=rank, paragraphs=paragraphs, meta={
+            "file": f.name, "title": row["title"], "grade_level": row["grade"], "version": version,
+            "language": row["language"]}))
+    if len(documents) != len(versions):
+        return None
+    first_line, first, _ = versions[min(versions)]
+    return ParsedArticle(title=slug, file=meta.name, line=first_line, documents=documents,
+                         meta={"title": first["title"], "slug": slug, "language": first["language"]})

@@ -37,6 +37,7 @@ from annotation.label_schemes import UNKNOWN_KIND
 from annotation.models import Split
 from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle, ParsedDocument, ParsedPair
 from annotation.services.corpus.importing.formats import register
+from annotation.services.corpus.importing.limits import over
 
 EXTENSIONS = ("tsv",)
 COLUMNS = ("label", "simple-id", "complex-id", "simple", "complex")
@@ -46,7 +47,7 @@ IDS_KEY, GLEU_KEY = "wiki_manual_ids", "wiki_manual_gleu"  # Document.meta, Arti
 SENTENCE_ID = re.compile(r"^(?P<article>.+)-(?P<level>[^-\s]+)-(?P<paragraph>\d+)-(?P<sentence>\d+)$")
 
 
-@dataclass
+@dataclass(slots=True)
 class _Article:
     file: str
     line: int
@@ -62,11 +63,17 @@ class _Article:
 
 
 class Reader:
-    """Collects Wiki-Manual rows (a TSV's, or a Hugging Face dataset's with sentence ids: ``hf``) into articles."""
+    """Collects Wiki-Manual rows (a TSV's, or a Hugging Face dataset's with sentence ids: ``hf``) into
+    articles. An article's rows may be anywhere in the files, so the articles are built once every row
+    is read; meanwhile the reader counts what it holds — articles (``IMPORT_MAX_ARTICLES``), distinct
+    sentences and their characters (``IMPORT_MAX_SENTENCES``, ``IMPORT_MAX_BYTES``) — and refuses the
+    row that passes a limit (``over``: read no further), so its memory stays bounded by the limits."""
 
     def __init__(self, ctx: ParseContext) -> None:
         self.ctx = ctx
         self.articles: dict[str, _Article] = {}
+        self.sentences = self.chars = 0
+        self.over = False  # a limit was passed: the caller stops reading rows
         self.pairs: dict[tuple[str, str], tuple[str, int]] = {}  # (simple id, complex id) → where first listed
         first: dict[str, str] = {}
         for value, klass in ctx.scheme_values.items():
@@ -116,6 +123,12 @@ class Reader:
         known = article.sentences[level].get(key)
         if known is None:
             article.sentences[level][key] = (text.strip(), file, line)
+            self.sentences += 1
+            self.chars += len(article.sentences[level][key][0])
+            if not self.ctx.room(file, line, self.sentences, self.chars, field_name=field_name,
+                                 what=f"sentence {sid}"):
+                self.over = True
+                return False
         elif known[0] != text.strip():
             self.problem(file, line, field_name, f"sentence {sid} has another text than at {known[1]}:{known[2]}")
             return False
@@ -163,6 +176,13 @@ class Reader:
         self.pairs[(simple_id, complex_id)] = (file, line)
         article = self.articles.get(s_article)
         if article is None:
+            if len(self.articles) >= self.ctx.limits.articles:
+                self.over = True
+                limit = self.ctx.limits.articles
+                self.ctx.problems.add(file, over(f"the import holds more than {limit:,} articles by article "
+                                                 f"{s_article!r}", "IMPORT_MAX_ARTICLES", limit),
+                                      line=line, field=fields[1], limit="IMPORT_MAX_ARTICLES")
+                return
             article = self.articles[s_article] = _Article(file, line, split=split)
         ok = self.sentence(article, s_level, tuple(s_key), simple, file, line, fields[3], simple_id)
         ok = self.sentence(article, c_level, tuple(c_key), complex_, file, line, fields[4], complex_id) and ok
@@ -254,7 +274,7 @@ def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
                 continue  # blank lines; a header row
             rows[f.name] += 1
             reader.row(f.name, n, raw)
-            if ctx.problems.full:
+            if ctx.problems.full or reader.over:
                 return
     check_rows(rows, ctx)
     yield from articles(reader, ctx)

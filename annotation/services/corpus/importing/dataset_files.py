@@ -1,0 +1,173 @@
+"""Reading a Hugging Face dataset's files (parquet, Arrow) for the ``hf`` import, bounded by what they decode to.
+
+A parquet or Arrow file compresses well: a 949-byte zstd parquet can hold 200 rows of a 2.5 MB string.
+Its size says nothing of its data, so the import counts the data itself against ``IMPORT_MAX_BYTES``
+(the whole import, uncompressed):
+
+* **before a row is read** — a parquet file's metadata gives each row group's uncompressed size
+  (:func:`check_sizes`): the import's files together may hold at most the limit;
+* **as the rows are read** — a parquet file is read a row group at a time in batches of about
+  ``BATCH_BYTES`` (from the metadata's sizes), its text columns kept dictionary-encoded as stored (a
+  value repeated in a dictionary is decoded once); an Arrow file is memory-mapped and read a record
+  batch at a time. Each batch's decoded size (a dictionary column: its values' lengths at its
+  indices) is added up before the batch becomes Python rows (:func:`batches`), and the file is
+  refused at the batch that passes the limit, naming its first row.
+
+    >>> for batch in batches(f, ctx):  # doctest: +SKIP
+    ...     rows = batch.to_pylist()
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from annotation.services.corpus.importing.base import InputFile, ParseContext
+from annotation.services.corpus.importing.limits import over
+
+BATCH_BYTES = 16 * 1024 * 1024  # decoded bytes a parquet batch aims at (from the metadata's sizes)
+BATCH_ROWS = 5000  # rows of a batch at most
+
+
+def _unreadable(f: InputFile, ctx: ParseContext, exc: Exception) -> None:
+    ctx.problems.add(f.name, f"not a readable {'parquet' if f.extension == 'parquet' else 'Arrow'} file: {exc}")
+
+
+def _source(f: InputFile):
+    """A file to read Arrow data from: memory-mapped when it is on disk (batches are not copied)."""
+    import pyarrow as pa
+
+    return pa.memory_map(str(f.path)) if f.path is not None else pa.BufferReader(f.data or b"")
+
+
+def schema(f: InputFile, ctx: ParseContext) -> Any:
+    """The Arrow schema of a file (an empty split has one too); None after reporting it."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    try:
+        with _source(f) as source:
+            if f.extension == "parquet":
+                return pq.ParquetFile(source).schema_arrow
+            try:
+                return pa.ipc.open_stream(source).schema  # reads the schema only
+            except pa.ArrowInvalid:
+                source.seek(0)
+                return pa.ipc.open_file(source).schema
+    except (pa.ArrowException, OSError) as exc:
+        _unreadable(f, ctx, exc)
+        return None
+
+
+def uncompressed_size(f: InputFile) -> tuple[int, int]:
+    """``(rows, uncompressed bytes)`` of a parquet file, from its metadata (nothing decoded)."""
+    import pyarrow.parquet as pq
+
+    with _source(f) as source:
+        meta = pq.ParquetFile(source).metadata
+        return meta.num_rows, sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+
+
+def check_sizes(files: list[InputFile], ctx: ParseContext) -> bool:
+    """Whether the parquet files' data, uncompressed (their metadata's sizes), fits ``IMPORT_MAX_BYTES``;
+    refused at the file that passes it, before any row is read."""
+    import pyarrow as pa
+
+    limit, total = ctx.limits.total_bytes, 0
+    for f in files:
+        if f.extension != "parquet":
+            continue
+        try:
+            size = uncompressed_size(f)[1]
+        except (pa.ArrowException, OSError) as exc:
+            _unreadable(f, ctx, exc)
+            return False
+        total += size
+        if total > limit:
+            ctx.problems.add(f.name, over(f"the dataset holds {total:,} bytes uncompressed ({size:,} in this "
+                                          f"{f.size:,}-byte file, by its metadata)", "IMPORT_MAX_BYTES", limit),
+                             limit="IMPORT_MAX_BYTES")
+            return False
+    return True
+
+
+def decoded_size(batch: Any) -> int:
+    """Bytes a record batch decodes to: a dictionary-encoded text column counts each row's value."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    total = 0
+    for column in batch.columns:
+        kind = column.type
+        if pa.types.is_dictionary(kind) and (pa.types.is_string(kind.value_type) or pa.types.is_large_string(kind.value_type)
+                                             or pa.types.is_binary(kind.value_type)):
+            lengths = pc.binary_length(column.dictionary).take(column.indices)
+            total += int(pc.sum(lengths).as_py() or 0) + column.indices.nbytes
+        else:
+            total += column.nbytes
+    return total
+
+
+def _parquet_batches(f: InputFile) -> Iterator[Any]:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    with _source(f) as source:
+        file = pq.ParquetFile(source)
+        texts = [field.name for field in file.schema_arrow
+                 if pa.types.is_string(field.type) or pa.types.is_large_string(field.type) or pa.types.is_binary(field.type)]
+        if texts:  # read the text columns as stored: a dictionary page's values decoded once, not once a row
+            file = pq.ParquetFile(source, read_dictionary=texts)
+        rows, size = file.metadata.num_rows, sum(file.metadata.row_group(i).total_byte_size
+                                                 for i in range(file.metadata.num_row_groups))
+        batch_rows = max(1, min(BATCH_ROWS, BATCH_BYTES * rows // max(size, 1)))
+        for group in range(file.metadata.num_row_groups):
+            yield from file.iter_batches(batch_size=batch_rows, row_groups=[group])
+
+
+def _arrow_batches(f: InputFile) -> Iterator[Any]:
+    import pyarrow as pa
+
+    with _source(f) as source:
+        try:
+            yield from pa.ipc.open_stream(source)
+        except pa.ArrowInvalid:
+            source.seek(0)
+            reader = pa.ipc.open_file(source)
+            for i in range(reader.num_record_batches):
+                yield reader.get_batch(i)
+
+
+def batches(f: InputFile, ctx: ParseContext, *, count: bool = True) -> Iterator[Any]:
+    """The record batches of a file, one at a time; with ``count``, each one's decoded size is added to
+    the import's (``ctx.decoded_bytes``) first, and the file is refused at the batch that passes
+    ``IMPORT_MAX_BYTES`` (at its first row), before that batch is read into Python rows."""
+    import pyarrow as pa
+
+    row = 0
+    try:
+        for batch in _parquet_batches(f) if f.extension == "parquet" else _arrow_batches(f):
+            if count:
+                ctx.decoded_bytes += decoded_size(batch)
+                if ctx.decoded_bytes > ctx.limits.total_bytes:
+                    limit = ctx.limits.total_bytes
+                    ctx.problems.add(f.name, over(f"the dataset decodes to more than {limit:,} bytes by rows {row + 1:,}"
+                                                  f"-{row + batch.num_rows:,} of this file", "IMPORT_MAX_BYTES", limit),
+                                     line=row + 1, limit="IMPORT_MAX_BYTES")
+                    return
+            row += batch.num_rows
+            yield batch
+    except (pa.ArrowException, OSError) as exc:
+        _unreadable(f, ctx, exc)
+
+
+def has_rows(f: InputFile, ctx: ParseContext) -> bool:
+    """Whether a file holds a row (a parquet file's footer says; an Arrow file is read to its first row)."""
+    if f.extension == "parquet":
+        return uncompressed_size(f)[0] > 0
+    return any(batch.num_rows for batch in batches(f, ctx, count=False))
+
+
+def rows(f: InputFile, ctx: ParseContext) -> Iterator[dict]:
+    """The rows of a file as dicts, a batch at a time."""
+    for batch in batches(f, ctx):
+        yield from batch.to_pylist()
