@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from annotation.models import Article, AuditEvent, Job, Status
 from annotation.services.background import liveness
-from annotation.services.corpus.importing import recovery, uploads
+from annotation.services.corpus.importing import import_files, recovery, uploads
 from tests import factories
 from tests.annotation.services.conftest import corpus_counts
 from tests.annotation.views.test_api_import import jsonl, post, upload
@@ -175,7 +175,17 @@ def test_stale_staged_files_are_swept_after_the_grace_period_and_live_ones_kept(
     assert sorted(p.name for p in import_dir.iterdir()) == sorted(["notes.txt", "work-running", queued.key])
 
 
-def test_recovery_undo_is_idempotent_for_a_job_that_wrote_nothing(project):
+def test_recovery_undo_is_idempotent_for_a_job_that_wrote_nothing(project, import_dir):
+    import_files(project, [("other.jsonl", jsonl(2))], token="another-import")  # what another import wrote
+    staged = import_dir / "upload-none"
+    staged.mkdir()
+    (staged / "in.jsonl").write_bytes(jsonl(1))
     job = Job.objects.create(project=project, kind="import", params={"token": "nothing", "upload": "upload-none"})
     recovery.job_lost(job.pk)
-    recovery.job_lost(job.pk)
+    assert not staged.exists()  # its staged upload is removed
+    recovery.job_lost(job.pk)  # a second sweep of the same job: nothing left to do, and no error
+    assert not staged.exists()
+    assert sorted(Article.objects.filter(project=project).values_list("meta__import", flat=True)) == [
+        "another-import", "another-import"]  # nobody else's articles are touched, either time
+    job.refresh_from_db()
+    assert job.params == {"token": "nothing", "upload": "upload-none"}

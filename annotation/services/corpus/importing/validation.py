@@ -26,11 +26,6 @@ def max_file_bytes() -> int:
     return int(settings.MAX_UPLOAD_BYTES)
 
 
-def max_total_bytes() -> int:
-    """Total for one import: ``settings.IMPORT_MAX_BYTES`` when set, else 4 × ``MAX_UPLOAD_BYTES``."""
-    return Limits.from_settings().total_bytes
-
-
 def human_size(n: int) -> str:
     for unit in ("bytes", "KB", "MB", "GB"):
         if n < 1024 or unit == "GB":
