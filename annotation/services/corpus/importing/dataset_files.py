@@ -11,7 +11,8 @@ Its size says nothing of its data, so the import counts the data itself against 
   value repeated in a dictionary is decoded once); an Arrow file is memory-mapped and read a record
   batch at a time. Each batch's decoded size (a dictionary column: its values' lengths at its
   indices) is added up before the batch becomes Python rows (:func:`batches`), and the file is
-  refused at the batch that passes the limit, naming its first row.
+  refused at the batch that passes the limit, naming its first row — or at the first batch holding a
+  text longer than any document may be (``IMPORT_MAX_DOCUMENT_CHARS``), before its rows are built.
 
     >>> for batch in batches(f, ctx):  # doctest: +SKIP
     ...     rows = batch.to_pylist()
@@ -90,21 +91,54 @@ def check_sizes(files: list[InputFile], ctx: ParseContext) -> bool:
     return True
 
 
-def decoded_size(batch: Any) -> int:
-    """Bytes a record batch decodes to: a dictionary-encoded text column counts each row's value."""
+def _texts(batch: Any) -> Iterator[tuple[str, Any, Any]]:
+    """``(column, values, indices)`` of each text column of a batch (a dictionary column: its dictionary
+    and indices; a plain one: itself and None)."""
     import pyarrow as pa
+
+    def text(kind: Any) -> bool:
+        return pa.types.is_string(kind) or pa.types.is_large_string(kind)
+
+    for name, column in zip(batch.schema.names, batch.columns):
+        if pa.types.is_dictionary(column.type) and text(column.type.value_type):
+            yield name, column.dictionary, column.indices
+        elif text(column.type):
+            yield name, column, None
+
+
+def decoded_size(batch: Any) -> tuple[int, tuple[str, int] | None]:
+    """Bytes a record batch decodes to (a dictionary-encoded text column counts each row's value), and
+    its longest text value: ``(column, characters)``."""
     import pyarrow.compute as pc
 
-    total = 0
-    for column in batch.columns:
-        kind = column.type
-        if pa.types.is_dictionary(kind) and (pa.types.is_string(kind.value_type) or pa.types.is_large_string(kind.value_type)
-                                             or pa.types.is_binary(kind.value_type)):
-            lengths = pc.binary_length(column.dictionary).take(column.indices)
-            total += int(pc.sum(lengths).as_py() or 0) + column.indices.nbytes
-        else:
-            total += column.nbytes
-    return total
+    total, longest = sum(c.nbytes for c in batch.columns), None
+    for name, values, indices in _texts(batch):
+        if indices is not None:
+            total += int(pc.sum(pc.binary_length(values).take(indices)).as_py() or 0) - values.nbytes
+        chars = pc.utf8_length(values) if indices is None else pc.utf8_length(values).take(indices)
+        most = int(pc.max(chars).as_py() or 0)
+        if longest is None or most > longest[1]:
+            longest = (name, most)
+    return total, longest
+
+
+def _too_large(f: InputFile, ctx: ParseContext, batch: Any, row: int) -> bool:
+    """Count a batch into the import's decoded bytes; True (reported at its first row) when it passes
+    ``IMPORT_MAX_BYTES`` or holds a text longer than any document may be (``IMPORT_MAX_DOCUMENT_CHARS``)."""
+    size, longest = decoded_size(batch)
+    ctx.decoded_bytes += size
+    rows = f"rows {row + 1:,}-{row + batch.num_rows:,} of this file"
+    if longest is not None and longest[1] > ctx.limits.document_chars:
+        limit = ctx.limits.document_chars
+        ctx.problems.add(f.name, over(f"a text of {longest[1]:,} characters in {rows}", "IMPORT_MAX_DOCUMENT_CHARS", limit),
+                         line=row + 1, field=longest[0], limit="IMPORT_MAX_DOCUMENT_CHARS")
+        return True
+    if ctx.decoded_bytes > ctx.limits.total_bytes:
+        limit = ctx.limits.total_bytes
+        ctx.problems.add(f.name, over(f"the dataset decodes to more than {limit:,} bytes by {rows}", "IMPORT_MAX_BYTES",
+                                      limit), line=row + 1, limit="IMPORT_MAX_BYTES")
+        return True
+    return False
 
 
 def _parquet_batches(f: InputFile) -> Iterator[Any]:
@@ -140,20 +174,15 @@ def _arrow_batches(f: InputFile) -> Iterator[Any]:
 def batches(f: InputFile, ctx: ParseContext, *, count: bool = True) -> Iterator[Any]:
     """The record batches of a file, one at a time; with ``count``, each one's decoded size is added to
     the import's (``ctx.decoded_bytes``) first, and the file is refused at the batch that passes
-    ``IMPORT_MAX_BYTES`` (at its first row), before that batch is read into Python rows."""
+    ``IMPORT_MAX_BYTES`` or holds a text over ``IMPORT_MAX_DOCUMENT_CHARS`` (at its first row), before
+    that batch is read into Python rows."""
     import pyarrow as pa
 
     row = 0
     try:
         for batch in _parquet_batches(f) if f.extension == "parquet" else _arrow_batches(f):
-            if count:
-                ctx.decoded_bytes += decoded_size(batch)
-                if ctx.decoded_bytes > ctx.limits.total_bytes:
-                    limit = ctx.limits.total_bytes
-                    ctx.problems.add(f.name, over(f"the dataset decodes to more than {limit:,} bytes by rows {row + 1:,}"
-                                                  f"-{row + batch.num_rows:,} of this file", "IMPORT_MAX_BYTES", limit),
-                                     line=row + 1, limit="IMPORT_MAX_BYTES")
-                    return
+            if count and _too_large(f, ctx, batch, row):
+                return
             row += batch.num_rows
             yield batch
     except (pa.ArrowException, OSError) as exc:

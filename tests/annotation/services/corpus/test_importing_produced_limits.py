@@ -129,6 +129,14 @@ def test_a_compressed_arrow_file_is_counted_a_record_batch_at_a_time(project, se
         "file; the limit is IMPORT_MAX_BYTES=1000000"]
 
 
+def test_a_parquet_text_longer_than_any_document_is_refused_before_its_rows_are_built(project, settings):
+    settings.IMPORT_MAX_DOCUMENT_CHARS = 5_000  # the probe's 2.5 MB strings, scaled down
+    error = refused(project, [("long.parquet", pairs_parquet(3, 10_000))])
+    assert [str(p) for p in error.problems] == [
+        "long.parquet:1: complex: a text of 10,006 characters in rows 1-3 of this file; "
+        "the limit is IMPORT_MAX_DOCUMENT_CHARS=5000"]
+
+
 def test_a_dataset_within_the_limits_still_imports(project, settings):
     settings.IMPORT_MAX_BYTES = 1_000_000
     result = import_files(project, [("ok.parquet", pairs_parquet(20, 1_000, row_group_size=5))])
