@@ -14,6 +14,13 @@ database connection) changes one label every 50 ms through ``services.review.lab
 while the import runs, and counts the submits that failed with "database is locked" and the slowest
 one. Prints one JSON object on stdout (progress on stderr).
 
+``--layouts [--scale S] [--only WORDS]`` imports, for each layout (Newsela zip, wiki-manual TSV, HF
+parquet, HF Arrow, JSONL), an input at the limits and the outside probe's hostile inputs (issue 30: a
+metadata naming one text 400 times, a TSV of 37 x the article limit, 2.5 MB strings in a 1 KB zstd
+parquet/Arrow file), each in a fresh child process, and prints each one's time, peak RSS and result
+(``bench/import_layouts.py`` builds them; the limits are lowered so a run takes minutes, ``--scale``
+multiplies them).
+
 ``--huge-line MB`` imports a file holding one document line of ``MB`` megabytes instead (with
 ``MAX_UPLOAD_BYTES`` raised past it, so the per-line limits are what answer): it should be refused
 at once (``IMPORT_MAX_LINE_BYTES``) with a peak RSS near the process's start-up size.
@@ -154,7 +161,19 @@ class Labeller(threading.Thread):
             connection.close()
 
 
-def import_once(db: Path, corpus: Path, labeller: bool) -> dict:
+def peak_rss_kb() -> int:
+    """This process's peak resident memory in KB: ``VmHWM`` (the high-water mark of its own memory,
+    which starts afresh at exec), else ``ru_maxrss`` (which Linux carries over from the parent's peak)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def import_once(db: Path, corpus: Path, labeller: bool, fmt: str = "jsonl") -> dict:
     """Run in a child process: one import; its time, peak RSS and (optionally) the labeller's counts."""
     setup(db)
     from annotation.models import LabelScheme, Project
@@ -166,16 +185,16 @@ def import_once(db: Path, corpus: Path, labeller: bool) -> dict:
         worker = Labeller(*labeller_fixture())
         worker.start()
         time.sleep(0.5)
-    rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    rss_before = peak_rss_kb()
     started = time.monotonic()
     error = ""
     try:
-        result = import_path(project, corpus, "jsonl")
+        result = import_path(project, corpus, fmt)
         summary = result.describe()
     except Exception as exc:  # noqa: BLE001 - reported in the JSON
         summary, error = "", f"{type(exc).__name__}: {str(exc)[:300]}"
     seconds = time.monotonic() - started
-    out = {"seconds": round(seconds, 1), "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
+    out = {"seconds": round(seconds, 1), "peak_rss_mb": round(peak_rss_kb() / 1024, 1),
            "rss_before_mb": round(rss_before / 1024, 1), "result": summary}
     if error:
         out["error"] = error
@@ -195,13 +214,21 @@ def main() -> None:
     parser.add_argument("--labeller", action="store_true", help="relabel pairs in another thread during the import")
     parser.add_argument("--keep", action="store_true", help="keep the generated corpora and databases")
     parser.add_argument("--huge-line", type=int, metavar="MB", help="import one document line of MB megabytes instead")
+    parser.add_argument("--layouts", action="store_true", help="each layout at the limits and the probe's hostile inputs")
+    parser.add_argument("--scale", type=float, default=1.0, help="--layouts: multiply the limits and inputs")
+    parser.add_argument("--only", nargs="+", default=(), help="--layouts: the cases whose name holds one of these")
+    parser.add_argument("--timeout", type=float, help="--layouts: stop a case's import after this many seconds")
+    parser.add_argument("--fmt", default="jsonl", help=argparse.SUPPRESS)
     parser.add_argument("--child", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        print(json.dumps(import_once(Path(args.child[0]), Path(args.child[1]), args.labeller)))
+        print(json.dumps(import_once(Path(args.child[0]), Path(args.child[1]), args.labeller, args.fmt)))
         return
     BENCH_DIR.mkdir(parents=True, exist_ok=True)
     template = template_db()
+    if args.layouts:
+        layouts(template, args.scale, args.only, args.keep, args.timeout)
+        return
     results = []
     env = dict(os.environ)
     if args.huge_line:
@@ -232,6 +259,45 @@ def main() -> None:
             for path in (corpus, db, Path(f"{db}-wal"), Path(f"{db}-shm")):
                 path.unlink(missing_ok=True)
     print(json.dumps({"benchmark": "import", "database": "sqlite", "cpus": os.cpu_count(), "runs": results}, indent=2))
+
+
+def layouts(template: Path, scale: float, only: list[str], keep: bool, timeout: float | None = None) -> None:
+    """Each layout's cases (``import_layouts.cases``), one child process each: time, peak RSS, result."""
+    import import_layouts
+
+    results = []
+    for name, fmt, build, limits in import_layouts.cases(scale):
+        if only and not any(word in name for word in only):
+            continue
+        folder = BENCH_DIR / "layouts"
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        corpus = build(folder)
+        db = BENCH_DIR / "layouts.sqlite3"
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{db}{suffix}").unlink(missing_ok=True)
+        shutil.copy(template, db)
+        log(f"{name}: importing {import_layouts.describe(corpus):,} bytes…")
+        row = {"case": name, "format": fmt, "input_bytes": import_layouts.describe(corpus), "limits": limits}
+        try:
+            child = subprocess.run([sys.executable, __file__, "--child", str(db), str(corpus), "--fmt", fmt],
+                                   capture_output=True, text=True, cwd=ROOT, env={**os.environ, **limits}, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            row["error"] = f"still importing after {timeout} s (stopped)"
+            child = None
+        if child is None:
+            pass
+        elif child.returncode:
+            log(child.stderr[-3000:])
+            row["error"] = f"child exited {child.returncode}"
+        else:
+            row.update(json.loads(child.stdout.strip().splitlines()[-1]))
+        results.append(row)
+        log(json.dumps(row))
+        if not keep:
+            shutil.rmtree(folder, ignore_errors=True)
+    print(json.dumps({"benchmark": "import layouts", "database": "sqlite", "cpus": os.cpu_count(), "scale": scale,
+                      "runs": results}, indent=2))
 
 
 if __name__ == "__main__":
