@@ -58,3 +58,28 @@ def test_an_hf_export_whose_ids_are_an_int_is_refused_with_its_row(api, users, p
     assert response.json()["problems"] == [
         f"export.parquet:{n}: complex_ids: must be a non-empty list of sentence indices, got int" for n in (1, 2)]
     assert not Article.objects.filter(project=project).exists()
+
+
+@pytest.mark.parametrize(("name", "data", "overrides", "expected"), [
+    ("newsela.zip", None, {"IMPORT_MAX_SENTENCES": 5},
+     "articles_metadata.csv:4: filename: the import holds more than 5 sentences by article 'b1'; "
+     "the limit is IMPORT_MAX_SENTENCES=5"),
+    ("many.tsv", "".join(f"aligned\t{k}-0-0-0\t{k}-1-0-0\tBees fly.\tBees fly far.\n" for k in range(9)).encode(),
+     {"IMPORT_MAX_ARTICLES": 2},
+     "many.tsv:3: simple-id: the import holds more than 2 articles by article '2'; the limit is IMPORT_MAX_ARTICLES=2"),
+])
+def test_an_upload_producing_more_than_the_limits_answers_413_at_the_line_that_passed(api, users, project, settings,
+                                                                                       name, data, overrides, expected):
+    for key, value in overrides.items():
+        setattr(settings, key, value)
+    if data is None:  # 20 metadata rows naming one text of two sentences (issue 30 item 5, scaled down)
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as zf:
+            zf.writestr("articles_metadata.csv", HEADER + "".join(f"b{k},en,Bees,{12 - v}.0,{v},bees.en.0.txt\n"
+                                                                  for k in range(10) for v in (0, 1)))
+            zf.writestr("articles/bees.en.0.txt", "Bees fly far. Bees fly wide.\n")
+        data = buf.getvalue()
+    response = post(api, users, project, name, data)
+    assert response.status_code == 413, response.content[:300]
+    assert response.json()["problems"] == [expected]
+    assert not Article.objects.filter(project=project).exists()
