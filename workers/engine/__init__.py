@@ -47,6 +47,7 @@ if TYPE_CHECKING:  # the names loaded on first use (below), for type checkers an
     from .methods.wivico import WivicoAligner
     from .mining import STAGES as MINING_STAGES
     from .mining import CorpusDocument, CorpusPair, MiningConfig, MiningWork
+    from .mining.config import MINING_PARAMS
     from .paragraph_alignment import (
         PARAGRAPH_VARIANTS,
         NewselaThresholds,
@@ -73,7 +74,7 @@ if TYPE_CHECKING:  # the names loaded on first use (below), for type checkers an
         propagate_thresholds,
     )
     from .training import TrainingCancelled, train_aligner
-    from .training.config import TrainConfig
+    from .training.config import TRAIN_PARAMS, TrainConfig
 
 __all__ = [
     # documents, alignments and errors
@@ -128,12 +129,14 @@ __all__ = [
     "train_aligner",
     "TrainingCancelled",
     "TrainConfig",
+    "TRAIN_PARAMS",
     "WivicoAligner",
     # corpus mining (MUSS)
     "MINING_STAGES",
     "CorpusDocument",
     "CorpusPair",
     "MiningConfig",
+    "MINING_PARAMS",
     "MiningWork",
     # pair-level simplicity tools
     "FRES_COEFFICIENTS",
@@ -183,6 +186,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "train_aligner": ("training", "train_aligner"),
     "TrainingCancelled": ("training", "TrainingCancelled"),
     "TrainConfig": ("training.config", "TrainConfig"),
+    "TRAIN_PARAMS": ("training.config", "TRAIN_PARAMS"),
+    "MINING_PARAMS": ("mining.config", "MINING_PARAMS"),
     "WivicoAligner": ("methods.wivico", "WivicoAligner"),
     "MINING_STAGES": ("mining", "STAGES"),
     "CorpusDocument": ("mining", "CorpusDocument"),

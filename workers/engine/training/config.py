@@ -7,12 +7,36 @@ manual dev set for a 2-core CPU budget (see ``bench/train_bench.py`` and the REA
 """
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..errors import check_options
+from ..options import Option, build_config, defaults
+from ..similarity import SIMILARITY_NAMES
 
-__all__ = ["TrainConfig"]
+__all__ = ["TRAIN_PARAMS", "TrainConfig"]
+
+TRAIN_PARAMS: tuple[Option, ...] = (
+    Option("epochs", "int", 2, 1, None, "most epochs of pair-model fine-tuning (the best held-out epoch is kept)"),
+    Option("patience", "int", 2, 1, None, "stop after this many epochs without a better held-out score"),
+    Option("lr", "float", 5e-5, 1e-12, None, "pair-model learning rate (AdamW)"),
+    Option("batch_size", "int", 16, 1, None, "sentence pairs per pair-model step"),
+    Option("warmup", "float", 0.1, 0.0, 0.99, "share of the steps with a linear learning-rate warm-up"),
+    Option("weight_decay", "float", 0.01, 0.0, None, "AdamW weight decay of the pair model"),
+    Option("max_length", "int", 128, 8, None, "word pieces per (complex, simple) input"),
+    Option("freeze_embeddings", "bool", True, help="keep the word-embedding matrix fixed"),
+    Option("candidates_per_simple", "int", 5, 1, 100, "complex sentences the pair model scores per simple sentence"),
+    Option("negatives_per_simple", "int", 3, 1, None, "candidates per simple sentence in training (hard negatives)"),
+    Option("base_similarity", "str", "combined", help="similarity that proposes candidates and is mixed into the "
+           "CRF emission", choices=SIMILARITY_NAMES),
+    Option("pair_model_weight", "float", 0.5, 0.0, 1.0, "weight of the pair model's P(linked) in the CRF emission"),
+    Option("crf_epochs", "int", 50, 0, None, "CRF maximum-likelihood epochs (the best held-out one is kept)"),
+    Option("crf_lr", "float", 0.05, 1e-12, None, "CRF learning rate"),
+    Option("holdout_fraction", "float", 0.25, 0.0, 0.99, "share of the articles held out when no dev file is given"),
+    Option("device", "str", None, help="torch device, e.g. cpu or cuda (default: CUDA when available)",
+           nullable=True),
+)
+"""The training options (``--config`` keys, the API's ``config``): types, ranges, defaults and help."""
+_D = defaults(TRAIN_PARAMS)
 
 
 @dataclass
@@ -49,38 +73,28 @@ class TrainConfig:
         device: ``None`` = CUDA when available, else CPU.
     """
 
-    epochs: int = 2
-    patience: int = 2
-    lr: float = 5e-5
-    batch_size: int = 16
-    warmup: float = 0.1
-    weight_decay: float = 0.01
-    max_length: int = 128
-    freeze_embeddings: bool = True
-    candidates_per_simple: int = 5
-    negatives_per_simple: int = 3
-    base_similarity: str = "combined"
-    pair_model_weight: float = 0.5
-    crf_epochs: int = 50
-    crf_lr: float = 0.05
-    holdout_fraction: float = 0.25
-    device: str | None = None
+    epochs: int = _D["epochs"]
+    patience: int = _D["patience"]
+    lr: float = _D["lr"]
+    batch_size: int = _D["batch_size"]
+    warmup: float = _D["warmup"]
+    weight_decay: float = _D["weight_decay"]
+    max_length: int = _D["max_length"]
+    freeze_embeddings: bool = _D["freeze_embeddings"]
+    candidates_per_simple: int = _D["candidates_per_simple"]
+    negatives_per_simple: int = _D["negatives_per_simple"]
+    base_similarity: str = _D["base_similarity"]
+    pair_model_weight: float = _D["pair_model_weight"]
+    crf_epochs: int = _D["crf_epochs"]
+    crf_lr: float = _D["crf_lr"]
+    holdout_fraction: float = _D["holdout_fraction"]
+    device: str | None = _D["device"]
 
     @classmethod
     def build(cls, config: dict[str, Any] | None) -> TrainConfig:
-        """Validated config from a dict (unknown keys and bad values are a ``ValueError``)."""
-        config = dict(config or {})
-        check_options("train", config, {f.name for f in fields(cls)})
-        cfg = cls(**config)
-        if cfg.epochs < 1 or cfg.crf_epochs < 0 or cfg.batch_size < 1 or cfg.patience < 1:
-            raise ValueError("need epochs >= 1, patience >= 1, crf_epochs >= 0 and batch_size >= 1")
-        if min(cfg.candidates_per_simple, cfg.negatives_per_simple) < 1 or cfg.max_length < 8:
-            raise ValueError("need candidates_per_simple, negatives_per_simple >= 1 and max_length >= 8")
-        if not 0.0 <= cfg.pair_model_weight <= 1.0 or not 0.0 <= cfg.holdout_fraction < 1.0:
-            raise ValueError("need 0 <= pair_model_weight <= 1 and 0 <= holdout_fraction < 1")
-        if cfg.lr <= 0 or cfg.crf_lr <= 0 or not 0.0 <= cfg.warmup < 1.0:
-            raise ValueError("need lr > 0, crf_lr > 0 and 0 <= warmup < 1")
-        return cfg
+        """Validated config from a dict (:data:`TRAIN_PARAMS`; an unknown key or a bad value is an
+        :class:`~workers.engine.options.OptionError`, a ``ValueError``)."""
+        return build_config(cls, "train", TRAIN_PARAMS, config)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
