@@ -7,6 +7,6 @@ it too); this module is where the application takes it from.
 """
 from __future__ import annotations
 
-from workers.engine.registry import Registry, UnknownName
+from workers.engine import Registry, UnknownName
 
 __all__ = ["Registry", "UnknownName"]

@@ -36,6 +36,7 @@ from .methods import (
 from .metrics import evaluate as _evaluate
 from .metrics import tune_threshold
 from .options import Option, OptionError, check_config, describe
+from .registry import Registry, UnknownName
 from .text import SUPPORTED_LANGUAGES, is_identical, normalise, split_document
 from .types import PAIR_LABELS, AlignedPair, Alignment, ArticlePair, Document, PairLabel
 
@@ -100,6 +101,8 @@ __all__ = [
     "Option",
     "OptionError",
     "check_config",
+    "Registry",
+    "UnknownName",
     "describe",
     # text
     "SUPPORTED_LANGUAGES",

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import math
+import numbers
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
@@ -30,8 +31,8 @@ offers the project's model versions instead)."""
 
 C = TypeVar("C")
 
-_PYTHON_TYPES: dict[str, tuple[type, ...]] = {
-    "float": (int, float), "int": (int,), "bool": (bool,), "str": (str,), "path": (str,),
+_PYTHON_TYPES: dict[str, tuple[type, ...]] = {  # numbers.*: numpy's scalars too (a tuned threshold)
+    "float": (numbers.Real,), "int": (numbers.Integral,), "bool": (bool,), "str": (str,), "path": (str,),
     "object": (dict,), "list": (list,),
 }
 
@@ -145,7 +146,7 @@ def defaults(schema: Iterable[Option]) -> dict[str, Any]:
 def build_config(cls: Callable[..., C], what: str, schema: Iterable[Option], config: Mapping[str, Any] | None,
                  base: Mapping[str, Any] | None = None) -> C:
     """``cls(**values)``: the schema's defaults, then ``base``, then ``config`` once :func:`check_config`
-    passed (an int given for a float option becomes a float). How an engine config (training, the crf
+    passed (a number given for a float option becomes a Python float). How an engine config (training, the crf
     method, a threshold method, mining) is built from a ``--config`` dict: the schema is the one place
     for its types, ranges, defaults and help.
 
@@ -156,5 +157,5 @@ def build_config(cls: Callable[..., C], what: str, schema: Iterable[Option], con
     config = dict(config or {})
     check_config(what, schema, config)
     floats = {o.name for o in schema if o.type == "float"}
-    given = {k: float(v) if k in floats and isinstance(v, int) else v for k, v in config.items()}
+    given = {k: float(v) if k in floats and v is not None else v for k, v in config.items()}
     return cls(**{**defaults(schema), **dict(base or {}), **given})
