@@ -11,7 +11,7 @@ Example:
     >>> colours = Registry("colour")
     >>> colours.add("red", "#f00")
     >>> colours.get("red"), colours.names()
-    ('#f00', ['red'])
+    ('#f00', ('red',))
     >>> colours.get("blue")
     Traceback (most recent call last):
     ...
@@ -103,6 +103,6 @@ class Registry(Generic[T]):
         self.load()
         return sorted(self._entries.items(), key=lambda item: self._order(*item))
 
-    def names(self) -> list[str]:
+    def names(self) -> tuple[str, ...]:
         """Every name, in list order."""
-        return [name for name, _ in self.items()]
+        return tuple(name for name, _ in self.items())

@@ -68,7 +68,7 @@ def register(name: str) -> Callable[[Callable[..., Aligner]], Callable[..., Alig
 
 def available_methods() -> list[str]:
     """Names of all registered methods, sorted."""
-    return _METHODS.names()
+    return list(_METHODS.names())
 
 
 def method_schema(name: str) -> tuple[Option, ...]:

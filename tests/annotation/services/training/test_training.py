@@ -168,7 +168,9 @@ def test_the_training_set_is_built_once_for_the_request_the_worker_and_the_model
     monkeypatch.setattr(workers.engine, "train_aligner", cancelled_training)
     client.force_login(users["rita"])
     page = f"/projects/{project.pk}/models/"
-    assert 'id="train-refusal"' not in client.get(page).content.decode()
+    shown = client.get(page).content.decode()
+    assert 'id="train-refusal"' not in shown
+    assert 'name="epochs" min="1" value="2"' in shown  # the form's field as TRAIN_PARAMS declares it
     job = training.start_training(project, enqueue=False)
     training.run_training_job(job.pk)
     assert client.get(page).status_code == 200

@@ -69,14 +69,9 @@ def register(name: str, *, extensions: tuple[str, ...], help: str, example: tupl
     return wrap
 
 
-unregister = _FORMATS.remove  # tests that register a format of their own
-formats = _FORMATS.entries  # every registered format, in list order
-get = _FORMATS.get  # the format called ``name``; UnknownName (a KeyError) when none is
-
-
-def names() -> tuple[str, ...]:
-    """The registered formats' names, in list order."""
-    return tuple(_FORMATS.names())
+# the registry's reads, by the names callers use: formats() in list order, names(), get(name) (UnknownName,
+# a KeyError, when none is called so) and unregister(name) (tests that register a format of their own)
+formats, names, get, unregister = _FORMATS.entries, _FORMATS.names, _FORMATS.get, _FORMATS.remove
 
 
 def probed(names: list[str]) -> str | None:
