@@ -9,7 +9,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PRODUCT = ("annotation", "workers", "alignapp")
 REGISTRY_CLASS = "workers/engine/registry.py:Registry"
 CONFIG_BUILDERS = {  # the engine configs and the method that builds each from a dict
-    "workers/engine/training/config.py": ("TrainConfig", "build"),
+    "workers/engine/training_config.py": ("TrainConfig", "build"),
     "workers/engine/methods/crf_config.py": ("CRFAlignerConfig", "build"),
     "workers/engine/threshold.py": ("ThresholdConfig", "build"),
     "workers/engine/mining/config.py": ("MiningConfig", "from_dict"),
@@ -80,3 +80,16 @@ def test_the_registries_are_instances_of_the_one_class():
 
 def test_engine_configs_are_built_from_their_option_schema_without_hand_range_checks():
     assert hand_check_problems(ROOT) == []
+
+
+def test_reading_the_option_schemas_imports_no_model_library():
+    """The Models page and the training API read the training options in the web process, which loads no model
+    (the training package imports torch: its options live outside it, in ``training_config``)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from workers.engine import MINING_PARAMS, TRAIN_PARAMS, TrainConfig; "
+            "TrainConfig.build({'epochs': 3}); print(sorted(m for m in ('torch', 'transformers', "
+            "'sentence_transformers') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout + out.stderr

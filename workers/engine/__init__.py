@@ -75,7 +75,7 @@ if TYPE_CHECKING:  # the names loaded on first use (below), for type checkers an
         propagate_thresholds,
     )
     from .training import TrainingCancelled, train_aligner
-    from .training.config import TRAIN_PARAMS, TrainConfig
+    from .training_config import TRAIN_PARAMS, TrainConfig
 
 __all__ = [
     # documents, alignments and errors
@@ -188,8 +188,8 @@ _LAZY: dict[str, tuple[str, str]] = {
     "save_crf_aligner": ("methods.crf", "save_crf_aligner"),
     "train_aligner": ("training", "train_aligner"),
     "TrainingCancelled": ("training", "TrainingCancelled"),
-    "TrainConfig": ("training.config", "TrainConfig"),
-    "TRAIN_PARAMS": ("training.config", "TRAIN_PARAMS"),
+    "TrainConfig": ("training_config", "TrainConfig"),
+    "TRAIN_PARAMS": ("training_config", "TRAIN_PARAMS"),
     "MINING_PARAMS": ("mining.config", "MINING_PARAMS"),
     "WivicoAligner": ("methods.wivico", "WivicoAligner"),
     "MINING_STAGES": ("mining", "STAGES"),

@@ -103,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser (one sub-parser per command)."""
     from .methods import available_methods
     from .text import SUPPORTED_LANGUAGES
-    from .training.config import TRAIN_PARAMS
+    from .training_config import TRAIN_PARAMS
 
     parser = argparse.ArgumentParser(prog="python -m workers.engine",
                                      description="alignapp sentence alignment engine")
