@@ -93,3 +93,19 @@ def test_reading_the_option_schemas_imports_no_model_library():
             "'sentence_transformers') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout + out.stderr
+
+
+def test_each_engine_config_has_exactly_the_fields_its_schema_declares_with_its_defaults():
+    from dataclasses import MISSING, fields
+
+    from workers.engine import MINING_PARAMS, TRAIN_PARAMS, MiningConfig, TrainConfig
+    from workers.engine.crf.model import CRF_PARAMS, CRFConfig
+    from workers.engine.methods.crf_config import PARAMS, CRFAlignerConfig
+
+    for cls, schema in ((TrainConfig, TRAIN_PARAMS), (MiningConfig, MINING_PARAMS), (CRFConfig, CRF_PARAMS),
+                        (CRFAlignerConfig, PARAMS)):
+        declared = {o.name: o.default for o in schema}
+        built = {f.name: f.default if f.default is not MISSING else f.default_factory() for f in fields(cls)}
+        if cls is MiningConfig:
+            built["evaluation_set"] = list(built["evaluation_set"])  # a tuple in the frozen dataclass
+        assert built == declared, cls.__name__
