@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from annotation.plugins import ModuleLoader
+from annotation.plugins import Registry
 from annotation.validation import text_problem
 
 if TYPE_CHECKING:
@@ -171,34 +171,19 @@ class SchemeKind:
                 "dimensions": list(scheme.dimensions or [])}
 
 
-_KINDS: dict[str, SchemeKind] = {}
+_KINDS: Registry[SchemeKind] = Registry("label-scheme kind", __name__, __path__, identity=type)
 
 
 def register(cls: type[SchemeKind]) -> type[SchemeKind]:
     """Class decorator adding a scheme kind under its ``name``."""
-    known = _KINDS.get(cls.name)
-    if known is not None and type(known) is not cls:
-        raise ValueError(f"label-scheme kind {cls.name!r} registered twice")
-    _KINDS[cls.name] = cls()
+    _KINDS.add(cls.name, cls())
     return cls
 
 
-def unregister(name: str) -> None:
-    """Remove kind ``name`` (tests that register a kind of their own)."""
-    _KINDS.pop(name, None)
-
-
-_load_all = ModuleLoader(__name__, __path__)  # imports every format/kind module once, on first use
-
-
-def kinds() -> list[SchemeKind]:
-    """Every registered kind, by name."""
-    _load_all()
-    return [_KINDS[name] for name in sorted(_KINDS)]
+unregister = _KINDS.remove  # tests that register a kind of their own
+kinds = _KINDS.entries  # every registered kind, by name
 
 
 def scheme_kind(scheme: LabelScheme | str) -> SchemeKind:
-    """The kind of ``scheme`` (or the kind called so); KeyError for an unknown kind."""
-    _load_all()
-    return _KINDS[scheme if isinstance(scheme, str) else scheme.kind]
-
+    """The kind of ``scheme`` (or the kind called so); UnknownName (a KeyError) for an unknown kind."""
+    return _KINDS.get(scheme if isinstance(scheme, str) else scheme.kind)

@@ -8,7 +8,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
-from ..services.training import dataset, metrics
+from workers.engine import TRAIN_PARAMS
+
+from ..services.training import current, metrics
 from .review import CHART_SCRIPTS, _researched_project
 
 
@@ -16,7 +18,8 @@ from .review import CHART_SCRIPTS, _researched_project
 def models_page(request: HttpRequest, pk: int) -> HttpResponse:
     project = _researched_project(request, pk)
     charts = all(finders.find(path) for path in CHART_SCRIPTS[:1])
-    data = dataset.training_set(project)
+    data = current.training_summary(project)  # built once per state of the data, not on every view
+    epochs = next(o for o in TRAIN_PARAMS if o.name == "epochs")  # the form's field, as the engine declares it
     page = {
         "project": project.pk,
         "versions_api": reverse("project-model-versions", args=[project.pk]),
@@ -25,7 +28,7 @@ def models_page(request: HttpRequest, pk: int) -> HttpResponse:
         "compare_page": reverse("project-run-compare", args=[project.pk]),
         "runs_api": reverse("run-list") + f"?project={project.pk}",
     }
-    context = {"project": project, "page": page, "data": data.snapshot, "refusal": dataset.training_refusal(data),
+    context = {"project": project, "page": page, "data": data.snapshot, "refusal": data.refusal, "epochs": epochs,
                "complete": metrics.complete_articles(project),
                "min_articles": metrics.min_trusted_articles(), "chart_scripts": CHART_SCRIPTS[:1] if charts else ()}
     return render(request, "training/models.html", context)

@@ -140,11 +140,12 @@ def test_an_empty_corpus_mines_nothing(tmp_path):
 
 
 @pytest.mark.parametrize("config, fragment", [
-    ({"kk": 1}, "unknown mine option"),
-    ({"k": 0}, "k must be a positive integer"),
+    ({"kk": 1}, "bad mine option.*kk: unknown option"),
+    ({"k": 0}, "k: must be >= 1, got 0"),
     ({"same_document": "never"}, "choose one of: overlapping, any, keep"),
-    ({"evaluation_set": "x"}, "list of texts"),
-    ({"max_distance": "far"}, "non-negative number"),
+    ({"evaluation_set": "x"}, "evaluation_set: must be a list"),
+    ({"evaluation_set": [1]}, "evaluation_set: must be a list of texts"),
+    ({"max_distance": "far"}, "max_distance: must be a float"),
 ])
 def test_bad_options_are_named(config, fragment):
     with pytest.raises(ValueError, match=fragment):

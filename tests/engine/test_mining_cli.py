@@ -91,7 +91,7 @@ def test_bad_documents_exit_with_status_2_naming_file_line_and_field(tmp_path, c
 def test_bad_options_and_missing_files_exit_with_status_2(tmp_path, capsys):
     docs = _write(tmp_path / "docs.jsonl", DOCS)
     assert main(["mine", "--input", str(docs), "--output", str(tmp_path / "o.jsonl"), "--config", '{"k": -1}']) == 2
-    assert "k must be a positive integer" in capsys.readouterr().err
+    assert "k: must be >= 1, got -1" in capsys.readouterr().err
     assert main(["mine", "--input", str(tmp_path / "none.jsonl"), "--output", str(tmp_path / "o.jsonl")]) == 2
     assert "no such file" in capsys.readouterr().err
     (tmp_path / "broken.jsonl").write_text('{"id": "a", "text": "A."}\n{"id": \n')

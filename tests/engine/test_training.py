@@ -212,7 +212,7 @@ def test_a_dev_file_is_checked_like_the_input(tmp_path, train_file, capsys):
 
 
 @pytest.mark.parametrize("config, fragment", [
-    ('{"epochs": 0}', "epochs >= 1"),
+    ('{"epochs": 0}', "epochs: must be >= 1, got 0"),
     ('{"epoch": 2}', "valid:"),
     ("{nope", "--config is not valid JSON"),
 ])

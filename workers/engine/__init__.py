@@ -36,6 +36,7 @@ from .methods import (
 from .metrics import evaluate as _evaluate
 from .metrics import tune_threshold
 from .options import Option, OptionError, check_config, describe
+from .registry import Registry, UnknownName
 from .text import SUPPORTED_LANGUAGES, is_identical, normalise, split_document
 from .types import PAIR_LABELS, AlignedPair, Alignment, ArticlePair, Document, PairLabel
 
@@ -47,6 +48,7 @@ if TYPE_CHECKING:  # the names loaded on first use (below), for type checkers an
     from .methods.wivico import WivicoAligner
     from .mining import STAGES as MINING_STAGES
     from .mining import CorpusDocument, CorpusPair, MiningConfig, MiningWork
+    from .mining.config import MINING_PARAMS
     from .paragraph_alignment import (
         PARAGRAPH_VARIANTS,
         NewselaThresholds,
@@ -73,7 +75,7 @@ if TYPE_CHECKING:  # the names loaded on first use (below), for type checkers an
         propagate_thresholds,
     )
     from .training import TrainingCancelled, train_aligner
-    from .training.config import TrainConfig
+    from .training_config import TRAIN_PARAMS, TrainConfig
 
 __all__ = [
     # documents, alignments and errors
@@ -99,6 +101,8 @@ __all__ = [
     "Option",
     "OptionError",
     "check_config",
+    "Registry",
+    "UnknownName",
     "describe",
     # text
     "SUPPORTED_LANGUAGES",
@@ -128,12 +132,14 @@ __all__ = [
     "train_aligner",
     "TrainingCancelled",
     "TrainConfig",
+    "TRAIN_PARAMS",
     "WivicoAligner",
     # corpus mining (MUSS)
     "MINING_STAGES",
     "CorpusDocument",
     "CorpusPair",
     "MiningConfig",
+    "MINING_PARAMS",
     "MiningWork",
     # pair-level simplicity tools
     "FRES_COEFFICIENTS",
@@ -182,7 +188,9 @@ _LAZY: dict[str, tuple[str, str]] = {
     "save_crf_aligner": ("methods.crf", "save_crf_aligner"),
     "train_aligner": ("training", "train_aligner"),
     "TrainingCancelled": ("training", "TrainingCancelled"),
-    "TrainConfig": ("training.config", "TrainConfig"),
+    "TrainConfig": ("training_config", "TrainConfig"),
+    "TRAIN_PARAMS": ("training_config", "TRAIN_PARAMS"),
+    "MINING_PARAMS": ("mining.config", "MINING_PARAMS"),
     "WivicoAligner": ("methods.wivico", "WivicoAligner"),
     "MINING_STAGES": ("mining", "STAGES"),
     "CorpusDocument": ("mining", "CorpusDocument"),

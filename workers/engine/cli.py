@@ -30,7 +30,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
-from .cli_common import Progress, parse_config
+from .cli_common import Progress, config_help, parse_config
 from .errors import EngineError, EngineInputError
 
 __all__ = ["build_parser", "main"]
@@ -103,6 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser (one sub-parser per command)."""
     from .methods import available_methods
     from .text import SUPPORTED_LANGUAGES
+    from .training_config import TRAIN_PARAMS
 
     parser = argparse.ArgumentParser(prog="python -m workers.engine",
                                      description="alignapp sentence alignment engine")
@@ -134,7 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="held-out JSONL for early stopping and thresholds (default: part of --input)")
     p.add_argument("--base", default=None,
                    help="encoder to start the pair model from (default: bundled all-MiniLM-L6-v2)")
-    p.add_argument("--config", default=None, help="training options as a JSON object (or @file)")
+    p.add_argument("--config", default=None, help=config_help("training", TRAIN_PARAMS))
     p.add_argument("--regulariser", default=None,
                    help="optional JSONL of another corpus's gold: its links (and hard negatives) also train "
                         "the pair model, not the CRF, cut-offs or labeller (another corpus may label differently)")

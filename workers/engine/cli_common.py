@@ -9,11 +9,23 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from .errors import EngineInputError
+from .options import Option
 
-__all__ = ["parse_config", "Progress"]
+__all__ = ["config_help", "parse_config", "Progress"]
+
+
+def config_help(what: str, schema: Iterable[Option]) -> str:
+    """``--config``'s help: the options of ``schema`` with their types, ranges and defaults.
+
+    Example:
+        >>> config_help("mining", (Option("k", "int", 8, min=1),))
+        'mining options as a JSON object (or @file): k (int >= 1, default 8)'
+    """
+    return f"{what} options as a JSON object (or @file): " + "; ".join(o.describe() for o in schema)
 
 
 def parse_config(text: str | None) -> dict[str, Any]:

@@ -39,16 +39,3 @@ class EngineInputError(EngineError, ValueError):
             where += f"field {field!r}: "
         super().__init__(where + message)
 
-
-def check_options(what: str, config: object, valid: set[str] | frozenset[str]) -> None:
-    """Reject option names ``what`` does not know, listing the valid ones, so a typo fails loudly.
-
-    Example:
-        >>> check_options("crf", {"treshold": 1}, {"threshold"})
-        Traceback (most recent call last):
-        ...
-        ValueError: unknown crf option(s) ['treshold']; valid: threshold
-    """
-    unknown = set(config) - set(valid)  # type: ignore[call-overload]
-    if unknown:
-        raise ValueError(f"unknown {what} option(s) {sorted(unknown)}; valid: {', '.join(sorted(valid))}")

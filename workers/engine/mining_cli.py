@@ -47,13 +47,15 @@ def run_mine(args: argparse.Namespace) -> int:
 
 def add_mine_subcommand(sub: Any) -> None:
     """Add ``mine`` to the engine CLI's sub-parsers."""
+    from .cli_common import config_help
+    from .mining.config import MINING_PARAMS
     from .text import SUPPORTED_LANGUAGES
 
     p = sub.add_parser("mine", help="MUSS paraphrase mining over a corpus (DOCS JSONL in → PAIRS JSONL out)")
     p.add_argument("--input", required=True, help='documents JSONL: {"id", "text"|"paragraphs", "language"?}')
     p.add_argument("--output", required=True, help="mined pairs JSONL")
     p.add_argument("--model", default=None, help="sentence-transformers model path or name (default: bundled MiniLM)")
-    p.add_argument("--config", default=None, help="mining options as a JSON object (or @file)")
+    p.add_argument("--config", default=None, help=config_help("mining", MINING_PARAMS))
     p.add_argument("--language", default="en", choices=SUPPORTED_LANGUAGES,
                    help="language of documents without a 'language' field")
     p.add_argument("--workers", type=int, default=1, help="processes running each stage's chunks")

@@ -16,19 +16,23 @@ Example:
 """
 from __future__ import annotations
 
+import copy
 import math
-from collections.abc import Iterable, Mapping
+import numbers
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
-__all__ = ["Option", "OptionError", "OptionType", "check_config", "describe"]
+__all__ = ["Option", "OptionError", "OptionType", "build_config", "check_config", "defaults", "describe"]
 
 OptionType = Literal["float", "int", "bool", "str", "path", "object", "list"]
 """``path``: a file or directory on the worker (the CLI's business; the web app refuses it and
 offers the project's model versions instead)."""
 
-_PYTHON_TYPES: dict[str, tuple[type, ...]] = {
-    "float": (int, float), "int": (int,), "bool": (bool,), "str": (str,), "path": (str,),
+C = TypeVar("C")
+
+_PYTHON_TYPES: dict[str, tuple[type, ...]] = {  # numbers.*: numpy's scalars too (a tuned threshold)
+    "float": (numbers.Real,), "int": (numbers.Integral,), "bool": (bool,), "str": (str,), "path": (str,),
     "object": (dict,), "list": (list,),
 }
 
@@ -127,3 +131,31 @@ def check_config(method: str, schema: Iterable[Option], config: Mapping[str, Any
             problems[key] = why
     if problems:
         raise OptionError(method, problems, schema)
+
+
+def defaults(schema: Iterable[Option]) -> dict[str, Any]:
+    """``{name: default}`` of every option (a fresh copy of a mutable default).
+
+    Example:
+        >>> defaults((Option("k", "int", 8, min=1), Option("crf", "object", {})))
+        {'k': 8, 'crf': {}}
+    """
+    return {o.name: copy.deepcopy(o.default) for o in schema}
+
+
+def build_config(cls: Callable[..., C], what: str, schema: Iterable[Option], config: Mapping[str, Any] | None,
+                 base: Mapping[str, Any] | None = None) -> C:
+    """``cls(**values)``: the schema's defaults, then ``base``, then ``config`` once :func:`check_config`
+    passed (a number given for a float option becomes a Python float). How an engine config (training, the crf
+    method, a threshold method, mining) is built from a ``--config`` dict: the schema is the one place
+    for its types, ranges, defaults and help.
+
+    Raises:
+        OptionError: an unknown key or a bad value (every problem at once).
+    """
+    schema = tuple(schema)
+    config = dict(config or {})
+    check_config(what, schema, config)
+    floats = {o.name for o in schema if o.type == "float"}
+    given = {k: float(v) if k in floats and v is not None else v for k, v in config.items()}
+    return cls(**{**defaults(schema), **dict(base or {}), **given})

@@ -12,14 +12,13 @@ group is ``aligned`` when its joined-text similarity reaches ``aligned_threshold
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from .errors import check_options
 from .grouping import group_links, label_groups
-from .options import Option
+from .options import Option, OptionError, build_config
 from .similarity import SimilarityModel
 from .types import Alignment, ArticlePair
 
@@ -37,14 +36,13 @@ class ThresholdConfig:
 
     @classmethod
     def build(cls, defaults: ThresholdConfig, config: dict[str, Any]) -> ThresholdConfig:
-        check_options("threshold method", config, {f.name for f in fields(cls)})
-        values = {f.name: getattr(defaults, f.name) for f in fields(cls)}
-        values.update(config)
-        out = cls(**values)
-        if not 0 <= out.partial_threshold <= out.aligned_threshold:
-            raise ValueError("need 0 <= partial_threshold <= aligned_threshold")
-        if out.max_complex < 1 or out.margin < 0:
-            raise ValueError("need max_complex >= 1 and margin >= 0")
+        """``defaults`` with ``config`` checked against :func:`threshold_params` (an
+        :class:`~workers.engine.options.OptionError`, a ``ValueError``, names every bad key)."""
+        schema = threshold_params(defaults)
+        out = build_config(cls, "threshold method", schema, config)
+        if out.partial_threshold > out.aligned_threshold:
+            raise OptionError("threshold method", {"partial_threshold": f"must be <= aligned_threshold "
+                                                   f"({out.aligned_threshold:g}), got {out.partial_threshold!r}"}, schema)
         return out
 
 

@@ -28,11 +28,11 @@ MODEL_PATH_REFUSED = ("a model is chosen from the project's model versions (mode
 
 
 def method_options(method: str) -> tuple[Option, ...]:
-    """The engine options of ``method`` (``muss-corpus``: the miner's, without a declared range)."""
-    from workers.engine import method_schema
+    """The engine options of ``method`` (``muss-corpus``: the miner's, :data:`~workers.engine.MINING_PARAMS`)."""
+    from workers.engine import MINING_PARAMS, method_schema
 
     if method == MINING_METHOD:
-        return ()
+        return MINING_PARAMS
     return method_schema(method)
 
 

@@ -1,4 +1,5 @@
-"""Training jobs and model versions: train on :func:`~annotation.services.training.dataset.training_set`,
+"""Training jobs and model versions: train on :func:`~annotation.services.training.dataset.training_set`
+(built once per state of the data, :mod:`~annotation.services.training.current`),
 register, promote, download and re-align (neural CRF paper §3–4; SPEC §5.1).
 
 **A training job** (:func:`start_training`, :func:`run_training_job`) runs on the ``gpu`` queue
@@ -21,6 +22,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Count, Q
+from django.utils import timezone
 
 from annotation.models import (
     TRAIN_JOB,
@@ -33,12 +35,8 @@ from annotation.services import audit
 from annotation.services.alignment.run_options import MODEL_KIND, default_version
 from annotation.services.background import jobs, progress
 from annotation.services.projects import language_tools
-from annotation.services.training import metrics, reporting
-from annotation.services.training.dataset import (
-    TrainingError,
-    training_refusal,
-    training_set,
-)
+from annotation.services.training import current, metrics, reporting
+from annotation.services.training.dataset import TrainingError
 
 # --- Jobs --------------------------------------------------------------------------------------
 
@@ -53,17 +51,15 @@ def start_training(project: Project, *, user=None, config: dict | None = None, s
 
     if config is not None and not isinstance(config, dict):
         raise TrainingError("config: must be a JSON object of training options")
-    _check_types(config or {})
     try:
-        TrainConfig.build(config)
-    except (ValueError, TypeError) as exc:  # TypeError: a value of the wrong type, e.g. "epochs": "many"
+        TrainConfig.build(config)  # the one check of the options: types, ranges, unknown keys (TRAIN_PARAMS)
+    except ValueError as exc:
         raise TrainingError(f"config: {exc}") from None
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**31:
         raise TrainingError("seed: must be an integer from 0 to 2147483647")
     if base_version is not None and base_version.project_id != project.pk:
         raise TrainingError("base_version: not a model version of this project")
-    data = training_set(project)
-    if (refusal := training_refusal(data)) is not None:
+    if (refusal := current.training_summary(project).refusal) is not None:
         raise TrainingError(refusal)
     params = {"config": config or {}, "seed": seed, "base_version": base_version.pk if base_version else None}
     with transaction.atomic():
@@ -71,29 +67,6 @@ def start_training(project: Project, *, user=None, config: dict | None = None, s
         audit.record("training.start", actor=user, project=project, target=f"job #{job.pk}", seed=seed,
                      base_version=params["base_version"])
     return job
-
-
-def _check_types(config: dict) -> None:
-    """Each known option has the type of its default (ints for counts, numbers for rates, text)."""
-    from dataclasses import fields
-
-    from workers.engine import TrainConfig
-
-    for f in fields(TrainConfig):
-        if f.name not in config or config[f.name] is None:
-            continue
-        value, default = config[f.name], f.default
-        if isinstance(default, bool):
-            ok = isinstance(value, bool)
-        elif isinstance(default, int):
-            ok = isinstance(value, int) and not isinstance(value, bool)
-        elif isinstance(default, float):
-            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-        else:
-            ok = isinstance(value, str)
-        if not ok:
-            kind = "an integer" if isinstance(default, int) else "a number" if isinstance(default, float) else "text"
-            raise TrainingError(f"config: {f.name} must be {kind}, got {value!r}")
 
 
 def cancel(job: Job, *, user=None) -> bool:
@@ -140,7 +113,7 @@ def _train(job: Job) -> ModelVersion:
     started = time.monotonic()
     tracker = reporting.TrainingProgress(progress.reporter(Job, job.pk), expected=last_stage_times(project))
     tracker.begin("collect")
-    data = training_set(project)
+    data = current.current_training_set(project)  # the set the request checked, unless the data changed since
     parent = model_versions(project).filter(pk=params.get("base_version")).first() or default_version(project)
     base = language_tools.project_encoder(project)  # the project's encoder (None: the bundled MiniLM)
     # one name per job (not per attempt), so a later attempt clears what a lost worker half wrote
@@ -172,7 +145,7 @@ def _train(job: Job) -> ModelVersion:
     measured = {"dev": dev_metrics,
                 "test": metrics.measure(data.exhaustive["test"], out, parent, default_version(project))}
     tracker.finish()
-    snapshot = {**data.snapshot, "manifest": manifest, "config": config, "seed": params.get("seed", 0),
+    snapshot = {**data.snapshot, "taken_at": timezone.now().isoformat(), "manifest": manifest, "config": config, "seed": params.get("seed", 0),
                 "timings": {"total_s": round(time.monotonic() - started, 1), "stages_s": tracker.durations}}
     progress.check_cancelled(Job, job.pk)  # only the attempt that owns the job registers its version
     return ModelVersion.objects.create(project=project, name=name, kind=MODEL_KIND, path=str(out), parent=parent,

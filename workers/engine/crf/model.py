@@ -11,14 +11,15 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
 import torch
 from torch import nn
 
-from ..errors import EngineError, check_options
+from ..errors import EngineError
+from ..options import Option, build_config, defaults
 from .chain import gold_score, log_partition, viterbi
 
 __all__ = ["CRFConfig", "NeuralCRF", "transition_features"]
@@ -42,6 +43,23 @@ def _cpu_single_thread(device: torch.device) -> Iterator[None]:
         yield
     finally:
         torch.set_num_threads(before)
+
+
+CRF_PARAMS: tuple[Option, ...] = (
+    Option("hidden", "int", 8, 1, None, "hidden units of the transition FFNN"),
+    Option("sim_scale", "float", 10.0, help="initial multiplier of the similarity in the emission score"),
+    Option("null_threshold", "float", 0.35, help="initial null emission (times sim_scale)"),
+    Option("same_cost", "float", 0.3, help="initial cost of two simple sentences on one complex sentence"),
+    Option("jump_cost", "float", 0.4, help="initial cost per complex sentence skipped"),
+    Option("max_jump", "int", 5, 0, None, "distance after which a jump costs no more"),
+    Option("null_enter_cost", "float", 0.5, help="initial cost of entering the null state (g2)"),
+    Option("null_exit_cost", "float", 0.5, help="initial cost of leaving the null state (g3)"),
+    Option("null_stay_cost", "float", 0.0, help="initial cost of staying in the null state (g4)"),
+    Option("null_margin", "float", 0.1, help="relative null criterion (null = off)", nullable=True),
+    Option("null_floor", "float", 0.15, help="lowest similarity the relative criterion may align"),
+)
+"""The CRF's hyper-parameters (the ``crf`` method's ``crf`` option): types, defaults and help."""
+_D = defaults(CRF_PARAMS)
 
 
 @dataclass
@@ -70,22 +88,23 @@ class CRFConfig:
         null_floor: lowest similarity at which the relative criterion may align a sentence.
     """
 
-    hidden: int = 8
-    sim_scale: float = 10.0
-    null_threshold: float = 0.35
-    same_cost: float = 0.3
-    jump_cost: float = 0.4
-    max_jump: int = 5
-    null_enter_cost: float = 0.5
-    null_exit_cost: float = 0.5
-    null_stay_cost: float = 0.0
-    null_margin: float | None = 0.1
-    null_floor: float = 0.15
+    hidden: int = _D["hidden"]
+    sim_scale: float = _D["sim_scale"]
+    null_threshold: float = _D["null_threshold"]
+    same_cost: float = _D["same_cost"]
+    jump_cost: float = _D["jump_cost"]
+    max_jump: int = _D["max_jump"]
+    null_enter_cost: float = _D["null_enter_cost"]
+    null_exit_cost: float = _D["null_exit_cost"]
+    null_stay_cost: float = _D["null_stay_cost"]
+    null_margin: float | None = _D["null_margin"]
+    null_floor: float = _D["null_floor"]
 
     @classmethod
     def from_dict(cls, d: dict[str, object]) -> CRFConfig:
-        check_options("CRF", d, {f.name for f in fields(cls)})
-        return cls(**d)  # type: ignore[arg-type]
+        """A config from ``d`` checked against :data:`CRF_PARAMS` (an unknown key or a bad value is an
+        :class:`~workers.engine.options.OptionError`, a ``ValueError``)."""
+        return build_config(cls, "CRF", CRF_PARAMS, d)
 
 
 def transition_features(n_labels: int) -> torch.Tensor:

@@ -12,13 +12,12 @@ article pair of the run, so no article's result depends on the batch it lands in
 """
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from ..options import Option, check_config
+from ..registry import Registry
 from ..types import Alignment, ArticlePair
 
 ProgressFn = Callable[[float, str], None]
@@ -54,35 +53,22 @@ def is_run_level(aligner: object) -> bool:
     return callable(getattr(aligner, "prepare", None))
 
 
-_REGISTRY: dict[str, Callable[..., Aligner]] = {}
-_loaded = False
+_METHODS: Registry[Callable[..., Aligner]] = Registry("method", __name__, __path__)
 
 
 def register(name: str) -> Callable[[Callable[..., Aligner]], Callable[..., Aligner]]:
     """Class decorator adding a method under ``name``."""
 
     def wrap(factory: Callable[..., Aligner]) -> Callable[..., Aligner]:
-        if name in _REGISTRY and _REGISTRY[name] is not factory:
-            raise ValueError(f"method {name!r} registered twice")
-        _REGISTRY[name] = factory
+        _METHODS.add(name, factory)
         return factory
 
     return wrap
 
 
-def _load_all() -> None:
-    global _loaded
-    if _loaded:
-        return
-    for info in pkgutil.iter_modules(__path__):
-        importlib.import_module(f"{__name__}.{info.name}")
-    _loaded = True
-
-
 def available_methods() -> list[str]:
     """Names of all registered methods, sorted."""
-    _load_all()
-    return sorted(_REGISTRY)
+    return list(_METHODS.names())
 
 
 def method_schema(name: str) -> tuple[Option, ...]:
@@ -95,10 +81,7 @@ def method_schema(name: str) -> tuple[Option, ...]:
     Raises:
         ValueError: unknown method (the message lists the valid ones).
     """
-    _load_all()
-    if name not in _REGISTRY:
-        raise ValueError(f"unknown method {name!r}; choose one of: {', '.join(sorted(_REGISTRY))}")
-    return tuple(getattr(sys.modules[_REGISTRY[name].__module__], "PARAMS", ()))
+    return tuple(getattr(sys.modules[_METHODS.get(name).__module__], "PARAMS", ()))
 
 
 def method_defaults(name: str) -> dict[str, Any]:
@@ -132,4 +115,4 @@ def get_aligner(name: str, config: dict[str, Any] | None = None, model: str | No
             (:class:`~workers.engine.options.OptionError`, listing the valid options).
     """
     check_method_config(name, dict(config or {}))
-    return _REGISTRY[name](config=dict(config or {}), model=model)
+    return _METHODS.get(name)(config=dict(config or {}), model=model)

@@ -2,12 +2,11 @@
 file and constant names a trained MODEL_DIR shares with training (see :mod:`.crf`)."""
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..crf import CRFConfig
-from ..errors import check_options
-from ..options import Option
+from ..options import Option, build_config, defaults
 from ..paragraph_alignment import PARAGRAPH_VARIANTS, NewselaThresholds, WikiThresholds
 from ..similarity import SIMILARITY_NAMES
 
@@ -31,6 +30,41 @@ NEVER = 1.01
 CALIBRATED_NEWSELA = NewselaThresholds(tau1=0.1, tau2=0.34, tau3=0.7244, tau4=0.998915818299745,
                                        tau5=0.5)
 CALIBRATED_WIKI = WikiThresholds(tau1=0.7244, tau2=0.8, tau3=0.5, tau4=5, tau5=0.9958)
+
+
+PARAGRAPH_MODES: tuple[str, ...] = ("mask", "within")
+
+PARAMS: tuple[Option, ...] = (
+    Option("similarity", "str", "combined", help="sentence similarity backend", choices=tuple(SIMILARITY_NAMES)),
+    Option("sbert_weight", "float", 0.5, 0.0, 1.0, "embedding weight of the combined similarity"),
+    Option("device", "str", None, help="torch device, e.g. cpu or cuda (default: CUDA when available)"),
+    Option("aligned_threshold", "float", 0.6, 0.0, NEVER, "a group is 'aligned' from this score (else 'partial'; "
+           f"{NEVER:g} = never)"),
+    Option("merge_threshold", "float", 0.4, 0.0, NEVER, f"similarity needed for a secondary (merge) link ({NEVER:g} = "
+           "no merge links)"),
+    Option("merge_window", "int", 2, 0, 20, "how far (in complex sentences) a merge partner may be"),
+    Option("paragraph_alignment", "str", "off", help="restrict the CRF to aligned paragraphs",
+           choices=("off", *PARAGRAPH_VARIANTS)),
+    Option("paragraph_thresholds", "object", None, help="tau1..tau5 overrides of the paragraph variant",
+           nullable=True),
+    Option("paragraph_mode", "str", "mask", help="with paragraph alignment: 'mask' (one decode per article, "
+           "pairs outside aligned paragraphs zeroed) or 'within' (the paper's §2.4: one CRF decode per aligned "
+           "paragraph pair)", choices=PARAGRAPH_MODES),
+    Option("batch_size", "int", 16, 1, 1024, "article pairs per Viterbi batch"),
+    Option("min_link_score", "float", 0.0, 0.0, 1.0, "links below this similarity are dropped (0 = keep all)"),
+    Option("crf", "object", {}, help="CRF hyper-parameter overrides (untrained model only)"),
+    Option("label_rule", "str", "similarity", help="how a group's label is decided", choices=LABEL_RULES),
+    Option("group_aligned_threshold", "float", None, 0.0, NEVER, "pair_model rule's cut-off for n:m groups "
+           f"({NEVER:g} = n:m groups are always partial; default: aligned_threshold)", nullable=True),
+    Option("base_similarity", "str", "combined", help="base backend of the pair-model similarity",
+           choices=tuple(SIMILARITY_NAMES)),
+    Option("pair_model_weight", "float", 0.5, 0.0, 1.0, "weight of P(linked) in the pair-model similarity"),
+    Option("candidates_per_simple", "int", 5, 1, 100, "pair-model candidates per simple sentence"),
+    Option("domain_check", "bool", True, help="a trained model aligns article pairs unlike its training articles "
+           "as the untrained aligner does"),
+)
+"""The option schema of the ``crf`` method (the fields of :class:`CRFAlignerConfig`)."""
+_D = defaults(PARAMS)
 
 
 @dataclass
@@ -65,42 +99,30 @@ class CRFAlignerConfig:
             (:class:`~workers.engine.pair_similarity.PairModelSimilarity`).
     """
 
-    similarity: str = "combined"
-    sbert_weight: float = 0.5
-    device: str | None = None
-    aligned_threshold: float = 0.6
-    merge_threshold: float = 0.4
-    merge_window: int = 2
-    paragraph_alignment: str = "off"
-    paragraph_thresholds: dict[str, float] | None = None
-    paragraph_mode: str = "mask"
-    batch_size: int = 16
-    min_link_score: float = 0.0
+    similarity: str = _D["similarity"]
+    sbert_weight: float = _D["sbert_weight"]
+    device: str | None = _D["device"]
+    aligned_threshold: float = _D["aligned_threshold"]
+    merge_threshold: float = _D["merge_threshold"]
+    merge_window: int = _D["merge_window"]
+    paragraph_alignment: str = _D["paragraph_alignment"]
+    paragraph_thresholds: dict[str, float] | None = _D["paragraph_thresholds"]
+    paragraph_mode: str = _D["paragraph_mode"]
+    batch_size: int = _D["batch_size"]
+    min_link_score: float = _D["min_link_score"]
     crf: dict[str, Any] = field(default_factory=dict)
-    label_rule: str = "similarity"
-    group_aligned_threshold: float | None = None
-    base_similarity: str = "combined"
-    pair_model_weight: float = 0.5
-    candidates_per_simple: int = 5
-    domain_check: bool = True
+    label_rule: str = _D["label_rule"]
+    group_aligned_threshold: float | None = _D["group_aligned_threshold"]
+    base_similarity: str = _D["base_similarity"]
+    pair_model_weight: float = _D["pair_model_weight"]
+    candidates_per_simple: int = _D["candidates_per_simple"]
+    domain_check: bool = _D["domain_check"]
 
     @classmethod
     def build(cls, config: dict[str, Any]) -> CRFAlignerConfig:
-        check_options("crf", config, {f.name for f in fields(cls)})
-        cfg = cls(**config)
-        if cfg.similarity not in SIMILARITY_NAMES:
-            raise ValueError(f"unknown similarity {cfg.similarity!r}; choose one of: "
-                             f"{', '.join(SIMILARITY_NAMES)}")
-        if cfg.paragraph_mode not in PARAGRAPH_MODES:
-            raise ValueError(f"unknown paragraph_mode {cfg.paragraph_mode!r}; choose one of: {', '.join(PARAGRAPH_MODES)}")
-        if cfg.paragraph_alignment not in ("off", *PARAGRAPH_VARIANTS):
-            raise ValueError(f"unknown paragraph_alignment {cfg.paragraph_alignment!r}; choose "
-                             f"one of: off, {', '.join(PARAGRAPH_VARIANTS)}")
-        if cfg.merge_window < 0 or cfg.batch_size < 1:
-            raise ValueError("need merge_window >= 0 and batch_size >= 1")
-        if cfg.label_rule not in LABEL_RULES:
-            raise ValueError(f"unknown label_rule {cfg.label_rule!r}; choose one of: "
-                             f"{', '.join(LABEL_RULES)}")
+        """``config`` checked against :data:`PARAMS` (an :class:`~workers.engine.options.OptionError`, a
+        ``ValueError``, names every bad key), and the rules between options."""
+        cfg = build_config(cls, "crf", PARAMS, config)
         if cfg.label_rule in ("pair_model", "learnt") and cfg.similarity != "pair-model":
             raise ValueError(f"label_rule {cfg.label_rule!r} needs similarity 'pair-model' (a trained model)")
         CRFConfig.from_dict(dict(cfg.crf))  # validates the keys
@@ -119,37 +141,3 @@ class CRFAlignerConfig:
         d.update(self.paragraph_thresholds)
         return type(base)(**d)
 
-
-PARAMS: tuple[Option, ...] = (
-    Option("similarity", "str", "combined", help="sentence similarity backend", choices=tuple(SIMILARITY_NAMES)),
-    Option("sbert_weight", "float", 0.5, 0.0, 1.0, "embedding weight of the combined similarity"),
-    Option("device", "str", None, help="torch device, e.g. cpu or cuda (default: CUDA when available)"),
-    Option("aligned_threshold", "float", 0.6, 0.0, NEVER, "a group is 'aligned' from this score (else 'partial'; "
-           f"{NEVER:g} = never)"),
-    Option("merge_threshold", "float", 0.4, 0.0, NEVER, f"similarity needed for a secondary (merge) link ({NEVER:g} = "
-           "no merge links)"),
-    Option("merge_window", "int", 2, 0, 20, "how far (in complex sentences) a merge partner may be"),
-    Option("paragraph_alignment", "str", "off", help="restrict the CRF to aligned paragraphs",
-           choices=("off", *PARAGRAPH_VARIANTS)),
-    Option("paragraph_thresholds", "object", None, help="tau1..tau5 overrides of the paragraph variant",
-           nullable=True),
-    Option("paragraph_mode", "str", "mask", help="with paragraph alignment: 'mask' (one decode per article, "
-           "pairs outside aligned paragraphs zeroed) or 'within' (the paper's §2.4: one CRF decode per aligned "
-           "paragraph pair)", choices=("mask", "within")),
-    Option("batch_size", "int", 16, 1, 1024, "article pairs per Viterbi batch"),
-    Option("min_link_score", "float", 0.0, 0.0, 1.0, "links below this similarity are dropped (0 = keep all)"),
-    Option("crf", "object", {}, help="CRF hyper-parameter overrides (untrained model only)"),
-    Option("label_rule", "str", "similarity", help="how a group's label is decided", choices=LABEL_RULES),
-    Option("group_aligned_threshold", "float", None, 0.0, NEVER, "pair_model rule's cut-off for n:m groups "
-           f"({NEVER:g} = n:m groups are always partial; default: aligned_threshold)", nullable=True),
-    Option("base_similarity", "str", "combined", help="base backend of the pair-model similarity",
-           choices=tuple(SIMILARITY_NAMES)),
-    Option("pair_model_weight", "float", 0.5, 0.0, 1.0, "weight of P(linked) in the pair-model similarity"),
-    Option("candidates_per_simple", "int", 5, 1, 100, "pair-model candidates per simple sentence"),
-    Option("domain_check", "bool", True, help="a trained model aligns article pairs unlike its training articles "
-           "as the untrained aligner does"),
-)
-"""The option schema of the ``crf`` method (the fields of :class:`CRFAlignerConfig`)."""
-
-
-PARAGRAPH_MODES: tuple[str, ...] = ("mask", "within")

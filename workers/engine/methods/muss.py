@@ -17,8 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..errors import check_options
-from ..options import Option
+from ..options import Option, check_config
 from ..simplicity.embedding import Encoder, LazyEncoder
 from ..simplicity.muss_mining import mine_paraphrases
 from ..types import AlignedPair, Alignment, ArticlePair
@@ -30,7 +29,6 @@ DEFAULTS: dict[str, Any] = {
     "max_chars": 300, "max_punctuation": 0.10, "k": 8, "max_distance": 0.5,
     "max_relative": 0.6, "min_change": 0.20,
 }
-_KEYS = {*DEFAULTS, "evaluation_set", "select", "device"}
 SELECT_MODES = ("greedy", "all")
 PARAMS: tuple[Option, ...] = (
     Option("max_chars", "int", 300, 20, 5000, "longest sequence of adjacent sentences, in characters"),
@@ -56,7 +54,7 @@ class MussAligner(LazyEncoder):
         encoder: Encoder | None = None,
     ) -> None:
         config = dict(config or {})
-        check_options("muss", config, _KEYS)
+        check_config("muss", PARAMS, config)
         self.params = {k: config.get(k, v) for k, v in DEFAULTS.items()}
         self.evaluation_set = list(config.get("evaluation_set", []))
         self.select = str(config.get("select", "greedy"))

@@ -27,8 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import check_options
-from ..options import Option
+from ..options import Option, check_config
 from ..simplicity.embedding import Encoder, LazyEncoder
 from ..types import AlignedPair, Alignment, ArticlePair
 from . import ProgressFn, register
@@ -144,7 +143,7 @@ class Sum4SimpAligner(LazyEncoder):
         encoder: Encoder | None = None,
     ) -> None:
         config = dict(config or {})
-        check_options("sum4simp", config, {*DEFAULTS, "filter", "keep_filtered", "device"})
+        check_config("sum4simp", PARAMS, config)
         self.params = {k: config.get(k, v) for k, v in DEFAULTS.items()}
         self.params["l_max"] = int(self.params["l_max"])
         self.model = model

@@ -37,8 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import check_options
-from ..options import Option
+from ..options import Option, check_config
 from ..simplicity.embedding import Encoder, LazyEncoder, max_tokens, token_lengths
 from ..simplicity.wivico_thresholds import PAPER_VALID_THRESHOLD, PROPAGATION_METHODS, propagate_thresholds
 from ..types import AlignedPair, Alignment, ArticlePair
@@ -47,8 +46,6 @@ from . import ProgressFn, register
 __all__ = ["WivicoAligner", "windows"]
 
 SELECT_MODES = ("greedy", "all")
-_KEYS = {"threshold", "partial_threshold", "thresholds", "partial_thresholds", "propagation", "max_n", "max_m",
-         "max_tokens", "select", "cache_mb", "device"}
 Config = tuple[int, int]
 PARAMS: tuple[Option, ...] = (
     Option("threshold", "float", PAPER_VALID_THRESHOLD, 0.0, 1.0, "cosine from which a window pair is valid"),
@@ -160,7 +157,7 @@ class WivicoAligner(LazyEncoder):
         encoder: Encoder | None = None,
     ) -> None:
         config = dict(config or {})
-        check_options("wivico", config, _KEYS)
+        check_config("wivico", PARAMS, config)
         self.threshold = float(config.get("threshold", PAPER_VALID_THRESHOLD))
         self.partial_threshold = float(config.get("partial_threshold", self.threshold - 0.15))
         if self.partial_threshold > self.threshold:

@@ -1,16 +1,36 @@
 """Options of a corpus mining job (MUSS App. A.1; the ``mine`` command's ``--config`` keys)."""
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from ..errors import check_options
+from ..options import Option, OptionError, build_config, defaults
 from ..simplicity.muss_mining import SAME_DOCUMENT_MODES
-from .records import _is_int
 
-__all__ = ["MiningConfig"]
+__all__ = ["MINING_PARAMS", "MiningConfig"]
+
+MINING_PARAMS: tuple[Option, ...] = (
+    Option("max_chars", "int", 300, 1, None, "longest sequence mined, in characters"),
+    Option("max_punctuation", "float", 0.10, 0.0, None, "most punctuation per character of a sequence"),
+    Option("k", "int", 8, 1, None, "nearest neighbours searched per sequence"),
+    Option("max_distance", "float", 0.5, 0.0, None, "largest L2 distance of two unit vectors kept"),
+    Option("max_relative", "float", 0.6, 0.0, None, "largest distance relative to the neighbours' (margin)"),
+    Option("min_change", "float", 0.20, 0.0, None, "least character-level change between the two sequences"),
+    Option("same_document", "str", "any", help="pairs from one document: 'any' drops them all, 'overlapping' only "
+           "those of overlapping windows, 'keep' only a sequence with itself", choices=SAME_DOCUMENT_MODES),
+    Option("exclude_same_document_first", "bool", True, help="drop same-document neighbours before the search's k"),
+    Option("evaluation_set", "list", [], help="texts whose near duplicates are never mined (a list of texts)"),
+    Option("exact_limit", "int", 20_000, 1, None, "up to this many sequences the search is exact (else IVF)"),
+    Option("nlist", "int", None, 1, None, "IVF cells (default 4·sqrt(N), at most N/39)", nullable=True),
+    Option("nprobe", "int", 16, 1, None, "IVF cells searched per query"),
+    Option("shard_size", "int", 4096, 1, None, "sequences per encode/search chunk"),
+    Option("seed", "int", 0, 0, None, "random seed of the IVF training sample"),
+    Option("device", "str", None, help="torch device, e.g. cpu or cuda (default: CUDA when available)",
+           nullable=True),
+)
+"""The mining options (``mine --config`` keys, a ``muss-corpus`` run's params): types, ranges, defaults, help."""
+_D = defaults(MINING_PARAMS)
 
 
 @dataclass(frozen=True)
@@ -27,61 +47,36 @@ class MiningConfig:
     miner's pairs; with exact ∝ N² and IVF ∝ N (training) + N^1.5 (search) they cross near 13k.
     """
 
-    max_chars: int = 300
-    max_punctuation: float = 0.10
-    k: int = 8
-    max_distance: float = 0.5
-    max_relative: float = 0.6
-    min_change: float = 0.20
-    same_document: str = "any"
-    exclude_same_document_first: bool = True
+    max_chars: int = _D["max_chars"]
+    max_punctuation: float = _D["max_punctuation"]
+    k: int = _D["k"]
+    max_distance: float = _D["max_distance"]
+    max_relative: float = _D["max_relative"]
+    min_change: float = _D["min_change"]
+    same_document: str = _D["same_document"]
+    exclude_same_document_first: bool = _D["exclude_same_document_first"]
     evaluation_set: tuple[str, ...] = ()
-    exact_limit: int = 20_000
-    nlist: int | None = None
-    nprobe: int = 16
-    shard_size: int = 4096
-    seed: int = 0
-    device: str | None = None
+    exact_limit: int = _D["exact_limit"]
+    nlist: int | None = _D["nlist"]
+    nprobe: int = _D["nprobe"]
+    shard_size: int = _D["shard_size"]
+    seed: int = _D["seed"]
+    device: str | None = _D["device"]
 
     @classmethod
     def from_dict(cls, config: Mapping[str, Any] | None) -> MiningConfig:
-        """Validate ``config`` (unknown keys and bad values raise ``ValueError`` naming them).
+        """Validate ``config`` against :data:`MINING_PARAMS` (an unknown key or a bad value is an
+        :class:`~workers.engine.options.OptionError`, a ``ValueError``, naming them).
 
         Example:
             >>> MiningConfig.from_dict({"k": 4}).k
             4
         """
-        config = dict(config or {})
-        names = {f.name for f in fields(cls)}
-        check_options("mine", config, names)
-        values: dict[str, Any] = {}
-        for f in fields(cls):
-            if f.name not in config:
-                continue
-            v = config[f.name]
-            default = f.default
-            if f.name == "evaluation_set":
-                if not (isinstance(v, list) and all(isinstance(t, str) for t in v)):
-                    raise ValueError("mine option evaluation_set must be a list of texts")
-                v = tuple(v)
-            elif f.name in ("nlist", "device"):
-                ok = v is None or (isinstance(v, str) if f.name == "device" else (_is_int(v) and v > 0))
-                if not ok:
-                    raise ValueError(f"mine option {f.name} must be {'a device name' if f.name == 'device' else 'a positive integer'} or null")
-            elif isinstance(default, bool):
-                if not isinstance(v, bool):
-                    raise ValueError(f"mine option {f.name} must be true or false")
-            elif isinstance(default, int):
-                if not _is_int(v) or v < (0 if f.name == "seed" else 1):
-                    raise ValueError(f"mine option {f.name} must be a positive integer, got {v!r}")
-            elif isinstance(default, float):
-                if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) or v < 0:
-                    raise ValueError(f"mine option {f.name} must be a non-negative number, got {v!r}")
-                v = float(v)
-            elif f.name == "same_document" and v not in SAME_DOCUMENT_MODES:
-                raise ValueError(f"unknown same_document {v!r}; choose one of: {', '.join(SAME_DOCUMENT_MODES)}")
-            values[f.name] = v
-        return cls(**values)
+        built = build_config(cls, "mine", MINING_PARAMS, config)
+        texts = built.evaluation_set
+        if not all(isinstance(t, str) for t in texts):
+            raise OptionError("mine", {"evaluation_set": "must be a list of texts"}, MINING_PARAMS)
+        return replace(built, evaluation_set=tuple(texts))
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)

@@ -148,7 +148,7 @@ def train_aligner(
         output_dir: MODEL_DIR to write (created; files of a previous model are replaced).
         dev: held-out article pairs; default: ``holdout_fraction`` of ``pairs``.
         base: encoder to initialise the pair model from (``None`` = bundled all-MiniLM-L6-v2).
-        config: :class:`~workers.engine.training.config.TrainConfig` options.
+        config: :class:`~workers.engine.training_config.TrainConfig` options.
         seed: seeds the hold-out split, initialisation, shuffling and dropout.
         progress: called with an :class:`EpochReport` after every epoch of both stages.
         should_stop: polled after every epoch and stage; ``True`` cancels.

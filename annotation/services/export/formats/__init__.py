@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from annotation.plugins import ModuleLoader
+from annotation.plugins import Registry
 
 if TYPE_CHECKING:
     from annotation.services.export.formats.base import Writer
@@ -40,7 +40,8 @@ class ExportFormat:
     training: bool = False
 
 
-_REGISTRY: dict[str, ExportFormat] = {}
+_FORMATS: Registry[ExportFormat] = Registry("export format", __name__, __path__, identity=lambda f: f.writer,
+                                             order=lambda name, f: (f.order, name))
 
 
 def register(name: str, *, label: str | None = None, readme: str, order: int = 100,
@@ -48,35 +49,12 @@ def register(name: str, *, label: str | None = None, readme: str, order: int = 1
     """Class decorator adding a writer as format ``name`` (``order``: its place in lists, lower first)."""
 
     def wrap(writer: type[Writer]) -> type[Writer]:
-        known = _REGISTRY.get(name)
-        if known is not None and known.writer is not writer:
-            raise ValueError(f"export format {name!r} registered twice")
-        _REGISTRY[name] = ExportFormat(name, label or name, readme, writer, order, exact, training)
+        _FORMATS.add(name, ExportFormat(name, label or name, readme, writer, order, exact, training))
         return writer
 
     return wrap
 
 
-def unregister(name: str) -> None:
-    """Remove format ``name`` (tests that register a format of their own)."""
-    _REGISTRY.pop(name, None)
-
-
-_load_all = ModuleLoader(__name__, __path__)  # imports every format/kind module once, on first use
-
-
-def formats() -> list[ExportFormat]:
-    """Every registered format, in list order."""
-    _load_all()
-    return sorted(_REGISTRY.values(), key=lambda f: (f.order, f.name))
-
-
-def names() -> tuple[str, ...]:
-    """The registered formats' names, in list order."""
-    return tuple(f.name for f in formats())
-
-
-def get(name: str) -> ExportFormat:
-    """The format called ``name``; KeyError when none is."""
-    _load_all()
-    return _REGISTRY[name]
+# the registry's reads, by the names callers use: formats() in list order, names(), get(name) (UnknownName,
+# a KeyError, when none is called so) and unregister(name) (tests that register a format of their own)
+formats, names, get, unregister = _FORMATS.entries, _FORMATS.names, _FORMATS.get, _FORMATS.remove

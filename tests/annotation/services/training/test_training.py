@@ -150,3 +150,31 @@ def test_training_completion_and_export_read_a_1to1_not_aligned_over_a_queue_lab
     groups = {(tuple(r["complex_ids"]), tuple(r["simple_ids"])): r["group"] for r in jsonl(root / "jsonl" / "train.jsonl")}
     assert groups[((2,), (1,))] is None and groups[((2,), (0,))] is None  # not aligned: no link, no group
     assert groups[((1, 2), (1,))]["kind"] == "1:1" and groups[((1, 2), (1,))]["simple"] == [1]
+
+
+def test_the_training_set_is_built_once_for_the_request_the_worker_and_the_models_page(
+        client, users, project, completed, monkeypatch):
+    """Issue 29 §4: it was built by the request, again by the worker and on every view of the Models page."""
+    import workers.engine
+
+    built, trained_on = [], []
+    real = dataset.training_set
+    monkeypatch.setattr(dataset, "training_set", lambda p: built.append(p.pk) or real(p))  # counts, then builds
+
+    def cancelled_training(train, out, **kwargs):  # training itself is not what is measured here (and is slow)
+        trained_on.extend(p.id for p in train)
+        raise workers.engine.TrainingCancelled("stop")
+
+    monkeypatch.setattr(workers.engine, "train_aligner", cancelled_training)
+    client.force_login(users["rita"])
+    page = f"/projects/{project.pk}/models/"
+    shown = client.get(page).content.decode()
+    assert 'id="train-refusal"' not in shown
+    assert 'name="epochs" min="1" value="2"' in shown  # the form's field as TRAIN_PARAMS declares it
+    job = training.start_training(project, enqueue=False)
+    training.run_training_job(job.pk)
+    assert client.get(page).status_code == 200
+    assert built == [project.pk] and trained_on == [f"{completed['article'].pk}:{c.pk}-{s.pk}"
+                                                     for c, s in [completed["docs"]]]
+    ArticleCompletion.objects.all().delete()  # the data changed: the next reader builds the set again
+    assert 'id="train-refusal"' in client.get(page).content.decode() and len(built) == 2

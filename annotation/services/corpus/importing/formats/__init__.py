@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from annotation.plugins import ModuleLoader
+from annotation.plugins import Registry
 from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle
 
 Parser = Callable[[list[InputFile], ParseContext], Iterator[ParsedArticle]]
@@ -44,7 +44,8 @@ class ImportFormat:
     record_files: bool = False
 
 
-_REGISTRY: dict[str, ImportFormat] = {}
+_FORMATS: Registry[ImportFormat] = Registry("import format", __name__, __path__, identity=lambda f: f.parse,
+                                             order=lambda name, f: (f.order, name))
 
 
 def register(name: str, *, extensions: tuple[str, ...], help: str, example: tuple[tuple[str, str], ...],  # noqa: A002
@@ -53,44 +54,24 @@ def register(name: str, *, extensions: tuple[str, ...], help: str, example: tupl
     """Decorator adding a parser as format ``name`` (``order``: its place in lists, lower first)."""
 
     def wrap(parse: Parser) -> Parser:
-        known = _REGISTRY.get(name)
-        if known is not None and known.parse is not parse:
+        known = _FORMATS.registered()
+        if name in known and known[name].parse is not parse:
             raise ValueError(f"import format {name!r} registered twice")
-        taken = {ext: f.name for f in _REGISTRY.values() if f.name != name for ext in f.extensions}
+        taken = {ext: f.name for f in known.values() if f.name != name for ext in f.extensions}
         clash = [ext for ext in extensions if ext in taken]
         if clash:
             raise ValueError(f"import format {name!r}: extension(s) {', '.join(clash)} already belong to "
                              f"{', '.join(sorted({taken[e] for e in clash}))}")
-        _REGISTRY[name] = ImportFormat(name, tuple(extensions), parse, help, order, tuple(example), probe, binary,
-                                       record_files)
+        _FORMATS.add(name, ImportFormat(name, tuple(extensions), parse, help, order, tuple(example), probe, binary,
+                                        record_files))
         return parse
 
     return wrap
 
 
-def unregister(name: str) -> None:
-    """Remove format ``name`` (tests that register a format of their own)."""
-    _REGISTRY.pop(name, None)
-
-
-_load_all = ModuleLoader(__name__, __path__)  # imports every format/kind module once, on first use
-
-
-def formats() -> list[ImportFormat]:
-    """Every registered format, in list order."""
-    _load_all()
-    return sorted(_REGISTRY.values(), key=lambda f: (f.order, f.name))
-
-
-def names() -> tuple[str, ...]:
-    """The registered formats' names, in list order."""
-    return tuple(f.name for f in formats())
-
-
-def get(name: str) -> ImportFormat:
-    """The format called ``name``; KeyError when none is."""
-    _load_all()
-    return _REGISTRY[name]
+# the registry's reads, by the names callers use: formats() in list order, names(), get(name) (UnknownName,
+# a KeyError, when none is called so) and unregister(name) (tests that register a format of their own)
+formats, names, get, unregister = _FORMATS.entries, _FORMATS.names, _FORMATS.get, _FORMATS.remove
 
 
 def probed(names: list[str]) -> str | None:

@@ -1,0 +1,101 @@
+"""The project's training set now, built once per state of its data (issue 29 §4).
+
+:func:`~annotation.services.training.dataset.training_set` reads every label, gold value, completion
+and split of the project and the texts of its pairs. A training needs it three times — the request
+that starts it (to refuse one with nothing to train on), the worker that trains, and every view of
+the Models page ("Training data now") — so it is built once and kept in the cache under
+:func:`data_state`: a digest of what the set is computed from (counts, last ids and last changes of
+labels, gold, gold history, completions, articles, pairs and sentences; the splits, exclusions, the
+project's settings and label scheme). A label given, changed or removed afterwards changes the state,
+so the next reader builds the set again; nothing has to remember to invalidate it.
+
+Example:
+    >>> data = current_training_set(project)  # doctest: +SKIP
+    >>> summary = training_summary(project)    # the Models page: the snapshot and the refusal
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+
+from django.core.cache import cache
+from django.db.models import Count, Max
+
+from annotation.models import (
+    Adjudication,
+    AdjudicationChange,
+    Article,
+    ArticleCompletion,
+    CandidatePair,
+    Label,
+    Membership,
+    Project,
+    Sentence,
+    Split,
+)
+from annotation.services.training import dataset
+
+TTL_S = 6 * 3600
+"""How long a built set is kept (a newer data state replaces it sooner: its key changes)."""
+
+_TRACKED = (  # (model, its path to the project, the timestamp it changes with)
+    (Label, "pair__article__project", "updated_at"),
+    (Adjudication, "pair__article__project", "created_at"),
+    (AdjudicationChange, "pair__article__project", None),
+    (ArticleCompletion, "article__project", None),
+    (Article, "project", None),
+    (CandidatePair, "article__project", None),
+    (Sentence, "document__article__project", None),
+)
+
+
+@dataclass(frozen=True)
+class TrainingSummary:
+    """What the Models page shows of the training set: its snapshot (counts, hash) and why a training
+    would be refused (None: it can start)."""
+
+    snapshot: dict
+    refusal: str | None
+
+
+def data_state(project: Project) -> str:
+    """A digest of everything :func:`~annotation.services.training.dataset.training_set` reads."""
+    parts: list[object] = [project.pk, project.created_at, project.config, project.label_scheme_id,
+                           project.label_scheme.values if project.label_scheme_id else None]
+    for model, path, changed in _TRACKED:
+        marks = {"n": Count("pk"), "last": Max("pk"), **({"changed": Max(changed)} if changed else {})}
+        parts.append(model.objects.filter(**{path: project}).aggregate(**marks))
+    parts.append(sorted(Split.objects.filter(article__project=project).values_list("article_id", "name")))
+    parts.append(sorted(Membership.objects.filter(project=project, excluded_at__isnull=False)
+                        .values_list("user_id", flat=True)))
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:24]
+
+
+def _keys(project: Project) -> tuple[str, str]:
+    state = data_state(project)
+    return f"training-set:{project.pk}:{state}", f"training-summary:{project.pk}:{state}"
+
+
+def current_training_set(project: Project) -> dataset.TrainingSet:
+    """The project's training set now: the cached one while the data are unchanged, else built (and kept)."""
+    data_key, summary_key = _keys(project)
+    data = cache.get(data_key)
+    if data is None:
+        data = dataset.training_set(project)
+        cache.set(data_key, data, TTL_S)
+        cache.set(summary_key, TrainingSummary(data.snapshot, dataset.training_refusal(data)), TTL_S)
+    return data
+
+
+def training_summary(project: Project) -> TrainingSummary:
+    """The snapshot and refusal of :func:`current_training_set`, without loading the whole set when cached."""
+    _, summary_key = _keys(project)
+    summary = cache.get(summary_key)
+    if summary is None:
+        data = current_training_set(project)
+        summary = TrainingSummary(data.snapshot, dataset.training_refusal(data))
+    return summary
+
+
+__all__ = ["TrainingSummary", "current_training_set", "data_state", "training_summary"]
