@@ -105,6 +105,20 @@ class IsProjectResearcher(BasePermission):
         project = getattr(view, "get_project", lambda: None)()
         return project is None or can_research(request.user, project)
 
+    @staticmethod
+    def holds(request, view) -> bool:
+        """Whether the user researches the view's project (for a view whose answer depends on it)."""
+        return can_research(request.user, view.get_project())
+
+
+class IsResearcherOrProposalAuthor(BasePermission):
+    """The user researches the project of the view's paragraph proposal (``view.get_proposal()``) or made it."""
+
+    message = "only researchers and its author see a proposal"
+
+    def has_permission(self, request, view) -> bool:
+        return view.get_proposal().proposed_by_id == request.user.pk or IsProjectResearcher.holds(request, view)
+
 
 class CanCreateProjects(BasePermission):
     """Guards the ``create`` action of a viewset only."""
