@@ -120,6 +120,13 @@ class IsResearcherOrProposalAuthor(BasePermission):
         return view.get_proposal().proposed_by_id == request.user.pk or IsProjectResearcher.holds(request, view)
 
 
+class IsResearcherForWrites(IsProjectResearcher):
+    """Object-level: anyone who sees the project reads it; its researchers change it."""
+
+    def has_object_permission(self, request, view, obj) -> bool:
+        return request.method in SAFE_METHODS or can_research(request.user, obj)
+
+
 class CanCreateProjects(BasePermission):
     """Guards the ``create`` action of a viewset only."""
 

@@ -2,10 +2,11 @@
 refusals (:class:`annotation.errors.DomainError`) so no view catches them.
 
 The error carries its status, code and body (:meth:`DomainError.payload`). A view that answers some
-refusal differently says so once, in its ``refusals = Refusals(...)`` declaration: the input an error
-is about (DRF's field shape, ``{"mode": message}``), another status for one class, the plain
-exceptions that are refusals there too (the services' ``ValueError``), the code of a refusal whose
-class has none, and the editor's ``errors`` list.
+refusal differently says so once, in its ``refusals = Refusals(...)`` declaration (or one handler of
+it, decorated with ``@refuses(...)``): the input an error is about (DRF's field shape,
+``{"mode": message}``), another status for one class, the plain exceptions that are refusals there
+too (the services' ``ValueError``), the code of a refusal whose class has none, and the editors'
+``errors`` list.
 """
 from __future__ import annotations
 
@@ -75,9 +76,24 @@ def _payload(exc: Exception) -> dict:
 DEFAULT = Refusals()
 
 
+def refuses(**declared):
+    """Declares the :class:`Refusals` of one handler method (``get``, ``post``, a viewset action)."""
+    def declare(handler):
+        handler.refusals = Refusals(**declared)
+        return handler
+    return declare
+
+
+def _refusals(context: dict) -> Refusals:
+    view, request = context.get("view"), context.get("request")
+    name = getattr(view, "action", None) or (request.method.lower() if request is not None else "")
+    handler = getattr(view, name, None) if name else None
+    return getattr(handler, "refusals", None) or getattr(view, "refusals", None) or DEFAULT
+
+
 def exception_handler(exc: Exception, context: dict) -> Response | None:
-    """DRF's handler, after the view's (or the default) :class:`Refusals` answered what is theirs."""
-    refusals = getattr(context.get("view"), "refusals", None) or DEFAULT
+    """DRF's handler, after the handler's, the view's or the default :class:`Refusals` answered what is theirs."""
+    refusals = _refusals(context)
     response = refusals.answer(exc)
     if response is None:
         return drf_exception_handler(exc, context)
