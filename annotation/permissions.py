@@ -127,6 +127,20 @@ class IsResearcherForWrites(IsProjectResearcher):
         return request.method in SAFE_METHODS or can_research(request.user, obj)
 
 
+class ResearchesTheProject(BasePermission):
+    """Object-level: the object's project (the object itself when it is one) needs the researcher role
+    for what the view declares in ``researcher_only``: ``{action: refusal message}`` for a viewset's
+    actions, or one message for every object the view checks (``check_object_permissions``)."""
+
+    def has_object_permission(self, request, view, obj) -> bool:
+        declared = getattr(view, "researcher_only", None)
+        message = declared.get(getattr(view, "action", None)) if isinstance(declared, dict) else declared
+        if message is None:
+            return True
+        self.message = message
+        return can_research(request.user, obj if isinstance(obj, Project) else obj.project_id)
+
+
 class CanCreateProjects(BasePermission):
     """Guards the ``create`` action of a viewset only."""
 
