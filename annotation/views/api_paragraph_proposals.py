@@ -15,7 +15,6 @@ from __future__ import annotations
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import serializers
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -24,6 +23,7 @@ from rest_framework.views import APIView
 from ..models import ParagraphProposal
 from ..permissions import IsProjectMember, IsProjectResearcher, IsResearcherOrProposalAuthor, visible_projects
 from ..schema import PAGES, ids
+from ..serializers import ProposalDecisionInput
 from ..services.editing import paragraph_proposals
 from .mixins import ProjectFromUrl, int_param
 from .refusals import Refusals
@@ -86,10 +86,6 @@ class ProposalView(APIView):
 
     def get(self, request, pk: int) -> Response:
         return Response(_with_urls(paragraph_proposals.payload(self.get_proposal())))
-
-
-class ProposalDecisionInput(serializers.Serializer):
-    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
 
 
 class AcceptView(ProposalView):

@@ -7,7 +7,7 @@ All under ``/api/projects/<id>/``; annotators of the project get 403, anyone els
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import serializers, status
+from rest_framework import status
 from rest_framework.exceptions import NotFound
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import IsAuthenticated
@@ -17,9 +17,9 @@ from rest_framework.views import APIView
 from ..models import CandidatePair
 from ..permissions import IsProjectResearcher
 from ..schema import PAGES, flags, ids
+from ..serializers import AutoGoldInput, CalibrateInput, DecisionInput
 from ..services.review import adjudication, agreement, dashboard
 from ..services.scoring import calibration
-from ..validation import MAX_ID
 from .mixins import ProjectFromUrl, int_param
 from .refusals import Refusals, refuses
 
@@ -32,12 +32,6 @@ class QueuePagination(PageNumberPagination):
     page_size = 20
     page_size_query_param = "page_size"
     max_page_size = 100
-
-
-class DecisionInput(serializers.Serializer):
-    pair = serializers.IntegerField(min_value=1, max_value=MAX_ID)
-    value = serializers.CharField(max_length=50)
-    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
 
 
 def _gold_payload(gold) -> dict:
@@ -125,12 +119,6 @@ class RevertView(ReviewView):
         return Response({**adjudication.pair_review(project, pair), "remaining": adjudication.remaining(project)})
 
 
-class AutoGoldInput(serializers.Serializer):
-    policy = serializers.ChoiceField(choices=adjudication.POLICIES, default="majority")
-    confirm = serializers.BooleanField(required=False, default=False)
-    expected = serializers.IntegerField(required=False, min_value=0, max_value=MAX_ID, allow_null=True, default=None)
-
-
 class AutoGoldView(ReviewView):
     """Automatic gold in two steps, so nobody decides hundreds of pairs by accident.
 
@@ -196,11 +184,6 @@ class ScoreDistributionView(ReviewView):
     @extend_schema(parameters=ids("run"))
     def get(self, request, project_pk: int):
         return Response(calibration.score_distribution(self.get_project(), int_param(request, "run")))
-
-
-class CalibrateInput(serializers.Serializer):
-    method = serializers.ChoiceField(choices=calibration.METHODS)
-    run = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1, max_value=MAX_ID)
 
 
 class CalibrateView(ReviewView):

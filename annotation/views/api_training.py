@@ -15,7 +15,7 @@ from __future__ import annotations
 from django.http import FileResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
+from rest_framework import status
 from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -23,12 +23,11 @@ from rest_framework.views import APIView
 
 from ..models import ModelVersion
 from ..permissions import IsProjectResearcher, visible_projects
-from ..serializers import AlignmentRunSerializer, JobSerializer
+from ..serializers import AlignmentRunSerializer, JobSerializer, PromoteInput, TrainInput
 from ..services.alignment import run_options
 from ..services.settings import project_settings as settings_service
 from ..services.training import metrics as training_metrics
 from ..services.training import versions as training
-from ..validation import MAX_ID
 from .mixins import ProjectFromUrl
 from .refusals import Refusals
 
@@ -54,12 +53,6 @@ def learnt_decisions(decisions: dict | None) -> dict | None:
     return {"pair_model_weight": decisions.get("pair_model_weight"), "weight_cap": decisions.get("weight_cap"),
             "label_rule": rule.get("chosen"), "label_rule_heldout_task2": rule.get("heldout_task2"),
             "domain_statistics": sorted(ranges)}
-
-
-class TrainInput(serializers.Serializer):
-    config = serializers.DictField(required=False, default=dict)
-    seed = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**31 - 1)
-    base_version = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1, max_value=MAX_ID)
 
 
 class TrainsModels(IsProjectResearcher):
@@ -99,8 +92,8 @@ class VersionListView(ResearcherProject):
 
 
 class VersionView(APIView):
-    """The model version in the URL: 404 unless the user sees its project, 403 unless they research it."""
-
+    # the model version in the URL: 404 unless the user sees its project, 403 unless they research it
+    # (no docstring: it would become the description of every version endpoint in the API schema)
     permission_classes = [IsAuthenticated, ManagesModels]
 
     def version(self, request, pk: int) -> ModelVersion:
@@ -111,10 +104,6 @@ class VersionView(APIView):
 
     def get_project(self):
         return self.version(self.request, self.kwargs["pk"]).project
-
-
-class PromoteInput(serializers.Serializer):
-    confirm = serializers.BooleanField(required=False, default=False)
 
 
 class PromoteView(VersionView):
