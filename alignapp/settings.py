@@ -228,6 +228,8 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["annotation.parsers.StrictJSONParser", "annotation.parsers.StrictFormParser",
                                "annotation.parsers.StrictMultiPartParser"],
     "DEFAULT_SCHEMA_CLASS": "annotation.schema.AutoSchema",
+    # the services' refusals (annotation.errors.DomainError) answered once, with their status and code
+    "EXCEPTION_HANDLER": "annotation.views.refusals.exception_handler",
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": env_int("API_PAGE_SIZE", 100),
     # /api/token/ (sign-in with a password, rotate, revoke): per signed-in user, or per address

@@ -105,6 +105,41 @@ class IsProjectResearcher(BasePermission):
         project = getattr(view, "get_project", lambda: None)()
         return project is None or can_research(request.user, project)
 
+    @staticmethod
+    def holds(request, view) -> bool:
+        """Whether the user researches the view's project (for a view whose answer depends on it)."""
+        return can_research(request.user, view.get_project())
+
+
+class IsResearcherOrProposalAuthor(BasePermission):
+    """The user researches the project of the view's paragraph proposal (``view.get_proposal()``) or made it."""
+
+    message = "only researchers and its author see a proposal"
+
+    def has_permission(self, request, view) -> bool:
+        return view.get_proposal().proposed_by_id == request.user.pk or IsProjectResearcher.holds(request, view)
+
+
+class IsResearcherForWrites(IsProjectResearcher):
+    """Object-level: anyone who sees the project reads it; its researchers change it."""
+
+    def has_object_permission(self, request, view, obj) -> bool:
+        return request.method in SAFE_METHODS or can_research(request.user, obj)
+
+
+class ResearchesTheProject(BasePermission):
+    """Object-level: the object's project (the object itself when it is one) needs the researcher role
+    for what the view declares in ``researcher_only``: ``{action: refusal message}`` for a viewset's
+    actions, or one message for every object the view checks (``check_object_permissions``)."""
+
+    def has_object_permission(self, request, view, obj) -> bool:
+        declared = getattr(view, "researcher_only", None)
+        message = declared.get(getattr(view, "action", None)) if isinstance(declared, dict) else declared
+        if message is None:
+            return True
+        self.message = message
+        return can_research(request.user, obj if isinstance(obj, Project) else obj.project_id)
+
 
 class CanCreateProjects(BasePermission):
     """Guards the ``create`` action of a viewset only."""

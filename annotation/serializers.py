@@ -10,6 +10,9 @@ from . import models
 from .label_schemes import kinds
 from .permissions import can_research
 from .services.background import jobs, liveness
+from .services.review import adjudication
+from .services.scoring import calibration
+from .validation import MAX_ID
 
 User = get_user_model()
 
@@ -259,3 +262,42 @@ class AuditEventSerializer(serializers.ModelSerializer):
         from .services.audit import ACTIONS
 
         return ACTIONS.get(event.action, event.action)
+
+
+# --- Request bodies of the API views (input only) ----------------------------------------------
+
+
+class ProposalDecisionInput(serializers.Serializer):
+    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
+
+
+class DecisionInput(serializers.Serializer):
+    pair = serializers.IntegerField(min_value=1, max_value=MAX_ID)
+    value = serializers.CharField(max_length=50)
+    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
+
+
+class AutoGoldInput(serializers.Serializer):
+    policy = serializers.ChoiceField(choices=adjudication.POLICIES, default="majority")
+    confirm = serializers.BooleanField(required=False, default=False)
+    expected = serializers.IntegerField(required=False, min_value=0, max_value=MAX_ID, allow_null=True, default=None)
+
+
+class CalibrateInput(serializers.Serializer):
+    method = serializers.ChoiceField(choices=calibration.METHODS)
+    run = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1, max_value=MAX_ID)
+
+
+class Credentials(serializers.Serializer):
+    username = serializers.CharField(max_length=150, trim_whitespace=False)
+    password = serializers.CharField(max_length=4096, trim_whitespace=False, style={"input_type": "password"})
+
+
+class TrainInput(serializers.Serializer):
+    config = serializers.DictField(required=False, default=dict)
+    seed = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**31 - 1)
+    base_version = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1, max_value=MAX_ID)
+
+
+class PromoteInput(serializers.Serializer):
+    confirm = serializers.BooleanField(required=False, default=False)

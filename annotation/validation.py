@@ -114,14 +114,6 @@ def _problem_error(found: tuple[tuple, str], what: str) -> InputError:
     return InputError(f"{where}: {why}", field=field, reason=f"{where}: {why}")
 
 
-def check_json(data: Any) -> Any:
-    """``data`` unchanged when :func:`json_problem` finds nothing, else :class:`InputError`."""
-    problem = json_problem(data)
-    if problem:
-        raise InputError(problem)
-    return data
-
-
 def _constant(name: str):
     raise ValueError(f"{name} is not valid JSON")
 

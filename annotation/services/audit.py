@@ -14,6 +14,7 @@ from typing import Any
 
 from django.db.models import Q, QuerySet
 
+from annotation.errors import DomainError
 from annotation.models import TRAIN_JOB, AlignmentRun, AuditEvent, Project
 
 ACTIONS: dict[str, str] = {
@@ -85,12 +86,15 @@ GROUPS: tuple[str, ...] = tuple(sorted({a.split(".")[0] for a in ACTIONS if "." 
 SUMMARY_LENGTH = 160
 
 
-class FilterError(ValueError):
-    """A filter refused; ``field`` names it (``action`` or ``user``)."""
+class FilterError(DomainError, ValueError):
+    """A filter refused; ``field`` names it (``action`` or ``user``): 400 ``{field: message}``."""
 
     def __init__(self, field: str, message: str):
         self.field = field
         super().__init__(message)
+
+    def payload(self) -> dict:
+        return {self.field: str(self)}
 
 
 def events(*, project: Project | None = None, action: str = "", actor: str = "") -> QuerySet[AuditEvent]:

@@ -43,25 +43,19 @@ from ..serializers import JobSerializer
 from ..services.alignment import paragraph_alignment
 from ..services.corpus import article_size
 from ..services.editing import article_alignment, completion, paragraph_correction
-from ..services.review import qc
 from .mixins import ProjectFromUrl, int_param
+from .refusals import Refusals
 
-
-def _problem(exc: ValueError) -> Response:
-    if isinstance(exc, article_size.ArticleTooLarge):
-        return Response({"detail": str(exc), "errors": [str(exc)], "code": "too_large", "limit": exc.setting},
-                        status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
-    if isinstance(exc, qc.AnnotatorExcluded):
-        return Response({"detail": str(exc), "excluded": True}, status=status.HTTP_403_FORBIDDEN)
-    messages = exc.messages if isinstance(exc, article_alignment.AlignmentInputError) else [str(exc)]
-    code = "too_fast" if isinstance(exc, qc.LabelTooFast) else "invalid"
-    return Response({"detail": "; ".join(messages), "errors": messages, "code": code}, status=status.HTTP_400_BAD_REQUEST)
+#: The article editors' refusals: ``{"detail", "errors": [..], "code"}`` (400 "invalid" for any ValueError
+#: of the services), 413 "too_large" with the ``limit``, 403 "excluded", 409 "empty".
+EDITOR_REFUSALS = Refusals(plain=ValueError, code="invalid", listed=True)
 
 
 class ArticleView(APIView):
     """The article in the URL (404 unless the user is a member of its project) and its two versions."""
 
     permission_classes = [IsAuthenticated & IsProjectMember]
+    refusals = EDITOR_REFUSALS
 
     def get_article(self) -> Article:
         if not hasattr(self, "_article"):
@@ -99,24 +93,21 @@ def _if_match(request) -> str | None:
 @extend_schema_view(get=extend_schema(parameters=DOCUMENTS + ids("run")), put=extend_schema(parameters=DOCUMENTS + ids("run")))
 class AlignmentView(ArticleView):
     def get(self, request, pk: int) -> Response:
-        try:
-            complex_doc, simple_doc = self.documents()
-            run = article_alignment.resolve_run(self.get_project(), int_param(request, "run"))
-        except ValueError as exc:
-            return _problem(exc)
+        complex_doc, simple_doc = self.documents()
+        run = article_alignment.resolve_run(self.get_project(), int_param(request, "run"))
         return _with_etag(Response(article_alignment.load_alignment(request.user, self.get_article(), complex_doc,
                                                                      simple_doc, run)))
 
     def put(self, request, pk: int) -> Response:
         body = request.data
-        try:
-            if not isinstance(body, dict) or "links" not in body:
-                raise article_alignment.AlignmentInputError(
-                    "send {\"links\": [{\"complex\": [..], \"simple\": [..], \"label\": ..}], \"removed\": [..], \"seconds\": ..}")
-            complex_doc, simple_doc = self.documents()
-            article = self.get_article()
-            run = article_alignment.resolve_run(article.project, int_param(request, "run"))
-            based_on = body.get("version", _if_match(request))
+        if not isinstance(body, dict) or "links" not in body:
+            raise article_alignment.AlignmentInputError(
+                "send {\"links\": [{\"complex\": [..], \"simple\": [..], \"label\": ..}], \"removed\": [..], \"seconds\": ..}")
+        complex_doc, simple_doc = self.documents()
+        article = self.get_article()
+        run = article_alignment.resolve_run(article.project, int_param(request, "run"))
+        based_on = body.get("version", _if_match(request))
+        try:  # the 409 carries the current alignment and its ETag, which only this view loads
             saved = article_alignment.save_links(request.user, article, complex_doc, simple_doc, run, body["links"],
                                                  removed=body.get("removed"), seconds=body.get("seconds", 0),
                                                  based_on=based_on, base=body.get("base"))
@@ -124,8 +115,6 @@ class AlignmentView(ArticleView):
             data = article_alignment.load_alignment(request.user, article, complex_doc, simple_doc, run)
             return _with_etag(Response({"detail": str(exc), "code": "conflict", "changes": exc.changes, **data},
                                        status=status.HTTP_409_CONFLICT))
-        except ValueError as exc:
-            return _problem(exc)
         data = article_alignment.load_alignment(request.user, article, complex_doc, simple_doc, run)
         return _with_etag(Response({"saved": saved, **data}))
 
@@ -136,23 +125,15 @@ class CompletionView(ArticleView):
 
     def post(self, request, pk: int) -> Response:
         body = request.data if isinstance(request.data, dict) else {}
-        try:
-            complex_doc, simple_doc = self.documents()
-            article = self.get_article()
-            _, created = completion.mark_complete(request.user, article, complex_doc, simple_doc,
-                                                  seconds=body.get("seconds", 0), allow_empty=body.get("empty") is True)
-        except completion.EmptyCompletion as exc:
-            return Response({"detail": str(exc), "code": "empty", "not_aligned": exc.pairs}, status=status.HTTP_409_CONFLICT)
-        except ValueError as exc:
-            return _problem(exc)
+        complex_doc, simple_doc = self.documents()
+        article = self.get_article()
+        _, created = completion.mark_complete(request.user, article, complex_doc, simple_doc,
+                                              seconds=body.get("seconds", 0), allow_empty=body.get("empty") is True)
         state = article_alignment.completion_state(request.user, article.project, complex_doc, simple_doc)
         return Response({"created": created, **state}, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
     def delete(self, request, pk: int) -> Response:
-        try:
-            complex_doc, simple_doc = self.documents()
-        except ValueError as exc:
-            return _problem(exc)
+        complex_doc, simple_doc = self.documents()
         reopened = completion.reopen(request.user, complex_doc, simple_doc)
         state = article_alignment.completion_state(request.user, self.get_project(), complex_doc, simple_doc)
         return Response({"reopened": reopened, **state})
@@ -161,36 +142,28 @@ class CompletionView(ArticleView):
 @extend_schema_view(get=extend_schema(parameters=DOCUMENTS), put=extend_schema(parameters=DOCUMENTS))
 class ParagraphsView(ArticleView):
     def get(self, request, pk: int) -> Response:
-        try:
-            complex_doc, simple_doc = self.documents()
-            if not paragraph_alignment.stored_links(complex_doc, simple_doc).exists():
-                article_size.check_similarity(complex_doc, simple_doc)  # automatic links: an n × m matrix
-            return Response(paragraph_correction.paragraph_state(self.get_article(), complex_doc, simple_doc))
-        except ValueError as exc:
-            return _problem(exc)
+        complex_doc, simple_doc = self.documents()
+        if not paragraph_alignment.stored_links(complex_doc, simple_doc).exists():
+            article_size.check_similarity(complex_doc, simple_doc)  # automatic links: an n × m matrix
+        return Response(paragraph_correction.paragraph_state(self.get_article(), complex_doc, simple_doc))
 
     def put(self, request, pk: int) -> Response:
-        try:
-            if not isinstance(request.data, dict) or "links" not in request.data:
-                raise article_alignment.AlignmentInputError("send {\"links\": [{\"complex\": paragraph, \"simple\": paragraph}]}")
-            complex_doc, simple_doc = self.documents()
-            article_size.check_similarity(complex_doc, simple_doc)  # candidates within the linked paragraphs: up to n × m
-            article = self.get_article()
-            saved = paragraph_correction.save_paragraph_links(request.user, article, complex_doc, simple_doc,
-                                                              request.data["links"])
-            data = paragraph_correction.paragraph_state(article, complex_doc, simple_doc)
-        except ValueError as exc:
-            return _problem(exc)
+        if not isinstance(request.data, dict) or "links" not in request.data:
+            raise article_alignment.AlignmentInputError("send {\"links\": [{\"complex\": paragraph, \"simple\": paragraph}]}")
+        complex_doc, simple_doc = self.documents()
+        article_size.check_similarity(complex_doc, simple_doc)  # candidates within the linked paragraphs: up to n × m
+        article = self.get_article()
+        saved = paragraph_correction.save_paragraph_links(request.user, article, complex_doc, simple_doc,
+                                                          request.data["links"])
+        data = paragraph_correction.paragraph_state(article, complex_doc, simple_doc)
         return Response({"saved": saved, **data})
 
 
 class ProjectParagraphJobView(ProjectFromUrl, APIView):
     permission_classes = [IsAuthenticated & IsProjectMember & IsProjectResearcher]
+    refusals = EDITOR_REFUSALS
 
     def post(self, request, project_pk: int) -> Response:
         candidates = request.data.get("candidates", True) if isinstance(request.data, dict) else True
-        try:
-            job = paragraph_alignment.start_paragraph_job(self.get_project(), request.user, candidates=bool(candidates))
-        except ValueError as exc:
-            return _problem(exc)
+        job = paragraph_alignment.start_paragraph_job(self.get_project(), request.user, candidates=bool(candidates))
         return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)

@@ -86,18 +86,15 @@ class CorpusUploadView(ProjectFromUrl, APIView):
         uploads = request.FILES.getlist("files") or request.FILES.getlist("file")
         cut_off = uploads_service.upload_problem(request)
         if cut_off is not None:
-            return refused(importing.CorpusImportError(cut_off))
+            raise importing.CorpusImportError(cut_off)
         if not uploads:
             return Response({"detail": "no file uploaded (send multipart field 'files')"}, status=status.HTTP_400_BAD_REQUEST)
-        try:
-            received = uploads_service.receive(project, uploads, request.data.get("format", "auto"), user=request.user,
-                                               language=request.data.get("language") or None,
-                                               on_conflict=request.data.get("on_conflict", "error"),
-                                               gold_meaning=request.data.get("gold_meaning") or import_gold.DEFAULT_MEANING,
-                                               test_questions=import_gold.truthy(request.data.get("test_questions")),
-                                               columns=str(request.data.get("columns") or "") or None)
-        except importing.CorpusImportError as exc:
-            return refused(exc)
+        received = uploads_service.receive(project, uploads, request.data.get("format", "auto"), user=request.user,
+                                           language=request.data.get("language") or None,
+                                           on_conflict=request.data.get("on_conflict", "error"),
+                                           gold_meaning=request.data.get("gold_meaning") or import_gold.DEFAULT_MEANING,
+                                           test_questions=import_gold.truthy(request.data.get("test_questions")),
+                                           columns=str(request.data.get("columns") or "") or None)
         if received.job is not None:
             job = received.job
             return Response({"detail": f"the import runs in the background as job #{job.pk}",
@@ -107,11 +104,3 @@ class CorpusUploadView(ProjectFromUrl, APIView):
         return Response({**uploads_service.result_data(received.result), "article_ids": received.result.article_ids},
                         status=status.HTTP_201_CREATED)
 
-
-def refused(exc: importing.CorpusImportError) -> Response:
-    """400 with every problem; 413 when the input is over a size limit (``limits`` names the settings)."""
-    limits = sorted({p.limit for p in exc.problems if p.limit})
-    body = {"detail": "nothing was imported", "problems": [str(p) for p in exc.problems]}
-    if limits:
-        body["limits"] = limits
-    return Response(body, status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE if exc.too_large else status.HTTP_400_BAD_REQUEST)

@@ -17,7 +17,6 @@ Curation: annotators of the project get 403, anyone else 404.
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
-from rest_framework import status
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -25,8 +24,9 @@ from rest_framework.views import APIView
 
 from ..permissions import IsProjectMember, IsProjectResearcher
 from ..services.editing import curation, workflow
-from .api_articles import DOCUMENTS, ArticleView, _problem
+from .api_articles import DOCUMENTS, ArticleView
 from .mixins import ProjectFromUrl
+from .refusals import Refusals
 
 
 class ArticlePagination(PageNumberPagination):
@@ -37,15 +37,13 @@ class ArticlePagination(PageNumberPagination):
 
 class MyArticlesView(ProjectFromUrl, APIView):
     permission_classes = [IsAuthenticated & IsProjectMember]
+    refusals = Refusals(fields={workflow.WorkflowError: "state"})
 
     @extend_schema(parameters=[OpenApiParameter("state", str, enum=list(workflow.STATES)),
                                OpenApiParameter("page", int)])
     def get(self, request, project_pk: int) -> Response:
         project = self.get_project()
-        try:
-            rows = workflow.my_articles(project.articles.all(), request.user, request.query_params.get("state"))
-        except workflow.WorkflowError as exc:
-            return Response({"state": str(exc)}, status=status.HTTP_400_BAD_REQUEST)
+        rows = workflow.my_articles(project.articles.all(), request.user, request.query_params.get("state"))
         paginator = ArticlePagination()
         page = paginator.paginate_queryset(rows, request, view=self)
         response = paginator.get_paginated_response([workflow.article_row(a) for a in page])
@@ -72,30 +70,18 @@ class CurationView(ArticleView):
 
     def get(self, request, pk: int) -> Response:
         article = self.get_article()
-        try:
-            complex_doc, simple_doc = self.documents()
-            a, b = self._people(article, complex_doc, simple_doc, required=False)
-            return Response(curation.curation_state(article, complex_doc, simple_doc, a, b))
-        except curation.CurationError as exc:
-            return Response({"detail": "; ".join(exc.messages), "errors": exc.messages, "code": "invalid"},
-                            status=status.HTTP_400_BAD_REQUEST)
-        except ValueError as exc:
-            return _problem(exc)
+        complex_doc, simple_doc = self.documents()
+        a, b = self._people(article, complex_doc, simple_doc, required=False)
+        return Response(curation.curation_state(article, complex_doc, simple_doc, a, b))
 
     def post(self, request, pk: int) -> Response:
         article = self.get_article()
         body = request.data if isinstance(request.data, dict) else {}
         note = body.get("note", "")
-        try:
-            if not isinstance(note, str) or len(note) > 5000:
-                raise curation.CurationError("'note' must be a text of at most 5000 characters")
-            complex_doc, simple_doc = self.documents()
-            a, b = self._people(article, complex_doc, simple_doc, required=True)
-            saved = curation.decide_links(article, complex_doc, simple_doc, a, b, body.get("decisions"), request.user,
-                                          note=note)
-        except curation.CurationError as exc:
-            return Response({"detail": "; ".join(exc.messages), "errors": exc.messages, "code": "invalid"},
-                            status=status.HTTP_400_BAD_REQUEST)
-        except ValueError as exc:
-            return _problem(exc)
+        if not isinstance(note, str) or len(note) > 5000:
+            raise curation.CurationError("'note' must be a text of at most 5000 characters")
+        complex_doc, simple_doc = self.documents()
+        a, b = self._people(article, complex_doc, simple_doc, required=True)
+        saved = curation.decide_links(article, complex_doc, simple_doc, a, b, body.get("decisions"), request.user,
+                                      note=note)
         return Response({"saved": saved, **curation.curation_state(article, complex_doc, simple_doc, a, b)})

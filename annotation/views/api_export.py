@@ -31,19 +31,18 @@ from ..services.export import splits
 from ..services.export.filters import FilterChain
 from ..services.export.source import PairSource
 from .mixins import ProjectFromUrl
+from .refusals import Refusals, refuses
 
 
 class ExportView(ProjectFromUrl, APIView):
     permission_classes = [IsAuthenticated & IsProjectResearcher]
+    refusals = Refusals(fields={exporting.ExportError: "options"})
 
     def options(self, request) -> exporting.ExportOptions:
         data = request.data.get("options", request.data) if isinstance(request.data, dict) else None
         if not isinstance(data, dict):
             raise ValidationError({"options": "must be a JSON object"})
-        try:
-            return exporting.validate(data)
-        except exporting.ExportError as exc:
-            raise ValidationError({"options": str(exc)}) from exc
+        return exporting.validate(data)
 
 
 def export_payload(request, export: Export) -> dict:
@@ -81,16 +80,16 @@ class SplitsView(ExportView):
                          "at": c.created_at.isoformat()} for c in changes],
         })
 
+    @refuses(fields={splits.SplitError: "policy"})
     def post(self, request, project_pk: int):
         project = self.get_project()
-        try:
-            policy = splits.validate_policy(request.data.get("policy", None) if isinstance(request.data, dict) else None)
-            return Response(splits.assign(project, policy, user=request.user))
-        except splits.SplitError as exc:
-            raise ValidationError({"policy": str(exc)}) from exc
+        policy = splits.validate_policy(request.data.get("policy", None) if isinstance(request.data, dict) else None)
+        return Response(splits.assign(project, policy, user=request.user))
 
 
 class ArticleSplitView(ExportView):
+    refusals = Refusals(fields={splits.SplitLocked: None, splits.SplitError: "split"})  # locked: 409 {"detail"}
+
     def put(self, request, project_pk: int, article_pk: int):
         project = self.get_project()
         article = get_object_or_404(Article, pk=article_pk, project=project)
@@ -98,13 +97,8 @@ class ArticleSplitView(ExportView):
         override = request.data.get("override", False)
         if not isinstance(override, bool):
             raise ValidationError({"override": "must be true or false"})
-        try:
-            split = splits.set_split(article, name or None, user=request.user, override=override,
-                                     reason=str(request.data.get("reason", "")))
-        except splits.SplitLocked as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
-        except splits.SplitError as exc:
-            raise ValidationError({"split": str(exc)}) from exc
+        split = splits.set_split(article, name or None, user=request.user, override=override,
+                                 reason=str(request.data.get("reason", "")))
         return Response({"article": article.pk, "split": split.name if split else None,
                          "locked": split.locked if split else False, "origin": split.origin if split else None})
 
@@ -112,21 +106,16 @@ class ArticleSplitView(ExportView):
 
 
 class UnlockSplitsView(ExportView):
+    refusals = Refusals(fields={splits.SplitError: "reason"})
+
     def post(self, request, project_pk: int):
-        try:
-            n = splits.unlock(self.get_project(), user=request.user, reason=str(request.data.get("reason", "")))
-        except splits.SplitError as exc:
-            raise ValidationError({"reason": str(exc)}) from exc
+        n = splits.unlock(self.get_project(), user=request.user, reason=str(request.data.get("reason", "")))
         return Response({"unlocked": n})
 
 
 class PreviewView(ExportView):
     def post(self, request, project_pk: int):
-        try:
-            return Response(exporting.preview(self.get_project(), self.options(request),
-                                              visible=visible_projects(request.user)))
-        except exporting.ExportError as exc:
-            raise ValidationError({"options": str(exc)}) from exc
+        return Response(exporting.preview(self.get_project(), self.options(request), visible=visible_projects(request.user)))
 
 
 class ExportListView(ExportView):
@@ -138,11 +127,9 @@ class ExportListView(ExportView):
     def post(self, request, project_pk: int):
         project = self.get_project()
         options = self.options(request)
-        try:  # fail fast on options the job could not honour
-            PairSource(project, options)
-            FilterChain(project, options, visible=visible_projects(request.user))
-        except exporting.ExportError as exc:
-            raise ValidationError({"options": str(exc)}) from exc
+        # fail fast on options the job could not honour
+        PairSource(project, options)
+        FilterChain(project, options, visible=visible_projects(request.user))
         export = exporting.start_export(project, options, user=request.user)
         payload = export_payload(request, export)
         payload["status_url"] = request.build_absolute_uri(reverse("export-detail", args=[project.pk, export.pk]))

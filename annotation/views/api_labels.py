@@ -11,10 +11,7 @@
 """
 from __future__ import annotations
 
-import datetime
-
 from django.db.models import Exists, OuterRef, Q
-from django.utils.dateparse import parse_date, parse_datetime
 from drf_spectacular.utils import extend_schema, extend_schema_view
 from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
@@ -22,11 +19,12 @@ from rest_framework.exceptions import NotFound, PermissionDenied, ValidationErro
 from rest_framework.response import Response
 
 from ..models import CandidatePair, Label, LabelChange, PairSentence, Side
-from ..permissions import annotator_only_projects, can_annotate, researched_projects, visible_projects
+from ..permissions import annotator_only_projects, researched_projects, visible_projects
 from ..schema import flags, ids, texts
 from ..serializers import LabelSerializer
-from ..services.review import labelling, qc
-from .mixins import int_param
+from ..services.review import labelling
+from .mixins import date_param, int_param, text_param
+from .refusals import Refusals
 
 MAX_QUERY_CHARS = 200
 
@@ -60,36 +58,6 @@ class MyLabelSerializer(LabelSerializer):
         return self._text(label, Side.SIMPLE)
 
 
-def refused(exc: ValueError) -> Response:
-    """The HTTP answer to a label the gate refused."""
-    if isinstance(exc, labelling.LabelConflict):
-        return Response(exc.payload(), status=status.HTTP_409_CONFLICT)
-    if isinstance(exc, qc.AnnotatorExcluded):
-        return Response({"detail": str(exc), "code": "excluded", "excluded": True}, status=status.HTTP_403_FORBIDDEN)
-    if isinstance(exc, labelling.NotServed):
-        return Response({"detail": str(exc), "code": "not_served"}, status=status.HTTP_403_FORBIDDEN)
-    code = "too_fast" if isinstance(exc, qc.LabelTooFast) else "invalid"
-    return Response({"detail": str(exc), "code": code}, status=status.HTTP_400_BAD_REQUEST)
-
-
-def _date_param(request, name: str, *, end: bool = False) -> datetime.datetime | None:
-    raw = request.query_params.get(name)
-    if not raw:
-        return None
-    parsed = parse_datetime(raw) if "T" in raw or " " in raw else None
-    if parsed is None:
-        try:
-            day = parse_date(raw)
-        except ValueError:
-            day = None
-        if day is None:
-            raise ValidationError({name: f"must be a date (YYYY-MM-DD) or date-time, got {raw[:40]!r}"})
-        parsed = datetime.datetime.combine(day, datetime.time.max if end else datetime.time.min)
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=datetime.UTC)
-    return parsed
-
-
 def _mine(request) -> bool:
     return request.query_params.get("mine", "").lower() in ("1", "true", "yes")
 
@@ -99,6 +67,9 @@ def _mine(request) -> bool:
                     partial_update=extend_schema(request=LabelEdit))
 class LabelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     serializer_class = LabelSerializer
+    # the gate's refusals (labelling, qc) with their own status and code; any other ValueError of the
+    # gate (a bad project QC config) is a 400 "invalid"
+    refusals = Refusals(plain=ValueError, code="invalid")
 
     def get_serializer_context(self):
         context = super().get_serializer_context()
@@ -130,23 +101,17 @@ class LabelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
             if value is not None:
                 qs = qs.filter(**{field: value})
         if params.get("value"):
-            qs = qs.filter(value=self._text_param("value", labelling.MAX_VALUE_CHARS))
-        since, until = _date_param(request, "since"), _date_param(request, "until", end=True)
+            qs = qs.filter(value=text_param(request, "value", labelling.MAX_VALUE_CHARS))
+        since, until = date_param(request, "since"), date_param(request, "until", end=True)
         if since is not None:
             qs = qs.filter(updated_at__gte=since)
         if until is not None:
             qs = qs.filter(updated_at__lte=until)
         if params.get("q"):
-            q = self._text_param("q", MAX_QUERY_CHARS)
+            q = text_param(request, "q", MAX_QUERY_CHARS)
             in_text = PairSentence.objects.filter(pair=OuterRef("pair_id"), sentence__text__icontains=q)
             qs = qs.filter(Q(comment__icontains=q) | Exists(in_text) | Q(pair__article__title__icontains=q))
         return qs
-
-    def _text_param(self, name: str, limit: int) -> str:
-        try:
-            return labelling.clean_text(name, self.request.query_params.get(name), limit)
-        except ValueError as exc:
-            raise ValidationError({name: str(exc)}) from exc
 
     def create(self, request, *args, **kwargs):
         serializer = self.get_serializer(data=request.data)
@@ -156,18 +121,13 @@ class LabelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
             if any(getattr(e, "code", "") == "does_not_exist" for e in serializer.errors.get("pair", ())):
                 raise NotFound({"pair": f"pair {request.data.get('pair')!r} not found"})
             raise ValidationError(serializer.errors)
-        pair: CandidatePair = serializer.validated_data["pair"]
-        if not can_annotate(request.user, pair.article.project_id):
-            raise PermissionDenied("you are not a member of this pair's project")
+        pair: CandidatePair = serializer.validated_data["pair"]  # of a project the user labels in (visible_projects)
         data = serializer.validated_data
-        try:
-            label, created = labelling.submit_label(
-                request.user, pair, value=data.get("value", ""), ratings=data.get("ratings") or {},
-                comment=data.get("comment", ""), seconds=data.get("seconds", 0.0), client_token=data.get("client_token"),
-                source=labelling.API, change=bool(data.get("change")),
-            )
-        except ValueError as exc:
-            return refused(exc)
+        label, created = labelling.submit_label(
+            request.user, pair, value=data.get("value", ""), ratings=data.get("ratings") or {},
+            comment=data.get("comment", ""), seconds=data.get("seconds", 0.0), client_token=data.get("client_token"),
+            source=labelling.API, change=bool(data.get("change")),
+        )
         return Response(self.get_serializer(label).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
     def partial_update(self, request, *args, **kwargs):
@@ -177,10 +137,7 @@ class LabelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         edit = LabelEdit(data=request.data)
         edit.is_valid(raise_exception=True)
         d = edit.validated_data
-        try:
-            label = labelling.edit_label(request.user, label, value=d["value"], ratings=d["ratings"], comment=d["comment"])
-        except ValueError as exc:
-            return refused(exc)
+        label = labelling.edit_label(request.user, label, value=d["value"], ratings=d["ratings"], comment=d["comment"])
         return Response(self.get_serializer(label).data)
 
     @action(detail=True, methods=["get"])

@@ -15,18 +15,18 @@ from __future__ import annotations
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import serializers, status
-from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ..models import ParagraphProposal
-from ..permissions import IsProjectMember, IsProjectResearcher, can_research, visible_projects
+from ..permissions import IsProjectMember, IsProjectResearcher, IsResearcherOrProposalAuthor, visible_projects
 from ..schema import PAGES, ids
-from ..services.editing import article_alignment, paragraph_proposals
+from ..serializers import ProposalDecisionInput
+from ..services.editing import paragraph_proposals
 from .mixins import ProjectFromUrl, int_param
+from .refusals import Refusals
 
 
 def _with_urls(item: dict) -> dict:
@@ -45,6 +45,7 @@ class ProposalPagination(PageNumberPagination):
 
 class ProjectProposalsView(ProjectFromUrl, APIView):
     permission_classes = [IsAuthenticated & IsProjectMember]
+    refusals = Refusals(fields={paragraph_proposals.ProposalError: "status"})
 
     @extend_schema(parameters=PAGES + ids("article", "complex", "simple") + [
         OpenApiParameter("status", str, enum=["pending", "accepted", "rejected", "all"])])
@@ -52,13 +53,10 @@ class ProjectProposalsView(ProjectFromUrl, APIView):
         project = self.get_project()
         raw_status = request.query_params.get("status") or ParagraphProposal.PENDING
         filters = {"status": None if raw_status == "all" else raw_status}
-        if not can_research(request.user, project):
+        if not IsProjectResearcher.holds(request, self):  # annotators see their own proposals only
             filters["proposed_by"] = request.user
         article_id, complex_id, simple_id = (int_param(request, n) for n in ("article", "complex", "simple"))
-        try:
-            rows = paragraph_proposals.proposals(project, **filters)
-        except paragraph_proposals.ProposalError as exc:
-            raise ValidationError({"status": str(exc)}) from exc
+        rows = paragraph_proposals.proposals(project, **filters)
         if article_id is not None:
             rows = rows.filter(article_id=article_id)
         if complex_id is not None:
@@ -73,7 +71,7 @@ class ProjectProposalsView(ProjectFromUrl, APIView):
 class ProposalView(APIView):
     """The proposal in the URL: 404 unless the user is a member of its project."""
 
-    permission_classes = [IsAuthenticated & IsProjectMember]
+    permission_classes = [IsAuthenticated & IsProjectMember & IsResearcherOrProposalAuthor]
 
     def get_proposal(self) -> ParagraphProposal:
         if not hasattr(self, "_proposal"):
@@ -87,14 +85,7 @@ class ProposalView(APIView):
         return self.get_proposal().article.project
 
     def get(self, request, pk: int) -> Response:
-        proposal = self.get_proposal()
-        if proposal.proposed_by_id != request.user.pk and not can_research(request.user, self.get_project()):
-            return Response({"detail": "only researchers and its author see a proposal"}, status=status.HTTP_403_FORBIDDEN)
-        return Response(_with_urls(paragraph_proposals.payload(proposal)))
-
-
-class ProposalDecisionInput(serializers.Serializer):
-    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
+        return Response(_with_urls(paragraph_proposals.payload(self.get_proposal())))
 
 
 class AcceptView(ProposalView):
@@ -104,12 +95,7 @@ class AcceptView(ProposalView):
     def post(self, request, pk: int) -> Response:
         data = ProposalDecisionInput(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            result = paragraph_proposals.accept(self.get_proposal(), request.user, data.validated_data["note"])
-        except paragraph_proposals.ProposalError as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
-        except article_alignment.AlignmentInputError as exc:
-            return Response({"detail": "; ".join(exc.messages), "errors": exc.messages}, status=status.HTTP_400_BAD_REQUEST)
+        result = paragraph_proposals.accept(self.get_proposal(), request.user, data.validated_data["note"])
         return Response(result)
 
 
@@ -120,8 +106,5 @@ class RejectView(ProposalView):
     def post(self, request, pk: int) -> Response:
         data = ProposalDecisionInput(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            result = paragraph_proposals.reject(self.get_proposal(), request.user, data.validated_data["note"])
-        except paragraph_proposals.ProposalError as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        result = paragraph_proposals.reject(self.get_proposal(), request.user, data.validated_data["note"])
         return Response(result)

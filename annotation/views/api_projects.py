@@ -9,23 +9,21 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 
 from ..models import LabelScheme, Membership
-from ..permissions import CanCreateProjects, IsProjectResearcher, IsReadOnly, can_research, visible_projects
+from ..permissions import CanCreateProjects, IsProjectResearcher, IsReadOnly, IsResearcherForWrites, visible_projects
 from ..serializers import JobSerializer, LabelSchemeSerializer, MembershipSerializer, ProjectSerializer
 from ..services.background import jobs
 from ..services.projects import creation as project_service
 from ..services.scoring import jobs as scoring
 from ..services.settings import project_settings as settings_service
 from .mixins import ProjectFromUrl
-
-
-class IsResearcherForWrites(IsProjectResearcher):
-    def has_object_permission(self, request, view, obj) -> bool:
-        return request.method in ("GET", "HEAD", "OPTIONS") or can_research(request.user, obj)
+from .refusals import Refusals, refuses
 
 
 class ProjectViewSet(viewsets.ModelViewSet):
     serializer_class = ProjectSerializer
     permission_classes = [IsAuthenticated & CanCreateProjects & IsResearcherForWrites]
+    # a bad config: {"config": {key: why}}; another settings refusal: {"detail"}
+    refusals = Refusals(fields={settings_service.ConfigSettingsError: "config"})
 
     def get_queryset(self):
         # id breaks ties of equal names, so pages neither repeat nor skip a project
@@ -34,23 +32,16 @@ class ProjectViewSet(viewsets.ModelViewSet):
     @transaction.atomic
     def perform_create(self, serializer) -> None:
         project = serializer.save(created_by=self.request.user)
-        try:  # a new project has no runs or model versions for its config to name
-            settings_service.checked_config(project.config or {}, project=project)
-        except settings_service.ConfigSettingsError as exc:
-            raise ValidationError({"config": exc.errors}) from exc
+        # a new project has no runs or model versions for its config to name
+        settings_service.checked_config(project.config or {}, project=project)
         project_service.add_creator(project, self.request.user)
 
     def perform_update(self, serializer) -> None:
         """The settings page's rules (``project_settings.update_project``): no scheme change once
         labels exist, a valid config naming only this project's runs and model versions. ``PATCH``
         merges ``config`` as a JSON merge patch (RFC 7396); ``PUT`` replaces it."""
-        try:
-            serializer.instance = settings_service.update_project(serializer.instance, dict(serializer.validated_data),
-                                                                  by=self.request.user, merge_config=serializer.partial)
-        except settings_service.ConfigSettingsError as exc:
-            raise ValidationError({"config": exc.errors}) from exc
-        except settings_service.SettingsError as exc:
-            raise ValidationError({"detail": str(exc)}) from exc
+        serializer.instance = settings_service.update_project(serializer.instance, dict(serializer.validated_data),
+                                                              by=self.request.user, merge_config=serializer.partial)
 
     @action(detail=True, methods=["post"], url_path="stats")
     def stats(self, request, pk=None):
@@ -59,6 +50,7 @@ class ProjectViewSet(viewsets.ModelViewSet):
         job = jobs.start_job(project, "corpus-stats", user=request.user)
         return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
+    @refuses(plain=ValueError)  # a bad kind or params: {"detail"}
     @action(detail=True, methods=["post"], url_path="score")
     def score(self, request, pk=None):
         """Queue a scoring job: ``{"kind": "access-attributes"|"sum4simp-filter"|"wivico-thresholds"|
@@ -70,11 +62,8 @@ class ProjectViewSet(viewsets.ModelViewSet):
         if not isinstance(nested, dict):
             raise ValidationError({"params": "must be a JSON object"})
         params = {**{k: v for k, v in data.items() if k not in ("kind", "params")}, **nested}
-        try:
-            job = scoring.start_scoring(project, str(data.get("kind", "")), params, user=request.user,
-                                        visible=visible_projects(request.user))
-        except ValueError as exc:
-            raise ValidationError({"detail": str(exc)}) from exc
+        job = scoring.start_scoring(project, str(data.get("kind", "")), params, user=request.user,
+                                    visible=visible_projects(request.user))
         return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -88,17 +77,11 @@ class MembershipViewSet(ProjectFromUrl, mixins.ListModelMixin, mixins.CreateMode
 
     def perform_create(self, serializer) -> None:
         data = serializer.validated_data
-        try:
-            serializer.instance = settings_service.add_member(self.get_project(), data["user"].username, data["role"],
-                                                              by=self.request.user)
-        except settings_service.SettingsError as exc:
-            raise ValidationError({"detail": str(exc)}) from exc
+        serializer.instance = settings_service.add_member(self.get_project(), data["user"].username, data["role"],
+                                                          by=self.request.user)
 
     def perform_destroy(self, instance) -> None:
-        try:
-            settings_service.remove_member(self.get_project(), instance.pk, by=self.request.user)
-        except settings_service.SettingsError as exc:
-            raise ValidationError({"detail": str(exc)}) from exc
+        settings_service.remove_member(self.get_project(), instance.pk, by=self.request.user)
 
 
 class SchemeInUse(APIException):

@@ -20,7 +20,7 @@ from ..permissions import is_admin
 from ..schema import flags
 from ..services.review import labelling, qc, queue, queue_items
 from ..validation import MAX_ID
-from .api_labels import refused
+from .refusals import Refusals
 
 
 @dataclass(frozen=True)
@@ -73,14 +73,6 @@ class PairInput(serializers.Serializer):
     pair = serializers.IntegerField(min_value=1, max_value=MAX_ID)
 
 
-def _refused(exc: ValueError) -> Response:
-    """As ``api_labels.refused``, except that a pair outside the annotator's queue is a bad request
-    here (400: the client asked for an item the queue did not give it), as it always was."""
-    if isinstance(exc, labelling.NotServed):
-        return Response({"detail": str(exc), "code": "not_served"}, status=status.HTTP_400_BAD_REQUEST)
-    return refused(exc)
-
-
 class QueueView(APIView):
     """``?context=1`` on any of these adds the surrounding sentences of the item.
 
@@ -89,6 +81,9 @@ class QueueView(APIView):
 
     permission_classes = [IsAuthenticated, IsQueueMember]
     renderer_classes = [JSONRenderer]
+    # as the labels API, except that a pair outside the annotator's queue is a bad request here (400:
+    # the client asked for an item the queue did not give it), as it always was
+    refusals = Refusals(plain=ValueError, code="invalid", status={labelling.NotServed: status.HTTP_400_BAD_REQUEST})
 
     def finalize_response(self, request, response, *args, **kwargs):
         # Back/Forward and a second tab must never show a stale item from the browser's cache.
@@ -112,11 +107,8 @@ class QueueView(APIView):
 
     def answer(self, *, pair=None, code: int = status.HTTP_200_OK, **extra) -> Response:
         seat = self.get_seat()
-        try:
-            data = queue.state(self.request.user, seat.project, with_context=self.with_context(), pair=pair,
-                               exclusion=seat.exclusion, newest_pair=seat.newest_pair, reveal=seat.role != "annotator")
-        except ValueError as exc:
-            return _refused(exc)
+        data = queue.state(self.request.user, seat.project, with_context=self.with_context(), pair=pair,
+                           exclusion=seat.exclusion, newest_pair=seat.newest_pair, reveal=seat.role != "annotator")
         return Response({**extra, **data}, status=code)
 
 
@@ -138,14 +130,11 @@ class SubmitView(QueueView):
         data.is_valid(raise_exception=True)
         d = data.validated_data
         seat = self.get_seat()
-        try:
-            label, created, state = queue.submit_and_next(
-                request.user, seat.project, d["pair"], value=d["value"], ratings=d["ratings"], comment=d["comment"],
-                seconds=d["seconds"], client_token=d["client_token"], exclusion=seat.exclusion,
-                with_context=self.with_context(), newest_pair=seat.newest_pair, change=d["change"],
-                reveal=seat.role != "annotator")
-        except ValueError as exc:
-            return _refused(exc)
+        label, created, state = queue.submit_and_next(
+            request.user, seat.project, d["pair"], value=d["value"], ratings=d["ratings"], comment=d["comment"],
+            seconds=d["seconds"], client_token=d["client_token"], exclusion=seat.exclusion,
+            with_context=self.with_context(), newest_pair=seat.newest_pair, change=d["change"],
+            reveal=seat.role != "annotator")
         saved = {"id": label.pk, "pair": label.pair_id, "value": label.value, "ratings": label.ratings,
                  "client_token": str(label.client_token)}
         return Response({"label": saved, "created": created, **state},
@@ -159,10 +148,7 @@ class SkipView(QueueView):
     def post(self, request, project_pk: int):
         data = PairInput(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            queue.skip(request.user, self.get_project(), data.validated_data["pair"])
-        except ValueError as exc:
-            return _refused(exc)
+        queue.skip(request.user, self.get_project(), data.validated_data["pair"])
         return self.answer(skipped=data.validated_data["pair"])
 
 
@@ -171,10 +157,7 @@ class UndoView(QueueView):
 
     @extend_schema(request=None, parameters=flags("context"))
     def post(self, request, project_pk: int):
-        try:
-            pair = queue.undo(request.user, self.get_project(), exclusion=self.get_seat().exclusion)
-        except ValueError as exc:
-            return _refused(exc)
+        pair = queue.undo(request.user, self.get_project(), exclusion=self.get_seat().exclusion)
         return self.answer(pair=pair, undone=pair.pk)
 
 

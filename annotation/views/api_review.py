@@ -7,8 +7,8 @@ All under ``/api/projects/<id>/``; annotators of the project get 403, anyone els
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import serializers, status
-from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework import status
+from rest_framework.exceptions import NotFound
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -17,10 +17,11 @@ from rest_framework.views import APIView
 from ..models import CandidatePair
 from ..permissions import IsProjectResearcher
 from ..schema import PAGES, flags, ids
+from ..serializers import AutoGoldInput, CalibrateInput, DecisionInput
 from ..services.review import adjudication, agreement, dashboard
 from ..services.scoring import calibration
-from ..validation import MAX_ID
 from .mixins import ProjectFromUrl, int_param
+from .refusals import Refusals, refuses
 
 
 class ReviewView(ProjectFromUrl, APIView):
@@ -31,12 +32,6 @@ class QueuePagination(PageNumberPagination):
     page_size = 20
     page_size_query_param = "page_size"
     max_page_size = 100
-
-
-class DecisionInput(serializers.Serializer):
-    pair = serializers.IntegerField(min_value=1, max_value=MAX_ID)
-    value = serializers.CharField(max_length=50)
-    note = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
 
 
 def _gold_payload(gold) -> dict:
@@ -50,21 +45,20 @@ class AdjudicationView(ReviewView):
     the project's setting; ``score=1`` adds the model's score). ``POST {pair, value, note}`` → the gold
     label (201 the first time, 200 when it replaced an earlier one) and the number of pairs left."""
 
+    @refuses(fields={adjudication.AdjudicationError: "mode"})
     @extend_schema(operation_id="projects_adjudication_list", parameters=PAGES + flags("score") + [
         OpenApiParameter("mode", str, enum=list(adjudication.MODES))])
     def get(self, request, project_pk: int):
         project = self.get_project()
         mode = request.query_params.get("mode") or None
         with_score = request.query_params.get("score", "").lower() in ("1", "true", "yes") or None
-        try:
-            ids = adjudication.queue_pair_ids(project, mode=mode)
-        except adjudication.AdjudicationError as exc:
-            raise ValidationError({"mode": str(exc)}) from exc
+        ids = adjudication.queue_pair_ids(project, mode=mode)
         paginator = QueuePagination()
         page = paginator.paginate_queryset(ids, request, view=self)
         items = adjudication.queue_items(project, list(page), with_score=with_score)
         return paginator.get_paginated_response(items)
 
+    @refuses(fields={adjudication.AdjudicationError: "value"})
     @extend_schema(request=DecisionInput)
     def post(self, request, project_pk: int):
         project = self.get_project()
@@ -75,10 +69,8 @@ class AdjudicationView(ReviewView):
             "article__project__label_scheme").first()
         if pair is None:
             return Response({"pair": f"pair #{d['pair']} is not in this project"}, status=status.HTTP_404_NOT_FOUND)
-        try:  # created: whether this call made the gold row (one 201 among parallel first decisions)
-            gold, created = adjudication.decide_created(pair, d["value"], request.user, d["note"])
-        except adjudication.AdjudicationError as exc:
-            raise ValidationError({"value": str(exc)}) from exc
+        # created: whether this call made the gold row (one 201 among parallel first decisions)
+        gold, created = adjudication.decide_created(pair, d["value"], request.user, d["note"])
         return Response({"adjudication": _gold_payload(gold), "remaining": adjudication.remaining(project)},
                         status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
@@ -118,20 +110,13 @@ class RevertView(ReviewView):
     itself); answers the pair as ``GET`` does plus the number of pairs left in the queue. 400 when
     nothing is left to revert."""
 
+    refusals = Refusals(fields={adjudication.AdjudicationError: "pair"})
+
     def post(self, request, project_pk: int, pair_pk: int):
         project = self.get_project()
         pair = _pair_or_404(project, pair_pk)
-        try:
-            adjudication.revert(pair, request.user)
-        except adjudication.AdjudicationError as exc:
-            raise ValidationError({"pair": str(exc)}) from exc
+        adjudication.revert(pair, request.user)
         return Response({**adjudication.pair_review(project, pair), "remaining": adjudication.remaining(project)})
-
-
-class AutoGoldInput(serializers.Serializer):
-    policy = serializers.ChoiceField(choices=adjudication.POLICIES, default="majority")
-    confirm = serializers.BooleanField(required=False, default=False)
-    expected = serializers.IntegerField(required=False, min_value=0, max_value=MAX_ID, allow_null=True, default=None)
 
 
 class AutoGoldView(ReviewView):
@@ -144,16 +129,15 @@ class AutoGoldView(ReviewView):
     longer matches (votes changed since the preview), 409 with the new preview and nothing written.
     """
 
+    refusals = Refusals(fields={adjudication.AdjudicationError: "policy"})
+
     def _policy(self, data) -> dict:
         checked = AutoGoldInput(data=data)
         checked.is_valid(raise_exception=True)
         return checked.validated_data
 
     def _preview(self, policy: str) -> dict:
-        try:
-            preview = adjudication.auto_gold_preview(self.get_project(), policy)
-        except adjudication.AdjudicationError as exc:
-            raise ValidationError({"policy": str(exc)}) from exc
+        preview = adjudication.auto_gold_preview(self.get_project(), policy)
         return {"policy": policy, "applied": False, **preview, "gold": adjudication.gold_counts(self.get_project())}
 
     @extend_schema(parameters=[OpenApiParameter("policy", str, enum=list(adjudication.POLICIES))])
@@ -172,10 +156,7 @@ class AutoGoldView(ReviewView):
                 return Response({**preview, "detail": f"The votes changed: this would now decide {preview['total']} "
                                                       f"items, not {data['expected']}. Confirm again."},
                                 status=status.HTTP_409_CONFLICT)
-        try:
-            result = adjudication.auto_gold(self.get_project(), policy, by=request.user)
-        except adjudication.AdjudicationError as exc:
-            raise ValidationError({"policy": str(exc)}) from exc
+        result = adjudication.auto_gold(self.get_project(), policy, by=request.user)
         return Response({"policy": policy, "applied": True, **result,
                          "gold": adjudication.gold_counts(self.get_project())})
 
@@ -198,17 +179,11 @@ class ScoreDistributionView(ReviewView):
     """``GET ?run=`` → scores of labelled pairs per human label with box-plot stats, suggested and
     current thresholds (no ``run``: the newest run with labelled pairs)."""
 
+    refusals = Refusals(fields={calibration.CalibrationError: "run"})
+
     @extend_schema(parameters=ids("run"))
     def get(self, request, project_pk: int):
-        try:
-            return Response(calibration.score_distribution(self.get_project(), int_param(request, "run")))
-        except calibration.CalibrationError as exc:
-            raise ValidationError({"run": str(exc)}) from exc
-
-
-class CalibrateInput(serializers.Serializer):
-    method = serializers.ChoiceField(choices=calibration.METHODS)
-    run = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1, max_value=MAX_ID)
+        return Response(calibration.score_distribution(self.get_project(), int_param(request, "run")))
 
 
 class CalibrateView(ReviewView):
@@ -218,9 +193,5 @@ class CalibrateView(ReviewView):
     def post(self, request, project_pk: int):
         data = CalibrateInput(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            stored = calibration.calibrate(self.get_project(), data.validated_data["method"],
-                                           data.validated_data["run"])
-        except calibration.CalibrationError as exc:
-            raise ValidationError({"detail": str(exc)}) from exc
+        stored = calibration.calibrate(self.get_project(), data.validated_data["method"], data.validated_data["run"])
         return Response(stored)

@@ -10,13 +10,11 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from workers.engine import OptionError
-
 from ..models import AlignmentRun, Assignment, CandidatePair, Job, Label, Prediction, Project
 from ..permissions import (
+    ResearchesTheProject,
     annotator_only_projects,
     blind_projects,
-    can_research,
     researched_projects,
     visible_projects,
 )
@@ -26,11 +24,7 @@ from ..services.alignment import alignment_runs, pair_filters, run_comparison, r
 from ..services.background import jobs, liveness, progress
 from ..services.training import run_scores
 from .mixins import int_param
-
-
-def option_error(exc: OptionError) -> ValidationError:
-    """A 400 naming each bad option and listing the valid ones with their ranges."""
-    return ValidationError({"detail": str(exc), "params": exc.problems, "valid_options": exc.valid})
+from .refusals import Refusals, refuses
 
 
 @extend_schema_view(list=extend_schema(parameters=ids("project")),
@@ -42,7 +36,15 @@ class AlignmentRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, vie
     the user cannot see is 404, as if it did not exist."""
 
     serializer_class = AlignmentRunSerializer
-    permission_classes = [IsAuthenticated]
+    permission_classes = [IsAuthenticated, ResearchesTheProject]
+    researcher_only = {"create": "only the project's researchers can start alignment runs",
+                       "destroy": "only the project's researchers can delete runs",
+                       "retry": "only the project's researchers can retry runs",
+                       "cancel": "only the project's researchers can cancel runs",
+                       "compare": "only the project's researchers can compare runs"}
+    # the services' ValueError (a bad method or queue, a run that cannot be deleted or retried, runs
+    # that cannot be compared): 400 {"detail"}; a bad option: 400 {"detail", "params", "valid_options"}
+    refusals = Refusals(plain=ValueError)
 
     def get_queryset(self):
         # newest first; id breaks ties of equal times, so pages neither repeat nor skip a run
@@ -88,45 +90,27 @@ class AlignmentRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, vie
                     raise NotFound({name: f"{name.replace('_', ' ')} {request.data.get(name)!r} not found"})
             raise ValidationError(serializer.errors)
         project: Project = serializer.validated_data["project"]
-        if not can_research(request.user, project):
-            raise PermissionDenied("only the project's researchers can start alignment runs")
+        self.check_object_permissions(request, project)
         model_version = serializer.validated_data.get("model_version")
         if model_version is not None and model_version.project_id != project.pk:
             raise ValidationError({"model_version": "belongs to another project"})
-        try:
-            run = alignment_runs.start_run(
-                project, serializer.validated_data["method"], params=serializer.validated_data.get("params"),
-                level_pairs=serializer.validated_data.get("level_pairs"), model_version=model_version,
-                user=request.user, queue=request.data.get("queue", "gpu"),
-            )
-        except OptionError as exc:
-            raise option_error(exc) from exc
-        except ValueError as exc:
-            raise ValidationError({"detail": str(exc)}) from exc
+        run = alignment_runs.start_run(
+            project, serializer.validated_data["method"], params=serializer.validated_data.get("params"),
+            level_pairs=serializer.validated_data.get("level_pairs"), model_version=model_version,
+            user=request.user, queue=request.data.get("queue", "gpu"),
+        )
         return Response(self.get_serializer(run).data, status=status.HTTP_201_CREATED)
 
     def destroy(self, request, *args, **kwargs):
         """Delete a finished run, its predictions and the pairs only it proposed that nobody labelled."""
-        run = self.get_object()
-        if not can_research(request.user, run.project_id):
-            raise PermissionDenied("only the project's researchers can delete runs")
-        try:
-            deleted = run_deletion.delete_run(run, user=request.user)
-        except ValueError as exc:
-            raise ValidationError({"detail": str(exc)}) from exc
+        deleted = run_deletion.delete_run(self.get_object(), user=request.user)
         return Response(deleted.as_dict())
 
     @action(detail=True, methods=["post"])
     def retry(self, request, pk=None):
         """Queue a failed, cancelled or queued run again, or a running one whose worker was lost; it
         resumes after the document pairs it had finished (400 for a succeeded or live run)."""
-        run = self.get_object()
-        if not can_research(request.user, run.project_id):
-            raise PermissionDenied("only the project's researchers can retry runs")
-        try:
-            run = jobs.retry_run(run, user=request.user)
-        except ValueError as exc:
-            raise ValidationError({"detail": str(exc)}) from exc
+        run = jobs.retry_run(self.get_object(), user=request.user)
         return Response(self.get_serializer(run).data, status=status.HTTP_202_ACCEPTED)
 
     @action(detail=True, methods=["post"])
@@ -134,8 +118,6 @@ class AlignmentRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, vie
         """Stop a queued or running run, its worker alive or lost (the worker stops before its next
         batch of articles)."""
         run = self.get_object()
-        if not can_research(request.user, run.project_id):
-            raise PermissionDenied("only the project's researchers can cancel runs")
         if not progress.cancel(AlignmentRun, run.pk, user=request.user):
             raise ValidationError({"detail": f"run #{run.pk} has finished ({run.status}); nothing to cancel"})
         run.refresh_from_db()
@@ -149,14 +131,11 @@ class AlignmentRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, vie
         changed pairs with their old and new prediction, a page at a time (``offset``, ``limit`` up
         to ``CHANGES_PAGE``; ``changes_total``, ``changes_next_offset``)."""
         old, new = (self._research_run(request, name) for name in ("old", "new"))
-        try:
-            data = run_comparison.summary(old, new)
-            data["scores"] = {"old": run_scores.run_scores(old), "new": run_scores.run_scores(new)}
-            if request.query_params.get("pairs") in ("1", "true"):
-                data.update(run_comparison.changes_page(old, new, offset=int_param(request, "offset") or 0,
-                                                        limit=int_param(request, "limit") or run_comparison.CHANGES_PAGE))
-        except run_comparison.ComparisonError as exc:
-            raise ValidationError({"detail": str(exc)}) from exc
+        data = run_comparison.summary(old, new)
+        data["scores"] = {"old": run_scores.run_scores(old), "new": run_scores.run_scores(new)}
+        if request.query_params.get("pairs") in ("1", "true"):
+            data.update(run_comparison.changes_page(old, new, offset=int_param(request, "offset") or 0,
+                                                    limit=int_param(request, "limit") or run_comparison.CHANGES_PAGE))
         return Response(data)
 
     def _research_run(self, request, name: str) -> AlignmentRun:
@@ -166,8 +145,7 @@ class AlignmentRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, vie
         run = self.get_queryset().filter(pk=pk).first()
         if run is None:
             raise NotFound(f"run {pk} not found")
-        if not can_research(request.user, run.project_id):
-            raise PermissionDenied("only the project's researchers can compare runs")
+        self.check_object_permissions(request, run)
         return run
 
 
@@ -176,7 +154,8 @@ class MethodsView(APIView):
     """``GET /api/methods/[?project=<id>]``: every method's options (name, type, default, range, help,
     choices) and the model kinds it loads; with a researched project, its model versions too."""
 
-    permission_classes = [IsAuthenticated]
+    permission_classes = [IsAuthenticated, ResearchesTheProject]
+    researcher_only = "only the project's researchers see its model versions"
 
     def get(self, request):
         data: dict = {"methods": run_options.schemas()}
@@ -185,8 +164,7 @@ class MethodsView(APIView):
             project = visible_projects(request.user).filter(pk=project_pk).first()
             if project is None:
                 raise NotFound(f"project {project_pk} not found")
-            if not can_research(request.user, project):
-                raise PermissionDenied("only the project's researchers see its model versions")
+            self.check_object_permissions(request, project)
             data["model_versions"] = list(run_options.model_versions(project).values("id", "name", "kind"))
         return Response(data)
 
@@ -197,18 +175,14 @@ class JobViewSet(viewsets.ReadOnlyModelViewSet):
     project the user is not in 404."""
 
     serializer_class = JobSerializer
+    permission_classes = [IsAuthenticated, ResearchesTheProject]
+    researcher_only = "only the project's researchers see its background jobs"
 
     def get_queryset(self):
         projects = researched_projects(self.request.user) if self.action == "list" else visible_projects(self.request.user)
         qs = Job.objects.filter(project__in=projects).order_by("-created_at", "-id")
         project = int_param(self.request, "project")
         return qs.filter(project_id=project) if project is not None else qs
-
-    def get_object(self):
-        job = super().get_object()
-        if not can_research(self.request.user, job.project_id):
-            raise PermissionDenied("only the project's researchers see its background jobs")
-        return job
 
     def list(self, request, *args, **kwargs):
         liveness.maybe_reap()  # jobs whose worker was lost go back in the queue when someone looks
@@ -218,15 +192,12 @@ class JobViewSet(viewsets.ReadOnlyModelViewSet):
         liveness.maybe_reap()
         return super().retrieve(request, *args, **kwargs)
 
+    @refuses(plain=ValueError)  # a succeeded or live job: 400 {"detail"}
     @action(detail=True, methods=["post"])
     def retry(self, request, pk=None):
         """Queue a failed, cancelled or queued job again, or a running one whose worker was lost
         (400 for a succeeded or live job)."""
-        job = self.get_object()
-        try:
-            job = jobs.retry_job(job, user=request.user)
-        except ValueError as exc:
-            raise ValidationError({"detail": str(exc)}) from exc
+        job = jobs.retry_job(self.get_object(), user=request.user)
         return Response(self.get_serializer(job).data, status=status.HTTP_202_ACCEPTED)
 
     @action(detail=True, methods=["post"])
@@ -285,10 +256,8 @@ class CandidatePairViewSet(viewsets.ReadOnlyModelViewSet):
             given = Q(Exists(Assignment.objects.filter(pair=OuterRef("pk"), annotator=user))
                       | Exists(Label.objects.filter(pair=OuterRef("pk"), annotator=user)))
             qs = qs.filter(~Q(article__project_id__in=blind) | given)
-        try:
-            return pair_filters.apply(qs, params, run=run) if self.action == "list" else qs
-        except pair_filters.PairFilterError as exc:
-            raise ValidationError({exc.param: str(exc)}) from exc
+        # a bad filter: PairFilterError's 400 {param: why}
+        return pair_filters.apply(qs, params, run=run) if self.action == "list" else qs
 
     def get_serializer_context(self):
         context = super().get_serializer_context()

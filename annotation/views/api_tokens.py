@@ -11,18 +11,14 @@ All three are rate-limited (``API_TOKEN_THROTTLE_RATE``, 429 with ``Retry-After`
 from __future__ import annotations
 
 from django.contrib.auth import authenticate
-from rest_framework import serializers, status
+from rest_framework import status
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ..authentication import TokenRateThrottle
+from ..serializers import Credentials
 from ..services.projects import accounts
-
-
-class Credentials(serializers.Serializer):
-    username = serializers.CharField(max_length=150, trim_whitespace=False)
-    password = serializers.CharField(max_length=4096, trim_whitespace=False, style={"input_type": "password"})
 
 
 def token_payload(token) -> dict:

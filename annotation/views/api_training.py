@@ -15,20 +15,21 @@ from __future__ import annotations
 from django.http import FileResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
-from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework import status
+from rest_framework.exceptions import ValidationError
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ..models import ModelVersion
-from ..permissions import can_research, visible_projects
-from ..serializers import AlignmentRunSerializer, JobSerializer
+from ..permissions import IsProjectResearcher, visible_projects
+from ..serializers import AlignmentRunSerializer, JobSerializer, PromoteInput, TrainInput
 from ..services.alignment import run_options
 from ..services.settings import project_settings as settings_service
 from ..services.training import metrics as training_metrics
 from ..services.training import versions as training
-from ..validation import MAX_ID
 from .mixins import ProjectFromUrl
+from .refusals import Refusals
 
 
 def version_payload(version: ModelVersion, default: ModelVersion | None) -> dict:
@@ -54,24 +55,22 @@ def learnt_decisions(decisions: dict | None) -> dict | None:
             "domain_statistics": sorted(ranges)}
 
 
-class TrainInput(serializers.Serializer):
-    config = serializers.DictField(required=False, default=dict)
-    seed = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**31 - 1)
-    base_version = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1, max_value=MAX_ID)
+class TrainsModels(IsProjectResearcher):
+    message = "only the project's researchers train and manage models"
 
 
-class ResearcherProject(ProjectFromUrl):
-    def researched(self):
-        project = self.get_project()
-        if not can_research(self.request.user, project):
-            raise PermissionDenied("only the project's researchers train and manage models")
-        return project
+class ManagesModels(IsProjectResearcher):
+    message = "only the project's researchers manage models"
 
 
-class TrainView(ResearcherProject, APIView):
+class ResearcherProject(ProjectFromUrl, APIView):
+    permission_classes = [IsAuthenticated, TrainsModels]
+
+
+class TrainView(ResearcherProject):
     @extend_schema(request=TrainInput)
     def post(self, request, project_pk: int):
-        project = self.researched()
+        project = self.get_project()
         data = TrainInput(data=request.data)
         data.is_valid(raise_exception=True)
         d = data.validated_data
@@ -80,32 +79,31 @@ class TrainView(ResearcherProject, APIView):
             base = training.model_versions(project).filter(pk=d["base_version"]).first()
             if base is None:
                 raise ValidationError({"base_version": "not a model version of this project"})
-        try:
-            job = training.start_training(project, user=request.user, config=d["config"], seed=d["seed"], base_version=base)
-        except training.TrainingError as exc:
-            raise ValidationError({"detail": str(exc)}) from exc
+        job = training.start_training(project, user=request.user, config=d["config"], seed=d["seed"], base_version=base)
         return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
 
-class VersionListView(ResearcherProject, APIView):
+class VersionListView(ResearcherProject):
     def get(self, request, project_pk: int):
-        project = self.researched()
+        project = self.get_project()
         default = run_options.default_version(project)
         return Response([version_payload(v, default)
                          for v in training.model_versions(project).order_by("-created_at", "-pk")])
 
 
 class VersionView(APIView):
+    # the model version in the URL: 404 unless the user sees its project, 403 unless they research it
+    # (no docstring: it would become the description of every version endpoint in the API schema)
+    permission_classes = [IsAuthenticated, ManagesModels]
+
     def version(self, request, pk: int) -> ModelVersion:
-        version = get_object_or_404(ModelVersion.objects.filter(project__in=visible_projects(request.user))
-                                    .select_related("project"), pk=pk)
-        if not can_research(request.user, version.project):
-            raise PermissionDenied("only the project's researchers manage models")
-        return version
+        if not hasattr(self, "_version"):
+            self._version = get_object_or_404(ModelVersion.objects.filter(project__in=visible_projects(request.user))
+                                              .select_related("project"), pk=pk)
+        return self._version
 
-
-class PromoteInput(serializers.Serializer):
-    confirm = serializers.BooleanField(required=False, default=False)
+    def get_project(self):
+        return self.version(self.request, self.kwargs["pk"]).project
 
 
 class PromoteView(VersionView):
@@ -117,44 +115,36 @@ class PromoteView(VersionView):
         version = self.version(request, pk)
         data = PromoteInput(data=request.data)
         data.is_valid(raise_exception=True)
-        try:
-            training.promote(version, user=request.user, confirm=data.validated_data["confirm"])
-        except training.PromotionNeedsConfirmation as exc:
-            return Response({"detail": str(exc), "needs_confirmation": True, "warnings": exc.assessment["warnings"],
-                             "assessment": exc.assessment}, status=status.HTTP_409_CONFLICT)
+        training.promote(version, user=request.user, confirm=data.validated_data["confirm"])
         return Response(version_payload(version, version))
 
 
 class RealignView(VersionView):
+    refusals = Refusals(plain=ValueError)  # a bad scope, a run refused (run_options' ValueError)
+
     def post(self, request, pk: int):
         version = self.version(request, pk)
-        try:
-            run = training.realign(version, scope=request.data.get("scope", "all"), user=request.user)
-        except ValueError as exc:
-            raise ValidationError({"detail": str(exc)}) from exc
+        run = training.realign(version, scope=request.data.get("scope", "all"), user=request.user)
         return Response(AlignmentRunSerializer(run).data, status=status.HTTP_201_CREATED)
 
 
 class DownloadView(VersionView):
+    refusals = Refusals(status={training.TrainingError: status.HTTP_404_NOT_FOUND})  # its files are missing
+
     def get(self, request, pk: int):
         version = self.version(request, pk)
-        try:
-            path = training.zip_version(version)
-        except training.TrainingError as exc:
-            return Response({"detail": str(exc)}, status=status.HTTP_404_NOT_FOUND)
+        path = training.zip_version(version)
         return FileResponse(path.open("rb"), as_attachment=True, filename=f"{version.name}.zip")
 
 
-class ReviewChangesView(ResearcherProject, APIView):
+class ReviewChangesView(ResearcherProject):
     """``POST /api/projects/<p>/review-changes/ {old, new}`` → the annotation queue holds only the
     pairs whose prediction differs between the two runs (what changed with a new model version);
     ``{"clear": true}`` → back to the whole queue."""
 
     def post(self, request, project_pk: int):
-        project = self.researched()
+        project = self.get_project()
         changes = None if request.data.get("clear") else {name: request.data.get(name) for name in ("old", "new")}
-        try:
-            stored = settings_service.set_queue_changes(project, changes, by=request.user)
-        except settings_service.ConfigSettingsError as exc:
-            raise ValidationError({"queue_changes": exc.errors["queue_changes"]}) from exc
+        # refused: ConfigSettingsError's body, {"queue_changes": why}
+        stored = settings_service.set_queue_changes(project, changes, by=request.user)
         return Response({"queue_changes": stored})

@@ -8,19 +8,14 @@ through ``views.api_paragraph_proposals``, the curation through ``views.api_cura
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 from django.urls import reverse
 
 from ..models import Article
-from ..permissions import can_research, visible_projects
+from ..permissions import can_research
 from ..services.editing.paragraph_correction import applies_directly
-
-
-def _article(request: HttpRequest, pk: int) -> Article:
-    articles = Article.objects.filter(project__in=visible_projects(request.user)).select_related("project__label_scheme")
-    return get_object_or_404(articles, pk=pk)
+from .common import researchers_only, visible_article
 
 
 def _page(request: HttpRequest, article: Article, api_name: str, **extra) -> dict:
@@ -30,7 +25,7 @@ def _page(request: HttpRequest, article: Article, api_name: str, **extra) -> dic
 
 @login_required
 def align(request: HttpRequest, pk: int) -> HttpResponse:
-    article = _article(request, pk)
+    article = visible_article(request, pk)
     page = _page(request, article, "article-alignment-api",
                  paragraphs=reverse("article-paragraphs", args=[article.pk]))
     return render(request, "articles/align.html", {"article": article, "page": page})
@@ -38,7 +33,7 @@ def align(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 def paragraphs(request: HttpRequest, pk: int) -> HttpResponse:
-    article = _article(request, pk)
+    article = visible_article(request, pk)
     is_researcher = can_research(request.user, article.project)
     direct = applies_directly(request.user, article.project)
     page = _page(request, article, "article-paragraphs-api", align=reverse("article-align", args=[article.pk]),
@@ -50,11 +45,9 @@ def paragraphs(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-def curate(request: HttpRequest, pk: int) -> HttpResponse:
+@researchers_only("only the project's researchers curate alignments", load=visible_article)
+def curate(request: HttpRequest, article: Article) -> HttpResponse:
     """Researchers: curation of two annotators' alignments of a document pair (``?a=&b=`` usernames)."""
-    article = _article(request, pk)
-    if not can_research(request.user, article.project):
-        raise PermissionDenied("only the project's researchers curate alignments")
     page = _page(request, article, "article-curation-api", align=reverse("article-align", args=[article.pk]))
     page["query"].update({k: request.GET[k] for k in ("a", "b") if request.GET.get(k)})
     page["query"].pop("run", None)

@@ -11,11 +11,12 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 
 from ..models import AuditEvent, Project
-from ..permissions import can_research, is_admin, visible_projects
+from ..permissions import is_admin
 from ..services import audit
+from .common import researchers_only
 
 PAGE_SIZE = 50
 
@@ -41,11 +42,9 @@ def _render(request: HttpRequest, project: Project | None) -> HttpResponse:
 
 
 @login_required
-def project_audit(request: HttpRequest, pk: int) -> HttpResponse:
+@researchers_only("only the project's researchers and admins read its audit log")
+def project_audit(request: HttpRequest, project: Project) -> HttpResponse:
     """404 for people outside the project, 403 for its annotators."""
-    project = get_object_or_404(visible_projects(request.user), pk=pk)
-    if not can_research(request.user, project):
-        raise PermissionDenied("only the project's researchers and admins read its audit log")
     return _render(request, project)
 
 

@@ -2,23 +2,20 @@
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 from django.urls import reverse
 
-from ..models import Export, Status
-from ..permissions import can_research, visible_projects
+from ..models import Export, Project, Status
 from ..services.export import formats as export_formats
 from ..services.export import splits
 from ..services.export.options import DEFAULT_LABEL_POLICY, LABEL_POLICIES, LABEL_POLICY_HELP, PROVENANCES
+from .common import researchers_only
 
 
 @login_required
-def export_page(request: HttpRequest, pk: int) -> HttpResponse:
-    project = get_object_or_404(visible_projects(request.user).select_related("label_scheme"), pk=pk)
-    if not can_research(request.user, project):
-        raise PermissionDenied("only the project's researchers export")
+@researchers_only("only the project's researchers export")
+def export_page(request: HttpRequest, project: Project) -> HttpResponse:
     policy = splits.project_policy(project)
     runs = project.runs.filter(status=Status.SUCCEEDED).select_related("model_version").order_by("-id")[:50]
     page = {

@@ -1,11 +1,17 @@
-"""Helpers shared by the API views: the project in the URL or query, scoped querysets."""
+"""Helpers shared by the API views: the project in the URL or query, scoped querysets, query
+parameters parsed into a 400 naming the parameter (the only ``except`` clauses of the API views
+besides the exception handler: they turn a parse error into DRF's field error)."""
 from __future__ import annotations
 
+import datetime
+
 from django.shortcuts import get_object_or_404
+from django.utils.dateparse import parse_date, parse_datetime
 from rest_framework.exceptions import ValidationError
 
 from ..models import Project
 from ..permissions import visible_projects
+from ..services.review.labelling import clean_text
 from ..validation import InputError, parse_id
 
 
@@ -29,3 +35,30 @@ def int_param(request, name: str) -> int | None:
         return parse_id(name, raw)
     except InputError as exc:
         raise ValidationError({name: str(exc).removeprefix(f"{name}: ")}) from None
+
+
+def text_param(request, name: str, limit: int) -> str:
+    """The query parameter as text the database stores faithfully, at most ``limit`` characters; 400 otherwise."""
+    try:
+        return clean_text(name, request.query_params.get(name), limit)
+    except ValueError as exc:
+        raise ValidationError({name: str(exc)}) from exc
+
+
+def date_param(request, name: str, *, end: bool = False) -> datetime.datetime | None:
+    """The query parameter as an aware date-time (a bare date: its start, or with ``end`` its end); 400 otherwise."""
+    raw = request.query_params.get(name)
+    if not raw:
+        return None
+    parsed = parse_datetime(raw) if "T" in raw or " " in raw else None
+    if parsed is None:
+        try:
+            day = parse_date(raw)
+        except ValueError:  # well formed, no such day (2024-02-30)
+            day = None
+        if day is None:
+            raise ValidationError({name: f"must be a date (YYYY-MM-DD) or date-time, got {raw[:40]!r}"})
+        parsed = datetime.datetime.combine(day, datetime.time.max if end else datetime.time.min)
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=datetime.UTC)
+    return parsed

@@ -24,6 +24,7 @@ from ..services.corpus.importing import gold as import_gold
 from ..services.corpus.importing import uploads as import_uploads
 from ..services.editing import workflow
 from ..services.projects import creation as project_service
+from .common import researchers_only
 
 
 def _home(request: HttpRequest, *, new: dict | None = None, error: str = "", status: int = 200) -> HttpResponse:
@@ -113,10 +114,8 @@ def article_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-def project_import(request: HttpRequest, pk: int) -> HttpResponse:
-    project = _project_for(request, pk)
-    if not can_research(request.user, project):
-        raise PermissionDenied("only researchers import corpora")
+@researchers_only("only researchers import corpora")
+def project_import(request: HttpRequest, project: Project) -> HttpResponse:
     context = {"project": project, "formats": ("auto",) + importing.format_names(),
                "format_help": import_formats.formats(), "problems": [], "result": None,
                "job": None, "limits": importing.Limits.from_settings(),
@@ -154,10 +153,8 @@ def project_import(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def start_run(request: HttpRequest, pk: int) -> HttpResponse:
-    project = _project_for(request, pk)
-    if not can_research(request.user, project):
-        raise PermissionDenied("only researchers start alignment runs")
+@researchers_only("only researchers start alignment runs")
+def start_run(request: HttpRequest, project: Project) -> HttpResponse:
     try:
         params = validation.load_json(request.POST.get("params") or "{}", what="params")
         run = alignment_runs.start_run(project, request.POST.get("method", ""), params=params, user=request.user)

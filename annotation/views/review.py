@@ -4,26 +4,22 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.contrib.staticfiles import finders
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import render
 from django.urls import reverse
 
 from ..label_schemes import scheme_kind
 from ..models import Project
-from ..permissions import can_research, visible_projects
 from ..services.review import adjudication, agreement, dashboard
 from ..services.scoring.calibration import MAX_F1_OVER
+from .common import researchers_only
 
 # Built from npm by `make setup` (package.json → frontend/static/vendor/), loaded in this order.
 CHART_SCRIPTS = ("vendor/chart.umd.min.js", "vendor/chartjs-chart-boxplot.umd.min.js")
 
 
-def _researched_project(request: HttpRequest, pk: int) -> Project:
-    project = get_object_or_404(visible_projects(request.user).select_related("label_scheme"), pk=pk)
-    if not can_research(request.user, project):
-        raise PermissionDenied("only the project's researchers review labels")
-    return project
+#: Why the review pages refuse a project's annotators.
+REVIEWERS_ONLY = "only the project's researchers review labels"
 
 
 def _api(name: str, project: Project) -> str:
@@ -31,8 +27,8 @@ def _api(name: str, project: Project) -> str:
 
 
 @login_required
-def adjudicate(request: HttpRequest, pk: int) -> HttpResponse:
-    project = _researched_project(request, pk)
+@researchers_only(REVIEWERS_ONLY)
+def adjudicate(request: HttpRequest, project: Project) -> HttpResponse:
     scheme = project.label_scheme
     page = {
         "project": project.pk,
@@ -55,8 +51,8 @@ def _agreement_rows(result: dict) -> dict:
 
 
 @login_required
-def dashboard_page(request: HttpRequest, pk: int) -> HttpResponse:
-    project = _researched_project(request, pk)
+@researchers_only(REVIEWERS_ONLY)
+def dashboard_page(request: HttpRequest, project: Project) -> HttpResponse:
     charts = all(finders.find(path) for path in CHART_SCRIPTS)
     page = {
         "project": project.pk,

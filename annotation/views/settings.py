@@ -9,26 +9,21 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
 from workers.engine import SUPPORTED_LANGUAGES
 
 from ..models import LabelScheme, Project, Role
-from ..permissions import can_research, visible_projects
+from ..permissions import can_research
 from ..services.projects import guidelines, language_tools
 from ..services.review import qc
 from ..services.settings import project_settings as service
+from .common import researchers_only
 
-
-def _project_for_researcher(request: HttpRequest, pk: int) -> Project:
-    """404 for people outside the project, 403 for its annotators."""
-    project = get_object_or_404(visible_projects(request.user).select_related("label_scheme"), pk=pk)
-    if not can_research(request.user, project):
-        raise PermissionDenied("only the project's researchers change its settings")
-    return project
+#: Why the settings pages refuse a project's annotators (people outside it get 404).
+SETTERS_ONLY = "only the project's researchers change its settings"
 
 
 def _render(request: HttpRequest, project: Project, *, general: dict | None = None, general_error: str = "",
@@ -69,14 +64,15 @@ def _render(request: HttpRequest, project: Project, *, general: dict | None = No
 
 
 @login_required
-def settings_page(request: HttpRequest, pk: int) -> HttpResponse:
-    return _render(request, _project_for_researcher(request, pk))
+@researchers_only(SETTERS_ONLY)
+def settings_page(request: HttpRequest, project: Project) -> HttpResponse:
+    return _render(request, project)
 
 
 @login_required
 @require_POST
-def save_general(request: HttpRequest, pk: int) -> HttpResponse:
-    project = _project_for_researcher(request, pk)
+@researchers_only(SETTERS_ONLY)
+def save_general(request: HttpRequest, project: Project) -> HttpResponse:
     general = {
         "description": request.POST.get("description", ""), "language": request.POST.get("language", ""),
         "show_predictions": request.POST.get("show_predictions") == "on",
@@ -95,8 +91,8 @@ def save_general(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def save_language_tools(request: HttpRequest, pk: int) -> HttpResponse:
-    project = _project_for_researcher(request, pk)
+@researchers_only(SETTERS_ONLY)
+def save_language_tools(request: HttpRequest, project: Project) -> HttpResponse:
     tools = {"encoder": request.POST.get("encoder", ""), "spacy_pipeline": request.POST.get("spacy_pipeline", "")}
     try:
         service.update_language_tools(project, **tools, by=request.user)
@@ -108,8 +104,8 @@ def save_language_tools(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def save_qc(request: HttpRequest, pk: int) -> HttpResponse:
-    project = _project_for_researcher(request, pk)
+@researchers_only(SETTERS_ONLY)
+def save_qc(request: HttpRequest, project: Project) -> HttpResponse:
     values = service.parse_qc_form(request.POST)
     try:
         service.update_qc(project, values, by=request.user)
@@ -122,8 +118,8 @@ def save_qc(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def save_guidelines(request: HttpRequest, pk: int) -> HttpResponse:
-    project = _project_for_researcher(request, pk)
+@researchers_only(SETTERS_ONLY)
+def save_guidelines(request: HttpRequest, project: Project) -> HttpResponse:
     text = request.POST.get("guidelines", "")
     try:
         project = guidelines.update(project, text, by=request.user)
@@ -134,8 +130,7 @@ def save_guidelines(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("project-settings", pk=project.pk)
 
 
-def _member_action(request: HttpRequest, pk: int, act, success: str, *args) -> HttpResponse:
-    project = _project_for_researcher(request, pk)
+def _member_action(request: HttpRequest, project: Project, act, success: str, *args) -> HttpResponse:
     try:
         membership = act(project, *args, by=request.user)
     except service.SettingsError as exc:
@@ -150,26 +145,30 @@ def _member_action(request: HttpRequest, pk: int, act, success: str, *args) -> H
 
 @login_required
 @require_POST
-def add_member(request: HttpRequest, pk: int) -> HttpResponse:
-    return _member_action(request, pk, service.add_member, "{user} added as {role}.",
+@researchers_only(SETTERS_ONLY)
+def add_member(request: HttpRequest, project: Project) -> HttpResponse:
+    return _member_action(request, project, service.add_member, "{user} added as {role}.",
                           request.POST.get("username", ""), request.POST.get("role", ""))
 
 
 @login_required
 @require_POST
-def change_role(request: HttpRequest, pk: int, membership_pk: int) -> HttpResponse:
-    return _member_action(request, pk, service.change_role, "{user} is now {role}.",
+@researchers_only(SETTERS_ONLY)
+def change_role(request: HttpRequest, project: Project, membership_pk: int) -> HttpResponse:
+    return _member_action(request, project, service.change_role, "{user} is now {role}.",
                           membership_pk, request.POST.get("role", ""))
 
 
 @login_required
 @require_POST
-def remove_member(request: HttpRequest, pk: int, membership_pk: int) -> HttpResponse:
-    return _member_action(request, pk, service.remove_member, "{user} removed from the project.", membership_pk)
+@researchers_only(SETTERS_ONLY)
+def remove_member(request: HttpRequest, project: Project, membership_pk: int) -> HttpResponse:
+    return _member_action(request, project, service.remove_member, "{user} removed from the project.", membership_pk)
 
 
 @login_required
 @require_POST
-def reinstate_member(request: HttpRequest, pk: int, membership_pk: int) -> HttpResponse:
-    return _member_action(request, pk, service.reinstate_member,
+@researchers_only(SETTERS_ONLY)
+def reinstate_member(request: HttpRequest, project: Project, membership_pk: int) -> HttpResponse:
+    return _member_action(request, project, service.reinstate_member,
                           "{user} reinstated: they get items again and their labels count.", membership_pk)

@@ -10,13 +10,15 @@ from django.urls import reverse
 
 from workers.engine import TRAIN_PARAMS
 
+from ..models import Project
 from ..services.training import current, metrics
-from .review import CHART_SCRIPTS, _researched_project
+from .common import researchers_only
+from .review import CHART_SCRIPTS, REVIEWERS_ONLY
 
 
 @login_required
-def models_page(request: HttpRequest, pk: int) -> HttpResponse:
-    project = _researched_project(request, pk)
+@researchers_only(REVIEWERS_ONLY)
+def models_page(request: HttpRequest, project: Project) -> HttpResponse:
     charts = all(finders.find(path) for path in CHART_SCRIPTS[:1])
     data = current.training_summary(project)  # built once per state of the data, not on every view
     epochs = next(o for o in TRAIN_PARAMS if o.name == "epochs")  # the form's field, as the engine declares it
@@ -35,8 +37,8 @@ def models_page(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @login_required
-def compare_page(request: HttpRequest, pk: int) -> HttpResponse:
-    project = _researched_project(request, pk)
+@researchers_only(REVIEWERS_ONLY)
+def compare_page(request: HttpRequest, project: Project) -> HttpResponse:
     runs = list(project.runs.order_by("-created_at", "-pk").values("pk", "method", "status", "model_version__name")[:50])
     page = {"project": project.pk, "compare_api": reverse("run-compare"),
             "review_api": reverse("project-review-changes", args=[project.pk]),

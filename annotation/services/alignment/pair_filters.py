@@ -29,6 +29,7 @@ from django.db.models import Exists, F, OuterRef, QuerySet, Subquery, Value
 from django.db.models.fields.json import KeyTransform
 from django.db.models.functions import Length, Replace
 
+from annotation.errors import DomainError
 from annotation.models import Adjudication, Label, PairSentence, Prediction
 
 KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
@@ -37,12 +38,15 @@ PLAIN_ORDERING = ("id", "score", "created_at")
 PREDICTION_FIELDS = ("score",)
 
 
-class PairFilterError(ValueError):
+class PairFilterError(DomainError, ValueError):
     """A bad filter or ordering parameter (``param`` names it for a 400 response)."""
 
     def __init__(self, param: str, message: str) -> None:
         super().__init__(message)
         self.param = param
+
+    def payload(self) -> dict:
+        return {self.param: str(self)}
 
 
 def _key(param: str, key: str) -> str:

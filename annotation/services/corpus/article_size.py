@@ -15,15 +15,21 @@ from __future__ import annotations
 
 from django.conf import settings
 
+from annotation.errors import DomainError
 from annotation.models import Document, Sentence
 
 
-class ArticleTooLarge(ValueError):
+class ArticleTooLarge(DomainError, ValueError):
     """The document (pair) is over a per-request limit; ``setting`` names it (the views answer 413)."""
 
     def __init__(self, what: str, setting: str, limit: int) -> None:
         self.setting, self.limit = setting, limit
         super().__init__(f"{what}; the limit is {setting}={limit}")
+
+    status, code = 413, "too_large"
+
+    def payload(self) -> dict:
+        return {**super().payload(), "errors": [str(self)], "limit": self.setting}
 
 
 def max_sentences() -> int:

@@ -13,6 +13,7 @@ from datetime import datetime
 
 from django.db import IntegrityError, transaction
 
+from annotation.errors import DomainError
 from annotation.models import Article, ArticleCompletion, Document, Label, Project, Sentence, key_indices
 from annotation.services.editing.article_alignment import checked_seconds, counts_as, own_links, scheme_values
 from annotation.services.editing.links import Group, Link, groups, links_from
@@ -20,7 +21,7 @@ from annotation.services.review import qc
 from annotation.services.review.labelling import MAX_SECONDS
 
 
-class EmptyCompletion(Exception):
+class EmptyCompletion(DomainError):
     """Marking a document pair complete without a single link of the user's: every sentence pair of it
     would become "not aligned". Asked first (``allow_empty=True`` confirms); ``pairs`` says how many."""
 
@@ -28,6 +29,11 @@ class EmptyCompletion(Exception):
         self.pairs = pairs
         super().__init__(f"You have no links in this document pair: marking it complete makes all {pairs} of its "
                          f"sentence pairs \"not aligned\". Confirm to mark it complete anyway.")
+
+    status, code = 409, "empty"
+
+    def payload(self) -> dict:
+        return {**super().payload(), "not_aligned": self.pairs}
 
 
 def not_aligned_if_completed(user, complex_doc: Document, simple_doc: Document) -> int:

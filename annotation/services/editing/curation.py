@@ -35,6 +35,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Q
 
+from annotation.errors import ListedError
 from annotation.label_schemes import value_classes
 from annotation.models import Adjudication, Article, ArticleCompletion, CandidatePair, Document, Label, key_indices
 from annotation.services import audit
@@ -53,12 +54,10 @@ DECISIONS: tuple[str, ...] = ("a", "b", "aligned", "partial", "not")
 MAX_DECISIONS = 2000
 
 
-class CurationError(ValueError):
+class CurationError(ListedError, ValueError):
     """A request the curation refuses (``messages`` lists every problem)."""
 
-    def __init__(self, messages: list[str] | str):
-        self.messages = [messages] if isinstance(messages, str) else list(messages)
-        super().__init__("; ".join(self.messages))
+    code = "invalid"
 
 
 def category(a: str | None, b: str | None) -> str | None:

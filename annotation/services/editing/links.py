@@ -31,17 +31,14 @@ import hashlib
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from annotation.errors import ListedError
 from workers.engine import connected_groups
 
 LINK_LABELS: tuple[str, ...] = ("aligned", "partial")
 
 
-class AlignmentInputError(ValueError):
+class AlignmentInputError(ListedError, ValueError):
     """Invalid input; ``messages`` lists every problem found (shown to the annotator)."""
-
-    def __init__(self, messages: list[str] | str):
-        self.messages = [messages] if isinstance(messages, str) else list(messages)
-        super().__init__("; ".join(self.messages))
 
 
 @dataclass(frozen=True, order=True)

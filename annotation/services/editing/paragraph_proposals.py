@@ -13,14 +13,17 @@ from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from annotation.errors import DomainError
 from annotation.models import Article, Document, ParagraphProposal, Project
 from annotation.services.editing import paragraph_correction as pc
 
 STATUSES = (ParagraphProposal.PENDING, ParagraphProposal.ACCEPTED, ParagraphProposal.REJECTED)
 
 
-class ProposalError(ValueError):
-    """A decision refused (the message says why)."""
+class ProposalError(DomainError, ValueError):
+    """A decision refused (the message says why): 409, the proposal was decided meanwhile."""
+
+    status = 409
 
 
 def proposals(project: Project, *, status: str | None = ParagraphProposal.PENDING, proposed_by=None,

@@ -23,6 +23,7 @@ from __future__ import annotations
 from django.db.models import Case, CharField, Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.db.models.functions import Coalesce
 
+from annotation.errors import DomainError
 from annotation.models import Article, ArticleCompletion, Label
 
 TODO, IN_PROGRESS, COMPLETE = "todo", "in_progress", "complete"
@@ -30,7 +31,7 @@ STATES: tuple[str, ...] = (TODO, IN_PROGRESS, COMPLETE)
 STATE_NAMES: dict[str, str] = {TODO: "To do", IN_PROGRESS: "In progress", COMPLETE: "Complete"}
 
 
-class WorkflowError(ValueError):
+class WorkflowError(DomainError, ValueError):
     """An unknown state asked for."""
 
 

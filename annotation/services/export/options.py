@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
+from annotation.errors import DomainError
 from annotation.services.export import formats as export_formats
 from annotation.services.export.splits import NAMES, SplitError, validate_policy
 
@@ -57,7 +58,7 @@ DEDUP_SIDES = ("both", "complex", "simple")
 CRF_BLEU_BAND = (0.1, 0.9)
 
 
-class ExportError(ValueError):
+class ExportError(DomainError, ValueError):
     """Bad export options, or an export that cannot run (the message says what to change)."""
 
 

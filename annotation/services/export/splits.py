@@ -35,6 +35,7 @@ from django.db import transaction
 from django.db.models import Count
 from django.utils import timezone
 
+from annotation.errors import DomainError
 from annotation.models import Article, Document, Project, Split, SplitChange
 from annotation.services import audit
 
@@ -45,12 +46,14 @@ DEFAULT_POLICY = {"mode": "ratio", "train": 0.7, "dev": 0.1, "test": 0.2, "seed"
                   "overflow": "train"}
 
 
-class SplitError(ValueError):
+class SplitError(DomainError, ValueError):
     """A bad policy, or a change refused (e.g. a locked split without an override)."""
 
 
 class SplitLocked(SplitError):
-    pass
+    """A locked split changed without an override: 409."""
+
+    status = 409
 
 
 @dataclass(frozen=True)

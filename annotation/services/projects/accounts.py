@@ -32,13 +32,14 @@ from django.utils import timezone
 from django.utils.connection import ConnectionProxy
 from rest_framework.authtoken.models import Token
 
+from annotation.errors import DomainError
 from annotation.services import audit
 from annotation.services.projects import people
 
 User = get_user_model()
 
 
-class AccountError(ValueError):
+class AccountError(DomainError, ValueError):
     """A change to one's account refused; ``messages`` lists every reason."""
 
     def __init__(self, messages: list[str] | str):

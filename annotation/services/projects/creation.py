@@ -1,6 +1,7 @@
 """Looking projects up the way commands and APIs name them."""
 from __future__ import annotations
 
+from annotation.errors import DomainError
 from annotation.models import Project
 
 
@@ -21,7 +22,7 @@ def find_project(value, what: str = "project", visible=None) -> Project:
     return project
 
 
-class ProjectError(ValueError):
+class ProjectError(DomainError, ValueError):
     """A project not created (the message says why and is shown on the home page)."""
 
 

@@ -14,6 +14,7 @@ from django.db import transaction
 from django.utils.safestring import SafeString, mark_safe
 from markdown_it import MarkdownIt
 
+from annotation.errors import DomainError
 from annotation.models import LabelScheme, Project
 from annotation.services import audit
 
@@ -24,7 +25,7 @@ DEFAULTS_DIR = Path(__file__).resolve().parents[2] / "fixtures" / "guidelines"
 _markdown = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False}).enable("table")
 
 
-class GuidelinesError(ValueError):
+class GuidelinesError(DomainError, ValueError):
     """Guidelines refused (the message is shown on the settings page)."""
 
 

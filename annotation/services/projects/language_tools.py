@@ -22,6 +22,7 @@ from pathlib import Path
 from django.conf import settings
 from django.db import transaction
 
+from annotation.errors import DomainError
 from annotation.models import AlignmentRun, Job, Project, Status
 from annotation.services.projects import model_paths
 
@@ -32,7 +33,7 @@ BUNDLED_ENCODER_NAME = "all-MiniLM-L6-v2"
 BUNDLED_ENCODER = f"{BUNDLED_ENCODER_NAME} (bundled)"  # as run results and manifests record it
 
 
-class LanguageToolsError(ValueError):
+class LanguageToolsError(DomainError, ValueError):
     """A refused encoder or pipeline value (the message says why)."""
 
 

@@ -25,6 +25,8 @@ from pathlib import Path
 
 from django.conf import settings
 
+from annotation.errors import DomainError
+
 ENCODER = "encoder"
 PIPELINE = "spacy_pipeline"
 VERSION_PREFIX = "version:"
@@ -35,7 +37,7 @@ _PROJECT_PART = re.compile(r"project-(\d+)(?:-|$)")
 MAX_LENGTH = 1000
 
 
-class ModelPathError(ValueError):
+class ModelPathError(DomainError, ValueError):
     """A model the project may not use (one message, whatever the server holds)."""
 
 

@@ -14,6 +14,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.crypto import constant_time_compare, salted_hmac
 
+from annotation.errors import DomainError
 from annotation.permissions import RESEARCHERS_GROUP, can_create_projects, is_admin, researched_projects
 from annotation.services import audit
 
@@ -34,7 +35,7 @@ STANDARD_VALIDATORS = [
 ]
 
 
-class PeopleError(ValueError):
+class PeopleError(DomainError, ValueError):
     """A change refused; ``messages`` lists every reason (e.g. each password validator's)."""
 
     def __init__(self, messages: list[str] | str):

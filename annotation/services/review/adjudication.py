@@ -9,9 +9,8 @@ sees every vote and decides; the decision is the pair's :class:`~annotation.mode
 Pairs nobody needs to discuss get gold automatically with :func:`auto_gold`: the majority of k
 crowd votes (provenance ``majority``) or the only annotator's label (``single``). Automatic gold is
 recomputed when votes change (:func:`refresh_majority`); adjudicated and imported gold is never
-overwritten by it. The rule is :mod:`annotation.services.review.gold`'s, as everywhere else.
-:func:`auto_gold_preview` counts what :func:`auto_gold` would do, without writing, so the page can
-ask before deciding many pairs at once.
+overwritten by it. The rule is :mod:`annotation.services.review.gold`'s, as everywhere else. The page
+asks before deciding many pairs at once: :func:`auto_gold_preview` counts what :func:`auto_gold` would do.
 
 Every change of a pair's gold leaves an :class:`~annotation.models.AdjudicationChange` (old → new,
 action, who): a first decision (``decide``), a later one (``change``), automatic gold created,
@@ -32,6 +31,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Count, Max, QuerySet
 from django.utils import timezone
 
+from annotation.errors import DomainError
 from annotation.label_schemes import UNKNOWN_KIND, scheme_kind, value_classes
 from annotation.models import Adjudication, AdjudicationChange, CandidatePair, Project
 from annotation.services.corpus.documents import pair_texts
@@ -44,7 +44,7 @@ POLICIES = ("majority", "single")
 SETTLED = (Adjudication.ADJUDICATED, Adjudication.IMPORTED)
 
 
-class AdjudicationError(ValueError):
+class AdjudicationError(DomainError, ValueError):
     """A decision or request refused (the message says why)."""
 
 

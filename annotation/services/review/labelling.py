@@ -40,6 +40,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from annotation.errors import DomainError
 from annotation.label_schemes import InvalidValue, scheme_kind
 from annotation.models import Assignment, CandidatePair, Label, LabelChange, LabelScheme, Project
 from annotation.services.review import qc
@@ -54,16 +55,20 @@ QUEUE, API, ARTICLE, MY_LABELS, UNDO = (LabelChange.QUEUE, LabelChange.API, Labe
 SOURCES = (QUEUE, API, ARTICLE, MY_LABELS)
 
 
-class LabelInputError(ValueError):
+class LabelInputError(DomainError, ValueError):
     """The label's input is invalid (the message says which field and why)."""
 
 
-class NotServed(ValueError):
+class NotServed(DomainError, ValueError):
     """The pair was not served to this annotator and is not theirs to edit (the queue's refusal too)."""
 
+    status, code = 403, "not_served"
 
-class LabelConflict(ValueError):
+
+class LabelConflict(DomainError, ValueError):
     """The annotator labelled this pair before with another value, and did not ask to change it."""
+
+    status, code = 409, "conflict"
 
     def __init__(self, label: Label) -> None:
         self.label = label

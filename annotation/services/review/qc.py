@@ -21,6 +21,7 @@ from dataclasses import asdict, dataclass, fields
 from django.db.models import QuerySet
 from django.utils import timezone
 
+from annotation.errors import DomainError
 from annotation.label_schemes import UNKNOWN_KIND, value_classes
 from annotation.models import Assignment, Label, Membership, Project
 
@@ -38,16 +39,19 @@ DEFAULTS: dict[str, float | int] = {
 CLOCK_TOLERANCE_S = 1.0
 
 
-class QualityControlError(ValueError):
+class QualityControlError(DomainError, ValueError):
     """A label or request refused by quality control (the message is shown to the annotator)."""
 
 
 class LabelTooFast(QualityControlError):
-    pass
+    code = "too_fast"
 
 
 class AnnotatorExcluded(QualityControlError):
-    pass
+    status, code = 403, "excluded"
+
+    def payload(self) -> dict:
+        return {**super().payload(), "excluded": True}
 
 
 @dataclass(frozen=True)

@@ -31,6 +31,7 @@ from django.db import transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 
+from annotation.errors import DomainError
 from annotation.label_schemes import scheme_kind, value_classes
 from annotation.models import AlignmentRun, CandidatePair, Prediction, Project
 from annotation.services.review import qc
@@ -47,7 +48,7 @@ WIVICO_RULE = "mean-valid"
 MAX_OUTLIERS = 200
 
 
-class CalibrationError(ValueError):
+class CalibrationError(DomainError, ValueError):
     """Nothing to calibrate from (the message says what is missing)."""
 
 

@@ -22,13 +22,14 @@ from collections.abc import Callable
 from types import SimpleNamespace
 from typing import Any
 
+from annotation.errors import DomainError
 from annotation.validation import MAX_ID, json_problem
 
 UNCERTAINTY_SOURCES = ("model", "disagreement")
 THRESHOLD_KEYS = ("aligned", "partial", "method", "pairs", "f1", "source_run", "computed_at")
 
 
-class ConfigError(ValueError):
+class ConfigError(DomainError, ValueError):
     """Bad config values: ``errors`` maps each bad key to why (all of them at once)."""
 
     def __init__(self, errors: dict[str, str]) -> None:

@@ -15,6 +15,7 @@ from datetime import datetime
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 
+from annotation.errors import DomainError
 from annotation.models import Adjudication, Assignment, Label, LabelScheme, Membership, Project, Role
 from annotation.services import audit
 from annotation.services.editing.paragraph_correction import CORRECTION_MODES, PROPOSALS
@@ -27,7 +28,7 @@ from workers.engine import SUPPORTED_LANGUAGES
 QC_FIELDS: tuple[str, ...] = tuple(qc.DEFAULTS)
 
 
-class SettingsError(ValueError):
+class SettingsError(DomainError, ValueError):
     """A change refused (the message says why and is shown to the researcher)."""
 
 
@@ -37,6 +38,12 @@ class ConfigSettingsError(SettingsError):
     def __init__(self, errors: dict[str, str]):
         self.errors = errors
         super().__init__("; ".join(f"{key}: {why}" for key, why in errors.items()))
+
+    def payload(self) -> dict:
+        return dict(self.errors)
+
+    def field_message(self) -> dict[str, str]:
+        return dict(self.errors)
 
 
 class QcSettingsError(SettingsError):

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 from django.utils import timezone
 
+from annotation.errors import DomainError
 from annotation.label_schemes import UNKNOWN_KIND, value_classes
 from annotation.models import (
     Adjudication,
@@ -48,7 +49,7 @@ from workers.engine import ArticlePair
 LINK = ("aligned", "partial")
 
 
-class TrainingError(ValueError):
+class TrainingError(DomainError, ValueError):
     """Training cannot start or went wrong in a way the researcher can fix (message says how)."""
 
 

@@ -159,6 +159,12 @@ class PromotionNeedsConfirmation(TrainingError):
         super().__init__("promote anyway? " + "; ".join(assessment["warnings"]))
         self.assessment = assessment
 
+    status = 409
+
+    def payload(self) -> dict:
+        return {**super().payload(), "needs_confirmation": True, "warnings": self.assessment["warnings"],
+                "assessment": self.assessment}
+
 
 def promote(version: ModelVersion, *, user=None, confirm: bool = False) -> dict:
     """Make ``version`` the project's default model for crf runs; returns its assessment.

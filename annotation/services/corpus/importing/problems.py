@@ -6,6 +6,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from annotation.errors import DomainError
+
 MAX_PROBLEMS = 50
 
 
@@ -51,8 +53,9 @@ class Problem:
         return ": ".join([*parts, self.message])
 
 
-class CorpusImportError(Exception):
-    """The import was refused; nothing was written. ``problems`` lists every problem found."""
+class CorpusImportError(DomainError):
+    """The import was refused; nothing was written. ``problems`` lists every problem found: 400, or
+    413 when the input is over a size limit (``limits`` in the body names the settings)."""
 
     def __init__(self, problems: Problem | Iterable[Problem]) -> None:
         self.problems: list[Problem] = [problems] if isinstance(problems, Problem) else list(problems)
@@ -67,6 +70,17 @@ class CorpusImportError(Exception):
     def too_large(self) -> bool:
         """The input was refused for its size (a limit setting), not for its content: HTTP 413."""
         return any(p.limit for p in self.problems)
+
+    @property
+    def status(self) -> int:  # type: ignore[override]
+        return 413 if self.too_large else 400
+
+    def payload(self) -> dict:
+        body: dict = {"detail": "nothing was imported", "problems": [str(p) for p in self.problems]}
+        limits = sorted({p.limit for p in self.problems if p.limit})
+        if limits:
+            body["limits"] = limits
+        return body
 
 
 class Problems:

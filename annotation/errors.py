@@ -1,0 +1,43 @@
+"""Domain errors: the refusals a client can act on, each carrying its HTTP status and code.
+
+Services raise them (``class AdjudicationError(DomainError, ValueError)``: the ``ValueError`` base keeps
+older ``except ValueError`` callers working); the API's one exception handler
+(:func:`annotation.views.refusals.exception_handler`) answers them with :meth:`DomainError.payload`
+and :attr:`DomainError.status`, so no view catches them. No Django or DRF import here: services,
+commands and workers import this module.
+"""
+from __future__ import annotations
+
+
+class DomainError(Exception):
+    """A refusal with the message shown to the client.
+
+    ``status``: the HTTP status (400 unless a subclass says otherwise); ``code``: a stable machine
+    code, in the body as ``"code"`` when set (None: the body has none, as the API always answered).
+    """
+
+    status: int = 400
+    code: str | None = None
+
+    def payload(self) -> dict:
+        """The response body: ``{"detail": message}``, ``"code"`` when the class has one."""
+        body: dict = {"detail": str(self)}
+        if self.code:
+            body["code"] = self.code
+        return body
+
+    def field_message(self):
+        """What the body says under an input's name when a view names the input this error is about
+        (``{"mode": message}``, DRF's shape of a field error)."""
+        return str(self)
+
+
+class ListedError(DomainError):
+    """A refusal with several problems: ``messages`` lists them; the body carries ``errors`` too."""
+
+    def __init__(self, messages: list[str] | str):
+        self.messages = [messages] if isinstance(messages, str) else list(messages)
+        super().__init__("; ".join(self.messages))
+
+    def payload(self) -> dict:
+        return {**super().payload(), "errors": list(self.messages)}
