@@ -334,8 +334,6 @@ SIZE_LONG_FUNCTIONS = {
         "public entry point: 45 of its lines are the signature and the documented arguments; the body is one stage a line",
     "annotation/services/corpus/importing/formats/newsela.py::parse":
         "the Newsela format is being reworked by another change; split it there",
-    "annotation/services/alignment/alignment_runs.py::_execute":
-        "being rewritten for chunked runs (scale-out); split it there",
 }
 
 
