@@ -106,14 +106,14 @@ _loaded: dict[str, Setup] = {}
 
 
 def load(run: AlignmentRun) -> Setup:
-    """The run's aligner (with its defaults and encoder), loaded once per process for the same
-    method, options and model (the chunks of a run share them)."""
+    """The run's aligner (with its defaults and encoder), loaded once per process and run (its
+    chunks share it; the next run, like a run in one process, starts from a fresh aligner)."""
     from workers.engine import get_aligner
 
     defaults = defaults_of(run)
     config = {**defaults, **run_options.engine_params(run.method, run.params)}
     encoder = encoder_of(run)
-    key = json.dumps([run.method, config, encoder], sort_keys=True, default=str)
+    key = json.dumps([run.pk, run.method, config, encoder], sort_keys=True, default=str)
     if key not in _loaded:
         _loaded.clear()  # one run's models at a time: a worker's memory stays bounded
         _loaded[key] = Setup(get_aligner(run.method, config, encoder), defaults, encoder)

@@ -89,3 +89,31 @@ def test_a_run_gives_the_same_pairs_and_description_in_one_process_and_in_chunks
     assert described["result"]["language_tools"]["encoder"] == (server_encoder or BUNDLED_ENCODER)
     if method in ("jaccard", "crf"):
         assert chunked.chunks.count() == 2 and one_process.chunks.count() == 1
+
+
+def test_whether_a_run_is_shared_is_decided_without_loading_an_aligner(corpus, monkeypatch):
+    from annotation.services.alignment import run_setup
+
+    def no_loading(*_a, **_k):
+        raise AssertionError("an aligner was loaded to decide")
+
+    monkeypatch.setattr("workers.engine.methods.get_aligner", no_loading)
+    monkeypatch.setattr("workers.engine.get_aligner", no_loading)
+    shared = {m: run_setup.is_shared(AlignmentRun(project=corpus, method=m)) for m in ("jaccard", "crf", "wivico", MINING_METHOD)}
+    assert shared == {"jaccard": True, "crf": True, "wivico": False, MINING_METHOD: False}
+    with pytest.raises(ValueError, match="unknown method 'nope'"):
+        run_setup.is_shared(AlignmentRun(project=corpus, method="nope"))
+
+
+def test_skip_articles_is_checked_by_the_option_schema(corpus):
+    from workers.engine import OptionError
+
+    with pytest.raises(OptionError, match="skip_articles: must be a list of article ids"):
+        alignment_runs.start_run(corpus, "jaccard", params={"skip_articles": ["Bees"]}, enqueue=False)
+    with pytest.raises(OptionError, match="skip_articles: must be a list, got 3"):
+        alignment_runs.start_run(corpus, "jaccard", params={"skip_articles": 3}, enqueue=False)
+    skipped = corpus.articles.get(title="Health").pk
+    run = alignment_runs.start_run(corpus, "jaccard", params={"skip_articles": [skipped]}, enqueue=False)
+    alignment_runs.execute_run(run.pk)
+    run.refresh_from_db()
+    assert run.articles_total == 1 and skipped not in set(run.predictions.values_list("pair__article_id", flat=True))
