@@ -290,11 +290,6 @@ if WORKER_HEARTBEAT_SECONDS < 1 or WORKER_STALE_SECONDS < 3 * WORKER_HEARTBEAT_S
                                f"got {WORKER_STALE_SECONDS} and {WORKER_HEARTBEAT_SECONDS}")
 if MAX_ATTEMPTS < 1:
     raise ImproperlyConfigured(f"MAX_ATTEMPTS must be at least 1, got {MAX_ATTEMPTS}")
-# An alignment run's chunk: document pairs aligned and saved between two checkpoints.
-ALIGN_BATCH_ARTICLES = env_int("ALIGN_BATCH_ARTICLES", 8)
-if ALIGN_BATCH_ARTICLES < 1:
-    raise ImproperlyConfigured(f"ALIGN_BATCH_ARTICLES must be at least 1, got {ALIGN_BATCH_ARTICLES}")
-
 # An alignment run is planned into chunks of document pairs of about this many sentences (both sides),
 # each a Celery task any worker on the run's queue takes (services/alignment/run_chunks.py).
 RUN_CHUNK_SENTENCES = env_int("RUN_CHUNK_SENTENCES", 2000)

@@ -332,8 +332,6 @@ SIZE_LONG_FUNCTIONS = {
         "public entry point: 40 of its lines are the signature and the documented arguments; the body is one step a line",
     "workers/engine/training/trainer.py::train_aligner":
         "public entry point: 45 of its lines are the signature and the documented arguments; the body is one stage a line",
-    "annotation/services/alignment/alignment_runs.py::_execute":
-        "being rewritten for chunked runs (scale-out); split it there",
 }
 
 

@@ -22,7 +22,7 @@ from tests.worker_process import app_broker, kill_process, running_worker, wait_
 
 pytestmark = [pytest.mark.slow]
 
-LIVENESS = {"WORKER_HEARTBEAT_SECONDS": 1, "WORKER_STALE_SECONDS": 4, "ALIGN_BATCH_ARTICLES": 2,
+LIVENESS = {"WORKER_HEARTBEAT_SECONDS": 1, "WORKER_STALE_SECONDS": 4,
             "RUN_CHUNK_SENTENCES": 56}  # chunks of 2 document pairs (14 + 14 sentences each)
 WORDS = ("river bridge council school storm farmer market doctor study water city forest train museum "
          "election winter harvest teacher village factory scientist coast island road festival").split()

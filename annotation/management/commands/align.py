@@ -2,8 +2,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.management.arguments import checked, json_object
 from annotation.management.progress import showing_row
-from annotation.models import MINING_METHOD, AlignmentRun
-from annotation.services.alignment import alignment_runs, mining
+from annotation.models import AlignmentRun
+from annotation.services.alignment import alignment_runs
 from annotation.services.projects.creation import find_project
 
 
@@ -37,10 +37,7 @@ class Command(BaseCommand):
             return
         try:
             with showing_row(self.stdout, f"run #{run.pk}", AlignmentRun, run.pk):
-                if method == MINING_METHOD:
-                    mining.run_inline(run.pk)  # every chunk here, in order
-                else:
-                    alignment_runs.execute_run(run.pk)
+                alignment_runs.execute_run(run.pk)  # the run's whole plan here, chunk after chunk
         except Exception as exc:  # noqa: BLE001 - the run row holds the details
             raise CommandError(f"alignment run #{run.pk} failed: {exc}") from exc
         run = AlignmentRun.objects.get(pk=run.pk)

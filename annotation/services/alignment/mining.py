@@ -25,9 +25,10 @@ upserted on its identity, the run attaches a :class:`Prediction`), so they enter
 exports. A pair of two documents of different articles belongs to the complex document's article.
 ``complex`` is the side with the lower Flesch Reading Ease.
 
-Run params: the engine's mining options (:class:`~workers.engine.mining.MiningConfig`), plus
-``model`` (encoder path or name; default the project's/bundled MiniLM), ``access_attributes``
-(default true) and ``keep_files`` (keep embeddings and index after the run; default false).
+Run params: the engine's mining options (:class:`~workers.engine.mining.MiningConfig`), plus the
+app's options (:func:`~annotation.services.alignment.run_options.app_options`: ``access_attributes``,
+``keep_files``). The encoder, the ACCESS scorer, the writing of pairs and the run's result are every
+run's (:mod:`.run_setup`, :mod:`.run_saving`, :mod:`.run_result`).
 """
 from __future__ import annotations
 
@@ -38,14 +39,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from django.conf import settings
-from django.utils import timezone
 
-from annotation.models import AlignmentRun, Document, Prediction, Status
+from annotation.models import AlignmentRun, Document, Status
+from annotation.services.alignment import run_options, run_result, run_setup
+from annotation.services.alignment.run_saving import save_alignment
 from annotation.services.background import progress
 from annotation.services.background.dispatch import send_chunk
 from annotation.services.background.registry import TRANSIENT
 from annotation.services.corpus.documents import stream_sentences
-from annotation.services.projects.language_tools import BUNDLED_ENCODER, project_encoder, project_pipeline
 from workers.engine import MINING_STAGES as STAGES
 from workers.engine import (
     AlignedPair,
@@ -53,12 +54,10 @@ from workers.engine import (
     ArticlePair,
     CorpusDocument,
     CorpusPair,
-    MiningConfig,
     MiningWork,
 )
 from workers.engine import Document as EngineDocument
 
-APP_PARAMS = ("model", "access_attributes", "keep_files")
 SAVE_BATCH = 500
 """Mined pairs written per save chunk."""
 RUN_STAGES = (*STAGES, "save")
@@ -71,11 +70,6 @@ def folder_of(run: AlignmentRun) -> Path:
     """``MEDIA_ROOT/mining/<run id>-<created>/``: the creation time keeps a run from ever opening the
     folder of an earlier run that had the same id (a database reset while the media stayed)."""
     return Path(settings.MEDIA_ROOT) / "mining" / f"{run.pk}-{run.created_at:%Y%m%dT%H%M%S%f}"
-
-
-def check_params(params: dict) -> MiningConfig:
-    """The engine options of a mining run's params; ``ValueError`` naming a bad one."""
-    return MiningConfig.from_dict({k: v for k, v in (params or {}).items() if k not in APP_PARAMS})
 
 
 # --- the plan (first task of a run, and of every retry) ---------------------------------------
@@ -102,9 +96,8 @@ def plan(run: AlignmentRun) -> MiningWork:
     folder = folder_of(run)
     if MiningWork.exists(folder):
         return MiningWork(folder)
-    config = check_params(run.params)
-    model = run.model_version.path if run.model_version else (run.params.get("model") or project_encoder(run.project))
-    return MiningWork.create(folder, project_documents(run.project), config, model=model)
+    return MiningWork.create(folder, project_documents(run.project), run_options.mining_config(run.params),
+                             model=run_setup.encoder_of(run))
 
 
 def project_documents(project) -> Iterator[CorpusDocument]:
@@ -182,8 +175,6 @@ def dispatch(run_id: int, work: MiningWork, *, resume: bool = False, send: Send 
 
 def save_chunk(run: AlignmentRun, work: MiningWork, chunk: int) -> int:
     """Write one slice of the mined pairs as sentence pairs with this run's predictions."""
-    from annotation.services.alignment.alignment_runs import AccessScorer, save_alignment
-
     name = f"save-{chunk:05d}"
     if work.marked(name) is not None:
         return 0
@@ -195,8 +186,7 @@ def save_chunk(run: AlignmentRun, work: MiningWork, chunk: int) -> int:
     doc_ids = {int(d) for key in groups for d in key}
     documents = Document.objects.select_related("article").in_bulk(doc_ids)
     sentences = {d.id: d.sentences for d in work.documents if int(d.id) in doc_ids}
-    access = (AccessScorer(run.project.language, project_pipeline(run.project))
-              if run.params.get("access_attributes", True) else None)
+    access = run_setup.access_scorer(run)
     written = 0
     for (c_id, s_id), group in groups.items():
         complex_doc, simple_doc = documents.get(int(c_id)), documents.get(int(s_id))
@@ -234,31 +224,25 @@ def report(run_id: int, work: MiningWork) -> None:
 
 def finish(run_id: int, work: MiningWork) -> None:
     """Record the result, per-stage timings and who ran the chunks; drop the bulky files."""
-    run = AlignmentRun.objects.select_related("project").get(pk=run_id)
-    pair_count = Prediction.objects.filter(run_id=run_id).count()
+    run = AlignmentRun.objects.select_related("project", "model_version").get(pk=run_id)
     stage_times = work.timings()
     saves = [work.marked(f"save-{c:05d}") or {} for c in save_chunks(work)]
     stage_times["save"] = {"chunks": len(saves), "seconds": round(sum(s.get("seconds", 0.0) for s in saves), 3),
                            "workers": sorted({s.get("worker", "") for s in saves})}
     timings = {f"{stage}_s": t["seconds"] for stage, t in stage_times.items()}
-    started = run.started_at or run.created_at
-    timings["total_s"] = round((timezone.now() - started).total_seconds(), 3)
+    timings["total_s"] = run_result.total_seconds(run)
     result = {
         "documents": work.plan["documents"], "sentences": work.plan["sentences"],
         "sequences": work.plan["sequences"], "shards": work.plan["shards"], "index": work.plan["index"],
-        "mined_pairs": work.n_pairs(), "pairs": pair_count,
+        "mined_pairs": work.n_pairs(),
         "mining": work.stats(), "chunks": {stage: {"chunks": t["chunks"], "workers": t["workers"]}
                                            for stage, t in stage_times.items()},
+        **run_result.describe(run, missing={k: v for s in saves for k, v in s.get("missing_features", {}).items()}),
     }
-    access = run.params.get("access_attributes", True)
-    result["language_tools"] = {"encoder": work.model or BUNDLED_ENCODER,
-                                "spacy_pipeline": project_pipeline(run.project) if access else None}
-    result["missing_features"] = ({k: v for s in saves for k, v in s.get("missing_features", {}).items()} if access else
-                                  {"access_*": "ACCESS attributes switched off for this run (params.access_attributes = false)"})
     if not run.params.get("keep_files"):
         work.remove_intermediates()
     AlignmentRun.objects.filter(pk=run_id).update(articles_done=int(work.plan["documents"]))
-    progress.succeed(AlignmentRun, run_id, result=result, timings=timings, pair_count=pair_count)
+    run_result.succeed(run, result, timings)
 
 
 def run_inline(run_id: int) -> None:

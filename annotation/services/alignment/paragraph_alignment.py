@@ -50,7 +50,8 @@ from annotation.models import (
     Project,
     Status,
 )
-from annotation.services.alignment.alignment_runs import document_pairs, link_sentences
+from annotation.services.alignment.run_saving import link_sentences
+from annotation.services.alignment.run_work import document_pairs
 from annotation.services.background import jobs, progress
 from annotation.services.corpus import article_size
 from annotation.services.corpus.documents import document_sentences, sentence_texts, to_engine

@@ -1,18 +1,43 @@
-"""What a run may be given: each method's options (the engine's schema), the app's own params and
-the model versions a method can use. Checked before a run is queued, so a bad parameter is a 400
-(or a form message) listing the valid options, never a failed run in a worker."""
+"""What a run may be given: the methods, each method's options (the engine's schema), the app's own
+options and the model versions a method can use. Checked once, before a run is queued, so a bad
+parameter is a 400 (or a form message) listing the valid options, never a failed run in a worker.
+
+:data:`APP_OPTIONS` is the one list of the params the application reads itself; everything else in
+a run's params goes to the engine method (:func:`engine_params`)."""
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from annotation.models import MINING_METHOD, ModelVersion, Project
 from workers.engine import Option, OptionError, check_config, describe
+from workers.engine import available_methods as engine_methods
+
+if TYPE_CHECKING:
+    from workers.engine import MiningConfig
+
+
+@dataclass(frozen=True)
+class _ArticleIds(Option):
+    """A list option whose items must be article ids (integers)."""
+
+    def problem(self, value: Any) -> str | None:
+        why = super().problem(value)
+        if why is None and value and not all(isinstance(a, int) and not isinstance(a, bool) for a in value):
+            return f"must be a list of article ids, got {value!r}"
+        return why
+
 
 APP_OPTIONS: tuple[Option, ...] = (
     Option("access_attributes", "bool", True, help="score ACCESS attributes of every pair"),
-    Option("skip_articles", "list", [], help="ids of articles to leave out"),
+    _ArticleIds("skip_articles", "list", [], help="ids of articles to leave out"),
 )
 """Run params the app handles itself (not passed to the engine)."""
+
+MINING_APP_OPTIONS: tuple[Option, ...] = (
+    Option("keep_files", "bool", False, help="keep a mining run's embeddings and index after it"),
+)
+"""The app's params that only a mining run (``muss-corpus``) reads, besides :data:`APP_OPTIONS`."""
 
 MODEL_KINDS: dict[str, tuple[str, ...]] = {
     "crf": ("crf", "cross-encoder", "bi-encoder"),
@@ -27,6 +52,30 @@ MODEL_PATH_REFUSED = ("a model is chosen from the project's model versions (mode
                       "promote or train a version on the models page")
 
 
+def available_methods() -> list[str]:
+    """The engine's aligners, and ``muss-corpus``: mining across every document of the project
+    (:mod:`annotation.services.alignment.mining`)."""
+    return [*engine_methods(), MINING_METHOD]
+
+
+def app_options(method: str) -> tuple[Option, ...]:
+    """The app's own options of a run of ``method``."""
+    return (*APP_OPTIONS, *MINING_APP_OPTIONS) if method == MINING_METHOD else APP_OPTIONS
+
+
+def engine_params(method: str, params: dict[str, Any]) -> dict[str, Any]:
+    """The params of a run of ``method`` that go to the engine (all but the app's own options)."""
+    app = {o.name for o in app_options(method)}
+    return {k: v for k, v in (params or {}).items() if k not in app}
+
+
+def mining_config(params: dict[str, Any]) -> MiningConfig:
+    """The engine options of a mining run's params; ``ValueError`` naming a bad one."""
+    from workers.engine import MiningConfig  # the miner's modules load on a mining run only
+
+    return MiningConfig.from_dict(engine_params(MINING_METHOD, params))
+
+
 def method_options(method: str) -> tuple[Option, ...]:
     """The engine options of ``method`` (``muss-corpus``: the miner's, :data:`~workers.engine.MINING_PARAMS`)."""
     from workers.engine import MINING_PARAMS, method_schema
@@ -38,8 +87,6 @@ def method_options(method: str) -> tuple[Option, ...]:
 
 def schemas(project: Project | None = None) -> list[dict[str, Any]]:
     """Every method with its options and the model kinds it accepts (``GET /api/methods/``)."""
-    from annotation.services.alignment.alignment_runs import available_methods
-
     return [{"name": m, "options": describe(method_options(m)), "app_options": describe(APP_OPTIONS),
              "model_kinds": list(MODEL_KINDS.get(m, ()))} for m in available_methods()]
 
@@ -63,22 +110,20 @@ def check(project: Project, method: str, params: dict[str, Any], model_version: 
         OptionError: a bad option (the message lists the valid options and their ranges).
         ValueError: a model path or an unusable model version.
     """
-    from annotation.services.alignment.mining import check_params
-
+    app = app_options(method)
     if "model" in params:
-        raise OptionError(method, {"model": MODEL_PATH_REFUSED}, (*method_options(method), *APP_OPTIONS))
-    app = {k: v for k, v in params.items() if k in {o.name for o in APP_OPTIONS}}
-    engine = {k: v for k, v in params.items() if k not in app}
+        raise OptionError(method, {"model": MODEL_PATH_REFUSED}, (*method_options(method), *app))
+    engine = engine_params(method, params)
     if method == MINING_METHOD:
-        check_params(engine)
+        mining_config(params)
+        check_config(method, app, {k: v for k, v in params.items() if k not in engine})
     else:
         schema = method_options(method)
-        check_config(method, (*schema, *APP_OPTIONS), params)
+        check_config(method, (*schema, *app), params)
         paths = [o.name for o in schema if o.type == "path" and engine.get(o.name)]
         if paths:
             raise OptionError(method, {k: "a file path on the worker is not accepted from the app" for k in paths},
-                              (*schema, *APP_OPTIONS))
-    check_config(method, APP_OPTIONS, app)
+                              (*schema, *app))
     if model_version is not None:
         if model_version.project_id != project.pk:
             raise ValueError("model_version: not a model version of this project")

@@ -49,7 +49,17 @@ class RunLevelAligner(Aligner, Protocol):
 
 
 def is_run_level(aligner: object) -> bool:
-    """Whether ``aligner`` needs :meth:`RunLevelAligner.prepare` before a run aligned in batches."""
+    """Whether ``aligner`` needs :meth:`RunLevelAligner.prepare` before a run aligned in batches;
+    ``aligner`` may be a method's name (its registered class is asked: nothing is loaded).
+
+    Raises:
+        ValueError: an unknown method name (the message lists the valid ones).
+    """
+    if isinstance(aligner, str):
+        _load_all()
+        if aligner not in _REGISTRY:
+            raise ValueError(f"unknown method {aligner!r}; choose one of: {', '.join(sorted(_REGISTRY))}")
+        aligner = _REGISTRY[aligner]
     return callable(getattr(aligner, "prepare", None))
 
 

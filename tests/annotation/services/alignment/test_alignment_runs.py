@@ -8,7 +8,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from annotation.models import AlignmentRun, CandidatePair, PairSentence, Status
-from annotation.services.alignment import alignment_runs
+from annotation.services.alignment import alignment_runs, run_chunks, run_setup
 from annotation.services.background import jobs
 from tests import factories
 
@@ -115,10 +115,10 @@ def test_calibrated_thresholds_of_another_method_or_explicit_params_are_not_appl
     alignment_runs.execute_run(first.pk)
     corpus.config = {"thresholds": {"aligned": 0.9, "partial": None, "source_run": first.pk}}
     corpus.save()
-    assert alignment_runs.calibrated_defaults(corpus, "jaccard", {}) == {}
-    assert alignment_runs.calibrated_defaults(corpus, "tfidf", {"aligned_threshold": 0.5}) == {}
+    assert run_setup.calibrated_defaults(corpus, "jaccard", {}) == {}
+    assert run_setup.calibrated_defaults(corpus, "tfidf", {"aligned_threshold": 0.5}) == {}
     # without a partial threshold the method's own cut-off (tf-idf: 0.2) stays
-    assert alignment_runs.calibrated_defaults(corpus, "tfidf", {}) == {"aligned_threshold": 0.9, "partial_threshold": 0.2}
+    assert run_setup.calibrated_defaults(corpus, "tfidf", {}) == {"aligned_threshold": 0.9, "partial_threshold": 0.2}
 
 
 def test_every_pair_a_run_writes_carries_the_access_attributes(corpus):
@@ -141,22 +141,23 @@ def test_access_attributes_can_be_switched_off_for_a_run(corpus):
     assert not any("access_char_ratio" in p.features for p in CandidatePair.objects.filter(predictions__run=run))
 
 
-def _wivico_run_outcome(project, monkeypatch, per_batch: int) -> tuple[dict, set]:
+def _wivico_run_outcome(project, monkeypatch, chunk_sentences: int) -> tuple[dict, set]:
     from tests.engine.simplicity._fakes import BagOfWordsEncoder
 
     monkeypatch.setattr("workers.engine.simplicity.embedding.default_encoder",
                         lambda model=None, device=None: BagOfWordsEncoder())
-    monkeypatch.setattr(settings, "ALIGN_BATCH_ARTICLES", per_batch)
+    monkeypatch.setattr(settings, "RUN_CHUNK_SENTENCES", chunk_sentences)
     run = _run(project, method="wivico", params={"threshold": 0.8, "access_attributes": False})
     alignment_runs.execute_run(run.pk)
     run.refresh_from_db()
     assert run.status == Status.SUCCEEDED, run.error
+    assert run.chunks.count() == 1 and "run_level_s" in run.timings  # one chunk, after its prepare pass
     predictions = {(p.pair.complex_document_id, p.pair.complex_key, p.pair.simple_key, p.predicted_label,
                     round(p.score, 9), p.features["cutoff"]) for p in run.predictions.select_related("pair")}
     return run.result["run_level"], predictions
 
 
-def test_wivico_cut_offs_are_the_same_whatever_the_batch_size(corpus, monkeypatch):
+def test_wivico_cut_offs_are_the_same_whatever_the_chunk_size(corpus, monkeypatch):
     factories.make_article(corpus, "Wasps", {
         "adv": [["Wasps eat many garden pests every summer.", "Gardeners rarely thank them for it."]],
         "ele": [["Wasps eat pests.", "Gardeners do not thank wasps."]],
@@ -165,8 +166,8 @@ def test_wivico_cut_offs_are_the_same_whatever_the_batch_size(corpus, monkeypatc
         "adv": [["Heavy rain flooded the valley overnight.", "Roads were closed until noon.", "Schools stayed shut."]],
         "ele": [["It rained a lot.", "The roads and schools were closed."]],
     })
-    one_by_one = _wivico_run_outcome(corpus, monkeypatch, 1)
-    together = _wivico_run_outcome(corpus, monkeypatch, 8)
+    one_by_one = _wivico_run_outcome(corpus, monkeypatch, 1)  # a run-level method is one chunk, however small chunks are
+    together = _wivico_run_outcome(corpus, monkeypatch, 1000)
     assert one_by_one[0] == together[0]  # one set of cut-offs per run
     assert one_by_one[1] == together[1] and one_by_one[1]  # and so the same pairs, labels and cut-offs
     assert together[0]["document_pairs"] == 4 and len(together[0]["thresholds"]) == 9
@@ -176,17 +177,17 @@ class WorkerKilled(BaseException):
     """Stands for a SIGKILL mid-run: nothing in the run catches it, nothing is marked failed."""
 
 
-def test_a_run_taken_over_after_its_worker_died_resumes_at_its_checkpoint(corpus, settings, monkeypatch):
+def test_a_run_taken_over_after_its_worker_died_resumes_at_its_first_unfinished_chunk(corpus, settings, monkeypatch):
     from annotation.services.background import progress
 
     for title in ("Wasps", "Rain"):
         factories.make_article(corpus, title, {"adv": [[f"{title} were seen in the valley overnight.", "Nobody expected it."]],
                                                "ele": [[f"{title} came in the night.", "Nobody expected it."]]})
-    settings.ALIGN_BATCH_ARTICLES = 2
+    settings.RUN_CHUNK_SENTENCES = 11  # two chunks of two document pairs (Bees: 6 + 5 sentences; Wasps, Rain: 4 each)
     clean = _run(corpus)
     alignment_runs.execute_run(clean.pk)
     reference = set(clean.predictions.values_list("pair_id", "predicted_label", "score"))
-    real, saved = alignment_runs.save_alignments, []
+    real, saved = run_chunks.save_alignments, []
 
     def dying(run_, items):
         if len(saved) == 2:  # the second chunk (one set-based write per chunk): the worker dies before it
@@ -194,22 +195,25 @@ def test_a_run_taken_over_after_its_worker_died_resumes_at_its_checkpoint(corpus
         saved.extend(item[1].pk for item in items)
         return real(run_, items)
 
-    monkeypatch.setattr(alignment_runs, "save_alignments", dying)
+    monkeypatch.setattr(run_chunks, "save_alignments", dying)
     run = _run(corpus)
     with pytest.raises(WorkerKilled):
         alignment_runs.execute_run(run.pk)
     progress.release(AlignmentRun, run.pk)  # the process is gone: no more heartbeats
     run.refresh_from_db()
-    assert (run.status, run.articles_total, run.articles_done, run.checkpoint["done"]) == (Status.RUNNING, 4, 2, 2)
+    assert (run.status, run.articles_total, run.articles_done) == (Status.RUNNING, 4, 2)
+    assert list(run.chunks.order_by("index").values_list("status", flat=True)) == [Status.SUCCEEDED, Status.RUNNING]
 
     saved.clear()
     alignment_runs.execute_run(run.pk)  # a copy of the task while the heartbeat is fresh: not taken over
     assert not saved and AlignmentRun.objects.get(pk=run.pk).attempts == 1
-    AlignmentRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now() - timedelta(seconds=settings.WORKER_STALE_SECONDS + 1))
+    stale = timezone.now() - timedelta(seconds=settings.WORKER_STALE_SECONDS + 1)
+    AlignmentRun.objects.filter(pk=run.pk).update(heartbeat_at=stale)
+    run.chunks.filter(status=Status.RUNNING).update(heartbeat_at=stale)
     alignment_runs.execute_run(run.pk)
     run.refresh_from_db()
     assert run.status == Status.SUCCEEDED and run.attempts == 2, run.error
-    assert len(saved) == 2 and run.result["resumed_from"] == 2  # only the unfinished chunk ran again
+    assert len(saved) == 2 and list(run.chunks.order_by("index").values_list("attempts", flat=True)) == [1, 2]  # only the unfinished chunk ran again
     assert run.articles_done == run.articles_total == 4 and run.pair_count == len(reference)
     assert set(run.predictions.values_list("pair_id", "predicted_label", "score")) == reference
 
@@ -221,8 +225,8 @@ def test_a_transient_database_error_leaves_the_run_for_its_retry_which_resumes_i
 
     factories.make_article(corpus, "Wasps", {"adv": [["Wasps were seen in the valley.", "Nobody expected it."]],
                                              "ele": [["Wasps came.", "Nobody expected it."]]})
-    settings.ALIGN_BATCH_ARTICLES = 1
-    real, calls = alignment_runs.save_alignments, []
+    settings.RUN_CHUNK_SENTENCES = 1  # a chunk per document pair
+    real, calls = run_chunks.save_alignments, []
 
     def flaky(*args, **kwargs):
         calls.append(1)
@@ -230,7 +234,7 @@ def test_a_transient_database_error_leaves_the_run_for_its_retry_which_resumes_i
             raise OperationalError("server closed the connection unexpectedly")
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(alignment_runs, "save_alignments", flaky)
+    monkeypatch.setattr(run_chunks, "save_alignments", flaky)
     run = _run(corpus)
     with pytest.raises(OperationalError):  # re-raised: Celery's autoretry sends the task again
         alignment_runs.execute_run(run.pk)
@@ -240,11 +244,12 @@ def test_a_transient_database_error_leaves_the_run_for_its_retry_which_resumes_i
     assert run.heartbeat_at < progress.stale_before()  # lost at once: the retry need not wait
     alignment_runs.execute_run(run.pk)  # the retry
     run.refresh_from_db()
-    assert run.status == Status.SUCCEEDED and run.attempts == 2 and run.result["resumed_from"] == 1
+    assert run.status == Status.SUCCEEDED and run.attempts == 2 and len(calls) == 4
+    assert list(run.chunks.order_by("index").values_list("attempts", flat=True)) == [1, 2, 1]  # the first chunk kept
 
 
 def test_any_other_error_fails_the_run_with_it(corpus, monkeypatch):
-    monkeypatch.setattr(alignment_runs, "save_alignments", lambda *a, **k: 1 / 0)
+    monkeypatch.setattr(run_chunks, "save_alignments", lambda *a, **k: 1 / 0)
     run = _run(corpus)
     with pytest.raises(ZeroDivisionError):
         alignment_runs.execute_run(run.pk)
@@ -255,28 +260,23 @@ def test_any_other_error_fails_the_run_with_it(corpus, monkeypatch):
 def test_a_run_counts_the_pairs_written_after_each_chunk_and_reports_one_progress(corpus, settings, monkeypatch):
     """Issue 18 §6: the run's pair count grows chunk by chunk, and the progress runs once over all chunks."""
     from annotation.models import Prediction
-    from annotation.services.background import progress
+    from annotation.services.alignment import run_result
 
-    settings.ALIGN_BATCH_ARTICLES = 1
-    seen, reports = [], []
-    real_checkpoint, real_reporter = progress.save_checkpoint, progress.reporter
+    settings.RUN_CHUNK_SENTENCES = 1
+    seen = []
+    real_report = run_result.report
 
-    def checkpoint(model, pk, values, **fields):
-        ok = real_checkpoint(model, pk, values, **fields)
-        seen.append((AlignmentRun.objects.get(pk=pk).pair_count, Prediction.objects.filter(run_id=pk).count()))
-        return ok
+    def report(run_id):
+        real_report(run_id)
+        row = AlignmentRun.objects.get(pk=run_id)
+        seen.append((row.pair_count, Prediction.objects.filter(run_id=run_id).count(), row.progress, row.message))
 
-    def reporter(model, pk, **kw):
-        write = real_reporter(model, pk, every_seconds=0)
-        return lambda f, m="": (reports.append((f, m)), write(f, m))
-
-    monkeypatch.setattr(progress, "save_checkpoint", checkpoint)
-    monkeypatch.setattr(progress, "reporter", reporter)
+    monkeypatch.setattr(run_result, "report", report)
     run = _run(corpus)
     alignment_runs.execute_run(run.pk)
-    assert len(seen) == 2 and all(shown == written for shown, written in seen) and 0 < seen[0][0] < seen[1][0]
-    fractions = [f for f, _ in reports]
-    assert fractions == sorted(fractions)
-    assert reports[-1][1] == f"aligned 2/2 document pairs · {seen[-1][0]} pairs written"
-    inside = [m for _, m in reports if m.startswith("document pairs ")]
-    assert not inside or {m.split(":")[0] for m in inside} <= {"document pairs 1–1 of 2", "document pairs 2–2 of 2"}
+    after_chunks = seen[1:]  # the first report is the plan's (nothing done yet)
+    assert seen[0][:3] == (0, 0, 0.0) and len(after_chunks) == 2
+    assert all(shown == written for shown, written, _, _ in after_chunks) and 0 < after_chunks[0][0] < after_chunks[1][0]
+    assert [p for _, _, p, _ in seen] == sorted(p for _, _, p, _ in seen) and after_chunks[0][2] == 50.0
+    assert after_chunks[-1][3] == f"chunks 2/2 · 2 document pairs · {after_chunks[-1][0]} pairs written"
+    assert AlignmentRun.objects.get(pk=run.pk).progress == 100.0
