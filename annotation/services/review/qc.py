@@ -157,10 +157,6 @@ def excluded_annotators(project: Project) -> QuerySet[Membership]:
     return Membership.objects.filter(project=project, excluded_at__isnull=False).values("user_id")
 
 
-def excluded_annotator_ids(project: Project) -> set[int]:
-    return set(excluded_annotators(project).values_list("user_id", flat=True))
-
-
 def exclusion_message(excluded_at, reason: str) -> str | None:
     """What an annotator is told, from their membership's ``excluded_at`` and ``exclusion_reason``."""
     if excluded_at is None:
@@ -175,15 +171,9 @@ def exclusion_reason(user, project: Project) -> str | None:
     return None if row is None else exclusion_message(*row)
 
 
-# ``ensure_not_excluded(..., reason=NOT_LOADED)``: the caller has not looked the reason up yet.
-NOT_LOADED = object()
-
-
-def ensure_not_excluded(user, project: Project, reason: str | None | object = NOT_LOADED) -> None:
-    """Raise AnnotatorExcluded if QC removed the annotator. ``reason`` is their exclusion reason when
-    the caller loaded it already (None: not excluded), which saves the look-up."""
-    if reason is NOT_LOADED:
-        reason = exclusion_reason(user, project)
+def ensure_not_excluded(user, project: Project) -> None:
+    """Raise AnnotatorExcluded if QC removed the annotator (for callers without an annotator context)."""
+    reason = exclusion_reason(user, project)
     if reason is not None:
         raise AnnotatorExcluded(reason)
 
@@ -193,10 +183,9 @@ def should_exclude(config: QcConfig, result: TestAccuracy | None) -> bool:
             and result.accuracy is not None and result.accuracy < config.exclusion_threshold)
 
 
-def record_test_answer(user, project: Project) -> bool:
-    """Re-score ``user`` after a test answer; exclude them if they fell below the threshold.
-    Returns True when this call excluded them."""
-    config = qc_config(project)
+def record_test_answer(user, project: Project, config: QcConfig) -> bool:
+    """Re-score ``user`` after a test answer; exclude them if they fell below the threshold of
+    ``config`` (the project's QC settings). Returns True when this call excluded them."""
     result = test_accuracy(project, user).get(user.pk)
     if not should_exclude(config, result):
         return False
