@@ -231,12 +231,12 @@ def submit_label(actor: Annotator, pair: CandidatePair, label: LabelInput, sourc
 @dataclass(frozen=True)
 class Stored:
     """What :func:`submit_served` stored: the label, whether it is new, what ``then`` returned (None
-    when it did not run) and whether this test answer just excluded the annotator."""
+    when it did not run) and, when this test answer just excluded the annotator, why."""
 
     label: Label
     created: bool
     then: Any = None
-    excluded_now: bool = False
+    excluded_now: str | None = None
 
 
 def submit_served(actor: Annotator, pair_id: int, assignment: Assignment | None, label: LabelInput, *,
@@ -246,7 +246,9 @@ def submit_served(actor: Annotator, pair_id: int, assignment: Assignment | None,
 
     ``then`` runs inside the label's transaction right after a new label's INSERT (the queue claims
     the next pair there, so label + next is one transaction); it does not run when the label existed
-    already (a retry, a second tab), and whatever it writes rolls back with the label."""
+    already (a retry, a second tab), and whatever it writes rolls back with the label. An excluded
+    annotator is told so first, as on every path (their open items were taken back)."""
+    actor.ensure_may_label()
     if assignment is None:
         raise NotServed(f"pair #{pair_id} is not in your queue; ask for the next item")
     if assignment.status == Assignment.SKIPPED:
@@ -268,8 +270,8 @@ def _store(actor: Annotator, pair_id: int, fields: dict, label: LabelInput,
     except IntegrityError:  # labelled before (a retry, a second tab): the slow path, ``then`` not run
         done = None
         stored, created = _store_existing(user, pair_id, fields, token, change=label.change)
-    excluded_now = bool(created and fields["is_test_question"]
-                        and qc.record_test_answer(user, actor.project, actor.qc_config))
+    excluded_now = (qc.record_test_answer(user, actor.project, actor.qc_config)
+                    if created and fields["is_test_question"] else None)
     return Stored(stored, created, done, excluded_now)
 
 

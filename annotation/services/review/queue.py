@@ -93,7 +93,7 @@ def submit_and_next(actor: Annotator, pair_id: int, label: LabelInput, *, with_c
     """
     stored, created, mine, served, excluded_now = _submit(actor, pair_id, label, serve=True)
     if excluded_now:  # this test answer just excluded them: the label stays, no next item
-        raise qc.AnnotatorExcluded(qc.exclusion_reason(actor.user, actor.project))
+        raise qc.AnnotatorExcluded(excluded_now)
     excluded = qc.excluded_annotators(actor.project)
     closed = mine.target.status == Assignment.OPEN  # the label closed it
     mine = replace(mine, done=mine.done + closed, open=mine.open - closed)
@@ -109,10 +109,10 @@ def _progress(actor: Annotator, excluded, mine: Mine, pair: CandidatePair | None
 
 
 def _submit(actor: Annotator, pair_id: int, label: LabelInput, *, serve: bool
-            ) -> tuple[Label, bool, Mine, CandidatePair | None, bool]:
+            ) -> tuple[Label, bool, Mine, CandidatePair | None, str | None]:
     """Store the label; with ``serve``, also claim the next fresh pair in the same transaction when
     nothing else comes first. Returns (label, created, the annotator's counts before, the pair served
-    or None, whether this (test) answer just excluded the annotator)."""
+    or None, why this (test) answer just excluded the annotator, else None)."""
     user, project, config = actor.user, actor.project, actor.qc_config
     mine = my_counts(user, project, pair_id)
     assignment = mine.target
