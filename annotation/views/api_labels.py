@@ -26,7 +26,7 @@ from ..permissions import annotator_only_projects, researched_projects, visible_
 from ..schema import flags, ids, texts
 from ..serializers import LabelSerializer
 from ..services.review import annotator, labelling, qc
-from ..services.review.label_input import LabelInput
+from ..services.review.label_input import LabelInput, clean_text
 from .mixins import int_param
 
 MAX_QUERY_CHARS = 200
@@ -144,7 +144,7 @@ class LabelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
 
     def _text_param(self, name: str, limit: int) -> str:
         try:
-            return labelling.clean_text(name, self.request.query_params.get(name), limit)
+            return clean_text(name, self.request.query_params.get(name), limit)
         except ValueError as exc:
             raise ValidationError({name: str(exc)}) from exc
 

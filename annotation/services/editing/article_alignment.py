@@ -68,8 +68,8 @@ from annotation.services.editing.links import (
     version,
 )
 from annotation.services.review import annotator
-from annotation.services.review.label_input import LabelInput
-from annotation.services.review.labelling import ARTICLE, MAX_SECONDS, submit_label
+from annotation.services.review.label_input import MAX_SECONDS, LabelInput
+from annotation.services.review.labelling import ARTICLE, submit_label
 
 
 class AlignmentConflict(Exception):

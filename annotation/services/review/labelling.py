@@ -44,11 +44,10 @@ from annotation.label_schemes import SchemeKind
 from annotation.models import Assignment, CandidatePair, Label, LabelChange
 from annotation.services.review import qc
 from annotation.services.review.annotator import Annotator
-from annotation.services.review.label_input import MAX_SECONDS, LabelInput, LabelInputError, clean_text
+from annotation.services.review.label_input import LabelInput, LabelInputError
 
 # the limits of the built-in scheme kinds (a scheme's own are ``scheme_kind(scheme).value_chars`` ...)
 MAX_VALUE_CHARS, MAX_COMMENT_CHARS = SchemeKind.value_chars, SchemeKind.comment_chars
-__all__ = ["MAX_SECONDS", "LabelInput", "LabelInputError", "clean_text"]  # the input's names, where they were
 
 QUEUE, API, ARTICLE, MY_LABELS, UNDO = (LabelChange.QUEUE, LabelChange.API, LabelChange.ARTICLE,
                                         LabelChange.MY_LABELS, LabelChange.UNDO)

@@ -8,7 +8,7 @@ import uuid
 import pytest
 
 from annotation.models import Label, LabelChange
-from annotation.services.review import labelling, queue
+from annotation.services.review import label_input, labelling, queue
 from tests import factories, labels
 from tests.annotation.services.review.test_queue import build_queue, set_qc
 
@@ -111,7 +111,7 @@ def test_a_client_token_of_another_label_is_refused(users, project, served, work
     ({"seconds": math.inf}, "finite"),
     ({"seconds": math.nan}, "finite"),
     ({"seconds": -1}, "between 0 and"),
-    ({"seconds": labelling.MAX_SECONDS + 1}, "between 0 and"),
+    ({"seconds": label_input.MAX_SECONDS + 1}, "between 0 and"),
     ({"seconds": True}, "finite"),
 ])
 def test_bad_input_on_a_categorical_scheme_is_refused_and_nothing_is_stored(users, served, fields, message):
