@@ -65,7 +65,14 @@ class LabelInput:
         """The validated input for a label of ``scheme``; raises LabelInputError.
 
         Example:
-            >>> LabelInput.parse(project.label_scheme, value="aligned", seconds=12)  # doctest: +SKIP
+            >>> from annotation.models import LabelScheme
+            >>> scheme = LabelScheme(kind="categorical", values=[{"value": "aligned"}, {"value": "not-aligned"}])
+            >>> LabelInput.parse(scheme, value="aligned", comment="tense", seconds=12).content()
+            {'value': 'aligned', 'ratings': {}, 'comment': 'tense', 'seconds': 12.0}
+            >>> LabelInput.parse(scheme, value="maybe")
+            Traceback (most recent call last):
+            ...
+            annotation.services.review.label_input.LabelInputError: value: 'maybe' is not a label of scheme ''; choose one of: aligned, not-aligned
         """
         kind = scheme_kind(scheme)
         value, comment = (clean_text(name, text, limit) for name, text, limit in
