@@ -230,8 +230,9 @@ class LabelSerializer(serializers.ModelSerializer):
                                       help_text="change a label given before (else a different value answers 409)")
     article = serializers.IntegerField(source="pair.article_id", read_only=True)
     article_title = serializers.CharField(source="pair.article.title", read_only=True)
-    value = serializers.CharField(required=False, allow_blank=True, default="", max_length=50, trim_whitespace=False)
-    comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000, trim_whitespace=False)
+    # the text limits are the project's label scheme's, checked once by ``LabelInput.parse``
+    value = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
+    comment = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
     seconds = serializers.FloatField(required=False, default=0.0)
     is_test_question = serializers.BooleanField(read_only=True, allow_null=True,
                                                 help_text="a hidden test question's answer; null for annotators")

@@ -135,7 +135,8 @@ class Labeller(threading.Thread):
         from django.db import OperationalError, connection
 
         from annotation.models import CandidatePair
-        from annotation.services.review import labelling
+        from annotation.services.review import annotator, labelling
+        from annotation.services.review.label_input import LabelInput
 
         user = get_user_model().objects.get(pk=self.user_id)
         pairs = list(CandidatePair.objects.filter(pk__in=self.pair_ids).select_related("article__project"))
@@ -146,7 +147,9 @@ class Labeller(threading.Thread):
                 value = ("aligned", "not-aligned")[(n // len(pairs)) % 2]
                 started = time.monotonic()
                 try:
-                    labelling.submit_label(user, pair, value=value, seconds=3.0, source=labelling.ARTICLE, change=True)
+                    project = pair.article.project
+                    labelling.submit_label(annotator.of(user, project), pair, LabelInput.parse(
+                        project.label_scheme, value=value, seconds=3.0, change=True), labelling.ARTICLE)
                     self.ok += 1
                 except OperationalError as exc:
                     if "locked" in str(exc):

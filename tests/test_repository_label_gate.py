@@ -114,3 +114,97 @@ def test_the_label_gate_scan_sees_a_write_outside_the_gate(tmp_path):
         "    labelling.store_existing(user, pair.pk, fields, token)\n")
     found = gate_label_writes(package)
     assert [p.split(" ", 1)[0].rsplit(":", 1)[1] for p in found] == ["10", "11", "4", "4", "5", "7", "8", "9"], found
+
+
+# --- issue 29, item 2: a label's inputs and its annotator once ---------------------------------------
+
+LABEL_PATH = ("annotation/services/review/labelling.py", "annotation/services/review/queue.py",
+              "annotation/services/review/label_input.py", "annotation/services/review/annotator.py",
+              "annotation/services/editing/article_alignment.py", "annotation/views/api_queue.py",
+              "annotation/views/api_labels.py", "annotation/views/annotate.py")
+LABEL_SERIALIZERS = ("annotation/views/api_queue.py", "annotation/views/api_labels.py", "annotation/serializers.py")
+GATE_AND_QUEUE = ("annotation/services/review/labelling.py", "annotation/services/review/queue.py")
+MAX_LABEL_PATH_PARAMETERS = 6  # before issue 29: submit_and_next took 13, submit_served 12, _submit 11, checked_fields 9
+CLEAN_TEXT_CALLERS = {("label_input.py", "parse")}  # a label's text, once (the list's query filters: mixins.text_param)
+
+
+def label_path_problems(root: Path) -> list[str]:
+    """``path:line what`` for each place of the label path (:data:`LABEL_PATH` under ``root``) that
+    checks an input or loads the annotator a second time: the ``NOT_LOADED`` sentinel or an
+    ``exclusion`` parameter (the annotator context carries it), a function with more than
+    :data:`MAX_LABEL_PATH_PARAMETERS` parameters in the gate or the queue, a call of ``clean_text``
+    other than the one in ``LabelInput.parse`` (and the list's query filters), a look-up of the exclusion or the QC settings (``qc.exclusion_reason`` /
+    ``qc.qc_config`` / ``qc.ensure_not_excluded``) outside the context's module, and a label
+    serializer's ``value`` / ``comment`` field with its own ``max_length`` (the scheme's limits hold)."""
+    import ast
+
+    problems = []
+    for rel in LABEL_PATH:
+        path = root / rel
+        if not path.exists():
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=rel)
+        parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        for node in ast.walk(tree):
+            where = f"{rel}:{getattr(node, 'lineno', 0)}"
+            if isinstance(node, ast.Name) and node.id == "NOT_LOADED" or \
+                    isinstance(node, ast.Attribute) and node.attr == "NOT_LOADED":
+                problems.append(f"{where} NOT_LOADED sentinel")
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and rel in GATE_AND_QUEUE:
+                params = [a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs
+                          if a.arg not in ("self", "cls")]
+                if len(params) > MAX_LABEL_PATH_PARAMETERS:
+                    problems.append(f"{where} {node.name} takes {len(params)} parameters")
+                if "exclusion" in params:
+                    problems.append(f"{where} {node.name} takes the exclusion apart from the annotator context")
+            if isinstance(node, ast.Call):
+                func = node.func
+                name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+                owner = parents.get(node)
+                while owner is not None and not isinstance(owner, ast.FunctionDef):
+                    owner = parents.get(owner)
+                if name == "clean_text" and (rel.rsplit("/", 1)[1], getattr(owner, "name", "")) not in CLEAN_TEXT_CALLERS:
+                    problems.append(f"{where} clean_text outside LabelInput.parse")
+                if name in ("exclusion_reason", "qc_config", "ensure_not_excluded") and not rel.endswith("annotator.py") \
+                        and isinstance(func, ast.Attribute):
+                    problems.append(f"{where} qc.{name} outside the annotator context")
+    for rel in LABEL_SERIALIZERS:
+        path = root / rel
+        if not path.exists():
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=rel)
+        for cls in (n for n in ast.walk(tree) if isinstance(n, ast.ClassDef) and "Label" in n.name or
+                    isinstance(n, ast.ClassDef) and n.name == "SubmitInput"):
+            for stmt in cls.body:
+                if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call) \
+                        and any(isinstance(t, ast.Name) and t.id in ("value", "comment") for t in stmt.targets) \
+                        and any(k.arg == "max_length" for k in stmt.value.keywords):
+                    problems.append(f"{rel}:{stmt.lineno} {cls.name} limits a label's text itself")
+    return sorted(problems)
+
+
+def test_a_labels_input_is_checked_once_and_its_annotator_loaded_once():
+    """Issue 29, item 2: the views build a ``LabelInput`` (the scheme's limits) and an ``Annotator``
+    context once; the gate and the queue take those, with no sentinel and no long signatures."""
+    assert label_path_problems(ROOT) == []
+
+
+def test_the_label_path_scan_sees_the_old_ways(tmp_path):
+    """The scan is real: the label path as it was before issue 29 is reported."""
+    review = tmp_path / "annotation" / "services" / "review"
+    views = tmp_path / "annotation" / "views"
+    review.mkdir(parents=True)
+    views.mkdir(parents=True)
+    (review / "labelling.py").write_text(
+        "def checked_fields(user, project, *, value, ratings, comment, seconds, assignment, exclusion=qc.NOT_LOADED,\n"
+        "                   source=QUEUE):\n"
+        "    value = clean_text('value', value, 50)\n"
+        "    qc.check_seconds(qc.qc_config(project), seconds, assignment)\n")
+    (views / "api_queue.py").write_text(
+        "class SubmitInput(serializers.Serializer):\n"
+        "    value = serializers.CharField(max_length=50)\n")
+    found = label_path_problems(tmp_path)
+    assert sorted(p.split(" ", 1)[1] for p in found) == sorted([
+        "checked_fields takes 9 parameters", "checked_fields takes the exclusion apart from the annotator context",
+        "NOT_LOADED sentinel", "clean_text outside LabelInput.parse", "qc.qc_config outside the annotator context",
+        "SubmitInput limits a label's text itself"]), found

@@ -132,6 +132,8 @@ class SchemeKind:
         ordinal: whether agreement is also reported ordinal (weighted κ, α ordinal and interval).
         widget: how the labelling pages ask for a label (``choices``: one value; ``ratings``: a point
             per dimension); the scripts read it from :meth:`page_data`.
+        value_chars: the longest value a label may hold (at most ``Label.value``'s 50).
+        comment_chars: the longest free-text comment on a label.
     """
 
     name: str = ""
@@ -141,6 +143,8 @@ class SchemeKind:
     vote_field: str = "value"
     ordinal: bool = False
     widget: str = "choices"
+    value_chars: int = 50
+    comment_chars: int = 5000
 
     def validate(self, scheme: LabelScheme, value: str, ratings: dict) -> dict:
         """The ratings to store once ``value`` / ``ratings`` (a dict) are valid; raises :class:`InvalidValue`."""

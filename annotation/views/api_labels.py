@@ -22,7 +22,8 @@ from ..models import CandidatePair, Label, LabelChange, PairSentence, Side
 from ..permissions import annotator_only_projects, researched_projects, visible_projects
 from ..schema import flags, ids, texts
 from ..serializers import LabelSerializer
-from ..services.review import labelling
+from ..services.review import annotator, labelling
+from ..services.review.label_input import LabelInput
 from .mixins import date_param, int_param, text_param
 from .refusals import Refusals
 
@@ -30,11 +31,10 @@ MAX_QUERY_CHARS = 200
 
 
 class LabelEdit(serializers.Serializer):
-    value = serializers.CharField(required=False, allow_blank=True, default="", max_length=labelling.MAX_VALUE_CHARS,
-                                  trim_whitespace=False)
+    value = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
     ratings = serializers.DictField(required=False, default=dict)
     comment = serializers.CharField(required=False, allow_blank=True, allow_null=True, default=None,
-                                    max_length=labelling.MAX_COMMENT_CHARS, trim_whitespace=False)
+                                    trim_whitespace=False)  # limits: the scheme's (edit_label checks them)
 
 
 class MyLabelSerializer(LabelSerializer):
@@ -122,12 +122,15 @@ class LabelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
                 raise NotFound({"pair": f"pair {request.data.get('pair')!r} not found"})
             raise ValidationError(serializer.errors)
         pair: CandidatePair = serializer.validated_data["pair"]  # of a project the user labels in (visible_projects)
+        actor = annotator.load(request.user, pair.article.project_id)  # None: not a member (can_annotate's rule)
+        if actor is None:
+            raise PermissionDenied("you are not a member of this pair's project")
         data = serializer.validated_data
-        label, created = labelling.submit_label(
-            request.user, pair, value=data.get("value", ""), ratings=data.get("ratings") or {},
+        label_input = LabelInput.parse(
+            actor.project.label_scheme, value=data.get("value", ""), ratings=data.get("ratings") or {},
             comment=data.get("comment", ""), seconds=data.get("seconds", 0.0), client_token=data.get("client_token"),
-            source=labelling.API, change=bool(data.get("change")),
-        )
+            change=bool(data.get("change")))
+        label, created = labelling.submit_label(actor, pair, label_input)
         return Response(self.get_serializer(label).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
     def partial_update(self, request, *args, **kwargs):
@@ -137,7 +140,8 @@ class LabelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         edit = LabelEdit(data=request.data)
         edit.is_valid(raise_exception=True)
         d = edit.validated_data
-        label = labelling.edit_label(request.user, label, value=d["value"], ratings=d["ratings"], comment=d["comment"])
+        label = labelling.edit_label(annotator.of(request.user, label.pair.article.project), label,
+                                     value=d["value"], ratings=d["ratings"], comment=d["comment"])
         return Response(self.get_serializer(label).data)
 
     @action(detail=True, methods=["get"])

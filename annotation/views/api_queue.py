@@ -4,9 +4,6 @@ Every answer that moves the annotator on carries the next item, so "label + next
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-from django.db.models import F, FilteredRelation, Q, Subquery
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
@@ -15,40 +12,13 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..models import Assignment, CandidatePair, Project
-from ..permissions import is_admin
+from ..models import Assignment, Project
 from ..schema import flags
-from ..services.review import labelling, qc, queue, queue_items
+from ..services.review import annotator, labelling, queue, queue_items
+from ..services.review.annotator import Annotator
+from ..services.review.label_input import LabelInput
 from ..validation import MAX_ID
 from .refusals import Refusals
-
-
-@dataclass(frozen=True)
-class Seat:
-    """The requesting user's standing in the URL's project, loaded with the project in one query."""
-
-    project: Project
-    role: str  # "admin" (staff), "researcher" or "annotator"
-    exclusion: str | None  # why quality control removed them; None: they may label
-    newest_pair: int | None  # for the queue-size cache key
-
-
-def load_seat(user, project_pk: int) -> Seat | None:
-    """The project with the user's membership (role, QC exclusion) joined in; None when the user may
-    not see it (the same rule as ``permissions.visible_projects`` and ``can_annotate``)."""
-    mine = FilteredRelation("memberships", condition=Q(memberships__user=user))
-    project = (Project.objects.filter(pk=project_pk).select_related("label_scheme")
-               .annotate(mine=mine, my_role=F("mine__role"), my_excluded_at=F("mine__excluded_at"),
-                         my_exclusion_reason=F("mine__exclusion_reason"),
-                         newest_pair=Subquery(CandidatePair.objects.order_by("-id").values("id")[:1]))
-               .first())
-    if project is None:
-        return None
-    role = "admin" if is_admin(user) else project.my_role
-    if role is None:
-        return None
-    return Seat(project, role, qc.exclusion_message(project.my_excluded_at, project.my_exclusion_reason),
-                project.newest_pair)
 
 
 class IsQueueMember(BasePermission):
@@ -61,9 +31,9 @@ class IsQueueMember(BasePermission):
 
 class SubmitInput(serializers.Serializer):
     pair = serializers.IntegerField(min_value=1, max_value=MAX_ID)
-    value = serializers.CharField(required=False, allow_blank=True, default="", max_length=50)
+    value = serializers.CharField(required=False, allow_blank=True, default="")  # limits: the scheme's (LabelInput)
     ratings = serializers.DictField(required=False, default=dict)
-    comment = serializers.CharField(required=False, allow_blank=True, default="", max_length=5000)
+    comment = serializers.CharField(required=False, allow_blank=True, default="")
     seconds = serializers.FloatField(required=False, default=0.0)
     client_token = serializers.UUIDField(required=False, allow_null=True, default=None)
     change = serializers.BooleanField(required=False, default=False)
@@ -91,9 +61,9 @@ class QueueView(APIView):
         response["Cache-Control"] = "no-store"
         return response
 
-    def get_seat(self) -> Seat:
+    def get_seat(self) -> Annotator:
         if not hasattr(self, "_seat"):
-            seat = load_seat(self.request.user, self.kwargs["project_pk"])
+            seat = annotator.load(self.request.user, self.kwargs["project_pk"])
             if seat is None:
                 raise Http404("No Project matches the given query.")
             self._seat = seat
@@ -106,9 +76,7 @@ class QueueView(APIView):
         return self.request.query_params.get("context", "").lower() in ("1", "true", "yes")
 
     def answer(self, *, pair=None, code: int = status.HTTP_200_OK, **extra) -> Response:
-        seat = self.get_seat()
-        data = queue.state(self.request.user, seat.project, with_context=self.with_context(), pair=pair,
-                           exclusion=seat.exclusion, newest_pair=seat.newest_pair, reveal=seat.role != "annotator")
+        data = queue.state(self.get_seat(), with_context=self.with_context(), pair=pair)
         return Response({**extra, **data}, status=code)
 
 
@@ -130,11 +98,10 @@ class SubmitView(QueueView):
         data.is_valid(raise_exception=True)
         d = data.validated_data
         seat = self.get_seat()
-        label, created, state = queue.submit_and_next(
-            request.user, seat.project, d["pair"], value=d["value"], ratings=d["ratings"], comment=d["comment"],
-            seconds=d["seconds"], client_token=d["client_token"], exclusion=seat.exclusion,
-            with_context=self.with_context(), newest_pair=seat.newest_pair, change=d["change"],
-            reveal=seat.role != "annotator")
+        label_input = LabelInput.parse(seat.project.label_scheme, value=d["value"], ratings=d["ratings"],
+                                       comment=d["comment"], seconds=d["seconds"],
+                                       client_token=d["client_token"], change=d["change"])
+        label, created, state = queue.submit_and_next(seat, d["pair"], label_input, with_context=self.with_context())
         saved = {"id": label.pk, "pair": label.pair_id, "value": label.value, "ratings": label.ratings,
                  "client_token": str(label.client_token)}
         return Response({"label": saved, "created": created, **state},
@@ -157,7 +124,7 @@ class UndoView(QueueView):
 
     @extend_schema(request=None, parameters=flags("context"))
     def post(self, request, project_pk: int):
-        pair = queue.undo(request.user, self.get_project(), exclusion=self.get_seat().exclusion)
+        pair = queue.undo(self.get_seat())
         return self.answer(pair=pair, undone=pair.pk)
 
 

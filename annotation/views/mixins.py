@@ -11,7 +11,7 @@ from rest_framework.exceptions import ValidationError
 
 from ..models import Project
 from ..permissions import visible_projects
-from ..services.review.labelling import clean_text
+from ..services.review.label_input import clean_text
 from ..validation import InputError, parse_id
 
 

@@ -14,7 +14,7 @@ from django.db import connection
 
 from annotation.models import Assignment, Label, LabelChange, Membership
 from annotation.services.review import labelling, queue, queue_serving
-from tests import factories
+from tests import factories, labels
 from tests.annotation.services.review.test_queue import build_queue, set_qc
 
 pytestmark = pytest.mark.services
@@ -49,7 +49,7 @@ def test_a_burst_of_first_requests_never_overfills_a_pair(crowd):
     project, people = crowd
     set_qc(project, overlap=2)
     work, _ = build_queue(project, 5)  # 10 places for 16 annotators
-    served = in_threads(len(people), lambda i: queue.next_item(people[i], project))
+    served = in_threads(len(people), lambda i: labels.next_item(people[i], project))
     got = [p.pk for p in served if p is not None]
     assert len(got) == 10, "every place is filled and nobody gets a pair beyond its quota"
     assert Counter(got) == {p.pk: 2 for p in work}
@@ -63,9 +63,9 @@ def test_annotators_working_through_the_queue_together_respect_the_overlap(crowd
 
     def annotate(i):
         served = []
-        while (pair := queue.next_item(people[i], project)) is not None:
+        while (pair := labels.next_item(people[i], project)) is not None:
             served.append(pair.pk)
-            queue.submit(people[i], project, pair.pk, value="aligned", client_token=uuid.uuid4())
+            labels.submit(people[i], project, pair.pk, value="aligned", client_token=uuid.uuid4())
         return served
 
     served = in_threads(len(people), annotate)
@@ -84,12 +84,12 @@ def test_skips_under_concurrency_still_respect_the_overlap(crowd):
 
     def annotate(i):
         n = 0
-        while (pair := queue.next_item(people[i], project)) is not None:
+        while (pair := labels.next_item(people[i], project)) is not None:
             n += 1
             if (i + n) % 3 == 0 and Assignment.objects.get(pair=pair, annotator=people[i]).completed_at is None:
                 queue.skip(people[i], project, pair.pk)  # every third item, on a first serving
             else:
-                queue.submit(people[i], project, pair.pk, value="partial")
+                labels.submit(people[i], project, pair.pk, value="partial")
         return n
 
     in_threads(12, annotate)
@@ -103,9 +103,9 @@ def test_the_same_label_sent_from_many_threads_is_stored_once(crowd):
     set_qc(project)
     build_queue(project, 1)
     annotator = people[0]
-    pair = queue.next_item(annotator, project)
+    pair = labels.next_item(annotator, project)
     token = uuid.uuid4()
-    results = in_threads(12, lambda i: queue.submit(annotator, project, pair.pk, value="aligned", client_token=token))
+    results = in_threads(12, lambda i: labels.submit(annotator, project, pair.pk, value="aligned", client_token=token))
     assert Label.objects.count() == 1
     assert len({label.pk for label, _ in results}) == 1
     assert sum(created for _, created in results) == 1
@@ -116,12 +116,12 @@ def test_different_tokens_from_one_annotator_for_one_pair_make_one_label(crowd):
     set_qc(project)
     work, _ = build_queue(project, 1)
     annotator = people[0]
-    queue.next_item(annotator, project)
+    labels.next_item(annotator, project)
     values = ["aligned", "partial", "not-aligned"]
 
     def submit(i):
         try:
-            labelling.submit_label(annotator, work[0], value=values[i % 3], client_token=uuid.uuid4())
+            labels.submit_label(annotator, work[0], value=values[i % 3], client_token=uuid.uuid4())
             return values[i % 3], "stored"
         except labelling.LabelConflict as conflict:
             return values[i % 3], f"conflict with {conflict.label.value}"
@@ -145,11 +145,11 @@ def test_submit_and_next_in_one_transaction_respects_the_overlap(crowd, test_eve
 
     def annotate(i):
         served = []
-        pair = queue.next_item(people[i], project)
+        pair = labels.next_item(people[i], project)
         while pair is not None:
             served.append(pair.pk)
-            _, _, answer = queue.submit_and_next(people[i], project, pair.pk, value="aligned",
-                                                 client_token=uuid.uuid4(), exclusion=None)
+            _, _, answer = labels.submit_and_next(people[i], project, pair.pk, value="aligned",
+                                                 client_token=uuid.uuid4())
             pair = None if answer["item"] is None else answer["item"]["pair"]
             if pair is not None:
                 pair = type(work[0]).objects.get(pk=pair)

@@ -16,8 +16,7 @@ import zipfile
 import pytest
 
 from annotation.models import AlignmentRun, Article, Job, Label, Membership, Project, Status
-from annotation.services.review import queue
-from tests import factories
+from tests import factories, labels
 from tests.annotation.services.review.test_queue import build_queue, set_qc
 
 HUGE = 2**63  # one past the largest signed 64-bit integer
@@ -32,7 +31,7 @@ def world(users, project):
     likert = factories.make_project("Human evaluation", scheme="likert-human-eval", rita="researcher", anna="annotator")
     set_qc(likert)
     build_queue(likert, 2)
-    pair = queue.next_item(users["anna"], likert)
+    pair = labels.next_item(users["anna"], likert)
     return {"p": project.pk, "l": likert.pk, "pair": pair.pk, "run": project.runs.first().pk}
 
 

@@ -11,7 +11,7 @@ import pytest
 from annotation.label_schemes import BUILTIN_SCHEMES, InvalidValue, kinds, register, scheme_kind, unregister
 from annotation.label_schemes.classes import Categorical
 from annotation.models import LabelScheme, indices_key
-from annotation.services.review import adjudication, labelling, queue
+from annotation.services.review import adjudication, label_input, labelling, queue
 from annotation.services.review.agreement import project_agreement
 from tests import factories
 
@@ -33,10 +33,10 @@ def test_every_kind_validates_describes_and_describes_itself_to_the_pages(slug):
     value, ratings = VALID[kind.name]
     if kind.name == "categorical":
         value = scheme.value_names()[0]
-    stored = labelling.validate_value(scheme, value, ratings)
+    stored = label_input.validate_value(scheme, value, ratings)
     assert kind.describe(scheme, value, stored) != "(empty)"
     with pytest.raises(labelling.LabelInputError):
-        labelling.validate_value(scheme, "no-such-value", {"no-such-dimension": 1})
+        label_input.validate_value(scheme, "no-such-value", {"no-such-dimension": 1})
     payload = queue.scheme_payload(scheme)
     assert payload["kind"] == kind.name and payload["widget"] == kind.widget and payload["gold"] == kind.gold
     assert [v["value"] for v in payload["values"]] == scheme.value_names()
@@ -71,9 +71,9 @@ def pick(users):
 
 def test_a_registered_kind_decides_through_the_gate_the_pages_and_adjudication(pick, client, users):
     project, scheme = pick
-    assert labelling.validate_value(scheme, "yes", {}) == {}
+    assert label_input.validate_value(scheme, "yes", {}) == {}
     with pytest.raises(labelling.LabelInputError, match="'maybe' is no pick"):
-        labelling.validate_value(scheme, "maybe", {})
+        label_input.validate_value(scheme, "maybe", {})
     assert queue.scheme_payload(scheme)["widget"] == "choices" and queue.scheme_payload(scheme)["gold"] is False
 
     client.force_login(users["anna"])

@@ -6,8 +6,7 @@ import pytest
 
 from annotation.models import Label, LabelChange
 from annotation.services.corpus.demo import ensure_demo
-from annotation.services.review import queue
-from tests import factories
+from tests import factories, labels
 from tests.annotation.services.review.test_queue import build_queue, set_qc
 from tests.browser.conftest import login, screenshot
 from tests.browser.test_labelling import Labeller
@@ -142,8 +141,8 @@ def test_my_labels_filters_edits_a_label_and_shows_its_history(page, work):
 
     annotator = get_user_model().objects.get(username="annotator")
     for pair, value in zip(pairs[:3], ["aligned", "partial", "aligned"], strict=True):
-        assert queue.next_item(annotator, project) == pair
-        queue.submit(annotator, project, pair.pk, value=value, comment="tricky" if value == "partial" else "")
+        assert labels.next_item(annotator, project) == pair
+        labels.submit(annotator, project, pair.pk, value=value, comment="tricky" if value == "partial" else "")
 
     login(page, "annotator", "annotator")
     page.goto(f"/projects/{project.pk}/annotate/")
@@ -206,9 +205,9 @@ def test_a_likert_label_is_edited_rating_by_rating(page, transactional_db):
     from django.contrib.auth import get_user_model
 
     annotator = get_user_model().objects.get(username="annotator")
-    assert queue.next_item(annotator, project) == pair
+    assert labels.next_item(annotator, project) == pair
     ratings = {"simplicity": "4", "adequacy": "3", "fluency": "5"}
-    label, _ = queue.submit(annotator, project, pair.pk, ratings=ratings)
+    label, _ = labels.submit(annotator, project, pair.pk, ratings=ratings)
 
     login(page, "annotator", "annotator")
     page.goto(f"/projects/{project.pk}/my-labels/")

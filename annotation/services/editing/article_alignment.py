@@ -67,8 +67,9 @@ from annotation.services.editing.links import (
     parse_links,
     version,
 )
-from annotation.services.review import qc
-from annotation.services.review.labelling import ARTICLE, MAX_SECONDS, submit_label
+from annotation.services.review import annotator
+from annotation.services.review.label_input import MAX_SECONDS, LabelInput
+from annotation.services.review.labelling import ARTICLE, submit_label
 
 
 class AlignmentConflict(Exception):
@@ -253,7 +254,8 @@ def save_links(user, article: Article, complex_doc: Document, simple_doc: Docume
     if both:
         raise AlignmentInputError([f"removed: link C{c} → S{s} is both on screen and removed" for c, s in both])
     seconds = checked_seconds(seconds)
-    qc.ensure_not_excluded(user, project)
+    actor = annotator.of(user, project)
+    actor.ensure_may_label()
     with transaction.atomic():
         Document.objects.select_for_update().filter(pk=complex_doc.pk).first()  # one save of this pair at a time
         _check_version(user, project, complex_doc, simple_doc, based_on, base)
@@ -272,7 +274,8 @@ def save_links(user, article: Article, complex_doc: Document, simple_doc: Docume
         link_sentences(touched)
         share = min(seconds / len(writes), MAX_SECONDS) if writes else 0.0
         for pair, value in writes.values():
-            submit_label(user, pair, value=value, seconds=share, source=ARTICLE, change=True)
+            submit_label(actor, pair, LabelInput.parse(project.label_scheme, value=value, seconds=share, change=True),
+                         ARTICLE)
     return {"links": len(links), "pairs_created": created, "labels_written": len(writes), "not_aligned": not_aligned,
             "version": version(user, complex_doc, simple_doc)}
 

@@ -18,7 +18,7 @@ from annotation.models import Article, ArticleCompletion, Document, Label, Proje
 from annotation.services.editing.article_alignment import checked_seconds, counts_as, own_links, scheme_values
 from annotation.services.editing.links import Group, Link, groups, links_from
 from annotation.services.review import qc
-from annotation.services.review.labelling import MAX_SECONDS
+from annotation.services.review.label_input import MAX_SECONDS
 
 
 class EmptyCompletion(DomainError):

@@ -3,10 +3,11 @@
 Every screen that writes a label — the queue, ``POST /api/labels/``, the whole-article view, "My
 labels" — goes through here, so the same rules hold everywhere:
 
-* **Input.** The value must be a label of the project's scheme; ``ratings`` only for Likert
-  schemes, with exactly the scheme's dimensions and values 1–5; no string may hold NUL or a lone
-  surrogate or exceed its length limit; ``seconds`` is a finite number of at most a day. Anything
-  else raises :class:`LabelInputError` and nothing is stored.
+* **Input.** Checked once at the edge: the caller builds a
+  :class:`~annotation.services.review.label_input.LabelInput` (value of the project's scheme, ratings
+  for its kind, text limits the scheme declares, ``seconds``); the gate receives that object.
+* **Who.** The caller passes an :class:`~annotation.services.review.annotator.Annotator` context
+  (user, project, role, exclusion, QC settings) loaded once per request.
 * **Who may label what.** A pair the queue served to the annotator (an :class:`Assignment`), or
   one they labelled before (theirs to edit). The whole-article view labels the pairs of a document
   pair the annotator is aligning (``source="article"``): its time is recorded for the whole save,
@@ -31,7 +32,6 @@ checks it). The queue (``services.review.queue``) decides what to serve and call
 """
 from __future__ import annotations
 
-import math
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,22 +41,18 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation.errors import DomainError
-from annotation.label_schemes import InvalidValue, scheme_kind
-from annotation.models import Assignment, CandidatePair, Label, LabelChange, LabelScheme, Project
+from annotation.label_schemes import SchemeKind
+from annotation.models import Assignment, CandidatePair, Label, LabelChange
 from annotation.services.review import qc
-from annotation.validation import text_problem
+from annotation.services.review.annotator import Annotator
+from annotation.services.review.label_input import LabelInput, LabelInputError
 
-MAX_VALUE_CHARS = 50
-MAX_COMMENT_CHARS = 5000
-MAX_SECONDS = 86400.0  # a day on one item is a client bug, not a measurement
+# the limits of the built-in scheme kinds (a scheme's own are ``scheme_kind(scheme).value_chars`` ...)
+MAX_VALUE_CHARS, MAX_COMMENT_CHARS = SchemeKind.value_chars, SchemeKind.comment_chars
 
 QUEUE, API, ARTICLE, MY_LABELS, UNDO = (LabelChange.QUEUE, LabelChange.API, LabelChange.ARTICLE,
                                         LabelChange.MY_LABELS, LabelChange.UNDO)
 SOURCES = (QUEUE, API, ARTICLE, MY_LABELS)
-
-
-class LabelInputError(DomainError, ValueError):
-    """The label's input is invalid (the message says which field and why)."""
 
 
 class NotServed(DomainError, ValueError):
@@ -88,65 +84,18 @@ def _shown(label: Label) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted((label.ratings or {}).items())) or "(empty)"
 
 
-# --- Input ---------------------------------------------------------------------------------------
+# --- Checks --------------------------------------------------------------------------------------
 
-def clean_text(name: str, value, limit: int) -> str:
-    """``value`` if it is a string that PostgreSQL and SQLite both store faithfully, else LabelInputError."""
-    if value is None:
-        return ""
-    if not isinstance(value, str):
-        raise LabelInputError(f"{name}: must be a string")
-    problem = text_problem(value)  # the app-wide rule: no NUL, no lone surrogate
-    if problem:
-        raise LabelInputError(f"{name}: {problem}")
-    if len(value) > limit:
-        raise LabelInputError(f"{name}: at most {limit} characters (got {len(value)})")
-    return value
-
-
-def clean_seconds(seconds) -> float:
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds):
-        raise LabelInputError("seconds: must be a finite number")
-    if not 0 <= seconds <= MAX_SECONDS:
-        raise LabelInputError(f"seconds: must be between 0 and {MAX_SECONDS:g}")
-    return float(seconds)
-
-
-def validate_value(scheme: LabelScheme, value: str, ratings: dict | None) -> dict:
-    """The label's stored ratings once ``value``/``ratings`` are valid for ``scheme`` (as its kind decides:
-    :meth:`annotation.label_schemes.SchemeKind.validate`); raises LabelInputError."""
-    value = clean_text("value", value, MAX_VALUE_CHARS)
-    if ratings is None:
-        ratings = {}
-    if not isinstance(ratings, dict):
-        raise LabelInputError("ratings: must be an object of {dimension: rating}")
-    try:
-        return scheme_kind(scheme).validate(scheme, value, ratings)
-    except InvalidValue as exc:
-        raise LabelInputError(str(exc)) from exc
-
-
-def cleaned(scheme: LabelScheme, *, value: str, ratings: dict | None, comment: str, seconds) -> dict:
-    """The label's content fields, validated (no QC): ``value``, ``ratings``, ``comment``, ``seconds``."""
-    return {"value": clean_text("value", value, MAX_VALUE_CHARS), "ratings": validate_value(scheme, value, ratings),
-            "comment": clean_text("comment", comment, MAX_COMMENT_CHARS), "seconds": clean_seconds(seconds)}
-
-
-def checked_fields(user, project: Project, *, value: str, ratings: dict | None, comment: str, seconds: float,
-                   assignment: Assignment | None, exclusion: str | None | object = qc.NOT_LOADED,
-                   source: str = QUEUE) -> dict:
-    """The label's stored fields once the input is valid and quality control lets it through (not
-    excluded, not too fast for a served item); raises ValueError (``LabelInputError``,
-    ``qc.QualityControlError``) otherwise. ``exclusion`` is the annotator's exclusion reason when the
-    caller loaded it already."""
-    fields = cleaned(project.label_scheme, value=value, ratings=ratings, comment=comment, seconds=seconds)
-    qc.ensure_not_excluded(user, project, exclusion)
+def checked_fields(actor: Annotator, label: LabelInput, assignment: Assignment | None, source: str = QUEUE) -> dict:
+    """The label's stored fields once quality control lets ``label`` through (not excluded, not too
+    fast for a served item); raises ``qc.QualityControlError`` otherwise."""
+    actor.ensure_may_label()
     served_open = assignment is not None and assignment.status == Assignment.OPEN
     if source != ARTICLE:
-        qc.check_seconds(qc.qc_config(project), fields["seconds"], assignment)
+        qc.check_seconds(actor.qc_config, label.seconds, assignment)
     server_seconds = (timezone.now() - assignment.assigned_at).total_seconds() if served_open else None
     # a pair the queue holds as a hidden test question is scored as one only when the queue served it
-    return {**fields, "server_seconds": server_seconds, "source": source,
+    return {**label.content(), "server_seconds": server_seconds, "source": source,
             "is_test_question": bool(source != ARTICLE and assignment and assignment.is_test)}
 
 
@@ -268,88 +217,83 @@ def permitted(user, pair: CandidatePair, source: str) -> Assignment | None:
     raise NotServed(f"pair #{pair.pk} was not served to you: label the items your queue gives you")
 
 
-def submit_label(user, pair: CandidatePair, *, value: str = "", ratings: dict | None = None, comment: str = "",
-                 seconds: float = 0.0, client_token: uuid.UUID | None = None, assignment: Assignment | None = None,
-                 source: str = API, change: bool = False) -> tuple[Label, bool]:
-    """Store ``user``'s label for ``pair`` through the gate (module docstring); returns (label, created).
+def submit_label(actor: Annotator, pair: CandidatePair, label: LabelInput, source: str = API) -> tuple[Label, bool]:
+    """Store ``actor``'s ``label`` for ``pair`` (of ``actor.project``) through the gate (module
+    docstring); returns (label, created).
 
     Raises ValueError subclasses with a message for the annotator: LabelInputError, NotServed,
     LabelConflict, ``qc.QualityControlError``. (The queue calls :func:`submit_served`.)"""
-    existing = _same_token(user, pair.pk, client_token)
+    existing = _same_token(actor.user, pair.pk, label.client_token)
     if existing is not None:
         return existing, False
-    project = pair.article.project
-    qc.ensure_not_excluded(user, project)
-    if assignment is None:
-        assignment = permitted(user, pair, source)
-    fields = checked_fields(user, project, value=value, ratings=ratings, comment=comment, seconds=seconds,
-                            assignment=assignment, source=source)
-    stored = _store(user, project, pair.pk, fields, client_token, change=change)
+    actor.ensure_may_label()
+    assignment = permitted(actor.user, pair, source)
+    stored = _store(actor, pair.pk, checked_fields(actor, label, assignment, source), label)
     return stored.label, stored.created
 
 
 @dataclass(frozen=True)
 class Stored:
     """What :func:`submit_served` stored: the label, whether it is new, what ``then`` returned (None
-    when it did not run) and whether this test answer just excluded the annotator."""
+    when it did not run) and, when this test answer just excluded the annotator, why."""
 
     label: Label
     created: bool
     then: Any = None
-    excluded_now: bool = False
+    excluded_now: str | None = None
 
 
-def submit_served(user, project: Project, pair_id: int, assignment: Assignment | None, *, value: str = "",
-                  ratings: dict | None = None, comment: str = "", seconds: float = 0.0,
-                  client_token: uuid.UUID | None = None, exclusion: str | None | object = qc.NOT_LOADED,
-                  change: bool = False, then: Callable[[], Any] | None = None) -> Stored:
+def submit_served(actor: Annotator, pair_id: int, assignment: Assignment | None, label: LabelInput, *,
+                  then: Callable[[], Any] | None = None) -> Stored:
     """Store the label of a queue item (``source="queue"``) through the gate: ``assignment`` is the
     annotator's assignment of the pair as the queue loaded it (None: never served: NotServed).
 
     ``then`` runs inside the label's transaction right after a new label's INSERT (the queue claims
     the next pair there, so label + next is one transaction); it does not run when the label existed
-    already (a retry, a second tab), and whatever it writes rolls back with the label."""
+    already (a retry, a second tab), and whatever it writes rolls back with the label. An excluded
+    annotator is told so first, as on every path (their open items were taken back)."""
+    actor.ensure_may_label()
     if assignment is None:
         raise NotServed(f"pair #{pair_id} is not in your queue; ask for the next item")
     if assignment.status == Assignment.SKIPPED:
         raise NotServed(f"you skipped pair #{pair_id}; it comes back at the end of your queue")
-    fields = checked_fields(user, project, value=value, ratings=ratings, comment=comment, seconds=seconds,
-                            assignment=assignment, exclusion=exclusion, source=QUEUE)
-    return _store(user, project, pair_id, fields, client_token, change=change, then=then)
+    return _store(actor, pair_id, checked_fields(actor, label, assignment, QUEUE), label, then=then)
 
 
-def _store(user, project: Project, pair_id: int, fields: dict, client_token: uuid.UUID | None, *, change: bool,
+def _store(actor: Annotator, pair_id: int, fields: dict, label: LabelInput,
            then: Callable[[], Any] | None = None) -> Stored:
     """Write checked ``fields``: the fast INSERT (plus ``then``) in one transaction, else the slow
     path of :func:`_store_existing`; then re-score a new test answer."""
+    user, token = actor.user, label.client_token
     done = None
     try:
         with transaction.atomic():
-            label, created = _insert_label(user, pair_id, fields, client_token), True
+            stored, created = _insert_label(user, pair_id, fields, token), True
             if then is not None:
                 done = then()
     except IntegrityError:  # labelled before (a retry, a second tab): the slow path, ``then`` not run
         done = None
-        label, created = _store_existing(user, pair_id, fields, client_token, change=change)
-    excluded_now = bool(created and fields["is_test_question"] and qc.record_test_answer(user, project))
-    return Stored(label, created, done, excluded_now)
+        stored, created = _store_existing(user, pair_id, fields, token, change=label.change)
+    excluded_now = (qc.record_test_answer(user, actor.project, actor.qc_config)
+                    if created and fields["is_test_question"] else None)
+    return Stored(stored, created, done, excluded_now)
 
 
-def edit_label(user, label: Label, *, value: str, ratings: dict | None = None, comment: str | None = None,
+def edit_label(actor: Annotator, label: Label, *, value: str, ratings: dict | None = None, comment: str | None = None,
                source: str = MY_LABELS) -> Label:
-    """An annotator changes one of their own labels (e.g. from "My labels"): same validation, no
-    minimum time (the item is not being served), the old value kept in the history."""
-    if label.annotator_id != user.pk:
+    """``actor`` changes one of their own labels (e.g. from "My labels"): same validation, no minimum
+    time (the item is not being served), the old value kept in the history. ``comment`` None keeps it."""
+    if label.annotator_id != actor.user.pk:
         raise NotServed("you can only edit your own labels")
-    project = label.pair.article.project
-    qc.ensure_not_excluded(user, project)
-    fields = cleaned(project.label_scheme, value=value, ratings=ratings,
-                     comment=label.comment if comment is None else comment, seconds=label.seconds)
+    actor.ensure_may_label()
+    edit = LabelInput.parse(actor.project.label_scheme, value=value, ratings=ratings,
+                            comment=label.comment if comment is None else comment, seconds=label.seconds)
     with transaction.atomic():
         label = Label.objects.select_for_update().get(pk=label.pk)
+        fields = edit.content()
         if same_content(label, fields):
             return label
-        return _apply_change(label, fields, source=source, by=user)
+        return _apply_change(label, fields, source=source, by=actor.user)
 
 
 def delete_label(user, label: Label, *, source: str = UNDO) -> None:

@@ -26,6 +26,7 @@ from annotation.label_schemes import UNKNOWN_KIND, value_classes
 from annotation.models import Assignment, Label, Membership, Project
 
 MAX_OVERLAP = 10
+MAX_REASON = 300  # Membership.exclusion_reason's length
 
 DEFAULTS: dict[str, float | int] = {
     "overlap": 1,                  # annotators per item (k); the paper used 5
@@ -161,10 +162,6 @@ def excluded_annotators(project: Project) -> QuerySet[Membership]:
     return Membership.objects.filter(project=project, excluded_at__isnull=False).values("user_id")
 
 
-def excluded_annotator_ids(project: Project) -> set[int]:
-    return set(excluded_annotators(project).values_list("user_id", flat=True))
-
-
 def exclusion_message(excluded_at, reason: str) -> str | None:
     """What an annotator is told, from their membership's ``excluded_at`` and ``exclusion_reason``."""
     if excluded_at is None:
@@ -179,15 +176,9 @@ def exclusion_reason(user, project: Project) -> str | None:
     return None if row is None else exclusion_message(*row)
 
 
-# ``ensure_not_excluded(..., reason=NOT_LOADED)``: the caller has not looked the reason up yet.
-NOT_LOADED = object()
-
-
-def ensure_not_excluded(user, project: Project, reason: str | None | object = NOT_LOADED) -> None:
-    """Raise AnnotatorExcluded if QC removed the annotator. ``reason`` is their exclusion reason when
-    the caller loaded it already (None: not excluded), which saves the look-up."""
-    if reason is NOT_LOADED:
-        reason = exclusion_reason(user, project)
+def ensure_not_excluded(user, project: Project) -> None:
+    """Raise AnnotatorExcluded if QC removed the annotator (for callers without an annotator context)."""
+    reason = exclusion_reason(user, project)
     if reason is not None:
         raise AnnotatorExcluded(reason)
 
@@ -197,23 +188,22 @@ def should_exclude(config: QcConfig, result: TestAccuracy | None) -> bool:
             and result.accuracy is not None and result.accuracy < config.exclusion_threshold)
 
 
-def record_test_answer(user, project: Project) -> bool:
-    """Re-score ``user`` after a test answer; exclude them if they fell below the threshold.
-    Returns True when this call excluded them."""
-    config = qc_config(project)
+def record_test_answer(user, project: Project, config: QcConfig) -> str | None:
+    """Re-score ``user`` after a test answer; exclude them if they fell below the threshold of
+    ``config`` (the project's QC settings). Returns the reason when this call excluded them."""
     result = test_accuracy(project, user).get(user.pk)
     if not should_exclude(config, result):
-        return False
-    return exclude(user, project, f"Your accuracy on test questions is {result.accuracy:.0%} "
-                                  f"({result.correct} of {result.answers}), below the project's "
-                                  f"{config.exclusion_threshold:.0%}. You can no longer label in this project; "
-                                  f"please contact its researchers.")
+        return None
+    reason = (f"Your accuracy on test questions is {result.accuracy:.0%} ({result.correct} of {result.answers}), "
+              f"below the project's {config.exclusion_threshold:.0%}. You can no longer label in this project; "
+              f"please contact its researchers.")
+    return reason[:MAX_REASON] if exclude(user, project, reason) else None
 
 
 def exclude(user, project: Project, reason: str) -> bool:
     """Remove an annotator: no more items, their open items go back to the queue. Idempotent."""
     updated = Membership.objects.filter(project=project, user=user, excluded_at__isnull=True).update(
-        excluded_at=timezone.now(), exclusion_reason=reason[:300])
+        excluded_at=timezone.now(), exclusion_reason=reason[:MAX_REASON])
     Assignment.objects.filter(annotator=user, pair__article__project=project, status=Assignment.OPEN).delete()
     return bool(updated)
 

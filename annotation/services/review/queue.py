@@ -9,7 +9,6 @@
 """
 from __future__ import annotations
 
-import uuid
 from dataclasses import replace
 
 from django.db import transaction
@@ -18,6 +17,8 @@ from django.utils import timezone
 
 from annotation.models import Assignment, CandidatePair, Label, Project
 from annotation.services.review import labelling, qc
+from annotation.services.review.annotator import Annotator
+from annotation.services.review.label_input import LabelInput
 from annotation.services.review.queue_items import item_payload, scheme_payload
 from annotation.services.review.queue_progress import Progress, count_served, progress_of
 from annotation.services.review.queue_serving import (
@@ -40,21 +41,19 @@ class NothingToUndo(ValueError):
     """Undo with no label of the annotator's in the project."""
 
 
-def next_item(user, project: Project, *, excluded=None, exclusion: str | None | object = qc.NOT_LOADED
-              ) -> CandidatePair | None:
-    """The pair ``user`` should label now, assigning one if needed; None when nothing is left.
+def next_item(actor: Annotator) -> CandidatePair | None:
+    """The pair ``actor`` should label now, assigning one if needed; None when nothing is left.
 
     Each attempt to assign a pair is its own short (sub)transaction holding at most one pair lock,
-    so serving can never deadlock. Raises ``qc.AnnotatorExcluded`` for annotators removed by QC
-    (``exclusion``: their exclusion reason when the caller loaded it already; None = not excluded).
+    so serving can never deadlock. Raises ``qc.AnnotatorExcluded`` for annotators removed by QC.
     """
-    qc.ensure_not_excluded(user, project, exclusion)
-    excluded = qc.excluded_annotators(project) if excluded is None else excluded
-    return _next(user, project, qc.qc_config(project), excluded, my_counts(user, project))[0]
+    actor.ensure_may_label()
+    return _next(actor, qc.excluded_annotators(actor.project), my_counts(actor.user, actor.project))[0]
 
 
-def _next(user, project: Project, config: qc.QcConfig, excluded, mine: Mine) -> tuple[CandidatePair | None, Mine]:
+def _next(actor: Annotator, excluded, mine: Mine) -> tuple[CandidatePair | None, Mine]:
     """:func:`next_item` given the annotator's counts; returns the pair and their counts afterwards."""
+    user, project, config = actor.user, actor.project, actor.qc_config
     if mine.open:
         opened = assignments_of(user, project).filter(status=Assignment.OPEN)
         if reviewing_changes(project) is not None:  # an item opened before stays for the whole queue
@@ -75,21 +74,15 @@ def _next(user, project: Project, config: qc.QcConfig, excluded, mine: Mine) -> 
     return None, mine
 
 
-def submit(user, project: Project, pair_id: int, *, value: str = "", ratings: dict | None = None, comment: str = "",
-           seconds: float = 0.0, client_token: uuid.UUID | None = None,
-           exclusion: str | None | object = qc.NOT_LOADED, change: bool = False) -> tuple[Label, bool]:
-    """Label a pair of the annotator's queue (idempotent per ``client_token``); returns (label, created).
-    Another value for a pair they labelled already raises ``labelling.LabelConflict`` unless ``change``."""
-    label, created, *_ = _submit(user, project, pair_id, value=value, ratings=ratings, comment=comment,
-                                   seconds=seconds, client_token=client_token, exclusion=exclusion, serve=False,
-                                   change=change)
-    return label, created
+def submit(actor: Annotator, pair_id: int, label: LabelInput) -> tuple[Label, bool]:
+    """Label a pair of the annotator's queue (idempotent per ``label.client_token``); returns (label,
+    created). Another value for a pair they labelled already raises ``labelling.LabelConflict`` unless
+    ``label.change``."""
+    stored, created, *_ = _submit(actor, pair_id, label, serve=False)
+    return stored, created
 
 
-def submit_and_next(user, project: Project, pair_id: int, *, value: str = "", ratings: dict | None = None,
-                    comment: str = "", seconds: float = 0.0, client_token: uuid.UUID | None = None,
-                    exclusion: str | None | object = qc.NOT_LOADED, with_context: bool = False,
-                    newest_pair: int | None = None, change: bool = False, reveal: bool = False
+def submit_and_next(actor: Annotator, pair_id: int, label: LabelInput, *, with_context: bool = False
                     ) -> tuple[Label, bool, dict]:
     """:func:`submit`, then :func:`state` with the next item: (label, created, state).
 
@@ -98,32 +91,31 @@ def submit_and_next(user, project: Project, pair_id: int, *, value: str = "", ra
     answer, a test question's turn, an open item to resume, a label given before, every candidate
     being served by someone else) goes the general way after the label's commit.
     """
-    label, created, mine, served, excluded_now = _submit(
-        user, project, pair_id, value=value, ratings=ratings, comment=comment, seconds=seconds,
-        client_token=client_token, exclusion=exclusion, serve=True, change=change)
+    stored, created, mine, served, excluded_now = _submit(actor, pair_id, label, serve=True)
     if excluded_now:  # this test answer just excluded them: the label stays, no next item
-        qc.ensure_not_excluded(user, project)
-    config = qc.qc_config(project)
-    excluded = qc.excluded_annotators(project)
+        raise qc.AnnotatorExcluded(excluded_now)
+    excluded = qc.excluded_annotators(actor.project)
     closed = mine.target.status == Assignment.OPEN  # the label closed it
     mine = replace(mine, done=mine.done + closed, open=mine.open - closed)
     if served is None:
-        pair, mine = _next(user, project, config, excluded, mine)
+        pair, mine = _next(actor, excluded, mine)
     else:
         pair, mine = served, replace(mine, total=mine.total + 1, open=mine.open + 1, seen=mine.seen + 1)
-    return label, created, _answer(project, config, pair, progress_of(project, config, excluded, mine, pair, newest_pair, user),
-                                   with_context=with_context, reveal=reveal)
+    return stored, created, _answer(actor, pair, _progress(actor, excluded, mine, pair), with_context=with_context)
 
 
-def _submit(user, project: Project, pair_id: int, *, value: str, ratings: dict | None, comment: str, seconds: float,
-            client_token: uuid.UUID | None, exclusion, serve: bool, change: bool = False
-            ) -> tuple[Label, bool, Mine, CandidatePair | None, bool]:
+def _progress(actor: Annotator, excluded, mine: Mine, pair: CandidatePair | None) -> Progress:
+    return progress_of(actor.project, actor.qc_config, excluded, mine, pair, actor.newest_pair, actor.user)
+
+
+def _submit(actor: Annotator, pair_id: int, label: LabelInput, *, serve: bool
+            ) -> tuple[Label, bool, Mine, CandidatePair | None, str | None]:
     """Store the label; with ``serve``, also claim the next fresh pair in the same transaction when
     nothing else comes first. Returns (label, created, the annotator's counts before, the pair served
-    or None, whether this (test) answer just excluded the annotator)."""
+    or None, why this (test) answer just excluded the annotator, else None)."""
+    user, project, config = actor.user, actor.project, actor.qc_config
     mine = my_counts(user, project, pair_id)
     assignment = mine.target
-    config = qc.qc_config(project)
     inline = (serve and assignment is not None and assignment.status != Assignment.SKIPPED
               and not assignment.is_test and not mine.open - (assignment.status == Assignment.OPEN)
               and not test_due(user, project, config, mine.total))
@@ -135,9 +127,7 @@ def _submit(user, project: Project, pair_id: int, *, value: str, ratings: dict |
         except Retry:
             return None  # nothing written; the commit releases the lock, the general way goes on
 
-    stored = labelling.submit_served(user, project, pair_id, assignment, value=value, ratings=ratings, comment=comment,
-                                     seconds=seconds, client_token=client_token, exclusion=exclusion, change=change,
-                                     then=claim_next if inline else None)
+    stored = labelling.submit_served(actor, pair_id, assignment, label, then=claim_next if inline else None)
     if stored.then is not None:
         count_served(project)
     return stored.label, stored.created, mine, stored.then, stored.excluded_now
@@ -151,12 +141,13 @@ def skip(user, project: Project, pair_id: int) -> None:
         raise labelling.NotServed(f"pair #{pair_id} is not open in your queue")
 
 
-def undo(user, project: Project, *, exclusion: str | None | object = qc.NOT_LOADED) -> CandidatePair:
+def undo(actor: Annotator) -> CandidatePair:
     """Delete the annotator's most recent label in the project and re-open its item, which is then
     the next item served. Raises NothingToUndo."""
-    qc.ensure_not_excluded(user, project, exclusion)
+    actor.ensure_may_label()
+    user = actor.user
     with transaction.atomic():
-        label = (Label.objects.filter(annotator=user, pair__article__project=project)
+        label = (Label.objects.filter(annotator=user, pair__article__project=actor.project)
                  .filter(Exists(Assignment.objects.filter(pair=OuterRef("pair"), annotator=user)))
                  .select_related("pair__article").order_by("-created_at", "-id").first())
         if label is None:
@@ -166,32 +157,28 @@ def undo(user, project: Project, *, exclusion: str | None | object = qc.NOT_LOAD
         Assignment.objects.filter(pair=pair, annotator=user).update(status=Assignment.OPEN, assigned_at=timezone.now(),
                                                                     completed_at=None)
     return pair
-    return pair
 
 
-def state(user, project: Project, *, with_context: bool = False, pair: CandidatePair | None = None,
-          exclusion: str | None | object = qc.NOT_LOADED, newest_pair: int | None = None, reveal: bool = False) -> dict:
-    """What the queue endpoints answer: the next item (or None), progress and the label scheme.
-    ``exclusion`` and ``newest_pair``: see :func:`next_item` and ``queue_progress.queue_size``."""
-    config = qc.qc_config(project)
-    excluded = qc.excluded_annotators(project)
-    mine = my_counts(user, project)
+def state(actor: Annotator, *, with_context: bool = False, pair: CandidatePair | None = None) -> dict:
+    """What the queue endpoints answer: the next item (or None), progress and the label scheme
+    (``pair``: the item to answer with, else the next one)."""
+    excluded = qc.excluded_annotators(actor.project)
+    mine = my_counts(actor.user, actor.project)
     if pair is None:
-        qc.ensure_not_excluded(user, project, exclusion)
-        pair, mine = _next(user, project, config, excluded, mine)
-    return _answer(project, config, pair, progress_of(project, config, excluded, mine, pair, newest_pair, user),
-                   with_context=with_context, reveal=reveal)
+        actor.ensure_may_label()
+        pair, mine = _next(actor, excluded, mine)
+    return _answer(actor, pair, _progress(actor, excluded, mine, pair), with_context=with_context)
 
 
-def _answer(project: Project, config: qc.QcConfig, pair: CandidatePair | None, counts: Progress, *,
-            with_context: bool, reveal: bool = False) -> dict:
+def _answer(actor: Annotator, pair: CandidatePair | None, counts: Progress, *, with_context: bool) -> dict:
+    project = actor.project
     if pair is not None and "article" not in pair._state.fields_cache:
         pair = CandidatePair.objects.select_related("article").get(pk=pair.pk)
     return {
-        "item": item_payload(pair, project, with_context=with_context, reveal=reveal) if pair is not None else None,
+        "item": item_payload(pair, project, with_context=with_context, reveal=actor.reveal) if pair is not None else None,
         "done": pair is None,
         "message": "" if pair is not None else "All done: there are no more items in your queue. Thank you!",
         "progress": counts.as_dict(),
         "scheme": scheme_payload(project.label_scheme),
-        "min_seconds": config.min_seconds,
+        "min_seconds": actor.qc_config.min_seconds,
     }

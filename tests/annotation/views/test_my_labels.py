@@ -10,9 +10,8 @@ from django.utils import timezone
 from rest_framework.test import APIRequestFactory, force_authenticate
 
 from annotation.models import Label, LabelChange
-from annotation.services.review import queue
 from annotation.views.api_labels import LabelViewSet
-from tests import factories
+from tests import factories, labels
 from tests.annotation.services.review.test_queue import build_queue, set_qc
 
 LIST = "/api/labels/"
@@ -26,18 +25,18 @@ def labelled(users, project):
     first, _ = build_queue(project, 3)
     second, _ = build_queue(project, 2, title="River story")
     values = ["aligned", "partial", "not-aligned", "aligned", "partial"]
-    labels = []
+    given = []
     for pair, value in zip(first + second, values, strict=True):
-        assert queue.next_item(users["anna"], project) == pair
-        label, _ = queue.submit(users["anna"], project, pair.pk, value=value, seconds=2.0)
-        labels.append(label)
+        assert labels.next_item(users["anna"], project) == pair
+        label, _ = labels.submit(users["anna"], project, pair.pk, value=value, seconds=2.0)
+        given.append(label)
     Label.objects.create(pair=first[0], annotator=users["rita"], value="not-aligned", comment="rita's")
-    Label.objects.filter(pk=labels[2].pk).update(comment="Tense changed")
+    Label.objects.filter(pk=given[2].pk).update(comment="Tense changed")
     latest = timezone.now() - datetime.timedelta(minutes=5)
-    for n, label in enumerate(labels):  # one a day (UTC), the newest five minutes ago
-        Label.objects.filter(pk=label.pk).update(updated_at=latest - datetime.timedelta(days=len(labels) - 1 - n))
+    for n, label in enumerate(given):  # one a day (UTC), the newest five minutes ago
+        Label.objects.filter(pk=label.pk).update(updated_at=latest - datetime.timedelta(days=len(given) - 1 - n))
         label.refresh_from_db()
-    return labels
+    return given
 
 
 def mine(client, project, **params):
@@ -149,9 +148,9 @@ def test_a_likert_label_is_edited_by_its_ratings(api, users):
     project = factories.make_project("Human evaluation", scheme="likert-human-eval", anna="annotator")
     set_qc(project)
     build_queue(project, 1)
-    pair = queue.next_item(users["anna"], project)
+    pair = labels.next_item(users["anna"], project)
     ratings = {"simplicity": "4", "adequacy": "3", "fluency": "5"}
-    label, _ = queue.submit(users["anna"], project, pair.pk, ratings=ratings)
+    label, _ = labels.submit(users["anna"], project, pair.pk, ratings=ratings)
     client = api(users["anna"])
     response = client.patch(f"{LIST}{label.pk}/", {"ratings": {**ratings, "adequacy": 2}}, format="json")
     assert response.status_code == 200, response.content

@@ -56,10 +56,7 @@ def is_run_level(aligner: object) -> bool:
         ValueError: an unknown method name (the message lists the valid ones).
     """
     if isinstance(aligner, str):
-        _load_all()
-        if aligner not in _REGISTRY:
-            raise ValueError(f"unknown method {aligner!r}; choose one of: {', '.join(sorted(_REGISTRY))}")
-        aligner = _REGISTRY[aligner]
+        aligner = _METHODS.get(aligner)  # UnknownName (a ValueError) lists the valid ones
     return callable(getattr(aligner, "prepare", None))
 
 

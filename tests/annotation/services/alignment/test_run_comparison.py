@@ -5,8 +5,7 @@ import pytest
 
 from annotation.models import AlignmentRun, CandidatePair, Status, indices_key
 from annotation.services.alignment import alignment_runs, run_comparison
-from annotation.services.review import queue
-from tests import factories
+from tests import factories, labels
 from tests.annotation.services.review.test_queue import set_qc
 
 
@@ -96,9 +95,9 @@ def test_the_what_changed_queue_serves_exactly_the_differing_pairs(project, user
     project.config = {**project.config, "queue_changes": {"old": two_runs["old"].pk, "new": two_runs["new"].pk}}
     project.save()
     served = set()
-    while (pair := queue.next_item(users["anna"], project)) is not None:
+    while (pair := labels.next_item(users["anna"], project)) is not None:
         served.add(pair.pk)
-        queue.submit(users["anna"], project, pair.pk, value="aligned", seconds=1)
+        labels.submit(users["anna"], project, pair.pk, value="aligned", seconds=1)
     assert served == {two_runs["relabelled"].pk, two_runs["removed"].pk, two_runs["added"].pk}
 
 
@@ -138,9 +137,9 @@ def test_the_queue_order_setting(project, users, order):
     project.config = {**project.config, "queue_order": order}
     project.save()
     served = []
-    while (pair := queue.next_item(users["anna"], project)) is not None:
+    while (pair := labels.next_item(users["anna"], project)) is not None:
         served.append(pair.pk)
-        queue.submit(users["anna"], project, pair.pk, value="aligned", seconds=1)
+        labels.submit(users["anna"], project, pair.pk, value="aligned", seconds=1)
     ids = [p.pk for p in pairs]
     assert sorted(served) == sorted(ids)
     if order == "corpus":
@@ -155,7 +154,7 @@ def test_an_unknown_queue_order_is_refused_with_the_valid_ones(project, users):
     project.config = {"queue_order": "smallest-first"}
     project.save()
     with pytest.raises(ValueError, match="corpus, random, uncertainty"):
-        queue.next_item(users["anna"], project)
+        labels.next_item(users["anna"], project)
 
 
 def test_researchers_see_why_an_item_was_served_and_blind_annotators_see_nothing(api, users, project, two_runs):
@@ -217,9 +216,9 @@ def test_review_of_changes_serves_only_changed_pairs_no_test_questions_and_count
     start = progress(users["rita"], project)
     assert (start.done, start.remaining) == (0, len(changed))
     served, left = [], []
-    while (pair := queue.next_item(users["rita"], project)) is not None:
+    while (pair := labels.next_item(users["rita"], project)) is not None:
         served.append(pair.pk)
-        queue.submit(users["rita"], project, pair.pk, value="aligned", seconds=1)
+        labels.submit(users["rita"], project, pair.pk, value="aligned", seconds=1)
         left.append(progress(users["rita"], project).remaining)
     assert set(served) == changed and len(served) == len(changed)
     assert left == [2, 1, 0]

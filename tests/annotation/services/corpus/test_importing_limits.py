@@ -25,6 +25,7 @@ from annotation.services.corpus.importing.base import ParseContext
 from annotation.services.corpus.importing.limits import Limits
 from annotation.services.corpus.importing.problems import Problems
 from annotation.services.corpus.importing.validation import check_file
+from tests import labels
 from tests.annotation.services.conftest import corpus_counts
 
 sqlite_only = pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's locking (PostgreSQL writes in one transaction)")
@@ -185,7 +186,7 @@ def test_annotators_submit_labels_while_a_large_import_writes(transactional_db, 
             while not stop.is_set():
                 pair = pairs[n % len(pairs)]
                 try:
-                    labelling.submit_label(users["anna"], pair, value=("aligned", "not-aligned")[(n // len(pairs)) % 2],
+                    labels.submit_label(users["anna"], pair, value=("aligned", "not-aligned")[(n // len(pairs)) % 2],
                                            seconds=2.0, source=labelling.ARTICLE, change=True)
                     done.append(time.monotonic())
                 except Exception as exc:  # noqa: BLE001 - counted: the test fails on any
@@ -243,7 +244,7 @@ def test_undoing_a_failed_import_keeps_articles_someone_labelled_meanwhile(trans
 
     import_files(project, [("in.jsonl", "".join(record(i) for i in range(3)).encode())], token="t1")
     pair = CandidatePair.objects.filter(article__title="a1").select_related("article__project").get()
-    labelling.submit_label(users["anna"], pair, value="aligned", seconds=2.0, source=labelling.ARTICLE)
+    labels.submit_label(users["anna"], pair, value="aligned", seconds=2.0, source=labelling.ARTICLE)
     importing.undo_import(project, "t1")
     assert list(Article.objects.values_list("title", flat=True)) == ["a1"]
     assert Label.objects.count() == 1

@@ -15,8 +15,8 @@ from annotation.models import (
     indices_key,
 )
 from annotation.services.alignment.alignment_runs import link_sentences
-from annotation.services.review import adjudication, labelling, qc
-from tests import factories
+from annotation.services.review import adjudication, qc
+from tests import factories, labels
 
 
 def make_pairs(project, n: int, *, scores: list[float] | None = None, run: AlignmentRun | None = None,
@@ -258,7 +258,7 @@ def test_majority_gold_follows_an_edited_vote_but_adjudicated_gold_does_not(proj
     adjudication.decide(decided, "aligned", users["rita"], "checked")
     for pair in (automatic, decided):
         with django_capture_on_commit_callbacks(execute=True):
-            labelling.edit_label(bob, Label.objects.get(pair=pair, annotator=bob), value="partial")
+            labels.edit_label(bob, Label.objects.get(pair=pair, annotator=bob), value="partial")
     assert gold_of(automatic) == ("partial", Adjudication.MAJORITY)
     assert gold_of(decided) == ("aligned", Adjudication.ADJUDICATED)
     assert Adjudication.objects.get(pair=decided).note == "checked"
@@ -280,7 +280,7 @@ def test_majority_gold_follows_a_new_vote_and_goes_when_it_becomes_a_tie(project
     Membership.objects.create(project=project, user=dave, role="annotator")
     Assignment.objects.create(pair=pair, annotator=dave)
     with django_capture_on_commit_callbacks(execute=True):
-        labelling.submit_label(dave, CandidatePair.objects.get(pk=pair.pk), value="aligned", seconds=5)
+        labels.submit_label(dave, CandidatePair.objects.get(pk=pair.pk), value="aligned", seconds=5)
     assert gold_of(pair) is None  # 2 aligned, 2 partial: a tie, for the review queue
     assert adjudication.history(pair)[-1].new_value == "" and pair.pk in adjudication.queue_pair_ids(project)
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from annotation.models import Adjudication, AdjudicationChange, Label, LabelChange
 from annotation.services.editing import article_alignment
-from annotation.services.review import adjudication, dashboard, labelling, queue
-from tests import factories
+from annotation.services.review import adjudication, dashboard, labelling
+from tests import factories, labels
 from tests.annotation.services.review.test_queue import build_queue, set_qc
 
 NOT, ALIGNED = "not-aligned", "aligned"
@@ -25,8 +25,8 @@ def make_world(name: str, anna, bob, committed) -> dict:
     project = factories.make_project(name, anna="annotator", bob="annotator")
     set_qc(project, overlap=2)
     work, _ = build_queue(project, 2)
-    assert queue.next_item(anna, project) == work[0] and queue.next_item(bob, project) == work[0]
-    committed(lambda: queue.submit(anna, project, work[0].pk, value=NOT, seconds=2.0))
+    assert labels.next_item(anna, project) == work[0] and labels.next_item(bob, project) == work[0]
+    committed(lambda: labels.submit(anna, project, work[0].pk, value=NOT, seconds=2.0))
     return {"project": project, "pair": work[0], "anna": anna, "bob": bob}
 
 
@@ -48,7 +48,7 @@ def snapshot(project, pair) -> dict:
 
 
 def by_queue(w, api):
-    queue.submit(w["bob"], w["project"], w["pair"].pk, value=ALIGNED, seconds=2.0)
+    labels.submit(w["bob"], w["project"], w["pair"].pk, value=ALIGNED, seconds=2.0)
 
 
 def by_queue_api(w, api):
@@ -81,7 +81,7 @@ def run_path(path: str, w: dict, api, committed) -> None:
         committed(lambda: adjudication.auto_gold(project, "single"))
         committed(lambda: NEW_VOTE[path](w, api))
     elif path == "my labels edit":  # bob agreed first (majority gold), then changes his label
-        committed(lambda: queue.submit(bob, project, pair.pk, value=NOT, seconds=2.0))
+        committed(lambda: labels.submit(bob, project, pair.pk, value=NOT, seconds=2.0))
         committed(lambda: adjudication.auto_gold(project, "majority"))
         label = Label.objects.get(pair=pair, annotator=bob)
         response = committed(lambda: api(bob).patch(f"/api/labels/{label.pk}/", {"value": ALIGNED}, format="json"))
@@ -89,7 +89,7 @@ def run_path(path: str, w: dict, api, committed) -> None:
     elif path == "undo + resubmit":  # bob's vote, undone and given again, all through the queue
         committed(lambda: adjudication.auto_gold(project, "single"))
         committed(lambda: by_queue(w, api))
-        assert committed(lambda: queue.undo(bob, project)) == pair
+        assert committed(lambda: labels.undo(bob, project)) == pair
         committed(lambda: by_queue(w, api))
     else:
         raise AssertionError(path)

@@ -8,8 +8,8 @@ import uuid
 import pytest
 
 from annotation.models import Label, LabelChange
-from annotation.services.review import labelling, queue
-from tests import factories
+from annotation.services.review import label_input, labelling, queue
+from tests import factories, labels
 from tests.annotation.services.review.test_queue import build_queue, set_qc
 
 RATINGS = {"simplicity": "4", "adequacy": "3", "fluency": "5"}
@@ -25,7 +25,7 @@ def work(project):
 @pytest.fixture
 def served(users, project, work):
     """The first pair of anna's queue, served to her."""
-    pair = queue.next_item(users["anna"], project)
+    pair = labels.next_item(users["anna"], project)
     assert pair == work[0]
     return pair
 
@@ -35,11 +35,11 @@ def likert(users):
     project = factories.make_project("Human evaluation", scheme="likert-human-eval", anna="annotator")
     set_qc(project)
     build_queue(project, 2)
-    return project, queue.next_item(users["anna"], project)
+    return project, labels.next_item(users["anna"], project)
 
 
 def submit(user, pair, **fields):
-    return labelling.submit_label(user, pair, **{"value": "aligned", "seconds": 3.0, **fields})
+    return labels.submit_label(user, pair, **{"value": "aligned", "seconds": 3.0, **fields})
 
 
 def test_a_served_pair_is_labelled_once_with_its_source(users, served):
@@ -97,7 +97,7 @@ def test_the_same_content_with_another_token_returns_the_stored_label_without_hi
 def test_a_client_token_of_another_label_is_refused(users, project, served, work):
     token = uuid.uuid4()
     submit(users["anna"], served, client_token=token)
-    queue.next_item(users["anna"], project)
+    labels.next_item(users["anna"], project)
     with pytest.raises(labelling.LabelInputError, match="client_token"):
         submit(users["anna"], work[1], client_token=token)
 
@@ -111,7 +111,7 @@ def test_a_client_token_of_another_label_is_refused(users, project, served, work
     ({"seconds": math.inf}, "finite"),
     ({"seconds": math.nan}, "finite"),
     ({"seconds": -1}, "between 0 and"),
-    ({"seconds": labelling.MAX_SECONDS + 1}, "between 0 and"),
+    ({"seconds": label_input.MAX_SECONDS + 1}, "between 0 and"),
     ({"seconds": True}, "finite"),
 ])
 def test_bad_input_on_a_categorical_scheme_is_refused_and_nothing_is_stored(users, served, fields, message):
@@ -173,7 +173,7 @@ def test_a_skipped_pair_is_refused_until_it_comes_back(users, project, served):
 
 def test_editing_keeps_the_old_value_in_the_history(users, served):
     label, _ = submit(users["anna"], served, comment="first")
-    edited = labelling.edit_label(users["anna"], label, value="partial")
+    edited = labels.edit_label(users["anna"], label, value="partial")
     assert (edited.value, edited.comment) == ("partial", "first"), "the comment stays when not given"
     change = LabelChange.objects.get()
     assert (change.old_value, change.new_value, change.source) == ("aligned", "partial", labelling.MY_LABELS)
@@ -182,13 +182,13 @@ def test_editing_keeps_the_old_value_in_the_history(users, served):
 def test_nobody_edits_another_annotators_label(users, served):
     label, _ = submit(users["anna"], served)
     with pytest.raises(labelling.NotServed, match="your own"):
-        labelling.edit_label(users["rita"], label, value="partial")
+        labels.edit_label(users["rita"], label, value="partial")
     assert Label.objects.get().value == "aligned" and LabelChange.objects.count() == 0
 
 
 def test_undo_deletes_the_label_and_leaves_a_change_with_an_empty_new_value(users, project, served):
-    queue.submit(users["anna"], project, served.pk, value="partial", comment="hmm")
-    assert queue.undo(users["anna"], project) == served
+    labels.submit(users["anna"], project, served.pk, value="partial", comment="hmm")
+    assert labels.undo(users["anna"], project) == served
     assert Label.objects.count() == 0
     change = LabelChange.objects.get()
     assert (change.old_value, change.old_comment, change.new_value) == ("partial", "hmm", "")

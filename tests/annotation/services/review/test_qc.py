@@ -7,7 +7,8 @@ from datetime import timedelta
 import pytest
 
 from annotation.models import Assignment, Label, Membership
-from annotation.services.review import labelling, qc, queue
+from annotation.services.review import qc
+from tests import labels
 from tests.annotation.services.review.test_queue import build_queue, set_qc
 
 
@@ -41,9 +42,9 @@ def test_a_label_faster_than_min_seconds_is_refused_with_a_clear_message(project
     set_qc(project, min_seconds=10)
     work, _ = build_queue(project, 1)
     anna = users["anna"]
-    pair = queue.next_item(anna, project)
+    pair = labels.next_item(anna, project)
     with pytest.raises(qc.LabelTooFast, match=r"at least 10 seconds on each item \(this one took 3.0 s\)"):
-        queue.submit(anna, project, pair.pk, value="aligned", seconds=3)
+        labels.submit(anna, project, pair.pk, value="aligned", seconds=3)
     assert not Label.objects.exists()
 
 
@@ -51,29 +52,29 @@ def test_the_servers_clock_catches_a_client_that_claims_more_time_than_it_took(p
     set_qc(project, min_seconds=10)
     build_queue(project, 1)
     anna = users["anna"]
-    pair = queue.next_item(anna, project)
+    pair = labels.next_item(anna, project)
     with pytest.raises(qc.LabelTooFast, match=r"shown \d+\.\d s ago"):
-        queue.submit(anna, project, pair.pk, value="aligned", seconds=30)
+        labels.submit(anna, project, pair.pk, value="aligned", seconds=30)
     Assignment.objects.filter(annotator=anna).update(assigned_at=Assignment.objects.get().assigned_at - timedelta(seconds=12))
-    label, created = queue.submit(anna, project, pair.pk, value="aligned", seconds=12)
+    label, created = labels.submit(anna, project, pair.pk, value="aligned", seconds=12)
     assert created and label.seconds == 12
 
 
 def test_min_seconds_zero_turns_the_check_off(project, users):
     set_qc(project, min_seconds=0)
     build_queue(project, 1)
-    pair = queue.next_item(users["anna"], project)
-    assert queue.submit(users["anna"], project, pair.pk, value="aligned", seconds=0)[1]
+    pair = labels.next_item(users["anna"], project)
+    assert labels.submit(users["anna"], project, pair.pk, value="aligned", seconds=0)[1]
 
 
 def test_the_same_client_token_twice_stores_one_label(project, users):
     set_qc(project)
     build_queue(project, 2)
     anna = users["anna"]
-    pair = queue.next_item(anna, project)
+    pair = labels.next_item(anna, project)
     token = uuid.uuid4()
-    first = queue.submit(anna, project, pair.pk, value="aligned", client_token=token)
-    again = queue.submit(anna, project, pair.pk, value="aligned", client_token=token)
+    first = labels.submit(anna, project, pair.pk, value="aligned", client_token=token)
+    again = labels.submit(anna, project, pair.pk, value="aligned", client_token=token)
     assert first[1] is True and again[1] is False and first[0].pk == again[0].pk
     assert Label.objects.count() == 1
 
@@ -82,10 +83,10 @@ def _answer_tests(user, project, answers: list[str]) -> None:
     """Serve ``user`` items until they answered len(answers) test questions with these values."""
     answers = list(answers)
     while answers:
-        pair = queue.next_item(user, project)
+        pair = labels.next_item(user, project)
         assert pair is not None, "ran out of items"
         is_test = Assignment.objects.get(pair=pair, annotator=user).is_test
-        queue.submit(user, project, pair.pk, value=answers.pop(0) if is_test else "partial")
+        labels.submit(user, project, pair.pk, value=answers.pop(0) if is_test else "partial")
 
 
 def test_test_answers_are_scored_against_the_gold(project, users):
@@ -107,7 +108,7 @@ def test_an_annotator_below_the_threshold_is_excluded_once_they_answered_enough_
     reason = qc.exclusion_reason(anna, project)
     assert reason is not None and "33%" in reason and "below the project's 85%" in reason
     with pytest.raises(qc.AnnotatorExcluded):
-        queue.next_item(anna, project)
+        labels.next_item(anna, project)
     assert not Assignment.objects.filter(annotator=anna, status=Assignment.OPEN).exists()
 
 
@@ -124,7 +125,7 @@ def test_excluded_annotators_labels_stop_counting(project, users):
     bob = users["rita"]  # a researcher may label too
     for user in (users["anna"], bob):
         for _ in work:
-            queue.submit(user, project, queue.next_item(user, project).pk, value="aligned")
+            labels.submit(user, project, labels.next_item(user, project).pk, value="aligned")
     assert qc.counted_labels(project).count() == 4
     qc.exclude(users["anna"], project, "low accuracy")
     assert set(qc.counted_labels(project).values_list("annotator__username", flat=True)) == {"rita"}
@@ -134,8 +135,8 @@ def test_test_answers_are_not_counted_as_votes(project, users):
     set_qc(project, test_every=1)
     build_queue(project, 2, gold=2)
     anna = users["anna"]
-    while (pair := queue.next_item(anna, project)) is not None:
-        queue.submit(anna, project, pair.pk, value="aligned")
+    while (pair := labels.next_item(anna, project)) is not None:
+        labels.submit(anna, project, pair.pk, value="aligned")
     assert Label.objects.filter(is_test_question=True).exists()
     assert not qc.counted_labels(project).filter(is_test_question=True).exists()
 
@@ -145,7 +146,7 @@ def test_excluded_annotators_cannot_submit_through_the_labels_api_either(project
     work, _ = build_queue(project, 1)
     qc.exclude(users["anna"], project, "removed")
     with pytest.raises(qc.AnnotatorExcluded):
-        labelling.submit_label(users["anna"], work[0], value="aligned", seconds=20)
+        labels.submit_label(users["anna"], work[0], value="aligned", seconds=20)
 
 
 def test_reevaluate_applies_new_thresholds_and_reinstate_lifts_an_exclusion(project, users):

@@ -6,7 +6,7 @@ import pytest
 from annotation.models import Adjudication, AlignmentRun, Assignment, CandidatePair, Label, Status, indices_key
 from annotation.services.alignment.alignment_runs import link_sentences
 from annotation.services.review import labelling, qc, queue, queue_items, queue_progress
-from tests import factories
+from tests import factories, labels
 
 WORDS = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau".split()
 
@@ -44,11 +44,11 @@ def label_all(user, project, *, value="aligned", limit=1000) -> list[int]:
     """Let ``user`` work through their queue; returns the pair ids in the order served."""
     served = []
     for _ in range(limit):
-        pair = queue.next_item(user, project)
+        pair = labels.next_item(user, project)
         if pair is None:
             return served
         served.append(pair.pk)
-        queue.submit(user, project, pair.pk, value=value)
+        labels.submit(user, project, pair.pk, value=value)
     raise AssertionError("queue did not end")
 
 
@@ -66,14 +66,14 @@ def test_it_serves_pairs_in_order_and_says_none_when_the_queue_is_empty(project,
     set_qc(project)
     work, _ = build_queue(project, 3)
     assert label_all(users["anna"], project) == [p.pk for p in work]
-    assert queue.next_item(users["anna"], project) is None
+    assert labels.next_item(users["anna"], project) is None
 
 
 def test_an_open_item_is_served_again_after_a_reload(project, users):
     set_qc(project)
     build_queue(project, 3)
-    first = queue.next_item(users["anna"], project)
-    assert queue.next_item(users["anna"], project) == first
+    first = labels.next_item(users["anna"], project)
+    assert labels.next_item(users["anna"], project) == first
     assert Assignment.objects.filter(annotator=users["anna"]).count() == 1
 
 
@@ -98,7 +98,7 @@ def test_a_skipped_pair_comes_back_after_every_fresh_one(project, users):
     set_qc(project)
     work, _ = build_queue(project, 3)
     anna = users["anna"]
-    first = queue.next_item(anna, project)
+    first = labels.next_item(anna, project)
     queue.skip(anna, project, first.pk)
     rest = label_all(anna, project)
     assert rest == [work[1].pk, work[2].pk, work[0].pk]
@@ -108,10 +108,10 @@ def test_a_skipped_pair_frees_its_place_for_someone_else(project, annotators):
     set_qc(project, overlap=1)
     work, _ = build_queue(project, 1)
     anna, bob = annotators[:2]
-    queue.skip(anna, project, queue.next_item(anna, project).pk)
-    assert queue.next_item(bob, project) == work[0]
-    queue.submit(bob, project, work[0].pk, value="aligned")
-    assert queue.next_item(anna, project) is None, "its only place is taken now"
+    queue.skip(anna, project, labels.next_item(anna, project).pk)
+    assert labels.next_item(bob, project) == work[0]
+    labels.submit(bob, project, work[0].pk, value="aligned")
+    assert labels.next_item(anna, project) is None, "its only place is taken now"
 
 
 def test_undo_deletes_the_last_label_and_serves_its_pair_again(project, users):
@@ -119,14 +119,14 @@ def test_undo_deletes_the_last_label_and_serves_its_pair_again(project, users):
     work, _ = build_queue(project, 3)
     anna = users["anna"]
     for pair in work[:2]:
-        assert queue.next_item(anna, project) == pair
-        queue.submit(anna, project, pair.pk, value="partial")
-    assert queue.next_item(anna, project) == work[2]
-    assert queue.undo(anna, project) == work[1]
+        assert labels.next_item(anna, project) == pair
+        labels.submit(anna, project, pair.pk, value="partial")
+    assert labels.next_item(anna, project) == work[2]
+    assert labels.undo(anna, project) == work[1]
     assert not Label.objects.filter(pair=work[1]).exists()
-    assert queue.next_item(anna, project) == work[1]
-    queue.submit(anna, project, work[1].pk, value="aligned")
-    assert queue.next_item(anna, project) == work[2]
+    assert labels.next_item(anna, project) == work[1]
+    labels.submit(anna, project, work[1].pk, value="aligned")
+    assert labels.next_item(anna, project) == work[2]
     assert dict(Label.objects.values_list("pair_id", "value")) == {work[0].pk: "partial", work[1].pk: "aligned"}
 
 
@@ -134,7 +134,7 @@ def test_undo_with_nothing_to_undo_says_so(project, users):
     set_qc(project)
     build_queue(project, 1)
     with pytest.raises(queue.NothingToUndo, match="nothing to undo"):
-        queue.undo(users["anna"], project)
+        labels.undo(users["anna"], project)
 
 
 def test_the_queue_can_be_restricted_to_one_run(project, users):
@@ -150,14 +150,14 @@ def test_the_queue_can_be_restricted_to_one_run(project, users):
 def test_manual_and_derived_pairs_are_not_queued(project, users):
     set_qc(project)
     build_queue(project, 2, origin="manual")
-    assert queue.next_item(users["anna"], project) is None
+    assert labels.next_item(users["anna"], project) is None
 
 
 def test_submitting_a_pair_that_is_not_in_the_queue_is_refused(project, users):
     set_qc(project)
     work, _ = build_queue(project, 2)
     with pytest.raises(labelling.NotServed, match="not in your queue"):
-        queue.submit(users["anna"], project, work[1].pk, value="aligned")
+        labels.submit(users["anna"], project, work[1].pk, value="aligned")
 
 
 def test_one_hidden_test_question_comes_in_every_n_items(project, users):
@@ -176,7 +176,7 @@ def test_one_hidden_test_question_comes_in_every_n_items(project, users):
 def test_test_questions_are_not_served_once_the_real_work_is_done(project, users):
     set_qc(project, test_every=1)
     build_queue(project, 0, gold=3)
-    assert queue.next_item(users["anna"], project) is None
+    assert labels.next_item(users["anna"], project) is None
 
 
 def test_the_item_payload_is_blind_unless_the_project_shows_predictions(project, users):
@@ -216,7 +216,7 @@ def test_progress_counts_done_and_remaining_items(project, users):
     set_qc(project)
     build_queue(project, 4)
     anna = users["anna"]
-    queue.submit(anna, project, queue.next_item(anna, project).pk, value="aligned")
+    labels.submit(anna, project, labels.next_item(anna, project).pk, value="aligned")
     assert queue_progress.progress(anna, project).as_dict() == {"done": 1, "remaining": 3, "total": 4}
 
 
@@ -225,14 +225,14 @@ def test_an_excluded_annotator_gets_no_more_items(project, users):
     build_queue(project, 2)
     qc.exclude(users["anna"], project, "removed for the test")
     with pytest.raises(qc.AnnotatorExcluded, match="removed for the test"):
-        queue.next_item(users["anna"], project)
+        labels.next_item(users["anna"], project)
 
 
 def test_an_excluded_annotators_items_go_back_to_the_queue(project, annotators):
     set_qc(project, overlap=1)
     work, _ = build_queue(project, 2)
     anna, bob = annotators[:2]
-    queue.submit(anna, project, queue.next_item(anna, project).pk, value="aligned")
-    queue.next_item(anna, project)
+    labels.submit(anna, project, labels.next_item(anna, project).pk, value="aligned")
+    labels.next_item(anna, project)
     qc.exclude(anna, project, "low accuracy")
     assert label_all(bob, project) == [work[0].pk, work[1].pk]

@@ -7,7 +7,8 @@ from django.contrib.auth import get_user_model
 from annotation.models import CandidatePair, Prediction
 from annotation.services.alignment import alignment_runs
 from annotation.services.corpus.demo import ensure_demo
-from annotation.services.review import queue, queue_progress
+from annotation.services.review import queue_progress
+from tests import labels
 
 
 def _run(project, method: str, **params):
@@ -20,9 +21,9 @@ def _run(project, method: str, **params):
 
 def _walk(user, project) -> list[CandidatePair]:
     served = []
-    while (pair := queue.next_item(user, project)) is not None:
+    while (pair := labels.next_item(user, project)) is not None:
         served.append(pair)
-        queue.submit(user, project, pair.pk, value="aligned", seconds=1)
+        labels.submit(user, project, pair.pk, value="aligned", seconds=1)
         assert len(served) < 10_000
     return served
 

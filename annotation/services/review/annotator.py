@@ -1,0 +1,78 @@
+"""Who is labelling: an :class:`Annotator` context (the user in a project, their role, their quality
+control exclusion and the project's parsed QC settings), loaded once per request by :func:`load`
+(or :func:`of` when the project is at hand) and passed to the gate and the queue.
+
+The queue API, ``POST /api/labels/``, the labelling page and the article editor all build it here,
+so they apply the same rules from the same data.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from django.db.models import F, FilteredRelation, Q, Subquery
+
+from annotation.models import CandidatePair, Membership, Project
+from annotation.services.review import qc
+
+
+@dataclass(frozen=True)
+class Annotator:
+    """``user`` acting in ``project``.
+
+    Attributes:
+        role: ``admin`` (staff), ``researcher``, ``annotator``, or None for a non-member.
+        exclusion: why quality control removed them from the project; None: they may label.
+        newest_pair: the newest pair id when it was loaded with the project (the queue-size cache key).
+    """
+
+    user: object
+    project: Project
+    role: str | None
+    exclusion: str | None
+    newest_pair: int | None = None
+
+    @cached_property
+    def qc_config(self) -> qc.QcConfig:
+        """The project's QC settings, parsed once per context."""
+        return qc.qc_config(self.project)
+
+    @property
+    def reveal(self) -> bool:
+        """Whether hidden facts (test questions, predictions) may be shown: not to annotators."""
+        return self.role != "annotator"
+
+    def ensure_may_label(self) -> None:
+        """Raise ``qc.AnnotatorExcluded`` if quality control removed them from the project."""
+        if self.exclusion is not None:
+            raise qc.AnnotatorExcluded(self.exclusion)
+
+
+def _role(user, member_role: str | None) -> str | None:
+    return "admin" if user.is_staff else member_role
+
+
+def load(user, project_pk: int) -> Annotator | None:
+    """The context for ``user`` in project ``project_pk`` in one query (the project, its scheme, their
+    membership and the newest pair id); None when they may not see it (no member, not staff)."""
+    mine = FilteredRelation("memberships", condition=Q(memberships__user=user))
+    project = (Project.objects.filter(pk=project_pk).select_related("label_scheme")
+               .annotate(mine=mine, my_role=F("mine__role"), my_excluded_at=F("mine__excluded_at"),
+                         my_exclusion_reason=F("mine__exclusion_reason"),
+                         newest_pair=Subquery(CandidatePair.objects.order_by("-id").values("id")[:1]))
+               .first())
+    if project is None:
+        return None
+    role = _role(user, project.my_role)
+    if role is None:
+        return None
+    return Annotator(user, project, role, qc.exclusion_message(project.my_excluded_at, project.my_exclusion_reason),
+                     project.newest_pair)
+
+
+def of(user, project: Project) -> Annotator:
+    """The context for ``user`` in a ``project`` loaded already (one query: their membership)."""
+    row = Membership.objects.filter(project=project, user=user).values_list(
+        "role", "excluded_at", "exclusion_reason").first()
+    role, excluded_at, reason = row or (None, None, "")
+    return Annotator(user, project, _role(user, role), qc.exclusion_message(excluded_at, reason))
