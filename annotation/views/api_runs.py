@@ -27,7 +27,7 @@ from .mixins import int_param
 from .refusals import Refusals, refuses
 
 
-@extend_schema_view(list=extend_schema(parameters=ids("project")),
+@extend_schema_view(list=extend_schema(parameters=ids("project")), retrieve=extend_schema(parameters=flags("scores")),
                     compare=extend_schema(parameters=ids("old", "new", "offset", "limit") + flags("pairs")))
 class AlignmentRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, viewsets.ReadOnlyModelViewSet):
     """Researchers start runs (``POST {"project", "method", "params", "level_pairs", "model_version"}``),
@@ -63,8 +63,10 @@ class AlignmentRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, vie
         return super().retrieve(request, *args, **kwargs)
 
     def get_serializer_context(self):
-        """A run's detail carries its ``scores`` against exhaustive gold; lists and actions do not."""
-        return {**super().get_serializer_context(), "scores": self.action == "retrieve"}
+        """A run's detail carries its ``scores`` against exhaustive gold unless asked not to (``?scores=0``:
+        the client's polling, which would compute them on every poll); lists and actions do not."""
+        wanted = self.request.query_params.get("scores", "1").lower() not in ("0", "false", "no")
+        return {**super().get_serializer_context(), "scores": self.action == "retrieve" and wanted}
 
     def get_object(self):
         run = super().get_object()

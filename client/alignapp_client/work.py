@@ -154,6 +154,13 @@ class Run(Work):
     def project(self) -> int:
         return int(self.data["project"])
 
+    def refresh(self) -> Run:
+        """The run's state without its scores (``?scores=0``: a poll need not score the run against the
+        gold each time); :meth:`scores` asks for them."""
+        if self.status_url is not None and not self.done:
+            self.data = self.client.get(self.status_url, scores="0")
+        return self
+
     def wait(self, **options: Any) -> Run:
         """Wait for the run (see :meth:`Work.wait`); the finished run."""
         super().wait(**options)

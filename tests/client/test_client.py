@@ -52,6 +52,8 @@ def test_work_objects_wait_with_progress_and_give_one_shape_per_kind(server, set
     run = project.runs.create("jaccard")
     assert isinstance(run, Run) and run.status == "queued"
     assert run.wait(timeout=60) is run and run["status"] == "succeeded" and run.pair_count > 0
+    assert run.data["scores"] is None  # the polls asked for no scores (?scores=0): computed only when asked
+    assert run.scores()["available"] is False and run.data["scores"]["reason"]  # no exhaustive gold here: why not
     assert f"run #{run.id}: 100%" in capsys.readouterr().err  # the tqdm bar
     assert [r.id for r in project.runs] == [run.id] and project.runs.get(run.id).pair_count == run.pair_count
 

@@ -24,6 +24,23 @@ def test_a_runs_detail_carries_its_scores_and_lists_leave_them_out(api, users, p
     assert [r["scores"] for r in rows if r["id"] == run.pk] == [None]
 
 
+def test_a_poll_can_leave_the_scores_out_and_costs_fewer_queries(api, users, project):
+    """``?scores=0`` (what the client's ``Run.wait()`` polls with): the same detail, ``scores`` null, without
+    the queries that score the run against the gold."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    run = scored_project(project, users["anna"])["run"]
+    client = api(users["rita"])
+    with CaptureQueriesContext(connection) as scored:
+        full = client.get(f"/api/runs/{run.pk}/").json()
+    with CaptureQueriesContext(connection) as polled:
+        light = client.get(f"/api/runs/{run.pk}/?scores=0").json()
+    assert full["scores"]["available"] and light["scores"] is None
+    assert {k: v for k, v in light.items() if k != "scores"} == {k: v for k, v in full.items() if k != "scores"}
+    assert len(polled) < len(scored), (len(polled), len(scored))
+
+
 def test_the_compare_api_scores_both_runs(api, users, project):
     run = scored_project(project, users["anna"])["run"]
     other = AlignmentRun.objects.create(project=project, method="tfidf", status="succeeded")  # linked nothing
