@@ -88,23 +88,21 @@ class ProposalView(APIView):
         return Response(_with_urls(paragraph_proposals.payload(self.get_proposal())))
 
 
-class AcceptView(ProposalView):
+class DecisionView(ProposalView):
+    """A researcher's decision on a proposal (``{"note"}``), made by the subclass's ``decide``."""
+
     permission_classes = [IsAuthenticated & IsProjectMember & IsProjectResearcher]
 
     @extend_schema(request=ProposalDecisionInput)
     def post(self, request, pk: int) -> Response:
         data = ProposalDecisionInput(data=request.data)
         data.is_valid(raise_exception=True)
-        result = paragraph_proposals.accept(self.get_proposal(), request.user, data.validated_data["note"])
-        return Response(result)
+        return Response(self.decide(self.get_proposal(), request.user, data.validated_data["note"]))
 
 
-class RejectView(ProposalView):
-    permission_classes = [IsAuthenticated & IsProjectMember & IsProjectResearcher]
+class AcceptView(DecisionView):
+    decide = staticmethod(paragraph_proposals.accept)
 
-    @extend_schema(request=ProposalDecisionInput)
-    def post(self, request, pk: int) -> Response:
-        data = ProposalDecisionInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        result = paragraph_proposals.reject(self.get_proposal(), request.user, data.validated_data["note"])
-        return Response(result)
+
+class RejectView(DecisionView):
+    decide = staticmethod(paragraph_proposals.reject)

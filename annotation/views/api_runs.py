@@ -21,15 +21,15 @@ from ..permissions import (
 from ..schema import flags, ids, texts
 from ..serializers import AlignmentRunSerializer, CandidatePairSerializer, JobSerializer
 from ..services.alignment import alignment_runs, pair_filters, run_comparison, run_deletion, run_options
-from ..services.background import jobs, liveness, progress
+from ..services.background import jobs, progress
 from ..services.training import run_scores
-from .mixins import int_param
+from .mixins import ReapsLostWork, int_param
 from .refusals import Refusals, refuses
 
 
 @extend_schema_view(list=extend_schema(parameters=ids("project")), retrieve=extend_schema(parameters=flags("scores")),
                     compare=extend_schema(parameters=ids("old", "new", "offset", "limit") + flags("pairs")))
-class AlignmentRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, viewsets.ReadOnlyModelViewSet):
+class AlignmentRunViewSet(ReapsLostWork, mixins.CreateModelMixin, mixins.DestroyModelMixin, viewsets.ReadOnlyModelViewSet):
     """Researchers start runs (``POST {"project", "method", "params", "level_pairs", "model_version"}``),
     retry, cancel and delete them; annotators of the project may read them (not while they annotate
     blind: the list leaves those projects' runs out, a run answers 403). A project or model version
@@ -53,14 +53,6 @@ class AlignmentRunViewSet(mixins.CreateModelMixin, mixins.DestroyModelMixin, vie
             qs = qs.exclude(project_id__in=blind_projects(self.request.user))
         project = int_param(self.request, "project")
         return qs.filter(project_id=project) if project is not None else qs
-
-    def list(self, request, *args, **kwargs):
-        liveness.maybe_reap()  # runs whose worker was lost go back in the queue when someone looks
-        return super().list(request, *args, **kwargs)
-
-    def retrieve(self, request, *args, **kwargs):
-        liveness.maybe_reap()
-        return super().retrieve(request, *args, **kwargs)
 
     def get_serializer_context(self):
         """A run's detail carries its ``scores`` against exhaustive gold unless asked not to (``?scores=0``:
@@ -172,7 +164,7 @@ class MethodsView(APIView):
 
 
 @extend_schema_view(list=extend_schema(parameters=ids("project")))
-class JobViewSet(viewsets.ReadOnlyModelViewSet):
+class JobViewSet(ReapsLostWork, viewsets.ReadOnlyModelViewSet):
     """Background jobs of the projects the user researches; another member's job is 403, a job of a
     project the user is not in 404."""
 
@@ -185,14 +177,6 @@ class JobViewSet(viewsets.ReadOnlyModelViewSet):
         qs = Job.objects.filter(project__in=projects).order_by("-created_at", "-id")
         project = int_param(self.request, "project")
         return qs.filter(project_id=project) if project is not None else qs
-
-    def list(self, request, *args, **kwargs):
-        liveness.maybe_reap()  # jobs whose worker was lost go back in the queue when someone looks
-        return super().list(request, *args, **kwargs)
-
-    def retrieve(self, request, *args, **kwargs):
-        liveness.maybe_reap()
-        return super().retrieve(request, *args, **kwargs)
 
     @refuses(plain=ValueError)  # a succeeded or live job: 400 {"detail"}
     @action(detail=True, methods=["post"])

@@ -11,8 +11,22 @@ from rest_framework.exceptions import ValidationError
 
 from ..models import Project
 from ..permissions import visible_projects
+from ..services.background import liveness
 from ..services.review.label_input import clean_text
 from ..validation import InputError, parse_id
+
+
+class ReapsLostWork:
+    """A viewset of background work (runs, jobs): listing or reading it first puts the work whose
+    worker was lost back in the queue (someone looking is when it is noticed)."""
+
+    def list(self, request, *args, **kwargs):
+        liveness.maybe_reap()
+        return super().list(request, *args, **kwargs)
+
+    def retrieve(self, request, *args, **kwargs):
+        liveness.maybe_reap()
+        return super().retrieve(request, *args, **kwargs)
 
 
 class ProjectFromUrl:
