@@ -250,6 +250,34 @@ class LabelSerializer(serializers.ModelSerializer):
         return data
 
 
+class LabelEdit(serializers.Serializer):
+    value = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
+    ratings = serializers.DictField(required=False, default=dict)
+    comment = serializers.CharField(required=False, allow_blank=True, allow_null=True, default=None,
+                                    trim_whitespace=False)  # limits: the scheme's (edit_label checks them)
+
+
+class MyLabelSerializer(LabelSerializer):
+    """One's own label with its pair's two sides' text (the "My labels" page)."""
+
+    complex_text = serializers.SerializerMethodField()
+    simple_text = serializers.SerializerMethodField()
+
+    class Meta(LabelSerializer.Meta):
+        fields = LabelSerializer.Meta.fields + ["complex_text", "simple_text"]
+
+    @staticmethod
+    def _text(label: models.Label, side: str) -> str:
+        members = sorted((m.sentence for m in label.pair.members.all() if m.side == side), key=lambda s: s.index)
+        return " ".join(s.text for s in members)
+
+    def get_complex_text(self, label: models.Label) -> str:
+        return self._text(label, models.Side.COMPLEX)
+
+    def get_simple_text(self, label: models.Label) -> str:
+        return self._text(label, models.Side.SIMPLE)
+
+
 class AuditEventSerializer(serializers.ModelSerializer):
     actor = serializers.SlugRelatedField(slug_field="username", read_only=True)
     action_text = serializers.SerializerMethodField(help_text="the action in words")
@@ -302,3 +330,17 @@ class TrainInput(serializers.Serializer):
 
 class PromoteInput(serializers.Serializer):
     confirm = serializers.BooleanField(required=False, default=False)
+
+
+class SubmitInput(serializers.Serializer):
+    pair = serializers.IntegerField(min_value=1, max_value=MAX_ID)
+    value = serializers.CharField(required=False, allow_blank=True, default="")  # limits: the scheme's (LabelInput)
+    ratings = serializers.DictField(required=False, default=dict)
+    comment = serializers.CharField(required=False, allow_blank=True, default="")
+    seconds = serializers.FloatField(required=False, default=0.0)
+    client_token = serializers.UUIDField(required=False, allow_null=True, default=None)
+    change = serializers.BooleanField(required=False, default=False)
+
+
+class PairInput(serializers.Serializer):
+    pair = serializers.IntegerField(min_value=1, max_value=MAX_ID)

@@ -13,49 +13,21 @@ from __future__ import annotations
 
 from django.db.models import Exists, OuterRef, Q
 from drf_spectacular.utils import extend_schema, extend_schema_view
-from rest_framework import mixins, serializers, status, viewsets
+from rest_framework import mixins, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.response import Response
 
-from ..models import CandidatePair, Label, LabelChange, PairSentence, Side
+from ..models import CandidatePair, Label, LabelChange, PairSentence
 from ..permissions import annotator_only_projects, researched_projects, visible_projects
 from ..schema import flags, ids, texts
-from ..serializers import LabelSerializer
+from ..serializers import LabelEdit, LabelSerializer, MyLabelSerializer
 from ..services.review import annotator, labelling
 from ..services.review.label_input import LabelInput
 from .mixins import date_param, int_param, text_param
 from .refusals import Refusals
 
 MAX_QUERY_CHARS = 200
-
-
-class LabelEdit(serializers.Serializer):
-    value = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
-    ratings = serializers.DictField(required=False, default=dict)
-    comment = serializers.CharField(required=False, allow_blank=True, allow_null=True, default=None,
-                                    trim_whitespace=False)  # limits: the scheme's (edit_label checks them)
-
-
-class MyLabelSerializer(LabelSerializer):
-    """One's own label with its pair's two sides' text (the "My labels" page)."""
-
-    complex_text = serializers.SerializerMethodField()
-    simple_text = serializers.SerializerMethodField()
-
-    class Meta(LabelSerializer.Meta):
-        fields = LabelSerializer.Meta.fields + ["complex_text", "simple_text"]
-
-    @staticmethod
-    def _text(label: Label, side: str) -> str:
-        members = sorted((m.sentence for m in label.pair.members.all() if m.side == side), key=lambda s: s.index)
-        return " ".join(s.text for s in members)
-
-    def get_complex_text(self, label: Label) -> str:
-        return self._text(label, Side.COMPLEX)
-
-    def get_simple_text(self, label: Label) -> str:
-        return self._text(label, Side.SIMPLE)
 
 
 def _mine(request) -> bool:

@@ -89,8 +89,8 @@ class ProposalView(APIView):
 
 
 class DecisionView(ProposalView):
-    """A researcher's decision on a proposal (``{"note"}``), made by the subclass's ``decide``."""
-
+    # a researcher's decision on a proposal ({"note"}), made by the subclass's ``decide`` (a comment,
+    # not a docstring: the API schema would take it as the operations' description)
     permission_classes = [IsAuthenticated & IsProjectMember & IsProjectResearcher]
 
     @extend_schema(request=ProposalDecisionInput)

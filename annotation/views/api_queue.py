@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers, status
+from rest_framework import status
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
@@ -14,10 +14,10 @@ from rest_framework.views import APIView
 
 from ..models import Assignment, Project
 from ..schema import flags
+from ..serializers import PairInput, SubmitInput
 from ..services.review import annotator, labelling, queue, queue_items
 from ..services.review.annotator import Annotator
 from ..services.review.label_input import LabelInput
-from ..validation import MAX_ID
 from .refusals import Refusals
 
 
@@ -27,20 +27,6 @@ class IsQueueMember(BasePermission):
     def has_permission(self, request, view) -> bool:
         view.get_seat()
         return True
-
-
-class SubmitInput(serializers.Serializer):
-    pair = serializers.IntegerField(min_value=1, max_value=MAX_ID)
-    value = serializers.CharField(required=False, allow_blank=True, default="")  # limits: the scheme's (LabelInput)
-    ratings = serializers.DictField(required=False, default=dict)
-    comment = serializers.CharField(required=False, allow_blank=True, default="")
-    seconds = serializers.FloatField(required=False, default=0.0)
-    client_token = serializers.UUIDField(required=False, allow_null=True, default=None)
-    change = serializers.BooleanField(required=False, default=False)
-
-
-class PairInput(serializers.Serializer):
-    pair = serializers.IntegerField(min_value=1, max_value=MAX_ID)
 
 
 class QueueView(APIView):
