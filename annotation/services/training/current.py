@@ -9,9 +9,8 @@ labels, gold, gold history, completions, articles, pairs and sentences; the spli
 project's settings and label scheme). A label given, changed or removed afterwards changes the state,
 so the next reader builds the set again; nothing has to remember to invalidate it.
 
-Example:
-    >>> data = current_training_set(project)  # doctest: +SKIP
-    >>> summary = training_summary(project)    # the Models page: the snapshot and the refusal
+Used as ``current_training_set(project)`` (the start request, the worker) and
+``training_summary(project)`` (the Models page: the snapshot and the refusal).
 """
 from __future__ import annotations
 

@@ -170,8 +170,9 @@ class ParseContext:
         """Whether the import may hold ``sentences`` and ``chars`` more than the articles spooled so far
         (a parser asks with what it has built of the article at hand); reported at ``file:line`` when not.
 
-            >>> ctx.room("articles_metadata.csv", 7, 4_800, 390_000)  # doctest: +SKIP
-            False  # "articles_metadata.csv:7: the import holds more than 500,000 sentences ...; the limit is ..."
+        For example, ``ctx.room("articles_metadata.csv", 7, 4_800, 390_000)`` is False (and records
+        "articles_metadata.csv:7: the import holds more than 500,000 sentences ...; the limit is ...")
+        once the articles spooled so far plus those 4,800 sentences pass the limit.
         """
         limits, where = self.limits, f" by {what}" if what else ""
         if self.sentences_produced + sentences > limits.sentences:

@@ -14,8 +14,7 @@ Its size says nothing of its data, so the import counts the data itself against 
   refused at the batch that passes the limit, naming its first row — or at the first batch holding a
   text longer than any document may be (``IMPORT_MAX_DOCUMENT_CHARS``), before its rows are built.
 
-    >>> for batch in batches(f, ctx):  # doctest: +SKIP
-    ...     rows = batch.to_pylist()
+Used as ``for batch in batches(f, ctx): rows = batch.to_pylist()``.
 """
 from __future__ import annotations
 
