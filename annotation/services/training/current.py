@@ -71,28 +71,38 @@ def data_state(project: Project) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:24]
 
 
-def _keys(project: Project) -> tuple[str, str]:
-    state = data_state(project)
-    return f"training-set:{project.pk}:{state}", f"training-summary:{project.pk}:{state}"
+def _set_key(project: Project) -> str:
+    # one key a project: the cache holds its newest set only (a set holds every text it trains on; a
+    # key per data state would keep one for each label given since, until they expire)
+    return f"training-set:{project.pk}"
+
+
+def _summary_key(project: Project, state: str) -> str:
+    return f"training-summary:{project.pk}:{state}"  # small: one per state is harmless
+
+
+def _current(project: Project, state: str) -> dataset.TrainingSet:
+    held = cache.get(_set_key(project))
+    if held is not None and held[0] == state:
+        return held[1]
+    data = dataset.training_set(project)
+    cache.set(_set_key(project), (state, data), TTL_S)
+    cache.set(_summary_key(project, state), TrainingSummary(data.snapshot, dataset.training_refusal(data)), TTL_S)
+    return data
 
 
 def current_training_set(project: Project) -> dataset.TrainingSet:
-    """The project's training set now: the cached one while the data are unchanged, else built (and kept)."""
-    data_key, summary_key = _keys(project)
-    data = cache.get(data_key)
-    if data is None:
-        data = dataset.training_set(project)
-        cache.set(data_key, data, TTL_S)
-        cache.set(summary_key, TrainingSummary(data.snapshot, dataset.training_refusal(data)), TTL_S)
-    return data
+    """The project's training set now: the cached one while the data are unchanged, else built (and kept,
+    in place of the project's older one)."""
+    return _current(project, data_state(project))
 
 
 def training_summary(project: Project) -> TrainingSummary:
     """The snapshot and refusal of :func:`current_training_set`, without loading the whole set when cached."""
-    _, summary_key = _keys(project)
-    summary = cache.get(summary_key)
+    state = data_state(project)
+    summary = cache.get(_summary_key(project, state))
     if summary is None:
-        data = current_training_set(project)
+        data = _current(project, state)
         summary = TrainingSummary(data.snapshot, dataset.training_refusal(data))
     return summary
 

@@ -178,3 +178,9 @@ def test_the_training_set_is_built_once_for_the_request_the_worker_and_the_model
                                                      for c, s in [completed["docs"]]]
     ArticleCompletion.objects.all().delete()  # the data changed: the next reader builds the set again
     assert 'id="train-refusal"' in client.get(page).content.decode() and len(built) == 2
+    from django.core.cache import cache
+
+    from annotation.services.training import current
+    held = cache.get(f"training-set:{project.pk}")  # one set a project, the newest: not one per state since
+    assert held is not None and held[0] == current.data_state(project) and held[1].snapshot == (
+        current.training_summary(project).snapshot)
