@@ -17,8 +17,8 @@ CHUNK_TASKS = {stage: TASKS[work.task] for stage, work in registry.MINING_STAGES
 PARAMS = {"max_distance": 1.5, "max_relative": 0.95, "k": 4, "shard_size": 4}
 
 
-@pytest.fixture
-def corpus(project):
+def health_and_penguins(project) -> None:
+    """Two articles of two levels each, on unrelated subjects (the smallest corpus a run has pairs in)."""
     factories.make_article(project, "Health", {
         "adv": [["The government announced sweeping reforms to the national health service yesterday.",
                  "Ministers insisted that waiting lists would fall within two years."]],
@@ -30,6 +30,11 @@ def corpus(project):
                  "Males incubate the eggs on their feet for two months."]],
         "ele": [["Penguins stand close together to stay warm in winter.", "The fathers keep the eggs on their feet."]],
     })
+
+
+@pytest.fixture
+def corpus(project):
+    health_and_penguins(project)
     # a document of no article related to the others, saying what one of them says
     factories.make_article(project, "Hospital waits", {
         "report": [["Officials promised that hospital waiting lists would fall within two years."]],

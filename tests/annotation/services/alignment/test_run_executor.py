@@ -8,7 +8,8 @@ import pytest
 from annotation.models import MINING_METHOD, AlignmentRun, Prediction, Status
 from annotation.services.alignment import alignment_runs, mining, run_chunks
 from annotation.services.projects.language_tools import BUNDLED_ENCODER
-from tests import factories
+from tests.annotation.services.alignment.test_mining import PARAMS as MINING_PARAMS
+from tests.annotation.services.alignment.test_mining import health_and_penguins  # the same two articles
 from tests.engine.simplicity._fakes import BagOfWordsEncoder
 from tests.engine.test_mining import HashedWords
 
@@ -17,23 +18,13 @@ METHODS = {
     "jaccard": ({}, SERVER_ENCODER),
     "crf": ({}, None),  # the untrained neural CRF with the bundled MiniLM
     "wivico": ({"threshold": 0.8}, None),  # a run-level method: one chunk, after its first pass over the run
-    MINING_METHOD: ({"max_distance": 1.5, "max_relative": 0.95, "k": 4, "shard_size": 4}, None),  # a staged job
+    MINING_METHOD: (dict(MINING_PARAMS), None),  # a staged job (the mining tests' parameters)
 }
 
 
 @pytest.fixture
 def corpus(project):
-    factories.make_article(project, "Health", {
-        "adv": [["The government announced sweeping reforms to the national health service yesterday.",
-                 "Ministers insisted that waiting lists would fall within two years."]],
-        "ele": [["The government said it will change the health service.",
-                 "Ministers said waiting lists will be shorter in two years."]],
-    })
-    factories.make_article(project, "Penguins", {
-        "adv": [["Emperor penguins huddle together to survive the bitter Antarctic winter.",
-                 "Males incubate the eggs on their feet for two months."]],
-        "ele": [["Penguins stand close together to stay warm in winter.", "The fathers keep the eggs on their feet."]],
-    })
+    health_and_penguins(project)
     return project
 
 
