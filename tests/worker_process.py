@@ -89,6 +89,34 @@ def wait_for(predicate, timeout: float, log: Path | None = None, what: str = "co
     pytest.fail(f"timed out waiting for {what}\n{detail}")
 
 
+def running_web(port: int, log: Path, *, workers: int, env: dict[str, str] | None = None, args: tuple[str, ...] = ()):
+    """gunicorn with ``workers`` processes on the test database, as in production (``env`` added to the
+    environment, ``args`` to the command line); returns once ``/healthz`` answers."""
+    import os
+    import subprocess
+    import sys
+
+    import requests
+    from django.conf import settings
+
+    full = {**os.environ, "DATABASE_URL": database_url(), "LOG_LEVEL": "WARNING", **(env or {})}
+    gunicorn = Path(sys.executable).with_name("gunicorn")
+    server = subprocess.Popen([str(gunicorn), "alignapp.wsgi:application", "--bind", f"127.0.0.1:{port}",
+                               "--workers", str(workers), *args],
+                              cwd=settings.BASE_DIR, env=full, stdout=log.open("ab"), stderr=subprocess.STDOUT,
+                              start_new_session=True)
+
+    def up() -> bool:
+        try:
+            return requests.get(f"http://127.0.0.1:{port}/healthz", timeout=1).ok
+        except requests.RequestException:
+            return server.poll() is not None  # died: wait_for ends, the check below says so
+
+    wait_for(up, 60, log, "the web server")
+    assert server.poll() is None, log.read_text()[-3000:]
+    return server
+
+
 @pytest.fixture
 def embedded_worker(transactional_db, tmp_path):
     """A worker on kombu's filesystem transport (the embedded default), app pointed at it too."""

@@ -7,10 +7,7 @@ stale after 1 s) here and in the subprocesses.
 """
 from __future__ import annotations
 
-import os
 import socket
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -20,7 +17,7 @@ import pytest
 from annotation.models import Article, Job, Status
 from annotation.services.background import liveness
 from tests import factories
-from tests.worker_process import app_broker, database_url, kill_process, running_worker, wait_for
+from tests.worker_process import app_broker, kill_process, running_web, running_worker, wait_for
 from tests.workers.test_faults import free_port
 from tests.workers.test_web_faults import big_jsonl
 
@@ -52,26 +49,8 @@ def researcher_project():
 
 def start_web(port: int, log: Path, env: dict[str, str]):
     """gunicorn (1 worker) on the test database; imports done now (no background jobs)."""
-    import requests
-    from django.conf import settings
-
-    full = {**os.environ, "DATABASE_URL": database_url(), "LOG_LEVEL": "WARNING",
-            "IMPORT_BACKGROUND_BYTES": str(10**9), **env}
-    gunicorn = Path(sys.executable).with_name("gunicorn")
-    server = subprocess.Popen([str(gunicorn), "alignapp.wsgi:application", "--bind", f"127.0.0.1:{port}",
-                               "--workers", "1", "--timeout", "120"],
-                              cwd=settings.BASE_DIR, env=full, stdout=log.open("ab"), stderr=subprocess.STDOUT,
-                              start_new_session=True)
-
-    def up() -> bool:
-        try:
-            return requests.get(f"http://127.0.0.1:{port}/healthz", timeout=1).ok
-        except requests.RequestException:
-            return server.poll() is not None
-
-    wait_for(up, 60, log, "the web server")
-    assert server.poll() is None, log.read_text()[-3000:]
-    return server
+    return running_web(port, log, workers=1, env={"IMPORT_BACKGROUND_BYTES": str(10**9), **env},
+                       args=("--timeout", "120"))
 
 
 def upload(port: int, project, token: str, data: bytes):

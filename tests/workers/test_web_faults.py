@@ -4,7 +4,6 @@ process killed while labels are submitted. Each ends with nothing partly written
 """
 from __future__ import annotations
 
-import os
 import random
 import time
 from pathlib import Path
@@ -13,7 +12,7 @@ import pytest
 
 from annotation.models import Status
 from tests import factories
-from tests.worker_process import kill_process, wait_for
+from tests.worker_process import kill_process, running_web, wait_for
 from tests.workers.test_faults import free_port, sentence
 
 pytestmark = [pytest.mark.slow]
@@ -114,29 +113,7 @@ def queue_project(pairs: int):
 
 def start_web(port: int, log: Path):
     """gunicorn (2 workers) on the test database, as in production; waits for /healthz."""
-    import subprocess
-    import sys
-
-    import requests
-    from django.conf import settings
-
-    from tests.worker_process import database_url
-
-    env = {**os.environ, "DATABASE_URL": database_url(), "LOG_LEVEL": "WARNING"}
-    gunicorn = Path(sys.executable).with_name("gunicorn")
-    server = subprocess.Popen([str(gunicorn), "alignapp.wsgi:application", "--bind", f"127.0.0.1:{port}", "--workers", "2"],
-                              cwd=settings.BASE_DIR, env=env, stdout=log.open("ab"), stderr=subprocess.STDOUT,
-                              start_new_session=True)
-
-    def up() -> bool:
-        try:
-            return requests.get(f"http://127.0.0.1:{port}/healthz", timeout=1).ok
-        except requests.RequestException:
-            return server.poll() is not None  # died: wait_for ends, the check below says so
-
-    wait_for(up, 60, log, "the web server")
-    assert server.poll() is None, log.read_text()[-3000:]
-    return server
+    return running_web(port, log, workers=2)
 
 
 @pytest.mark.services
