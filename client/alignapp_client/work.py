@@ -66,10 +66,13 @@ class Work:
     def result(self) -> dict[str, Any]:
         return dict(self.data.get("result") or {})
 
+    #: query parameters of a poll (:meth:`refresh`)
+    poll_params: dict[str, str] = {}
+
     def refresh(self) -> Work:
         """Ask the server for the current state (nothing to ask once it finished)."""
         if self.status_url is not None and not self.done:
-            self.data = self.client.get(self.status_url)
+            self.data = self.client.get(self.status_url, **self.poll_params)
         return self
 
     def cancel(self) -> Work:
@@ -145,6 +148,8 @@ class Run(Work):
     """An alignment run (``/api/runs/<id>/``)."""
 
     kind = "run"
+    # a poll need not score the run against the gold each time: :meth:`scores` asks for them
+    poll_params = {"scores": "0"}
 
     @property
     def pair_count(self) -> int:
@@ -153,13 +158,6 @@ class Run(Work):
     @property
     def project(self) -> int:
         return int(self.data["project"])
-
-    def refresh(self) -> Run:
-        """The run's state without its scores (``?scores=0``: a poll need not score the run against the
-        gold each time); :meth:`scores` asks for them."""
-        if self.status_url is not None and not self.done:
-            self.data = self.client.get(self.status_url, scores="0")
-        return self
 
     def wait(self, **options: Any) -> Run:
         """Wait for the run (see :meth:`Work.wait`); the finished run."""
