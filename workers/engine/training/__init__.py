@@ -12,7 +12,7 @@ Example:
 """
 from __future__ import annotations
 
-from .config import TrainConfig
+from ..training_config import TrainConfig
 from .pair_model import EpochReport, StepReport
 from .trainer import STAGES, ProgressCallback, StepCallback, TrainingCancelled, check_training_pairs, train_aligner
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from ..encoders import default_model_path, quiet_model_loading, resolve_device
 from ..errors import EngineError
-from .config import TrainConfig
+from ..training_config import TrainConfig
 from .data import PAIR_CLASSES, PairExample
 
 __all__ = ["EpochReport", "StepReport", "build_pair_model", "train_pair_model", "predict_classes"]

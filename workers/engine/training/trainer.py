@@ -40,8 +40,8 @@ from ..methods.crf import THRESHOLDS_FILE, CRFAligner
 from ..methods.crf_config import DECISIONS_FILE
 from ..pair_similarity import PairModelSimilarity
 from ..similarity import get_similarity
+from ..training_config import TrainConfig
 from ..types import ArticlePair
-from .config import TrainConfig
 from .crf_training import crf_examples, fit_crf
 from .data import labelled_pair_examples, pair_examples, split_holdout
 from .decisions_training import FinalDecisions, fit_final, heldout_scores, weight_cap
