@@ -17,7 +17,7 @@ from .. import validation
 from ..label_schemes import DEFAULT_SCHEME
 from ..models import Article, LabelScheme, Project
 from ..permissions import can_create_projects, can_research, role_in, sees_predictions, visible_projects
-from ..services.alignment import alignment_runs
+from ..services.alignment import alignment_runs, run_options
 from ..services.corpus import article_size, importing
 from ..services.corpus.importing import formats as import_formats
 from ..services.corpus.importing import gold as import_gold
@@ -88,7 +88,7 @@ def project_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "page": page,
         "runs": project.runs.order_by("-created_at")[:20],
         "sees_runs": sees_predictions(request.user, project),  # blind annotators: no runs (their pairs are predictions)
-        "methods": alignment_runs.available_methods() if can_research(request.user, project) else [],
+        "methods": run_options.available_methods() if can_research(request.user, project) else [],
     }
     return render(request, "projects/detail.html", context)
 

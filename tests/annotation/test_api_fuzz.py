@@ -36,7 +36,7 @@ from annotation.models import (
     Status,
     indices_key,
 )
-from annotation.services.alignment.alignment_runs import link_sentences
+from annotation.services.alignment.run_saving import link_sentences
 from tests import factories
 from tests.worker_process import app_broker
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import AlignmentRun, CandidatePair
-from annotation.services.alignment import alignment_runs
+from annotation.services.alignment import run_saving
 from annotation.services.corpus.demo import ensure_demo
 from tests import factories
 from tests.browser.conftest import login, screenshot
@@ -31,7 +31,7 @@ def make_runs(project):
     pair(new, "0", "0", 0.95, "aligned")  # unchanged
     pair(new, "1", "1", 0.5, "partial")  # label changed
     pair(new, "2", "1,2", 0.45, "partial")  # added; 1 → 0 is removed
-    alignment_runs.link_sentences(CandidatePair.objects.filter(article=article))
+    run_saving.link_sentences(CandidatePair.objects.filter(article=article))
     return old, new
 
 

@@ -3,32 +3,13 @@
 A run is a plan of chunks (:mod:`annotation.services.alignment.run_chunks`, the one executor):
 workers share its chunks, and :func:`execute_run` (``manage.py align --now``, tests) runs the same
 plan inline. Its parts, used by every run: setup (:mod:`.run_setup`), work list (:mod:`.run_work`),
-saving (:mod:`.run_saving`) and result (:mod:`.run_result`). The names other areas use from these
-are re-exported here (``document_pairs``, ``link_sentences``, ``save_alignment``, …).
+saving (:mod:`.run_saving`) and result (:mod:`.run_result`); other areas import those names from them.
 """
 from __future__ import annotations
 
 from annotation.models import AlignmentRun, Project
 from annotation.services import audit
 from annotation.services.alignment import run_chunks, run_options
-from annotation.services.alignment.run_options import available_methods
-from annotation.services.alignment.run_saving import (
-    LINKS,
-    PREDICTION_REPLACES_ORIGIN,
-    UNCERTAINTY_SOURCES,
-    link_sentences,
-    save_alignment,
-    save_alignments,
-    uncertainty_of,
-)
-from annotation.services.alignment.run_setup import (
-    CALIBRATED_OPTIONS,
-    PROJECT_METHOD_KEYS,
-    AccessScorer,
-    calibrated_defaults,
-    project_method_defaults,
-)
-from annotation.services.alignment.run_work import document_pairs
 from annotation.services.background import jobs
 from annotation.services.background.registry import Queue
 
@@ -36,7 +17,7 @@ from annotation.services.background.registry import Queue
 def start_run(project: Project, method: str, *, params: dict | None = None, level_pairs: list | None = None,
               model_version=None, user=None, queue: str = Queue.GPU.value, enqueue: bool = True) -> AlignmentRun:
     """Create an alignment run and queue it (on the gpu queue by default; it falls back to CPU)."""
-    methods = available_methods()
+    methods = run_options.available_methods()
     if method not in methods:
         raise ValueError(f"unknown method {method!r}; choose one of: {', '.join(methods)}")
     if queue not in {q.value for q in Queue}:
@@ -63,6 +44,4 @@ def execute_run(run_id: int) -> None:
     run_chunks.run_inline(run_id)
 
 
-__all__ = ["start_run", "execute_run", "available_methods", "document_pairs", "link_sentences", "save_alignment",
-           "save_alignments", "uncertainty_of", "project_method_defaults", "calibrated_defaults", "AccessScorer",
-           "PROJECT_METHOD_KEYS", "CALIBRATED_OPTIONS", "LINKS", "UNCERTAINTY_SOURCES", "PREDICTION_REPLACES_ORIGIN"]
+__all__ = ["start_run", "execute_run"]

@@ -54,8 +54,9 @@ from annotation.models import (
     key_indices,
 )
 from annotation.permissions import can_research
-from annotation.services.alignment.alignment_runs import document_pairs, link_sentences
 from annotation.services.alignment.paragraph_alignment import CANDIDATE_RUN_METHOD
+from annotation.services.alignment.run_saving import link_sentences
+from annotation.services.alignment.run_work import document_pairs
 from annotation.services.corpus.documents import document_pair_payload
 from annotation.services.editing.links import (
     LINK_LABELS,

@@ -39,7 +39,7 @@ from annotation.errors import ListedError
 from annotation.label_schemes import value_classes
 from annotation.models import Adjudication, Article, ArticleCompletion, CandidatePair, Document, Label, key_indices
 from annotation.services import audit
-from annotation.services.alignment.alignment_runs import link_sentences
+from annotation.services.alignment.run_saving import link_sentences
 from annotation.services.corpus.documents import document_pair_payload
 from annotation.services.editing.article_alignment import counts_as, link_pair, scheme_values
 from annotation.services.editing.links import LINK_LABELS, Link, expand, links_from

@@ -74,7 +74,7 @@ def wivico_job(job: Job, report: ProgressFn) -> dict:
     """WIVICO §3.2.2: 1:1 cut-off = mean SBERT score of a wivico run's valid W1:V1 pairs; the other
     configurations' cut-offs by the decreasing shift over the window means of **every** document pair
     the run aligned (Figure 3: all samples of the corpus); all of them stored for later runs."""
-    from annotation.services.alignment.alignment_runs import document_pairs
+    from annotation.services.alignment.run_work import document_pairs
     from workers.engine import WivicoAligner
 
     project, params = job.project, job.params

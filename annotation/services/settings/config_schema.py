@@ -149,8 +149,8 @@ def _thresholds(value: Any) -> None:
 
 def _wivico(value: Any) -> None:
     """WIVICO's cut-offs (``scoring``'s wivico-thresholds job, ``calibration``): its own options, as a run takes them."""
-    from annotation.services.alignment.alignment_runs import PROJECT_METHOD_KEYS
     from annotation.services.alignment.run_options import method_options
+    from annotation.services.alignment.run_setup import PROJECT_METHOD_KEYS
     from workers.engine import check_config
 
     if not isinstance(value, dict):

@@ -71,7 +71,7 @@ def _predictions(run: AlignmentRun, articles: list[int], wanted: set[DocPair]
 
 def _planned(run: AlignmentRun, articles: list[int]) -> set[DocPair]:
     """The document pairs of ``articles`` a run's plan lists: its level pairs (none: each adjacent pair
-    of ranks), skipped articles left out — as :func:`~annotation.services.alignment.alignment_runs.document_pairs`."""
+    of ranks), skipped articles left out — as :func:`~annotation.services.alignment.run_work.document_pairs`."""
     skip = set(run.params.get("skip_articles") or ())
     docs: dict[int, list[tuple[int, str]]] = defaultdict(list)
     for pk, article, level in (Document.objects.filter(article_id__in=articles).order_by("article_id", "rank")

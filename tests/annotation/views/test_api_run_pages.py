@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import AlignmentRun, CandidatePair, Label, ModelVersion, Prediction
-from annotation.services.alignment import alignment_runs
+from annotation.services.alignment import alignment_runs, run_saving
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -119,7 +119,7 @@ def test_a_runs_pairs_filter_by_labelled_shape_and_text_and_show_that_runs_predi
     one = pair(run, corpus, "0", "0", score=0.9)
     split = pair(run, corpus, "1", "1,2", score=0.4, label="partial")
     pair(old, corpus, "0", "0", score=0.1, label="not-aligned")  # a later run changes the pair's cache
-    alignment_runs.link_sentences(CandidatePair.objects.all())
+    run_saving.link_sentences(CandidatePair.objects.all())
     Label.objects.create(pair=split, annotator=users["anna"], value="partial")
     client = api(users["rita"])
 

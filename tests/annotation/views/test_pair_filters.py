@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import AlignmentRun, Assignment, CandidatePair, Project
-from annotation.services.alignment import alignment_runs
+from annotation.services.alignment import run_saving
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -28,7 +28,7 @@ def pairs(project):
         made[i] = factories.make_pair(run, article=article, complex_document=c, simple_document=s,
                                                complex_key=str(i), simple_key=str(i), score=score,
                                                predicted_label=label, features=feats)
-    alignment_runs.link_sentences(CandidatePair.objects.filter(predictions__run=run))
+    run_saving.link_sentences(CandidatePair.objects.filter(predictions__run=run))
     return made
 
 

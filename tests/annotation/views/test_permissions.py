@@ -11,7 +11,7 @@ import pytest
 from django.utils import timezone
 
 from annotation.models import AlignmentRun, Assignment, CandidatePair, Label, Status, indices_key
-from annotation.services.alignment.alignment_runs import link_sentences
+from annotation.services.alignment.run_saving import link_sentences
 from tests import factories
 
 ROLES = ("anon", "olga", "ursula", "anna", "rita", "admin")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import AlignmentRun, CandidatePair, Prediction, Status
-from annotation.services.alignment import alignment_runs, mining
+from annotation.services.alignment import alignment_runs, mining, run_options
 from annotation.services.background import jobs, progress, registry
 from annotation.services.review.queue_serving import queue_pairs
 from tests import factories
@@ -197,7 +197,7 @@ def test_a_cancelled_run_stops_at_its_next_chunk(corpus, broker):
 def test_bad_mining_options_are_refused_when_the_run_is_started(corpus):
     with pytest.raises(ValueError, match="bad mine option.*treshold: unknown option"):
         alignment_runs.start_run(corpus, "muss-corpus", params={"treshold": 1}, enqueue=False)
-    assert "muss-corpus" in alignment_runs.available_methods()
+    assert "muss-corpus" in run_options.available_methods()
 
 
 def test_align_now_runs_every_chunk_in_this_process(corpus, broker):

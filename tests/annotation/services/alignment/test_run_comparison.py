@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import AlignmentRun, CandidatePair, Status, indices_key
-from annotation.services.alignment import alignment_runs, run_comparison
+from annotation.services.alignment import run_comparison, run_saving
 from tests import factories, labels
 from tests.annotation.services.review.test_queue import set_qc
 
@@ -28,7 +28,7 @@ def two_runs(project):
     removed = pair(old, 2, 2, "partial")
     added = pair(new, 3, 3, "aligned")
     unlinked = pair(old, 4, 4, "not-aligned"), pair(new, 4, 4, "not-aligned")
-    alignment_runs.link_sentences(CandidatePair.objects.filter(article=article))
+    run_saving.link_sentences(CandidatePair.objects.filter(article=article))
     return {"old": old, "new": new, "same": same[0], "relabelled": relabelled[0], "removed": removed, "added": added,
             "unlinked": unlinked[0], "article": article}
 
@@ -133,7 +133,7 @@ def test_the_queue_order_setting(project, users, order):
                                    simple_key=str(i), predicted_label="aligned", score=0.5)
         CandidatePair.objects.filter(pk=pair.pk).update(uncertainty=u)
         pairs.append(pair)
-    alignment_runs.link_sentences(pairs)
+    run_saving.link_sentences(pairs)
     project.config = {**project.config, "queue_order": order}
     project.save()
     served = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import CandidatePair, Document, Paragraph
-from annotation.services.alignment.alignment_runs import link_sentences
+from annotation.services.alignment.run_saving import link_sentences
 from annotation.services.corpus import documents
 from tests import factories
 

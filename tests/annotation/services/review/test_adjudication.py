@@ -14,7 +14,7 @@ from annotation.models import (
     Status,
     indices_key,
 )
-from annotation.services.alignment.alignment_runs import link_sentences
+from annotation.services.alignment.run_saving import link_sentences
 from annotation.services.review import adjudication, qc
 from tests import factories, labels
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Adjudication, AlignmentRun, Assignment, CandidatePair, Label, Status, indices_key
-from annotation.services.alignment.alignment_runs import link_sentences
+from annotation.services.alignment.run_saving import link_sentences
 from annotation.services.review import labelling, qc, queue, queue_items, queue_progress
 from tests import factories, labels
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import AlignmentRun, Membership, Project, Status
-from annotation.services.alignment import alignment_runs
+from annotation.services.alignment import run_setup
 from annotation.services.review import adjudication
 from annotation.services.scoring import calibration
 from tests import factories
@@ -65,7 +65,7 @@ def test_mean_valid_stores_all_nine_cut_offs_propagated_over_the_runs_window_mea
     assert wivico["thresholds"] == {f"{n}:{m}": pytest.approx(v)
                                     for (n, m), v in propagate_thresholds(means, 0.75, "offset").items()}
     assert len(wivico["partial_thresholds"]) == 9 and wivico["partial_thresholds"]["1:1"] == pytest.approx(0.575)
-    defaults = alignment_runs.project_method_defaults(project, "wivico", {})
+    defaults = run_setup.project_method_defaults(project, "wivico", {})
     assert defaults["threshold"] == pytest.approx(0.75) and defaults["partial_threshold"] == pytest.approx(0.575)
     assert defaults["thresholds"] == wivico["thresholds"]
     from workers.engine.methods.wivico import WivicoAligner
@@ -99,7 +99,7 @@ def test_wivicos_rule_is_refused_for_a_run_of_another_method(project, users):
 
 def test_wivicos_rule_reads_only_the_runs_one_to_one_pairs(project, labelled, users):
     from annotation.models import CandidatePair
-    from annotation.services.alignment.alignment_runs import save_alignment
+    from annotation.services.alignment.run_saving import save_alignment
     from workers.engine.types import AlignedPair, Alignment
 
     run = labelled[0].predictions.get().run

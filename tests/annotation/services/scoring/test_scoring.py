@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from annotation.models import Adjudication, AlignmentRun, CandidatePair, Job, Label, ModelVersion, Status
-from annotation.services.alignment import alignment_runs
+from annotation.services.alignment import run_saving, run_setup
 from annotation.services.corpus.importing import import_files
 from annotation.services.scoring import common
 from annotation.services.scoring import jobs as scoring
@@ -110,7 +110,7 @@ def test_a_job_scores_only_the_pairs_of_the_given_run(project):
     imported, predicted = parallel(project, "p", [("The cat sat on the mat.", "A cat sat."),
                                                   ("The dog barked at the postman.", "A dog barked.")])[:2]
     run = AlignmentRun.objects.create(project=project, method="jaccard")
-    alignment_runs.save_alignment(run, imported.article, imported.complex_document, imported.simple_document,
+    run_saving.save_alignment(run, imported.article, imported.complex_document, imported.simple_document,
                                   _alignment([(1, 1)]), )
     run_job(project, "access-attributes", parser=None, run=run.pk)
     assert CandidatePair.objects.get(predictions__run=run).pk == predicted.pk  # the run predicted an existing pair
@@ -263,7 +263,7 @@ def wivico_project(users, monkeypatch):
     run = AlignmentRun.objects.create(project=project, method="wivico", status=Status.SUCCEEDED)
     article = project.articles.get()
     c, s = article.documents.order_by("rank")
-    alignment_runs.save_alignment(run, article, c, s, _alignment([(0, 0), (1, 1), (2, 2), (3, 3)]))
+    run_saving.save_alignment(run, article, c, s, _alignment([(0, 0), (1, 1), (2, 2), (3, 3)]))
     pairs = list(CandidatePair.objects.filter(predictions__run=run).order_by("complex_key"))
     for pair, gold in zip(pairs, ["valid", "valid", "partially-valid", "non-valid"]):
         Adjudication.objects.create(pair=pair, value=gold, provenance=Adjudication.ADJUDICATED)
@@ -302,13 +302,13 @@ def test_derived_thresholds_are_stored_for_later_wivico_runs(wivico_project):
     assert len(stored["thresholds"]) == len(stored["partial_thresholds"]) == 9  # every propagated cut-off
     assert stored["partial_thresholds"]["1:1"] == pytest.approx(0.6)
     assert all(stored["partial_thresholds"][k] <= v for k, v in stored["thresholds"].items())
-    defaults = alignment_runs.project_method_defaults(wivico_project, "wivico", {})
+    defaults = run_setup.project_method_defaults(wivico_project, "wivico", {})
     assert set(defaults) == {"threshold", "partial_threshold", "thresholds", "partial_thresholds", "propagation"}
     from workers.engine.methods.wivico import WivicoAligner
 
     WivicoAligner(defaults)  # accepted as a run configuration
-    assert alignment_runs.project_method_defaults(wivico_project, "wivico", {"threshold": 0.7}) == {}
-    assert alignment_runs.project_method_defaults(wivico_project, "crf", {}) == {}
+    assert run_setup.project_method_defaults(wivico_project, "wivico", {"threshold": 0.7}) == {}
+    assert run_setup.project_method_defaults(wivico_project, "crf", {}) == {}
 
 
 def test_the_window_means_cover_every_document_pair_of_the_run_not_the_first_200(wivico_project, monkeypatch):
@@ -327,9 +327,9 @@ def test_only_annotated_one_to_one_pairs_of_a_wivico_run_set_the_cut_off(wivico_
     wivico_run = wivico_project.runs.get()
     article = wivico_project.articles.get()
     c, s = article.documents.order_by("rank")
-    alignment_runs.save_alignment(wivico_run, article, c, s, Alignment("a", [AlignedPair((2, 3), (3,), "aligned", 0.5)]))
+    run_saving.save_alignment(wivico_run, article, c, s, Alignment("a", [AlignedPair((2, 3), (3,), "aligned", 0.5)]))
     sbert = AlignmentRun.objects.create(project=wivico_project, method="sbert", status=Status.SUCCEEDED)
-    alignment_runs.save_alignment(sbert, article, c, s, _alignment([(3, 0)]))
+    run_saving.save_alignment(sbert, article, c, s, _alignment([(3, 0)]))
     for pair in CandidatePair.objects.filter(complex_key__in=["2,3", "3"], simple_key__in=["3", "0"]).exclude(
             complex_key="3", simple_key="3"):
         Adjudication.objects.create(pair=pair, value="valid", provenance=Adjudication.ADJUDICATED)

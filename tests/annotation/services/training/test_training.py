@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Adjudication, ArticleCompletion, Job, Label, ModelVersion, Split, Status, indices_key
-from annotation.services.alignment import alignment_runs, run_options
+from annotation.services.alignment import alignment_runs, run_options, run_saving
 from annotation.services.review import qc
 from annotation.services.training import dataset
 from annotation.services.training import versions as training
@@ -24,7 +24,7 @@ def completed(project, users):
     def labelled(ci, si, value, who="anna"):
         pair = factories.make_pair(article=article, complex_document=c, simple_document=s, complex_key=indices_key(ci),
                                    simple_key=indices_key(si), origin="manual")
-        alignment_runs.link_sentences([pair])
+        run_saving.link_sentences([pair])
         Label.objects.create(pair=pair, annotator=users[who], value=value, seconds=20, source="article")
         return pair
 
