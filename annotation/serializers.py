@@ -10,6 +10,7 @@ from . import models
 from .label_schemes import kinds
 from .permissions import can_research
 from .services.background import jobs, liveness
+from .services.background.registry import Queue
 from .services.review import adjudication
 from .services.scoring import calibration
 from .validation import MAX_ID
@@ -121,7 +122,11 @@ class AlignmentRunSerializer(serializers.ModelSerializer):
             "created_at", "started_at", "finished_at", "heartbeat_at", "worker", "worker_lost", "retryable", "chunks",
             "scores",
         ]
-        read_only_fields = [f for f in fields if f not in ("project", "method", "params", "level_pairs", "model_version")]
+        read_only_fields = [f for f in fields if f not in ("project", "method", "params", "level_pairs", "model_version",
+                                                           "queue")]
+
+    queue = serializers.ChoiceField(choices=[q.value for q in Queue], default=Queue.GPU.value,
+                                    help_text="the worker queue: gpu (falls back to CPU) or cpu")
 
     worker_lost = serializers.SerializerMethodField(help_text="running, but its worker stopped stamping its heartbeat")
 

@@ -91,7 +91,7 @@ class AlignmentRunViewSet(ReapsLostWork, mixins.CreateModelMixin, mixins.Destroy
         run = alignment_runs.start_run(
             project, serializer.validated_data["method"], params=serializer.validated_data.get("params"),
             level_pairs=serializer.validated_data.get("level_pairs"), model_version=model_version,
-            user=request.user, queue=request.data.get("queue", "gpu"),
+            user=request.user, queue=serializer.validated_data["queue"],
         )
         return Response(self.get_serializer(run).data, status=status.HTTP_201_CREATED)
 
