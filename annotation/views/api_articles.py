@@ -110,7 +110,8 @@ class AlignmentView(ArticleView):
         try:  # the 409 carries the current alignment and its ETag, which only this view loads
             saved = article_alignment.save_links(request.user, article, complex_doc, simple_doc, run, body["links"],
                                                  removed=body.get("removed"), seconds=body.get("seconds", 0),
-                                                 based_on=based_on, base=body.get("base"))
+                                                 based_on=based_on, base=body.get("base"),
+                                                 allow_empty=body.get("empty") is True)
         except article_alignment.AlignmentConflict as exc:
             data = article_alignment.load_alignment(request.user, article, complex_doc, simple_doc, run)
             return _with_etag(Response({"detail": str(exc), "code": "conflict", "changes": exc.changes, **data},

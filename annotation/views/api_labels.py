@@ -55,8 +55,11 @@ class LabelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
 
     def get_queryset(self):
         user = self.request.user
+        # one's own labels only in projects one is still a member of: a removed member reads and edits
+        # nothing there (404, like any pair of a project they are not in)
         qs = Label.objects.filter(
-            Q(annotator=user) | Q(pair__article__project__in=researched_projects(user))
+            Q(annotator=user, pair__article__project__in=visible_projects(user))
+            | Q(pair__article__project__in=researched_projects(user))
         ).select_related("annotator", "pair__article").order_by("id")
         if self.action != "list":
             return qs

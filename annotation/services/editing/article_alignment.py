@@ -234,7 +234,8 @@ def _check_version(user, project: Project, complex_doc: Document, simple_doc: Do
 
 
 def save_links(user, article: Article, complex_doc: Document, simple_doc: Document, run: AlignmentRun | None,
-               raw_links, *, removed=None, seconds: float = 0.0, based_on: str | None = None, base=None) -> dict:
+               raw_links, *, removed=None, seconds: float = 0.0, based_on: str | None = None, base=None,
+               allow_empty: bool = False) -> dict:
     """Store the user's per-link alignment of the document pair as labels (module docstring).
 
     ``raw_links``: the links on screen; ``removed``: the links this tab loaded and removed (the only
@@ -244,8 +245,13 @@ def save_links(user, article: Article, complex_doc: Document, simple_doc: Docume
 
     Returns counts (``links``, ``pairs_created``, ``labels_written``, ``not_aligned``) and the new
     ``version``. Raises AlignmentInputError for invalid input, AlignmentConflict for a stale
-    version and ``qc.AnnotatorExcluded`` for an excluded annotator; nothing is written then.
+    version, ``qc.AnnotatorExcluded`` for an excluded annotator and ``completion.EmptyCompletion``
+    when the save would leave a document pair the user declared complete without any link (every
+    pair of it "not aligned": the question marking it complete asks, asked again; ``allow_empty``
+    confirms); nothing is written then.
     """
+    from annotation.services.editing.completion import EmptyCompletion, not_aligned_if_completed
+
     project = article.project
     values = scheme_values(project.label_scheme)
     n_complex, n_simple = complex_doc.sentences.count(), simple_doc.sentences.count()
@@ -277,6 +283,10 @@ def save_links(user, article: Article, complex_doc: Document, simple_doc: Docume
         for pair, value in writes.values():
             submit_label(actor, pair, LabelInput.parse(project.label_scheme, value=value, seconds=share, change=True),
                          ARTICLE)
+        if (not allow_empty and writes and not own_links(user, complex_doc, simple_doc, project.label_scheme)
+                and ArticleCompletion.objects.filter(complex_document=complex_doc, simple_document=simple_doc,
+                                                     annotator=user).exists()):
+            raise EmptyCompletion(not_aligned_if_completed(user, complex_doc, simple_doc))  # rolls the save back
     return {"links": len(links), "pairs_created": created, "labels_written": len(writes), "not_aligned": not_aligned,
             "version": version(user, complex_doc, simple_doc)}
 

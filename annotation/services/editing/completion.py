@@ -59,10 +59,14 @@ def mark_complete(user, article: Article, complex_doc: Document, simple_doc: Doc
     seconds = min(checked_seconds(seconds), MAX_SECONDS)
     qc.ensure_not_excluded(user, article.project)
     existing = ArticleCompletion.objects.filter(complex_document=complex_doc, simple_document=simple_doc, annotator=user)
-    if not allow_empty and not existing.exists() and not own_links(user, complex_doc, simple_doc, article.project.label_scheme):
-        raise EmptyCompletion(not_aligned_if_completed(user, complex_doc, simple_doc))
     try:
         with transaction.atomic():
+            # the lock a links save takes (article_alignment.save_links): a save removing the last link and
+            # this check cannot interleave, so a complete pair never ends up with no link unasked
+            Document.objects.select_for_update().filter(pk=complex_doc.pk).first()
+            if (not allow_empty and not existing.exists()
+                    and not own_links(user, complex_doc, simple_doc, article.project.label_scheme)):
+                raise EmptyCompletion(not_aligned_if_completed(user, complex_doc, simple_doc))
             return ArticleCompletion.objects.get_or_create(
                 complex_document=complex_doc, simple_document=simple_doc, annotator=user,
                 defaults={"article": article, "seconds": seconds})

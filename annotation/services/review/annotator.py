@@ -12,8 +12,15 @@ from functools import cached_property
 
 from django.db.models import F, FilteredRelation, Q, Subquery
 
+from annotation.errors import DomainError
 from annotation.models import CandidatePair, Membership, Project
 from annotation.services.review import qc
+
+
+class NotMember(DomainError, ValueError):
+    """The user is not (any more) a member of the project whose label they would write."""
+
+    status, code = 404, "not_found"
 
 
 @dataclass(frozen=True)
@@ -41,6 +48,13 @@ class Annotator:
     def reveal(self) -> bool:
         """Whether hidden facts (test questions, predictions) may be shown: not to annotators."""
         return self.role != "annotator"
+
+    def ensure_member(self) -> None:
+        """Raise :class:`NotMember` unless they are still in the project (or an admin): every label write
+        checks it, so a member removed (or whose account is gone) writes nothing through a context built
+        earlier or from a label of theirs."""
+        if self.role is None or not getattr(self.user, "is_active", False):
+            raise NotMember("you are not a member of this project")
 
     def ensure_may_label(self) -> None:
         """Raise ``qc.AnnotatorExcluded`` if quality control removed them from the project."""

@@ -223,6 +223,7 @@ def submit_label(actor: Annotator, pair: CandidatePair, label: LabelInput, sourc
 
     Raises ValueError subclasses with a message for the annotator: LabelInputError, NotServed,
     LabelConflict, ``qc.QualityControlError``. (The queue calls :func:`submit_served`.)"""
+    actor.ensure_member()
     existing = _same_token(actor.user, pair.pk, label.client_token)
     if existing is not None:
         return existing, False
@@ -252,6 +253,7 @@ def submit_served(actor: Annotator, pair_id: int, assignment: Assignment | None,
     the next pair there, so label + next is one transaction); it does not run when the label existed
     already (a retry, a second tab), and whatever it writes rolls back with the label. An excluded
     annotator is told so first, as on every path (their open items were taken back)."""
+    actor.ensure_member()
     actor.ensure_may_label()
     if assignment is None:
         raise NotServed(f"pair #{pair_id} is not in your queue; ask for the next item")
@@ -285,6 +287,7 @@ def edit_label(actor: Annotator, label: Label, *, value: str, ratings: dict | No
     time (the item is not being served), the old value kept in the history. ``comment`` None keeps it."""
     if label.annotator_id != actor.user.pk:
         raise NotServed("you can only edit your own labels")
+    actor.ensure_member()
     actor.ensure_may_label()
     edit = LabelInput.parse(actor.project.label_scheme, value=value, ratings=ratings,
                             comment=label.comment if comment is None else comment, seconds=label.seconds)

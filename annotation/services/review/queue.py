@@ -144,6 +144,7 @@ def skip(user, project: Project, pair_id: int) -> None:
 def undo(actor: Annotator) -> CandidatePair:
     """Delete the annotator's most recent label in the project and re-open its item, which is then
     the next item served. Raises NothingToUndo."""
+    actor.ensure_member()
     actor.ensure_may_label()
     user = actor.user
     with transaction.atomic():

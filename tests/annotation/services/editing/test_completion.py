@@ -41,3 +41,32 @@ def test_links_removed_down_to_none_still_ask_and_one_link_does_not(users, artic
         ac.mark_complete(anna, article, *docs)
     aa.save_links(anna, article, *docs, None, [{"complex": [1], "simple": [1]}])
     assert ac.mark_complete(anna, article, *docs)[1] is True
+
+
+def test_removing_the_last_link_of_a_complete_pair_asks_first_and_writes_nothing(users, article, docs):
+    """Issue 36 item 13: complete with one link, then remove it — the pair stayed complete with no link
+    and no question (every one of its pairs silently "not aligned" gold)."""
+    anna = users["anna"]
+    aa.save_links(anna, article, *docs, None, [{"complex": [0], "simple": [0]}])
+    ac.mark_complete(anna, article, *docs)
+    before = aa.version(anna, *docs)
+    with pytest.raises(ac.EmptyCompletion) as refused:
+        aa.save_links(anna, article, *docs, None, [], removed=[{"complex": 0, "simple": 0}])
+    assert refused.value.pairs == 12 and refused.value.status == 409
+    assert aa.version(anna, *docs) == before  # the link is still there
+    assert [(link.complex, link.simple) for link in aa.own_links(anna, *docs, article.project.label_scheme)] == [(0, 0)]
+    saved = aa.save_links(anna, article, *docs, None, [], removed=[{"complex": 0, "simple": 0}], allow_empty=True)
+    assert saved["not_aligned"] == 1 and ArticleCompletion.objects.count() == 1  # confirmed: as asked
+
+
+def test_the_api_answers_409_empty_when_a_save_empties_a_complete_pair(api, users, article, docs):
+    client, url = api(users["anna"]), f"/api/articles/{article.pk}/alignment/"
+    assert client.put(url, {"links": [{"complex": [0], "simple": [0]}]}, format="json").status_code == 200
+    assert client.post(url + "completion/", {}, format="json").status_code == 201
+    body = {"links": [], "removed": [{"complex": 0, "simple": 0}]}
+    refused = client.put(url, body, format="json")
+    assert refused.status_code == 409 and refused.json()["code"] == "empty", refused.content
+    assert refused.json()["not_aligned"] == 12
+    assert [link["complex"] for link in client.get(url).json()["links"]] == [[0]]
+    assert client.put(url, {**body, "empty": True}, format="json").status_code == 200
+    assert client.get(url).json()["links"] == [] and ArticleCompletion.objects.count() == 1

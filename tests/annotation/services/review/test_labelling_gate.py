@@ -194,3 +194,23 @@ def test_undo_deletes_the_label_and_leaves_a_change_with_an_empty_new_value(user
     assert (change.old_value, change.old_comment, change.new_value) == ("partial", "hmm", "")
     assert change.source == labelling.UNDO and change.changed_by == users["anna"]
     assert change.label is None
+
+
+def test_a_removed_member_writes_nothing_through_the_gate(users, project, served):
+    """Issue 36 item 11: the gate checks membership on every write (the context each request loads),
+    not only on creation: once anna is removed, editing, re-submitting and undoing her label fail."""
+    from annotation.models import Membership
+    from annotation.services.review import annotator
+    from annotation.services.review.label_input import LabelInput
+
+    anna = users["anna"]
+    label, _ = labels.submit(anna, project, served.pk, value="aligned", seconds=2.0)
+    Membership.objects.filter(project=project, user=anna).delete()
+    actor = annotator.of(anna, project)
+    for write in (lambda: labelling.edit_label(annotator.of(anna, project), label, value="not-aligned"),
+                  lambda: labelling.submit_label(actor, served, LabelInput.parse(project.label_scheme, value="not-aligned",
+                                                                                 change=True)),
+                  lambda: queue.undo(annotator.of(anna, project))):
+        with pytest.raises(annotator.NotMember):
+            write()
+    assert list(Label.objects.values_list("value", flat=True)) == ["aligned"] and not LabelChange.objects.exists()
