@@ -30,6 +30,8 @@ SIDES = ("complex", "simple")
 REQUIRED = ("article", "complex_level", "simple_level", "complex_ids", "simple_ids")
 SPLITS = ("train", "dev", "test")
 ANY_INDEX = 1 << 31  # the original documents' sizes are unknown: any index is in range
+TITLE_MAX = 500  # Article.title, as the record format's ``id``
+LEVEL_MAX = 50  # Document.level
 
 
 def is_pair_line(obj: Any) -> bool:
@@ -43,9 +45,15 @@ class _Article:
     file: str
     line: int
     split: str | None
-    sentences: dict[str, dict[int, tuple[int, str]]] = field(default_factory=dict)  # level → index → (paragraph, text)
+    # level → index → (paragraph, text, line that first named it, side)
+    sentences: dict[str, dict[int, tuple[int, str, int, str]]] = field(default_factory=dict)
     pairs: list[ParsedPair] = field(default_factory=list)  # indices into the original documents
     complete: dict[tuple[str, str], bool | None] = field(default_factory=dict)
+    # (levels, complex ids, simple ids) → (line, gold, label); levels → the line that first named them,
+    # the line of their first ``complete``
+    seen: dict[tuple, tuple[int, str | None, Any]] = field(default_factory=dict)
+    edges: dict[tuple[str, str], int] = field(default_factory=dict)
+    stated: dict[tuple[str, str], int] = field(default_factory=dict)
 
 
 class PairLines:
@@ -63,7 +71,9 @@ class PairLines:
             record.problem(key, "is missing (a pair line needs article, levels and both sides' sentence ids)")
         if missing:
             return
-        title = str(obj["article"]).strip()
+        title = _title(record, obj["article"])
+        if title is None:
+            return
         if self.current is not None and self.current.title != title:
             yield from self.flush()
         if self.current is None:
@@ -81,23 +91,52 @@ class PairLines:
         bad = [key for key in ("complex_level", "simple_level") if not isinstance(obj[key], (str, int))
                or isinstance(obj[key], bool) or not str(obj[key]).strip()]
         for key in bad:
-            record.problem(key, f"must be a level name, got {obj[key]!r}")
-        if bad:
+            record.problem(key, f"must be a level name (a non-empty string or an integer), got {_shown(obj[key])}")
+        long = [key for key in ("complex_level", "simple_level") if key not in bad and len(str(obj[key])) > LEVEL_MAX]
+        for key in long:
+            record.problem(key, f"must be at most {LEVEL_MAX} characters, got {len(str(obj[key])):,}")
+        if bad or long:
             return
-        levels = (str(obj["complex_level"]), str(obj["simple_level"]))
+        levels = (str(obj["complex_level"]).strip(), str(obj["simple_level"]).strip())
         if levels[0] == levels[1]:
             record.problem("simple_level", f"is the complex level too ({levels[1]!r}); the two levels must differ")
             return
+        reverse = article.edges.get(levels[::-1])
+        if reverse is not None:
+            record.problem("complex_level", f"level {levels[0]!r} is the complex side here but the simple side of "
+                                            f"{levels[1]!r} at line {reverse} of the same article; an article's "
+                                            "levels must keep one order")
+            return
+        complete = record.complete(obj.get("complete"))
         for side, level in zip(SIDES, levels):
             if not self._sentences(record, obj, side, level, article):
                 return
         item = {key: obj.get(key) for key in ("label", "provenance", "score", "attributes", "derived")}
         parsed = record.pairs([{**item, "complex": obj["complex_ids"], "simple": obj["simple_ids"]}], *levels,
                               ANY_INDEX, ANY_INDEX)
-        article.pairs.extend(parsed)
-        complete = record.complete(obj.get("complete"))
-        if article.complete.get(levels) is None:
-            article.complete[levels] = complete
+        if not record.ok:
+            return
+        article.edges.setdefault(levels, record.line)
+        article.complete.setdefault(levels, None)
+        for pair in parsed:
+            key = (*levels, pair.complex, pair.simple)
+            if key in article.seen:
+                line, gold, label = article.seen[key]
+                if gold != pair.gold:
+                    record.problem("label", f"lists the same {levels[0]!r} and {levels[1]!r} sentences as line {line} "
+                                            f"with another label ({obj.get('label')!r}, not {label!r}); keep one")
+                continue  # the same pair again (e.g. proposed by two runs): one pair
+            article.seen[key] = (record.line, pair.gold, obj.get("label"))
+            article.pairs.append(pair)
+        if complete is None:
+            return
+        if levels in article.stated and article.complete[levels] != complete:
+            record.problem("complete", f"is {str(complete).lower()}, but line {article.stated[levels]} said "
+                                       f"{str(article.complete[levels]).lower()} for the same levels "
+                                       f"{levels[0]!r} → {levels[1]!r}; a document pair is complete or not")
+            return
+        article.stated.setdefault(levels, record.line)
+        article.complete[levels] = complete
 
     def _sentences(self, record, obj: dict, side: str, level: str, article: _Article) -> bool:
         ids = obj[f"{side}_ids"]
@@ -121,18 +160,56 @@ class PairLines:
             return False
         known = article.sentences.setdefault(level, {})
         for i, text, paragraph in zip(ids, texts, paragraphs):
-            seen = known.setdefault(i, (paragraph, text))
-            if seen != (paragraph, text):
-                record.problem(f"{side}_sentences", f"sentence {i} of level {level!r} differs from an earlier line's")
+            seen = known.setdefault(i, (paragraph, text, record.line, side))
+            if seen[:2] != (paragraph, text):
+                record.problem(f"{side}_sentences", f"sentence {i} of level {level!r} differs from line {seen[2]}'s")
                 return False
         return True
 
     def flush(self) -> Iterator[ParsedArticle]:
         """The article collected so far (none when its lines had problems)."""
         article, self.current = self.current, None
-        if article is None or self.ctx.problems or not article.pairs:
+        if article is None or self.ctx.problems or not article.pairs or not self._ordered(article):
             return
         yield build(article)
+
+    def _ordered(self, a: _Article) -> bool:
+        """Whether each level's sentences, in id order, run through their paragraphs in order (ids 0, 1,
+        2 in paragraphs 0, 1, 0 cannot be one document: its sentences would be stored out of their
+        order and the pairs point at the wrong ones), and the levels have one complex-to-simple order."""
+        for level, known in a.sentences.items():
+            last = None
+            for i in sorted(known):
+                paragraph, _, line, side = known[i]
+                if last is not None and paragraph < last[0]:
+                    self.ctx.problems.add(a.file, f"sentence {i} of level {level!r} is in paragraph {paragraph}, after "
+                                                  f"sentence {last[1]} in paragraph {last[0]}: sentence ids and "
+                                                  "paragraphs must run in the same order", line=line,
+                                          field=f"{side}_paragraphs")
+                    return False
+                last = (paragraph, i)
+        if rank_levels(list(a.sentences), list(a.edges)) is None:
+            self.ctx.problems.add(a.file, f"article {a.title!r}: its levels' complex → simple order runs in a circle",
+                                  line=a.line, field="complex_level")
+            return False
+        return True
+
+
+def _shown(value: Any) -> str:
+    """A wrong value as a refusal names it: its JSON type, never its (possibly huge) text."""
+    return {dict: "an object", list: "a list", bool: "a boolean", type(None): "null", float: "a number"}.get(
+        type(value), "an empty text" if isinstance(value, str) else repr(value)[:60])
+
+
+def _title(record, value: Any) -> str | None:
+    """An article title: a non-empty text (or an integer id) of at most ``TITLE_MAX`` characters."""
+    if not isinstance(value, (str, int)) or isinstance(value, bool) or not str(value).strip():
+        record.problem("article", f"must be a non-empty text (the article's title), got {_shown(value)}")
+        return None
+    if len(str(value).strip()) > TITLE_MAX:
+        record.problem("article", f"must be at most {TITLE_MAX} characters (it becomes the article title)")
+        return None
+    return str(value).strip()
 
 
 def build(a: _Article) -> ParsedArticle:
@@ -144,7 +221,7 @@ def build(a: _Article) -> ParsedArticle:
         index[level] = {i: k for k, i in enumerate(named)}
         paragraphs: dict[int, list[str]] = {}
         for i in named:
-            paragraph, text = a.sentences[level][i]
+            paragraph, text, *_ = a.sentences[level][i]
             paragraphs.setdefault(paragraph, []).append(text)
         documents.append(ParsedDocument(level=level, rank=ranks[level], paragraphs=list(paragraphs.values())))
     pairs: dict[tuple, ParsedPair] = {}

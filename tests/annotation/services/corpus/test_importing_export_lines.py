@@ -68,3 +68,51 @@ def test_a_pair_line_needs_each_sentence_of_a_longer_side(project):
         import_files(project, [("dev.jsonl", jsonl(bad))])
     assert [str(p) for p in caught.value.problems] == [
         "dev.jsonl:1: complex_sentences: must list the text of each of the 2 complex sentences"]
+
+
+LONG = "x" * 51
+# issue 36 items 3, 5-7: (name, lines, the one problem expected). Each was imported before (201), or
+# answered a 500 on PostgreSQL (a level over 50 characters).
+BAD_LINES = [
+    ("paragraphs out of sentence order",
+     [line("Bees", [0], [0], "aligned", complex_paragraphs=[0]), line("Bees", [1], [1], "aligned", complex_paragraphs=[1]),
+      line("Bees", [2], [2], "aligned", complex_paragraphs=[0])],
+     "dev.jsonl:3: complex_paragraphs: sentence 2 of level 'adv' is in paragraph 0, after sentence 1 in paragraph 1"),
+    ("the same pair twice with two labels",
+     [line("Bees", [0], [0], "aligned"), line("Bees", [0], [0], "partial")],
+     "dev.jsonl:2: label: lists the same 'adv' and 'ele' sentences as line 1 with another label ('partial', not "
+     "'aligned')"),
+    ("a conflicting complete flag",
+     [line("Bees", [0], [0], "aligned", complete=True), line("Bees", [1], [1], "aligned", complete=False)],
+     "dev.jsonl:2: complete: is false, but line 1 said true for the same levels 'adv' → 'ele'"),
+    ("an empty article", [line("", [0], [0], "aligned")], "dev.jsonl:1: article: must be a non-empty text"),
+    ("a blank article", [line("   ", [0], [0], "aligned")], "dev.jsonl:1: article: must be a non-empty text"),
+    ("an object as the article", [line({"x": [1]}, [0], [0], "aligned")],
+     "dev.jsonl:1: article: must be a non-empty text (the article's title), got an object"),
+    ("a list as the article", [line([1], [0], [0], "aligned")], "dev.jsonl:1: article: must be a non-empty text"),
+    ("levels a→b and b→a",
+     [line("Bees", [0], [0], "aligned"), line("Bees", [0], [0], "aligned", complex_level="ele", simple_level="adv",
+                                              complex_sentences=["Simple Bees 0."], simple_sentences=["Complex Bees 0."])],
+     "dev.jsonl:2: complex_level: level 'ele' is the complex side here but the simple side of 'adv' at line 1"),
+    ("a complex level over 50 characters", [line("Bees", [0], [0], "aligned", complex_level=LONG)],
+     "dev.jsonl:1: complex_level: must be at most 50 characters, got 51"),
+    ("a simple level over 50 characters", [line("Bees", [0], [0], "aligned", simple_level=LONG)],
+     "dev.jsonl:1: simple_level: must be at most 50 characters, got 51"),
+    ("a level that is an object", [line("Bees", [0], [0], "aligned", simple_level={"a": 1})],
+     "dev.jsonl:1: simple_level: must be a level name (a non-empty string or an integer), got an object"),
+]
+
+
+@pytest.mark.parametrize("name, lines, expected", BAD_LINES, ids=[c[0] for c in BAD_LINES])
+def test_bad_pair_lines_are_refused_where_they_are_and_nothing_is_stored(project, name, lines, expected):
+    with pytest.raises(CorpusImportError) as caught:
+        import_files(project, [("dev.jsonl", jsonl(*lines))])
+    problems = [str(p) for p in caught.value.problems]
+    assert len(problems) == 1 and problems[0].startswith(expected), problems
+    assert not Article.objects.exists() and not Adjudication.objects.exists()
+
+
+def test_the_same_pair_twice_with_one_label_is_one_pair(project):
+    result = import_files(project, [("dev.jsonl", jsonl(line("Bees", [0], [0], "aligned"), line("Bees", [0], [0], "aligned"),
+                                                        line("Bees", [1], [1], "partial", complete=True)))])
+    assert (result.articles, result.pairs) == (1, 2)

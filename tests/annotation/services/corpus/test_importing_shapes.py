@@ -64,7 +64,7 @@ def test_an_hf_export_line_with_a_null_level_is_refused(project):
     row = {**EXPORT_ROW, "complex_level": None, "complex_sentences": ["Bees fly far and wide."],
            "simple_sentences": ["Bees fly."], "complex_paragraphs": [0], "simple_paragraphs": [0]}
     assert refusal(project, [("export.parquet", parquet([row]))]) == [
-        "export.parquet:1: complex_level: must be a level name, got None"]
+        "export.parquet:1: complex_level: must be a level name (a non-empty string or an integer), got null"]
 
 
 def test_a_wiki_manual_row_with_a_seventh_column_is_refused_with_its_line(project):
