@@ -112,3 +112,108 @@ def test_pair_lines_of_any_values_are_imported_or_refused_with_their_line(api, u
     def check(data: bytes) -> None:
         assert_answered(api, users, project, "fuzz.jsonl", data)
     check()
+
+
+# --- issue 36: every field of an hf/articles row and of a pair line, of every wrong type ---------------
+
+WRONG = [None, True, 3, 2.5, "", "text", [1], ["a"], [[1]], {"x": 1}]
+GOOD_ROW = {"example_id": "Bees", "article": "Bees", "split": "train", "complete": True,
+            "complex": {"complex_level": "adv", "complex_article_title": "Bees", "complex_article_content": {
+                "complex_sentence_id": ["adv-0-0", "adv-0-1"], "complex_sentence": ["Bees fly far.", "They make honey."]}},
+            "simple": {"simple_level": "ele", "simple_article_title": "Bees", "simple_article_content": {
+                "simple_sentence_id": ["ele-0-0"], "simple_sentence": ["Bees fly."]}},
+            "sentence_alignment": {"complex_sentence_id": [["adv-0-0"]], "simple_sentence_id": [["ele-0-0"]],
+                                   "label": ["aligned"], "provenance": ["majority"], "score": [0.9],
+                                   "attributes": ["{}"], "derived": [False]}}
+
+
+def _paths(value: dict, prefix: str = "") -> list[str]:
+    """Every field of a row, nested ones as ``a.b.c``."""
+    out = []
+    for key, item in value.items():
+        out.append(prefix + key)
+        if isinstance(item, dict):
+            out += _paths(item, f"{prefix}{key}.")
+    return out
+
+
+ROW_PATHS = _paths(GOOD_ROW)
+ALL_LINE_KEYS = (*PAIR_LINE_KEYS, "provenance", "derived", "id")
+
+
+def _replaced(row: dict, path: str, value) -> dict:
+    row = json.loads(json.dumps(row))
+    *parents, last = path.split(".")
+    target = row
+    for key in parents:
+        target = target[key]
+    target[last] = value
+    return row
+
+
+def _articles_parquet(rows: list[dict]) -> bytes | None:
+    """The rows as a parquet file; None when Arrow cannot hold them (a struct with no field...)."""
+    try:
+        buf = io.BytesIO()
+        pq.write_table(pa.Table.from_pylist(rows), buf)
+    except (pa.ArrowException, TypeError, ValueError):
+        return None
+    return buf.getvalue()
+
+
+@st.composite
+def article_rows(draw) -> bytes | None:
+    """1-2 hf/articles rows, each with 1-3 fields (nested ones too) replaced by a value of a drawn type."""
+    rows = []
+    for _ in range(draw(st.integers(1, 2))):
+        row = GOOD_ROW
+        for path in draw(st.lists(st.sampled_from(ROW_PATHS), min_size=1, max_size=3, unique=True)):
+            try:
+                row = _replaced(row, path, draw(st.sampled_from(WRONG)))
+            except (KeyError, TypeError):  # a field inside one already replaced
+                continue
+        rows.append(row)
+    return _articles_parquet(rows)
+
+
+def test_hf_articles_rows_of_any_field_types_are_imported_or_refused_with_their_row(api, users, project):
+    @FUZZ
+    @given(article_rows())
+    def check(data: bytes | None) -> None:
+        if data is not None:
+            assert_answered(api, users, project, "articles.parquet", data)
+    check()
+
+
+def test_pair_lines_with_a_field_of_any_wrong_type_are_imported_or_refused_with_their_line(api, users, project):
+    @FUZZ
+    @given(st.lists(st.tuples(st.sampled_from(ALL_LINE_KEYS), st.sampled_from(WRONG)), min_size=1, max_size=3))
+    def check(changes: list) -> None:
+        line = dict(GOOD_LINE, complex_sentences=["Bees fly far and wide."], simple_sentences=["Bees fly."],
+                    complex_paragraphs=[0], simple_paragraphs=[0], complete=True)
+        for key, value in changes:
+            line[key] = value
+        assert_answered(api, users, project, "fuzz.jsonl", (json.dumps(line) + "\n").encode())
+    check()
+
+
+def test_every_field_of_every_wrong_type_is_answered_in_both_layouts(project):
+    """Not drawn: each field of an hf/articles row and of a pair line, alone, holding each wrong value —
+    imported or refused with a located problem (``file:line: field: message``), never an exception."""
+    from annotation.services.corpus.importing import CorpusImportError, import_files
+
+    tried = 0
+    cases = [("a.parquet", _articles_parquet([_replaced(GOOD_ROW, path, value)])) for path in ROW_PATHS for value in WRONG]
+    line = dict(GOOD_LINE, complex_sentences=["Bees fly far and wide."], simple_sentences=["Bees fly."])
+    cases += [("a.jsonl", (json.dumps({**line, key: value}) + "\n").encode()) for key in ALL_LINE_KEYS for value in WRONG]
+    for name, data in cases:
+        if data is None:
+            continue
+        tried += 1
+        before = Article.objects.filter(project=project).count()
+        try:
+            import_files(project, [(name, data)], on_conflict="skip")
+        except CorpusImportError as exc:
+            assert all(str(p).startswith(f"{name}:") for p in exc.problems), [str(p) for p in exc.problems]
+            assert Article.objects.filter(project=project).count() == before
+    assert tried > 250

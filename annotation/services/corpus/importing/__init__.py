@@ -27,6 +27,7 @@ Example:
 """
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
@@ -55,6 +56,8 @@ from annotation.services.corpus.importing.validation import (
     is_ignorable,
 )
 from annotation.services.corpus.importing.writer import GoldImport, Written, write_articles
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "GOLD_MEANINGS", "ON_CONFLICT", "CorpusImportError", "ImportResult", "Limits", "Problem",
@@ -230,8 +233,10 @@ def _write(project: Project, spool: Spool, skip: set[str], *, source: str, token
                 write_all()
                 audit_event(written)
                 committing = True  # an error after this line came from COMMIT: its outcome is unknown
-    except IntegrityError as exc:
-        raise CorpusImportError.one("", f"the corpus changed during the import ({exc}); nothing was imported") from exc
+    except IntegrityError as exc:  # the readers refuse duplicates with their line: this is another writer's
+        logger.warning("import into project %s hit a unique constraint: %s", project.pk, exc)
+        raise CorpusImportError.one("", "the corpus changed during the import (another import or edit stored one of "
+                                        "its articles or pairs meanwhile); nothing was imported") from exc
     except (OperationalError, InterfaceError) as exc:  # e.g. the connection dropped: the transaction was rolled back
         if committing:
             raise

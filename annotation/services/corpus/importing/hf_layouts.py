@@ -152,23 +152,43 @@ class ArticleRows:
         self.parts.append((article, obj.get("complete")))
 
     def _record(self, record, row: dict, prefix: str, split: str | None) -> dict | None:
+        """The ``articles`` record of a row; None after reporting each cell of the wrong type (a struct that
+        is a text, a list of numbers where texts belong...) at ``file:row: column``."""
         docs, index = {}, {}
         for side, key in (("complex", prefix), ("simple", "simple")):
-            value = row.get(key) or {}
-            content = value.get(f"{key}_article_content") or {}
-            ids, texts = content.get(f"{key}_sentence_id") or [], content.get(f"{key}_sentence") or []
-            paragraphs = _paragraphs(record, f"{key}.{key}_article_content", ids, texts)
+            value = _struct(record, key, row.get(key))
+            content = _struct(record, f"{key}.{key}_article_content", (value or {}).get(f"{key}_article_content"))
+            if value is None or content is None:
+                return None
+            field = f"{key}.{key}_article_content"
+            ids = _texts(record, f"{field}.{key}_sentence_id", content.get(f"{key}_sentence_id"))
+            texts = _texts(record, f"{field}.{key}_sentence", content.get(f"{key}_sentence"))
+            level = value.get(f"{key}_level")
+            if level is not None and not isinstance(level, (str, int)) or isinstance(level, bool):
+                record.problem(f"{key}.{key}_level", f"must be a level name, got {_type(level)}")
+                return None
+            if ids is None or texts is None:
+                return None
+            paragraphs = _paragraphs(record, field, ids, texts)
             if paragraphs is None:
                 return None
-            docs[side] = {"level": str(value.get(f"{key}_level") or key), "paragraphs": paragraphs}
+            docs[side] = {"level": str(level if level not in (None, "") else key), "paragraphs": paragraphs}
             index[side] = {sid: k for k, sid in enumerate(ids)}
-        pairs = _alignments(record, row.get("sentence_alignment") or {}, prefix, index)
+        alignment = _struct(record, "sentence_alignment", row.get("sentence_alignment"))
+        pairs = _alignments(record, alignment, prefix, index) if alignment is not None else None
         if pairs is None:
             return None
         side = row.get(prefix) or {}
         title = row.get("article") or side.get(f"{prefix}_article_title") or row.get("example_id")
+        if title is not None and (not isinstance(title, (str, int)) or isinstance(title, bool)):
+            record.problem("article", f"must be a text (the article's title), got {_type(title)}")
+            return None
         complete = row.get("complete")
-        return {"id": str(title or "").strip(), **docs, "pairs": pairs, "split": row.get("split") or split,
+        row_split = row.get("split")
+        if row_split is not None and not isinstance(row_split, str):
+            record.problem("split", f"must be train, dev or test, got {_type(row_split)}")
+            return None
+        return {"id": str(title or "").strip(), **docs, "pairs": pairs, "split": row_split or split,
                 **({"complete": complete} if complete is not None else {})}
 
     def flush(self) -> Iterator[ParsedArticle]:
@@ -179,6 +199,36 @@ class ArticleRows:
         merged = _merge(parts, self.ctx)
         if merged is not None:
             yield merged
+
+
+def _type(value: Any) -> str:
+    """A cell's wrong value as a refusal names it: its kind, never its text."""
+    return {dict: "a struct", list: "a list", str: "a text", bool: "a boolean", type(None): "null"}.get(
+        type(value), type(value).__name__)
+
+
+def _struct(record, field: str, value: Any) -> dict | None:
+    """A struct cell (null: an empty one); None after reporting another kind of value."""
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        record.problem(field, f"must be a struct, got {_type(value)}")
+        return None
+    return value
+
+
+def _texts(record, field: str, value: Any) -> list[str] | None:
+    """A list of texts (null: empty); None after reporting another kind of value or a non-text item."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        record.problem(field, f"must be a list of texts, got {_type(value)}")
+        return None
+    bad = next((k for k, item in enumerate(value) if not isinstance(item, str)), None)
+    if bad is not None:
+        record.problem(f"{field}[{bad}]", f"must be a text, got {_type(value[bad])}")
+        return None
+    return value
 
 
 def _paragraphs(record, field: str, ids: list, texts: list) -> list[list[str]] | None:
@@ -203,8 +253,25 @@ def _paragraphs(record, field: str, ids: list, texts: list) -> list[list[str]] |
 
 def _alignments(record, alignment: dict, prefix: str, index: dict[str, dict]) -> list[dict] | None:
     """The ``articles`` record's ``pairs`` of a row's ``sentence_alignment`` (ids → sentence indices)."""
-    sides = (alignment.get(f"{prefix}_sentence_id") or [], alignment.get("simple_sentence_id") or [])
-    extra = {key: alignment.get(key) or [] for key in ("label", "provenance", "score", "attributes", "derived")}
+    sides = []
+    for key in (f"{prefix}_sentence_id", "simple_sentence_id"):
+        ids = alignment.get(key)
+        if ids is not None and not isinstance(ids, list):
+            record.problem(f"sentence_alignment.{key}", f"must be a list (an id or a list of ids per alignment), "
+                                                        f"got {_type(ids)}")
+            return None
+        sides.append(ids or [])
+    if len(sides[0]) != len(sides[1]):
+        record.problem("sentence_alignment", f"lists {len(sides[0])} {prefix} sides and {len(sides[1])} simple sides; "
+                                             "each alignment needs both")
+        return None
+    extra = {}
+    for key in ("label", "provenance", "score", "attributes", "derived"):
+        values = alignment.get(key)
+        if values is not None and not isinstance(values, list):
+            record.problem(f"sentence_alignment.{key}", f"must be a list (one value per alignment), got {_type(values)}")
+            return None
+        extra[key] = values or []
     pairs = []
     for k, (c_ids, s_ids) in enumerate(zip(*sides)):
         item: dict = {key: values[k] for key, values in extra.items() if k < len(values) and values[k] is not None}
@@ -216,7 +283,10 @@ def _alignments(record, alignment: dict, prefix: str, index: dict[str, dict]) ->
                 record.problem(f"sentence_alignment[{k}].attributes", "must be a JSON object of numbers")
                 return None
         for side, ids in (("complex", c_ids), ("simple", s_ids)):
-            ids = [ids] if isinstance(ids, str) else list(ids or [])
+            ids = [ids] if isinstance(ids, str) else ids if isinstance(ids, list) else None
+            if ids is None or not all(isinstance(i, str) for i in ids):
+                record.problem(f"sentence_alignment[{k}]", f"the {side} side must be a sentence id or a list of ids")
+                return None
             unknown = [i for i in ids if i not in index[side]]
             if unknown:
                 record.problem(f"sentence_alignment[{k}]", f"sentence id {unknown[0]!r} is not in the {side} article")
@@ -233,8 +303,15 @@ def _merge(parts: list[tuple[ParsedArticle, bool | None]], ctx: ParseContext) ->
     first = parts[0][0]
     if len(parts) == 1:
         return first
-    documents = {}
+    documents, rows = {}, {}
     for article, _ in parts:
+        levels = (article.documents[0].level, article.documents[1].level)
+        if levels in rows:
+            ctx.problems.add(article.file, f"article {article.title!r}: the document pair {levels[0]!r} → "
+                                           f"{levels[1]!r} is listed again (first at {rows[levels]}); an article's "
+                                           "document pair is one row", line=article.line, field="article")
+            return None
+        rows[levels] = f"{article.file}:{article.line}"
         for doc in article.documents:
             known = documents.setdefault(doc.level, doc)
             if known.paragraphs != doc.paragraphs:

@@ -137,3 +137,87 @@ def test_wiki_auto_auto_rows_import_whole_articles_with_paragraphs_and_alignment
     docs = {d.level: d for d in Document.objects.filter(article__project=project, article__title="Lata Mondal")}
     assert [len(p) for p in paragraphs(docs["normal"])] == [2, 1, 1] and docs["normal"].rank == 0
     assert gold(project) == {("Lata Mondal", "normal", "0", "0", "aligned"), ("Lata Mondal", "normal", "1", "1", "aligned")}
+
+
+# --- issue 36 items 2 and 4: hf/articles rows of the wrong types, repeated rows -----------------------
+
+def article_row(title: str = "Bees", complex_level: str = "adv", simple_level: str = "ele") -> dict:
+    """One row of the export's ``hf/articles`` layout (``annotation/services/export/hf_articles.py``)."""
+    def side(p: str, level: str, texts: list[str]) -> dict:
+        return {f"{p}_level": level, f"{p}_article_title": title, f"{p}_article_content": {
+            f"{p}_sentence_id": [f"{level}-0-{k}" for k in range(len(texts))], f"{p}_sentence": texts}}
+    return {"example_id": title, "article": title, "split": "train", "complete": True,
+            "complex": side("complex", complex_level, ["Bees fly far and wide.", "They make honey."]),
+            "simple": side("simple", simple_level, ["Bees fly."]),
+            "sentence_alignment": {"complex_sentence_id": [[f"{complex_level}-0-0"]],
+                                   "simple_sentence_id": [[f"{simple_level}-0-0"]], "label": ["aligned"],
+                                   "provenance": ["majority"], "score": [0.9], "attributes": ["{}"], "derived": [False]}}
+
+
+def articles_parquet(rows: list[dict]) -> bytes:
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    buf = io.BytesIO()
+    pq.write_table(pa.Table.from_pylist(rows), buf)
+    return buf.getvalue()
+
+
+def refused(project, files: list[tuple[str, bytes]]) -> list[str]:
+    from annotation.services.corpus.importing import CorpusImportError, import_files
+
+    with pytest.raises(CorpusImportError) as caught:
+        import_files(project, files)
+    assert not Article.objects.exists() and not CandidatePair.objects.exists() and not Adjudication.objects.exists()
+    return [str(p) for p in caught.value.problems]
+
+
+def with_cell(path: str, value) -> dict:
+    row = article_row()
+    *parents, last = path.split(".")
+    target = row
+    for key in parents:
+        target = target[key]
+    target[last] = value
+    return row
+
+
+WRONG_TYPES = [
+    ("complex", "a text", "a.parquet:1: complex: must be a struct, got a text"),
+    ("sentence_alignment", "a text", "a.parquet:1: sentence_alignment: must be a struct, got a text"),
+    ("complex.complex_article_content", "a text",
+     "a.parquet:1: complex.complex_article_content: must be a struct, got a text"),
+    ("simple.simple_article_content.simple_sentence", "Bees fly.",
+     "a.parquet:1: simple.simple_article_content.simple_sentence: must be a list of texts, got a text"),
+    ("complex.complex_article_content.complex_sentence_id", [1, 2],
+     "a.parquet:1: complex.complex_article_content.complex_sentence_id[0]: must be a text, got int"),
+    ("sentence_alignment.label", "aligned",
+     "a.parquet:1: sentence_alignment.label: must be a list (one value per alignment), got a text"),
+    ("sentence_alignment.complex_sentence_id", "adv-0-0",
+     "a.parquet:1: sentence_alignment.complex_sentence_id: must be a list"),
+    ("complex.complex_level", ["adv"], "a.parquet:1: complex.complex_level: must be a level name, got a list"),
+    ("complex.complex_level", "x" * 51, "a.parquet:1: complex.level: must be at most 50 characters"),
+]
+
+
+@pytest.mark.parametrize("path, value, expected", WRONG_TYPES, ids=[f"{c[0]}={c[1]!r:.12}" for c in WRONG_TYPES])
+def test_an_hf_articles_cell_of_the_wrong_type_is_refused_at_its_row(project, path, value, expected):
+    """A string where a struct belongs answered a 500 (``'str' object has no attribute 'get'``)."""
+    problems = refused(project, [("a.parquet", articles_parquet([with_cell(path, value)]))])
+    assert len(problems) == 1 and problems[0].startswith(expected), problems
+
+
+def test_a_repeated_hf_articles_row_is_refused_with_both_places_not_with_database_text(project):
+    """Duplicate rows, or one article's row in two files, answered "the corpus changed during the import
+    (UNIQUE constraint failed: annotation_candidatepair…)"."""
+    for files in ([("a.parquet", articles_parquet([article_row(), article_row()]))],
+                  [("a.parquet", articles_parquet([article_row()])), ("b.parquet", articles_parquet([article_row()]))]):
+        problems = refused(project, files)
+        assert len(problems) == 1 and "the document pair 'adv' → 'ele' is listed again (first at a.parquet:1)" in problems[0]
+        assert "UNIQUE" not in problems[0] and "constraint" not in problems[0]
+    from annotation.services.corpus.importing import import_files
+
+    result = import_files(project, [("a.parquet", articles_parquet([article_row(), article_row(simple_level="int")]))])
+    assert (result.articles, result.pairs) == (1, 2)  # two document pairs of one article: fine

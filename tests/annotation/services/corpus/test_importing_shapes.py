@@ -54,10 +54,22 @@ def test_a_newsela_archive_with_one_file_name_in_two_folders_is_refused_naming_b
     ({"complex_level": None}, "export.parquet:1: complex_level: must be a non-empty text, got null"),
     ({"simple_level": "adv"}, "export.parquet:1: simple_level: is the complex level too ('adv'); the two levels "
                               "must differ"),
+    # issue 36 item 3: a 500 on PostgreSQL (varchar(50)), stored as given on SQLite
+    ({"complex_level": "a" * 51}, "export.parquet:1: complex_level: must be at most 50 characters, got 51"),
+    ({"simple_level": "e" * 51}, "export.parquet:1: simple_level: must be at most 50 characters, got 51"),
 ])
 def test_an_hf_export_row_with_a_null_or_repeated_level_is_refused_before_writing(project, change, expected):
     rows = [{**EXPORT_ROW, **change}, {**EXPORT_ROW, "complex_ids": [1], "simple_ids": [1]}]
     assert refusal(project, [("export.parquet", parquet(rows))]) == [expected]
+
+
+@pytest.mark.parametrize("side", ["complex_level", "simple_level"])
+def test_an_hf_export_line_with_a_level_over_50_characters_is_refused(project, side):
+    """Issue 36 item 3, the hf export with per-sentence columns (read as pair lines)."""
+    row = {**EXPORT_ROW, side: "z" * 51, "complex_sentences": ["Bees fly far and wide."],
+           "simple_sentences": ["Bees fly."], "complex_paragraphs": [0], "simple_paragraphs": [0]}
+    assert refusal(project, [("export.parquet", parquet([row]))]) == [
+        f"export.parquet:1: {side}: must be at most 50 characters, got 51"]
 
 
 def test_an_hf_export_line_with_a_null_level_is_refused(project):

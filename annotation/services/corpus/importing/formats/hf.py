@@ -200,6 +200,9 @@ def _export_row_ok(row: dict, file: str, line: int, ctx: ParseContext) -> bool:
             problems.append((column, f"must be a non-empty list of sentence indices, got {_kind(ids)}"))
         elif bad := [i for i in ids if not isinstance(i, int) or isinstance(i, bool) or i < 0][:1]:
             problems.append((column, f"must list sentence indices (0, 1, ...), got {bad[0]!r}"))
+    for column, most in (("article", 500), ("complex_level", 50), ("simple_level", 50)):  # Article.title, Document.level
+        if isinstance(row.get(column), str) and len(row[column]) > most:
+            problems.append((column, f"must be at most {most} characters, got {len(row[column]):,}"))
     if not problems and row["complex_level"].strip() == row["simple_level"].strip():
         problems.append(("simple_level", f"is the complex level too ({row['simple_level']!r}); the two levels must differ"))
     for column, message in problems:
