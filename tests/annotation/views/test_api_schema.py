@@ -50,3 +50,18 @@ def test_ids_in_paths_are_integers_and_bodies_are_described(db):
                     assert parameter["schema"]["type"] == "integer", (path, parameter)
             if method in ("put", "patch"):
                 assert "requestBody" in operation, (path, method)
+
+
+def test_a_runs_queue_is_in_its_request_schema_so_the_fuzz_sends_it(db):
+    """Issue 36 item 1: ``queue`` was read from the body past the serializer (a list answered 500) and,
+    read-only in the schema, never fuzzed; now it is a choice of the request body."""
+    from drf_spectacular.generators import SchemaGenerator
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    body = schema["paths"]["/api/runs/"]["post"]["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+    fields = schema["components"]["schemas"][body.rsplit("/", 1)[-1]]["properties"]
+    queue = fields["queue"]
+    if "$ref" in queue or "allOf" in queue:
+        ref = queue.get("$ref") or queue["allOf"][0]["$ref"]
+        queue = schema["components"]["schemas"][ref.rsplit("/", 1)[-1]]
+    assert sorted(queue["enum"]) == ["cpu", "gpu"]
