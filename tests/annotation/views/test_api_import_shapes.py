@@ -83,3 +83,80 @@ def test_an_upload_producing_more_than_the_limits_answers_413_at_the_line_that_p
     assert response.status_code == 413, response.content[:300]
     assert response.json()["problems"] == [expected]
     assert not Article.objects.filter(project=project).exists()
+
+
+# --- issue 36 items 8-10: imports decide their size before they grow in memory -------------------------
+
+def articles_row(sentences: int) -> dict:
+    """One hf/articles row whose complex document has ``sentences`` sentences."""
+    def side(p: str, level: str, n: int) -> dict:
+        return {f"{p}_level": level, f"{p}_article_content": {
+            f"{p}_sentence_id": [f"{level}-0-{k}" for k in range(n)], f"{p}_sentence": [f"S{k}." for k in range(n)]}}
+    return {"article": "Bees", "complex": side("complex", "adv", sentences), "simple": side("simple", "ele", 2),
+            "sentence_alignment": {"complex_sentence_id": [["adv-0-0"]], "simple_sentence_id": [["ele-0-0"]],
+                                   "label": ["aligned"]}}
+
+
+def parquet_bytes(rows: list[dict]) -> bytes:
+    buf = io.BytesIO()
+    pq.write_table(pa.Table.from_pylist(rows), buf, compression="zstd")
+    return buf.getvalue()
+
+
+def one_text_zip(rows: int, text: str) -> bytes:
+    """A Newsela zip whose metadata names one text ``rows`` times (two versions of rows/2 slugs)."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("articles_metadata.csv", HEADER + "".join(f"b{k},en,Bees,{12 - v}.0,{v},bees.en.0.txt\n"
+                                                              for k in range(rows // 2) for v in (0, 1)))
+        zf.writestr("articles/bees.en.0.txt", text)
+    return buf.getvalue()
+
+
+SIZE_CASES = [
+    # item 8: one row of many sentences a side: refused by the file's metadata (its values) ...
+    ("values by the metadata", "articles.parquet", lambda: parquet_bytes([articles_row(40)]), {"IMPORT_MAX_SENTENCES": 30},
+     "articles.parquet: complex: column complex.complex_article_content.complex_sentence_id.list.element holds 40 "
+     "values in the import (40 in this"),
+    # ... or, under the import's limit, by the row's list before its Python rows are built
+    ("a list longer than a document", "articles.parquet", lambda: parquet_bytes([articles_row(40)]),
+     {"IMPORT_MAX_SENTENCES_PER_DOCUMENT": 30},
+     "articles.parquet:1: complex.complex_article_content.complex_sentence_id: a list of 40 items; the limit is "
+     "IMPORT_MAX_SENTENCES_PER_DOCUMENT=30"),
+    # item 9: the older hf export layout, more rows than a file may have lines
+    ("rows by the metadata", "export.parquet", lambda: parquet_bytes([
+        {"article": "Bees", "complex_level": "adv", "simple_level": "ele", "complex_ids": [k], "simple_ids": [k],
+         "complex": f"C{k}.", "simple": f"S{k}.", "label": "aligned"} for k in range(12)]), {"IMPORT_MAX_LINES": 10},
+     "export.parquet: file export.parquet has 12 rows (by its metadata); the limit is IMPORT_MAX_LINES=10"),
+    # item 10: the metadata multiplies one text past the import's bytes, refused before one is read
+    ("a text named 40 times", "newsela.zip", lambda: one_text_zip(40, "Bees fly far and wide. " * 8),
+     {"IMPORT_MAX_BYTES": 4000},
+     "articles_metadata.csv:23: filename: the texts the metadata names hold 4,048 bytes by this row (a file counts "
+     "each time it is named); the limit is IMPORT_MAX_BYTES=4000"),
+]
+
+
+@pytest.mark.parametrize("case, name, build, overrides, expected", SIZE_CASES, ids=[c[0] for c in SIZE_CASES])
+def test_a_small_upload_that_holds_too_much_is_refused_before_it_is_built(api, users, project, settings, case, name,
+                                                                           build, overrides, expected):
+    for key, value in overrides.items():
+        setattr(settings, key, value)
+    response = post(api, users, project, name, build())
+    assert response.status_code == 413, response.content[:300]
+    problems = response.json()["problems"]
+    assert len(problems) == 1 and problems[0].startswith(expected), problems
+    assert not Article.objects.filter(project=project).exists()
+
+
+def test_a_small_upload_that_expands_past_the_background_size_is_imported_by_a_job(api, users, project, settings):
+    """A 28 KB zstd parquet of 20,000 values is not imported inside the web request (items 8, 9: 20-80 s
+    of a web thread); its upload's size alone said "small"."""
+    from annotation.models import Job
+    from annotation.services.corpus.importing.uploads import VALUE_BYTES
+
+    settings.IMPORT_BACKGROUND_BYTES = 1_000_000
+    data = parquet_bytes([articles_row(5000)])
+    assert len(data) < settings.IMPORT_BACKGROUND_BYTES < 20_000 * VALUE_BYTES
+    response = post(api, users, project, "articles.parquet", data)
+    assert response.status_code == 202, response.content[:300]
+    assert Job.objects.get(pk=response.json()["job"]["id"]).kind == "import"

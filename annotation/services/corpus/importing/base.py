@@ -163,6 +163,7 @@ class ParseContext:
     sentences_produced: int = 0
     chars_produced: int = 0
     decoded_bytes: int = 0
+    decoded_values: dict[str, int] = field(default_factory=dict)  # a dataset's values so far, by column
     _language_reported: bool = False
 
     def room(self, file: str, line: int | None, sentences: int, chars: int, *, field_name: str | None = None,

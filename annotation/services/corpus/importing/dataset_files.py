@@ -14,6 +14,16 @@ Its size says nothing of its data, so the import counts the data itself against 
   refused at the batch that passes the limit, naming its first row — or at the first batch holding a
   text longer than any document may be (``IMPORT_MAX_DOCUMENT_CHARS``), before its rows are built.
 
+Their counts are bounded the same way (issue 36 item 8: a 5.6 KB parquet holding one row of 5.5 M short
+sentences a side grew a web worker to 2.3 GB while its rows were built):
+
+* **before a row is read** — a parquet file's rows against ``IMPORT_MAX_LINES`` (a row is a line), and
+  each column's values (a list column: every item of every row's list, by the column chunks'
+  ``num_values``) against ``IMPORT_MAX_SENTENCES`` over the import (:func:`check_sizes`);
+* **as the rows are read** — each batch's lists, before its rows are built: a list longer than a
+  document may be (``IMPORT_MAX_SENTENCES_PER_DOCUMENT``) refuses the file at its row, and the values
+  of each column are added up against ``IMPORT_MAX_SENTENCES`` (an Arrow file has no such metadata).
+
 Used as ``for batch in batches(f, ctx): rows = batch.to_pylist()``.
 """
 from __future__ import annotations
@@ -67,19 +77,57 @@ def uncompressed_size(f: InputFile) -> tuple[int, int]:
         return meta.num_rows, sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
 
 
+def column_values(f: InputFile) -> dict[str, int]:
+    """Each leaf column's values in a parquet file (a list column's items counted one by one), from its
+    metadata: nothing decoded."""
+    import pyarrow.parquet as pq
+
+    with _source(f) as source:
+        meta = pq.ParquetFile(source).metadata
+        out: dict[str, int] = {}
+        for g in range(meta.num_row_groups):
+            group = meta.row_group(g)
+            for c in range(group.num_columns):
+                column = group.column(c)
+                out[column.path_in_schema] = out.get(column.path_in_schema, 0) + column.num_values
+        return out
+
+
+def _too_many(f: InputFile, ctx: ParseContext, rows: int, values: dict[str, int], seen: dict[str, int]) -> bool:
+    """A parquet file's rows (``IMPORT_MAX_LINES``) and its columns' values added to the import's
+    (``IMPORT_MAX_SENTENCES``), by its metadata; True after reporting the first one past its limit."""
+    limits = ctx.limits
+    if rows > limits.lines:
+        ctx.problems.add(f.name, over(f"file {f.name} has {rows:,} rows (by its metadata)", "IMPORT_MAX_LINES",
+                                      limits.lines), limit="IMPORT_MAX_LINES")
+        return True
+    for column, count in values.items():
+        seen[column] = seen.get(column, 0) + count
+        if seen[column] > limits.sentences:
+            ctx.problems.add(f.name, over(f"column {column} holds {seen[column]:,} values in the import ({count:,} "
+                                          f"in this {f.size:,}-byte file, by its metadata)", "IMPORT_MAX_SENTENCES",
+                                          limits.sentences), field=column.split(".")[0], limit="IMPORT_MAX_SENTENCES")
+            return True
+    return False
+
+
 def check_sizes(files: list[InputFile], ctx: ParseContext) -> bool:
-    """Whether the parquet files' data, uncompressed (their metadata's sizes), fits ``IMPORT_MAX_BYTES``;
-    refused at the file that passes it, before any row is read."""
+    """Whether the parquet files' data, uncompressed (their metadata's sizes), fits ``IMPORT_MAX_BYTES``,
+    their rows ``IMPORT_MAX_LINES`` and their columns' values ``IMPORT_MAX_SENTENCES``; refused at the
+    file that passes one, before any row is read."""
     import pyarrow as pa
 
-    limit, total = ctx.limits.total_bytes, 0
+    limit, total, seen = ctx.limits.total_bytes, 0, {}
     for f in files:
         if f.extension != "parquet":
             continue
         try:
-            size = uncompressed_size(f)[1]
+            rows, size = uncompressed_size(f)
+            values = column_values(f)
         except (pa.ArrowException, OSError) as exc:
             _unreadable(f, ctx, exc)
+            return False
+        if _too_many(f, ctx, rows, values, seen):
             return False
         total += size
         if total > limit:
@@ -121,9 +169,60 @@ def decoded_size(batch: Any) -> tuple[int, tuple[str, int] | None]:
     return total, longest
 
 
+def _lists(name: str, array: Any) -> Iterator[tuple[str, Any, Any]]:
+    """``(column path, values, per-row lengths or None)`` of every column nested in ``array``: a struct's
+    fields, a list's items (its lengths: one per row of the array holding it)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    kind = array.type
+    if pa.types.is_struct(kind):
+        for field, child in zip(kind, array.flatten()):
+            yield from _lists(f"{name}.{field.name}", child)
+    elif pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_fixed_size_list(kind):
+        items = array.flatten()
+        yield name, items, pc.list_value_length(array)
+        yield from _lists(name, items)
+    else:
+        yield name, array, None
+
+
+def _too_long(f: InputFile, ctx: ParseContext, batch: Any, row: int) -> bool:
+    """A batch's lists, before its rows are built: True (reported at the row) when one is longer than a
+    document may be (``IMPORT_MAX_SENTENCES_PER_DOCUMENT``), or a column's values in the import pass
+    ``IMPORT_MAX_SENTENCES``."""
+    import pyarrow.compute as pc
+
+    limits, counted = ctx.limits, {}
+    for name, column in zip(batch.schema.names, batch.columns):
+        for path, values, lengths in _lists(name, column):
+            if lengths is not None and len(lengths):
+                most = pc.max(lengths).as_py() or 0
+                if most > limits.sentences_per_document:
+                    at = row + 1 + (pc.index(lengths, most).as_py() if len(lengths) == batch.num_rows else 0)
+                    ctx.problems.add(f.name, over(f"a list of {most:,} items", "IMPORT_MAX_SENTENCES_PER_DOCUMENT",
+                                                  limits.sentences_per_document), line=at, field=path,
+                                     limit="IMPORT_MAX_SENTENCES_PER_DOCUMENT")
+                    return True
+            if lengths is None:
+                counted[path] = counted.get(path, 0) + len(values)
+    for path, count in counted.items():
+        total = ctx.decoded_values.get(path, 0) + count
+        ctx.decoded_values[path] = total
+        if total > limits.sentences:
+            ctx.problems.add(f.name, over(f"column {path} holds more than {limits.sentences:,} values by rows "
+                                          f"{row + 1:,}-{row + batch.num_rows:,} of this file", "IMPORT_MAX_SENTENCES",
+                                          limits.sentences), line=row + 1, field=path, limit="IMPORT_MAX_SENTENCES")
+            return True
+    return False
+
+
 def _too_large(f: InputFile, ctx: ParseContext, batch: Any, row: int) -> bool:
     """Count a batch into the import's decoded bytes; True (reported at its first row) when it passes
-    ``IMPORT_MAX_BYTES`` or holds a text longer than any document may be (``IMPORT_MAX_DOCUMENT_CHARS``)."""
+    ``IMPORT_MAX_BYTES`` or holds a text longer than any document may be (``IMPORT_MAX_DOCUMENT_CHARS``),
+    or its lists are too long (:func:`_too_long`)."""
+    if _too_long(f, ctx, batch, row):
+        return True
     size, longest = decoded_size(batch)
     ctx.decoded_bytes += size
     rows = f"rows {row + 1:,}-{row + batch.num_rows:,} of this file"
