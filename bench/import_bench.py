@@ -176,6 +176,25 @@ def peak_rss_kb() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
+def web_path(corpus: Path) -> dict:
+    """What an upload of ``corpus`` (one file) does in the web process (``uploads.receive``): refused at
+    once by its metadata (413), queued as a background job, or imported in the request (then the
+    import's time and peak below are the web process's); and how long deciding took."""
+    from annotation.services.corpus.importing import uploads
+    from annotation.services.corpus.importing.problems import CorpusImportError
+
+    if not corpus.is_file():
+        return {}
+    upload = uploads.StagedUpload(corpus.parent, (corpus.name,), corpus.stat().st_size)
+    started = time.monotonic()
+    try:
+        getattr(uploads, "precheck", lambda u: None)(upload)
+        where = "background job" if uploads.runs_in_background(upload) else "in the web request"
+    except CorpusImportError as exc:
+        where = f"{exc.status} at once: {str(exc)[:160]}"
+    return {"web": where, "web_decision_s": round(time.monotonic() - started, 3)}
+
+
 def import_once(db: Path, corpus: Path, labeller: bool, fmt: str = "jsonl") -> dict:
     """Run in a child process: one import; its time, peak RSS and (optionally) the labeller's counts."""
     setup(db)
@@ -188,6 +207,7 @@ def import_once(db: Path, corpus: Path, labeller: bool, fmt: str = "jsonl") -> d
         worker = Labeller(*labeller_fixture())
         worker.start()
         time.sleep(0.5)
+    web = web_path(corpus)
     rss_before = peak_rss_kb()
     started = time.monotonic()
     error = ""
@@ -198,7 +218,7 @@ def import_once(db: Path, corpus: Path, labeller: bool, fmt: str = "jsonl") -> d
         summary, error = "", f"{type(exc).__name__}: {str(exc)[:300]}"
     seconds = time.monotonic() - started
     out = {"seconds": round(seconds, 1), "peak_rss_mb": round(peak_rss_kb() / 1024, 1),
-           "rss_before_mb": round(rss_before / 1024, 1), "result": summary}
+           "rss_before_mb": round(rss_before / 1024, 1), "result": summary, **web}
     if error:
         out["error"] = error
     if worker is not None:

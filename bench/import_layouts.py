@@ -142,6 +142,37 @@ def arrow_bomb(folder: Path, rows: int = 200, chars: int = 2_500_000) -> Path:
     return split.parent
 
 
+def articles_bomb(folder: Path, sentences: int = 2_000_000) -> Path:
+    """Issue 36 item 8: one hf/articles row of ``sentences`` short sentences a side (the same id and text
+    repeated: a zstd parquet of a few KB)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    def side(p: str, level: str) -> dict:
+        return {f"{p}_level": level, f"{p}_article_content": {f"{p}_sentence_id": [f"{level}-0-0"] * sentences,
+                                                              f"{p}_sentence": ["Bees."] * sentences}}
+    row = {"article": "Bees", "complex": side("complex", "adv"), "simple": side("simple", "ele"),
+           "sentence_alignment": {"complex_sentence_id": [["adv-0-0"]], "simple_sentence_id": [["ele-0-0"]],
+                                  "label": ["aligned"]}}
+    path = folder / f"articles-bomb-{sentences}.parquet"
+    pq.write_table(pa.Table.from_pylist([row]), path, compression="zstd")
+    return path
+
+
+def export_rows_bomb(folder: Path, rows: int = 1_500_000) -> Path:
+    """Issue 36 item 9: ``rows`` rows of the older hf export layout (pair rows, one article), zstd."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.table({"article": pa.array(["Bees"] * rows), "complex_level": pa.array(["adv"] * rows),
+                      "simple_level": pa.array(["ele"] * rows), "complex_ids": pa.array([[0]] * rows),
+                      "simple_ids": pa.array([[0]] * rows), "complex": pa.array(["Bees fly far."] * rows),
+                      "simple": pa.array(["Bees fly."] * rows), "label": pa.array(["aligned"] * rows)})
+    path = folder / f"export-rows-{rows}.parquet"
+    pq.write_table(table, path, compression="zstd")
+    return path
+
+
 def jsonl(folder: Path, lines: int, sentences: int = 4) -> Path:
     rng = random.Random(7)
     path = folder / f"corpus-{lines}.jsonl"
@@ -170,6 +201,11 @@ def cases(scale: float = 1.0) -> list[tuple[str, str, Callable[[Path], Path], di
         ("hf arrow at the limits", "hf", lambda d: arrow_pairs(d, 25 * n), limits),
         ("hf arrow: 200 rows x 2.5 MB zstd", "hf", lambda d: arrow_bomb(d), real),
         ("jsonl at the limits", "jsonl", lambda d: jsonl(d, 8 * n), limits),
+        # issue 36 items 8-10, at the default limits as the probe met them
+        ("hf/articles: one row of 2 M sentences a side, zstd (issue 36 item 8)", "hf", lambda d: articles_bomb(d), {}),
+        ("hf export pair rows: 1.5 M rows, zstd (issue 36 item 9)", "hf", lambda d: export_rows_bomb(d), {}),
+        ("newsela: 400 rows naming one 1 MB text (issue 36 item 10)", "newsela",
+         lambda d: newsela_one_text(d, 400, 1_000_000), {}),
     ]
 
 
