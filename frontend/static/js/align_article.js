@@ -324,16 +324,10 @@ async function save() {
   try {
     const seconds = (performance.now() - sinceSave) / 1000;
     const body = { links, removed: removedSince(base, links), seconds, version: data.version, base };
-    let payload = await send(cfg.api, "PUT", body);
-    if (payload?.empty) {  // the last link of a complete pair removed: every pair would become "not aligned"
-      const sure = window.confirm(`This pair is marked complete and would keep no link: all ${payload.not_aligned} ` +
-        'sentence pairs become "not aligned". Save anyway? (o reopens the pair instead.)');
-      if (!sure) {
-        say("Not saved: your links are still on screen.");
-        return false;
-      }
-      payload = await send(cfg.api, "PUT", { ...body, empty: true });
-    }
+    let payload = await send(cfg.api, "PUT", body);  // 409 empty: the last link of a pair marked complete removed
+    if (payload?.empty && window.confirm(`This pair is marked complete and keeps no link: all ${payload.not_aligned} ` +
+      'sentence pairs become "not aligned". Save anyway? (o reopens it)')) payload = await send(cfg.api, "PUT", { ...body, empty: true });
+    if (payload?.empty) { say("Not saved: your links are still on screen."); return false; }
     if (payload?.conflict) payload = await resolveConflict(payload, seconds);
     if (!payload || payload === "taken") return false;
     if (payload.conflict) {
