@@ -99,3 +99,17 @@ def test_an_empty_parquet_is_refused_like_an_empty_file_unless_another_file_has_
     assert refusal(project, [("export.parquet", empty)]) == ["export.parquet: holds no rows (an empty dataset)"]
     result = import_files(project, [("a.parquet", empty), ("b.parquet", parquet([EXPORT_ROW]))])
     assert result.articles == 1 and Document.objects.filter(article__project=project).count() == 2
+
+
+def test_an_hf_export_row_repeated_is_one_pair_and_with_another_label_is_refused(project):
+    """The older hf export layout stored the same pair twice and answered the database's unique
+    constraint (issue 36 items 4 and 9); a repeated sentence id with another text kept the first silently."""
+    second = {**EXPORT_ROW, "complex_ids": [1], "simple_ids": [1], "complex": "They make honey.", "simple": "Honey."}
+    result = import_files(project, [("export.parquet", parquet([EXPORT_ROW, EXPORT_ROW, second]))])
+    assert (result.articles, result.pairs) == (1, 2)
+    Article.objects.all().delete()
+    assert refusal(project, [("export.parquet", parquet([EXPORT_ROW, {**EXPORT_ROW, "label": "partial"}]))]) == [
+        "export.parquet:2: label: lists the same sentences of article 'Bees' as export.parquet:1 with another label; "
+        "keep one"]
+    assert refusal(project, [("export.parquet", parquet([EXPORT_ROW, {**second, "complex_ids": [0]}]))]) == [
+        "export.parquet:2: complex: sentence 0 of level 'adv' of article 'Bees' differs from an earlier row's"]

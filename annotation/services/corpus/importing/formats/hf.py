@@ -140,6 +140,7 @@ def _export(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle
     sentences: dict[str, dict[str, dict[int, str]]] = defaultdict(lambda: defaultdict(dict))
     rows: dict[str, list] = defaultdict(list)
     where: dict[str, tuple[str, int]] = {}
+    seen: dict[tuple, tuple[str, int, tuple]] = {}  # (article, levels, ids) → where and label: one pair each
     for f in files:
         n = 0
         for batch in _batches(f, ctx):
@@ -153,9 +154,19 @@ def _export(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle
                 if not _export_row_ok(row, f.name, n, ctx):
                     continue
                 c_ids, s_ids = row["complex_ids"], row["simple_ids"]
+                key = (article, row["complex_level"], row["simple_level"], tuple(sorted(c_ids)), tuple(sorted(s_ids)))
+                if key in seen:
+                    first = seen[key]
+                    if first[2] != label:
+                        ctx.problems.add(f.name, f"lists the same sentences of article {article!r} as {first[0]}:"
+                                                 f"{first[1]} with another label; keep one", line=n, field="label")
+                    continue  # the same pair again: one pair
+                seen[key] = (f.name, n, label)
                 for level, ids, text in ((row["complex_level"], c_ids, row["complex"]), (row["simple_level"], s_ids, row["simple"])):
-                    if len(ids) == 1:
-                        sentences[article][level].setdefault(ids[0], str(text))
+                    if len(ids) == 1 and sentences[article][level].setdefault(ids[0], str(text)) != str(text):
+                        ctx.problems.add(f.name, f"sentence {ids[0]} of level {level!r} of article {article!r} differs "
+                                                 "from an earlier row's", line=n,
+                                         field="complex" if level == row["complex_level"] else "simple")
                 rows[article].append((row["complex_level"], row["simple_level"], c_ids, s_ids, row["complex"],
                                       row["simple"], label))
     if ctx.problems:
