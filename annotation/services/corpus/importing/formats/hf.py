@@ -153,20 +153,9 @@ def _export(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle
                     continue
                 if not _export_row_ok(row, f.name, n, ctx):
                     continue
+                if not _export_new_pair(row, label, (f.name, n), seen, sentences[article], ctx):
+                    continue  # the same pair again (one pair), or refused
                 c_ids, s_ids = row["complex_ids"], row["simple_ids"]
-                key = (article, row["complex_level"], row["simple_level"], tuple(sorted(c_ids)), tuple(sorted(s_ids)))
-                if key in seen:
-                    first = seen[key]
-                    if first[2] != label:
-                        ctx.problems.add(f.name, f"lists the same sentences of article {article!r} as {first[0]}:"
-                                                 f"{first[1]} with another label; keep one", line=n, field="label")
-                    continue  # the same pair again: one pair
-                seen[key] = (f.name, n, label)
-                for level, ids, text in ((row["complex_level"], c_ids, row["complex"]), (row["simple_level"], s_ids, row["simple"])):
-                    if len(ids) == 1 and sentences[article][level].setdefault(ids[0], str(text)) != str(text):
-                        ctx.problems.add(f.name, f"sentence {ids[0]} of level {level!r} of article {article!r} differs "
-                                                 "from an earlier row's", line=n,
-                                         field="complex" if level == row["complex_level"] else "simple")
                 rows[article].append((row["complex_level"], row["simple_level"], c_ids, s_ids, row["complex"],
                                       row["simple"], label))
     if ctx.problems:
@@ -196,6 +185,30 @@ def _export(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle
                             pairs=parsed)
     ctx.warnings.append("an hf export holds no paragraphs and only the sentences its pairs name: each document is "
                         "one paragraph of those sentences (partial documents), its gold sparse")
+
+
+def _export_new_pair(row: dict, label: tuple, where: tuple[str, int], seen: dict, known: dict,
+                     ctx: ParseContext) -> bool:
+    """Whether a row of the hf export is a pair not listed before (the same pair with another label is
+    refused; with the same label it is one pair); its 1-sentence sides' texts recorded in ``known`` (level →
+    id → text), a text differing from an earlier row's refused."""
+    article, (file, n) = str(row["article"]), where
+    key = (article, row["complex_level"], row["simple_level"], tuple(sorted(row["complex_ids"])),
+           tuple(sorted(row["simple_ids"])))
+    if key in seen:
+        first = seen[key]
+        if first[2] != label:
+            ctx.problems.add(file, f"lists the same sentences of article {article!r} as {first[0]}:{first[1]} with "
+                                   "another label; keep one", line=n, field="label")
+        return False
+    seen[key] = (file, n, label)
+    for side in ("complex", "simple"):
+        level, ids, text = row[f"{side}_level"], row[f"{side}_ids"], str(row[side])
+        if len(ids) == 1 and known[level].setdefault(ids[0], text) != text:
+            ctx.problems.add(file, f"sentence {ids[0]} of level {level!r} of article {article!r} differs from an "
+                                   "earlier row's", line=n, field=side)
+            return False
+    return True
 
 
 def _export_row_ok(row: dict, file: str, line: int, ctx: ParseContext) -> bool:
