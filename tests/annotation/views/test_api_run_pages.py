@@ -157,3 +157,23 @@ def test_the_run_page_shows_the_error_only_to_researchers(client, users, project
     assert "Traceback: boom" not in response.content.decode()
     client.force_login(users["olga"])
     assert client.get(f"/runs/{run.pk}/").status_code == 404
+
+
+# --- POST /api/runs/ with a queue that is no queue (issue 36 item 1) ---------------------------------------
+
+@pytest.mark.backend  # an HTML 500 on both databases: CI runs this on the embedded SQLite too
+@pytest.mark.parametrize("queue", [[], {}, ["cpu"], {"name": "cpu"}, 3, "tpu", ""])
+def test_a_queue_that_is_no_queue_is_a_400_naming_it_and_starts_no_run(api, users, project, queue):
+    response = api(users["rita"]).post("/api/runs/", {"project": project.pk, "method": "jaccard", "queue": queue},
+                                       format="json")
+    assert response.status_code == 400, response.content[:300]
+    assert "queue" in response.json() and not AlignmentRun.objects.exists()
+
+
+@pytest.mark.backend
+def test_a_run_goes_to_the_queue_asked_for_or_gpu(api, users, project):
+    client = api(users["rita"])
+    queued = [client.post("/api/runs/", {"project": project.pk, "method": "jaccard", **extra}, format="json")
+              for extra in ({"queue": "cpu"}, {})]
+    assert [r.status_code for r in queued] == [201, 201], [r.content[:200] for r in queued]
+    assert [r.json()["queue"] for r in queued] == ["cpu", "gpu"]

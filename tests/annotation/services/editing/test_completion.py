@@ -43,6 +43,7 @@ def test_links_removed_down_to_none_still_ask_and_one_link_does_not(users, artic
     assert ac.mark_complete(anna, article, *docs)[1] is True
 
 
+@pytest.mark.backend  # the lock both take is a no-op on SQLite: CI runs this there too
 def test_removing_the_last_link_of_a_complete_pair_asks_first_and_writes_nothing(users, article, docs):
     """Issue 36 item 13: complete with one link, then remove it — the pair stayed complete with no link
     and no question (every one of its pairs silently "not aligned" gold)."""
@@ -59,6 +60,7 @@ def test_removing_the_last_link_of_a_complete_pair_asks_first_and_writes_nothing
     assert saved["not_aligned"] == 1 and ArticleCompletion.objects.count() == 1  # confirmed: as asked
 
 
+@pytest.mark.backend
 def test_the_api_answers_409_empty_when_a_save_empties_a_complete_pair(api, users, article, docs):
     client, url = api(users["anna"]), f"/api/articles/{article.pk}/alignment/"
     assert client.put(url, {"links": [{"complex": [0], "simple": [0]}]}, format="json").status_code == 200
