@@ -5,10 +5,10 @@ from collections.abc import Iterator
 
 import pytest
 from alignapp_client import Client
-from rest_framework.pagination import PageNumberPagination
 
 from annotation.models import AlignmentRun, Job, Label, Status
 from annotation.models.alignment import indices_key
+from annotation.pagination import KeysetPagination
 from tests import factories
 from tests.client.conftest import Counting
 
@@ -19,7 +19,7 @@ SEVEN = 7  # three pages of three
 def pages_of_three(monkeypatch):
     """The API lists three items a page. DRF's paginator reads its ``page_size`` attribute, set from
     ``REST_FRAMEWORK["PAGE_SIZE"]`` when DRF is imported, so overriding the setting would not reach it."""
-    monkeypatch.setattr(PageNumberPagination, "page_size", 3)
+    monkeypatch.setattr(KeysetPagination, "page_size", 3)
 
 
 def a_project_with_seven_of_everything(user):
@@ -69,4 +69,4 @@ def test_lists_are_iterators_that_fetch_a_page_when_needed(live_server, research
     assert isinstance(items, Iterator) and transport.requests == []
     assert [next(items)["id"] for _ in range(3)] == [p.pk for p in pairs[:3]] and len(transport.requests) == 1
     assert next(items)["id"] == pairs[3].pk and len(transport.requests) == 2
-    assert "page=2" in transport.requests[-1]
+    assert "cursor=" in transport.requests[-1]
