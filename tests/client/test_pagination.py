@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import httpx
 import pytest
-from alignapp_client import Client
+from alignapp_client import Client, Run, Unavailable
 
 from annotation.models import AlignmentRun, Job, Label, Status
 from annotation.models.alignment import indices_key
@@ -70,3 +71,38 @@ def test_lists_are_iterators_that_fetch_a_page_when_needed(live_server, research
     assert [next(items)["id"] for _ in range(3)] == [p.pk for p in pairs[:3]] and len(transport.requests) == 1
     assert next(items)["id"] == pairs[3].pk and len(transport.requests) == 2
     assert "cursor=" in transport.requests[-1]
+
+
+class FailingOnce(Counting):
+    """Refuses the first request for a cursor page (the server gone for a moment)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.failed = False
+
+    def handle_request(self, request):
+        if "cursor=" in str(request.url) and not self.failed:
+            self.failed = True
+            self.requests.append(f"REFUSED {request.url}")
+            raise httpx.ConnectError("connection refused", request=request)
+        return super().handle_request(request)
+
+
+def test_a_list_has_a_length_a_page_size_and_resumes_after_an_error(live_server, researcher, pages_of_three):
+    """Issue 37 (4): ``len()`` without reading every page, ``page_size`` sent, and after a failed page the
+    same iterator goes on from where it stopped (no item twice, none lost)."""
+    user, token = researcher
+    project, _, pairs = a_project_with_seven_of_everything(user)
+    transport = FailingOnce()
+    client = Client(live_server.url, token, transport=transport, retries=0)
+    items = client.pairs(project.pk)
+    assert len(items) == items.count == SEVEN and len(transport.requests) == 1  # the first page only
+    got = [next(items)["id"] for _ in range(3)]
+    with pytest.raises(Unavailable):
+        next(items)
+    got += [p["id"] for p in items]  # the same iterator, resumed
+    assert got == [p.pk for p in pairs] and transport.failed
+    big = Client(live_server.url, token, transport=(counted := Counting()))
+    assert [p["id"] for p in big.pairs(project.pk, page_size=5)] == [p.pk for p in pairs]
+    assert len(counted.requests) == 2 and "page_size=5" in counted.requests[0]
+    assert len(client.runs(project.pk)) == SEVEN and isinstance(next(iter(client.runs(project.pk))), Run)
