@@ -11,7 +11,7 @@ from typing import Any
 import httpx
 
 from .errors import Invalid, Unauthorized
-from .files import form_value, table, upload
+from .files import form_value, gold_tables, upload
 from .http import Http, Pages, checked
 from .project import Project
 from .work import Export, Import, Job, Run
@@ -202,19 +202,22 @@ class Client:
         return self.pages("/api/pairs/", project=project_id(project), **filters)
 
     # -- gold -----------------------------------------------------------------------------------
-    def gold_records(self, project: ProjectRef, split: str | list[str] | None = None, *,
+    def gold_records(self, project: ProjectRef, split: str | list[str] | None = None, *, lock: bool = False,
                      progress: bool | None = None, **options: Any) -> list[dict[str, Any]]:
         """The gold pairs as dicts, through a ``jsonl`` gold export (one record per pair: ids, levels,
         ``complex``/``simple`` texts, ``label``, provenance, votes..., plus ``split``).
 
         Args:
             split: ``train``, ``dev``, ``test``, a list of them, or None for all three.
-            **options: more export options (``label_policy``, ``provenance``, ``lock``, ...). As any
-                export, it gives articles without a split one and locks the exported splits
-                (``lock=False`` leaves them unlocked).
+            lock: lock the exported articles' splits (as an export for a paper would); by default
+                reading the gold locks nothing.
+            **options: more export options (``label_policy``, ``provenance``, ...). The server makes
+                the export as any other (it is listed among the project's exports, and articles
+                without a split get one).
         """
         splits = [split] if isinstance(split, str) else list(split or ["train", "dev", "test"])
-        export = self.export(project, **{"kind": "gold", **options, "formats": ["jsonl"], "splits": splits})
+        export = self.export(project, **{"kind": "gold", **options, "lock": lock, "formats": ["jsonl"],
+                                         "splits": splits})
         export.wait(progress=progress)
         archive = zipfile.ZipFile(io.BytesIO(self.get_bytes(export.data["download_url"])))
         records = []
@@ -225,9 +228,23 @@ class Client:
         return records
 
     def gold(self, project: ProjectRef, split: str | list[str] | None = None, **options: Any) -> Any:
-        """The gold pairs (see :meth:`gold_records`) as a ``datasets.Dataset`` when ``datasets`` is
-        installed, else a pandas ``DataFrame``, else a list of dicts."""
-        return table(self.gold_records(project, split, **options))
+        """The gold pairs (see :meth:`gold_records`), one table per split: a ``datasets.DatasetDict``
+        (``train``/``dev``/``test``) when ``datasets`` is installed — every split with the same
+        features, ``label`` a ``ClassLabel`` whose names are the project's label scheme's values (then
+        any other value the gold holds, e.g. ``undecided``) — else a dict of pandas ``DataFrame``s, else
+        of lists of dicts. ``split="test"`` gives that split's table alone."""
+        records = self.gold_records(project, split, **options)
+        names = [split] if isinstance(split, str) else list(split or ["train", "dev", "test"])
+        tables = gold_tables(records, names, self.label_names(project))
+        return tables[split] if isinstance(split, str) else tables
+
+    def label_names(self, project: ProjectRef) -> list[str]:
+        """The values of the project's label scheme, in the scheme's order."""
+        data = project.data if isinstance(project, Project) else self.get(f"/api/projects/{project_id(project)}/")
+        for scheme in self.pages("/api/label-schemes/"):
+            if scheme.get("slug") == data.get("label_scheme"):
+                return [str(v["value"]) for v in scheme.get("values") or [] if isinstance(v, dict) and "value" in v]
+        return []
 
     # -- labelling ------------------------------------------------------------------------------
     def next_item(self, project: ProjectRef) -> dict[str, Any]:
