@@ -8,8 +8,8 @@ key of the page's last (or first) row, and the total counted once, on the first 
 count. ``count`` is the total when the first page was read (rows added since show up in the pages, not
 in the count until the list is read again from the start).
 
-Keyset needs an ordering of plain, non-null columns of the model ending in its primary key (``id``,
-``-updated_at, -id``...). A list ordered otherwise (by a run's score, an attribute: expressions that may
+Keyset needs an ordering of plain, non-null columns of the model (a foreign key by its column,
+``article_id``) ending in its primary key (``id``, ``-updated_at, -id``...). A list ordered otherwise (by a run's score, an attribute: expressions that may
 be null) still gets cursors, holding an offset instead: no count per page, but ``OFFSET`` grows.
 
 ``?page=N`` (the old page numbers) still works and answers page N with its links as cursors;
@@ -54,8 +54,10 @@ def keyset_fields(qs: QuerySet) -> list[tuple[str, bool]] | None:
             field = qs.model._meta.get_field(name)
         except FieldDoesNotExist:
             return None
-        if field.null or not getattr(field, "concrete", False) or field.is_relation:
+        if field.null or not getattr(field, "concrete", False):
             return None
+        if field.is_relation and (not field.many_to_one or name != field.attname):
+            return None  # ``article`` would sort by the related model's ordering; ``article_id`` is a column
         fields.append((field.attname, term.startswith("-")))
     return fields if fields[-1][0] == qs.model._meta.pk.attname else None
 

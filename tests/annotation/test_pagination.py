@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from annotation.models import AlignmentRun, CandidatePair, Label, Status
+from annotation.models import AlignmentRun, CandidatePair, Document, Label, Status
 from annotation.models.alignment import indices_key
 from annotation.pagination import KeysetPagination, keyset_fields
 from tests import factories
@@ -108,6 +108,14 @@ def test_an_ordering_by_score_pages_by_offset_without_counting_again(users, proj
     assert not any("COUNT(" in q for later in sql[1:] for q in later)
 
 
+def test_the_documents_list_pages_by_article_rank_and_id(users, project, three_a_page):
+    seven_pairs(project)
+    pages, sql = walk(api(users["rita"]), "/api/documents/?page_size=4")
+    listed = [(d["article"], d["id"]) for page in pages for d in page["results"]]
+    assert len(listed) == 2 * SEVEN + Document.objects.exclude(article__title__startswith="Article").count()
+    assert listed == sorted(listed) and not any("OFFSET" in q for later in sql[1:] for q in later)
+
+
 def test_page_size_and_the_old_page_numbers_are_still_answered(users, project, three_a_page):
     pairs = seven_pairs(project)
     client = api(users["rita"])
@@ -131,3 +139,6 @@ def test_only_orderings_of_non_null_columns_ending_in_the_key_are_keyset():
     assert keyset_fields(CandidatePair.objects.order_by("score", "id")) is None  # nullable
     assert keyset_fields(CandidatePair.objects.order_by("article__title", "id")) is None
     assert keyset_fields(Label.objects.order_by("-updated_at")) is None  # not unique
+    assert keyset_fields(Document.objects.order_by("article_id", "rank", "id")) == [
+        ("article_id", False), ("rank", False), ("id", False)]
+    assert keyset_fields(Document.objects.order_by("article", "id")) is None  # the related model's ordering
