@@ -350,7 +350,20 @@ def queue(base: str, url: str, project: int, seconds: float) -> dict:
             out = run_load(base, project, tokens[:annotators], args)
             out.pop("acknowledged")
             result[f"{annotators}_{mode}"] = out
+    forget_queue_labels(project)
     return result
+
+
+def forget_queue_labels(project: int) -> None:
+    """Delete what the queue load wrote (the load's annotators' labels and assignments), so every
+    measurement of the data set — before or after a change — sees the same 50 annotators' labels
+    (agreement, for one, grows with the number of annotators who labelled)."""
+    from annotation.models import Assignment, Label, LabelChange
+
+    mine = {"annotator__username__gte": f"{TAG}-a{ANNOTATORS:03d}", "pair__article__project_id": project}
+    LabelChange.objects.filter(**mine).delete()
+    Label.objects.filter(**mine).delete()
+    Assignment.objects.filter(**mine).delete()
 
 
 def client_iteration(base: str, token: str, project: int) -> dict:
@@ -408,6 +421,7 @@ def main() -> int:
     annotator.set_password(TAG)
     annotator.save()
     skip = set(filter(None, args.skip.split(",")))
+    forget_queue_labels(project)  # an earlier measurement stopped before it cleaned up
     cache.clear()
     server, base = start_server(url, args.code, args.workers, args.threads)
     try:
