@@ -230,7 +230,8 @@ REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "annotation.schema.AutoSchema",
     # the services' refusals (annotation.errors.DomainError) answered once, with their status and code
     "EXCEPTION_HANDLER": "annotation.views.refusals.exception_handler",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
+    # keyset (cursor) pages: the last page as fast as the first, the total counted once (annotation/pagination.py)
+    "DEFAULT_PAGINATION_CLASS": "annotation.pagination.KeysetPagination",
     "PAGE_SIZE": env_int("API_PAGE_SIZE", 100),
     # /api/token/ (sign-in with a password, rotate, revoke): per signed-in user, or per address
     "DEFAULT_THROTTLE_RATES": {"token": env_str("API_TOKEN_THROTTLE_RATE", "20/min")},

@@ -210,8 +210,10 @@ class CandidatePairSerializer(serializers.ModelSerializer):
             data["predictions"] = []
         else:
             # every run's prediction of this sentence pair, oldest run first
-            data["predictions"] = [{"run": p.run_id, "method": p.run.method, "score": p.score, "label": p.predicted_label}
-                                   for p in sorted(pair.predictions.all(), key=lambda p: p.run_id)]
+            rows = self.context.get("predictions")  # a list page's rows (services.alignment.pair_rows)
+            data["predictions"] = list(rows.get(pair.pk, ())) if rows is not None else [
+                {"run": p.run_id, "method": p.run.method, "score": p.score, "label": p.predicted_label}
+                for p in sorted(pair.predictions.all(), key=lambda p: p.run_id)]
             run = self.context.get("run")
             own = next((p for p in data["predictions"] if p["run"] == run), None) if run is not None else None
             if own is not None:  # a run's pair list shows what that run produced
@@ -219,6 +221,9 @@ class CandidatePairSerializer(serializers.ModelSerializer):
         return data
 
     def _text(self, pair: models.CandidatePair, side: str) -> str:
+        texts = self.context.get("texts")  # a list page's rows (services.alignment.pair_rows)
+        if texts is not None:
+            return texts.get(pair.pk, {}).get(side, "")
         sentences = [m.sentence for m in pair.members.all() if m.side == side]
         return " ".join(s.text for s in sorted(sentences, key=lambda s: s.index))
 

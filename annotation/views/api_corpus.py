@@ -42,7 +42,7 @@ class DocumentViewSet(viewsets.ReadOnlyModelViewSet):
 
     def get_queryset(self):
         qs = Document.objects.filter(article__project__in=visible_projects(self.request.user))
-        qs = qs.annotate(sentence_count=Count("sentences")).order_by("article_id", "rank")
+        qs = qs.annotate(sentence_count=Count("sentences")).order_by("article_id", "rank", "id")  # id: keyset pages
         article = int_param(self.request, "article")
         return qs.filter(article_id=article) if article is not None else qs
 

@@ -20,7 +20,7 @@ from ..permissions import (
 )
 from ..schema import flags, ids, texts
 from ..serializers import AlignmentRunSerializer, CandidatePairSerializer, JobSerializer
-from ..services.alignment import alignment_runs, pair_filters, run_comparison, run_deletion, run_options
+from ..services.alignment import alignment_runs, pair_filters, pair_rows, run_comparison, run_deletion, run_options
 from ..services.background import jobs, progress
 from ..services.training import run_scores
 from .mixins import ReapsLostWork, int_param
@@ -220,7 +220,9 @@ class CandidatePairViewSet(viewsets.ReadOnlyModelViewSet):
     def get_queryset(self):
         user = self.request.user
         qs = CandidatePair.objects.filter(article__project__in=visible_projects(user))
-        qs = qs.select_related("article").prefetch_related("members__sentence", "predictions__run").order_by("id")
+        qs = qs.select_related("article").order_by("id")
+        if self.action != "list":  # a list page reads its pairs' texts and predictions as rows (list below)
+            qs = qs.prefetch_related("members__sentence", "predictions__run")
         article = int_param(self.request, "article")
         if article is not None:
             qs = qs.filter(article_id=article)
@@ -251,3 +253,11 @@ class CandidatePairViewSet(viewsets.ReadOnlyModelViewSet):
         context["annotator_only_projects"] = annotator_only_projects(self.request.user)
         context["run"] = int_param(self.request, "run")
         return context
+
+    def list(self, request, *args, **kwargs):
+        """A page of pairs with their sentences and every run's prediction read as plain rows (two
+        queries, no model instances: :func:`pair_rows.texts_and_predictions`) — a page of 1,000
+        pairs serialised several times faster than through prefetched objects."""
+        page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
+        context = {**self.get_serializer_context(), **pair_rows.texts_and_predictions([p.pk for p in page])}
+        return self.get_paginated_response(CandidatePairSerializer(page, many=True, context=context).data)

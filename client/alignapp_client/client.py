@@ -5,14 +5,14 @@ import io
 import json
 import os
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from .files import form_value, table, upload
-from .http import Http, checked
+from .errors import Invalid, Unauthorized
+from .files import form_value, gold_tables, upload
+from .http import Http, Pages, checked
 from .project import Project
 from .work import Export, Import, Job, Run
 
@@ -41,21 +41,27 @@ class Client:
         timeout: seconds for one HTTP request.
         retries: how many more times a GET is tried when the server does not answer (or answers
             502/503/504) before :class:`~alignapp_client.Unavailable` is raised.
+        page_size: items per request of the lists (1–1000; None: the server's default, 100).
     """
 
     def __init__(self, url: str, token: str, *, poll_interval: float = 1.0, progress: bool = True,
-                 timeout: float = 120.0, retries: int = 3, transport: httpx.BaseTransport | None = None) -> None:
+                 timeout: float = 120.0, retries: int = 3, transport: httpx.BaseTransport | None = None,
+                 page_size: int | None = None) -> None:
         self.url = url.rstrip("/")
+        self.page_size = page_size
         self.poll_interval = poll_interval
         self.progress = progress
         self.http = Http(self.url, token, timeout=timeout, retries=retries, transport=transport)
 
     @classmethod
     def login(cls, url: str, username: str, password: str, **options: Any) -> Client:
-        """A client with the user's API token (``POST /api/token/``)."""
+        """A client with the user's API token (``POST /api/token/``); a wrong username or password raises
+        :class:`~alignapp_client.Unauthorized` (the server answers 400 with its reason)."""
         http = Http(url, None, timeout=options.get("timeout", 120.0), transport=options.get("transport"))
         try:
             token = http.post("/api/token/", json={"username": username, "password": password})["token"]
+        except Invalid as refused:
+            raise Unauthorized(str(refused), status=refused.status, payload=refused.payload) from None
         finally:
             http.close()
         return cls(url, token, **options)
@@ -83,14 +89,15 @@ class Client:
     def get_bytes(self, path: str) -> bytes:
         return self.http.get_bytes(path)
 
-    def pages(self, path: str, **params: Any) -> Iterator[Any]:
-        """Each item of a paginated list, fetching the next page only when needed."""
-        return self.http.pages(path, **params)
+    def pages(self, path: str, *, page_size: int | None = None, **params: Any) -> Pages[Any]:
+        """Each item of a paginated list, fetching the next page only when needed; ``len()`` is the
+        list's total, and an iterator that hit an error resumes from where it stopped (:class:`Pages`)."""
+        return self.http.pages(path, page_size=page_size or self.page_size, **params)
 
     # -- projects -------------------------------------------------------------------------------
-    def projects(self) -> Iterator[Project]:
+    def projects(self) -> Pages[Project]:
         """The projects the user can see (``GET /api/projects/``), with the user's ``role`` in each."""
-        return (Project(self, data) for data in self.pages("/api/projects/"))
+        return self.pages("/api/projects/").map(lambda data: Project(self, data))
 
     def project(self, project: ProjectRef) -> Project:
         """One project (``GET /api/projects/<id>/``): name, language, label scheme, config."""
@@ -166,46 +173,51 @@ class Client:
         return Run(self, self.get(f"/api/runs/{int(run)}/"), f"/api/runs/{int(run)}/")
 
     # -- lists, a page at a time ----------------------------------------------------------------
-    def runs(self, project: ProjectRef | None = None) -> Iterator[Run]:
+    def runs(self, project: ProjectRef | None = None) -> Pages[Run]:
         """Alignment runs, newest first (``GET /api/runs/[?project=<id>]``)."""
-        return (Run(self, d, f"/api/runs/{d['id']}/") for d in self.pages("/api/runs/", project=_maybe_id(project)))
+        return self.pages("/api/runs/", project=_maybe_id(project)).map(lambda d: Run(self, d, f"/api/runs/{d['id']}/"))
 
-    def jobs(self, project: ProjectRef | None = None) -> Iterator[Job]:
+    def jobs(self, project: ProjectRef | None = None) -> Pages[Job]:
         """Background jobs of the projects the user researches (``GET /api/jobs/[?project=<id>]``)."""
-        return (Job(self, d, f"/api/jobs/{d['id']}/") for d in self.pages("/api/jobs/", project=_maybe_id(project)))
+        return self.pages("/api/jobs/", project=_maybe_id(project)).map(lambda d: Job(self, d, f"/api/jobs/{d['id']}/"))
 
-    def exports(self, project: ProjectRef) -> Iterator[Export]:
+    def exports(self, project: ProjectRef) -> Pages[Export]:
         """The project's latest 50 exports (``GET /api/projects/<id>/exports/``)."""
         base = f"/api/projects/{project_id(project)}/exports/"
-        return (Export(self, d, f"{base}{d['id']}/") for d in self.pages(base))
+        return self.pages(base).map(lambda d: Export(self, d, f"{base}{d['id']}/"))
 
-    def articles(self, project: ProjectRef) -> Iterator[dict[str, Any]]:
+    def articles(self, project: ProjectRef, *, page_size: int | None = None) -> Pages[dict[str, Any]]:
         """The project's articles with their documents (``GET /api/articles/?project=<id>``)."""
-        return self.pages("/api/articles/", project=project_id(project))
+        return self.pages("/api/articles/", project=project_id(project), page_size=page_size)
 
-    def labels(self, project: ProjectRef, **filters: Any) -> Iterator[dict[str, Any]]:
+    def labels(self, project: ProjectRef, **filters: Any) -> Pages[dict[str, Any]]:
         """Every raw vote of the project (``GET /api/labels/?project=<id>``; researchers see all
-        annotators' labels). ``filters``: ``value``, ``article``, ``since``, ``until``, ``q``, ``mine``."""
+        annotators' labels). ``filters``: ``value``, ``article``, ``since``, ``until``, ``q``, ``mine``,
+        ``page_size``."""
         return self.pages("/api/labels/", project=project_id(project), **filters)
 
-    def pairs(self, project: ProjectRef, **filters: Any) -> Iterator[dict[str, Any]]:
-        """Candidate pairs (``GET /api/pairs/?project=<id>``); filters such as ``run``, ``label``, ``labelled``."""
+    def pairs(self, project: ProjectRef, **filters: Any) -> Pages[dict[str, Any]]:
+        """Candidate pairs (``GET /api/pairs/?project=<id>``); filters such as ``run``, ``label``, ``labelled``;
+        ``page_size`` (up to 1000) for fewer requests. ``len()`` is the number of pairs."""
         return self.pages("/api/pairs/", project=project_id(project), **filters)
 
     # -- gold -----------------------------------------------------------------------------------
-    def gold_records(self, project: ProjectRef, split: str | list[str] | None = None, *,
+    def gold_records(self, project: ProjectRef, split: str | list[str] | None = None, *, lock: bool = False,
                      progress: bool | None = None, **options: Any) -> list[dict[str, Any]]:
         """The gold pairs as dicts, through a ``jsonl`` gold export (one record per pair: ids, levels,
         ``complex``/``simple`` texts, ``label``, provenance, votes..., plus ``split``).
 
         Args:
             split: ``train``, ``dev``, ``test``, a list of them, or None for all three.
-            **options: more export options (``label_policy``, ``provenance``, ``lock``, ...). As any
-                export, it gives articles without a split one and locks the exported splits
-                (``lock=False`` leaves them unlocked).
+            lock: lock the exported articles' splits (as an export for a paper would); by default
+                reading the gold locks nothing.
+            **options: more export options (``label_policy``, ``provenance``, ...). The server makes
+                the export as any other (it is listed among the project's exports, and articles
+                without a split get one).
         """
         splits = [split] if isinstance(split, str) else list(split or ["train", "dev", "test"])
-        export = self.export(project, **{"kind": "gold", **options, "formats": ["jsonl"], "splits": splits})
+        export = self.export(project, **{"kind": "gold", **options, "lock": lock, "formats": ["jsonl"],
+                                         "splits": splits})
         export.wait(progress=progress)
         archive = zipfile.ZipFile(io.BytesIO(self.get_bytes(export.data["download_url"])))
         records = []
@@ -216,9 +228,23 @@ class Client:
         return records
 
     def gold(self, project: ProjectRef, split: str | list[str] | None = None, **options: Any) -> Any:
-        """The gold pairs (see :meth:`gold_records`) as a ``datasets.Dataset`` when ``datasets`` is
-        installed, else a pandas ``DataFrame``, else a list of dicts."""
-        return table(self.gold_records(project, split, **options))
+        """The gold pairs (see :meth:`gold_records`), one table per split: a ``datasets.DatasetDict``
+        (``train``/``dev``/``test``) when ``datasets`` is installed — every split with the same
+        features, ``label`` a ``ClassLabel`` whose names are the project's label scheme's values (then
+        any other value the gold holds, e.g. ``undecided``) — else a dict of pandas ``DataFrame``s, else
+        of lists of dicts. ``split="test"`` gives that split's table alone."""
+        records = self.gold_records(project, split, **options)
+        names = [split] if isinstance(split, str) else list(split or ["train", "dev", "test"])
+        tables = gold_tables(records, names, self.label_names(project))
+        return tables[split] if isinstance(split, str) else tables
+
+    def label_names(self, project: ProjectRef) -> list[str]:
+        """The values of the project's label scheme, in the scheme's order."""
+        data = project.data if isinstance(project, Project) else self.get(f"/api/projects/{project_id(project)}/")
+        for scheme in self.pages("/api/label-schemes/"):
+            if scheme.get("slug") == data.get("label_scheme"):
+                return [str(v["value"]) for v in scheme.get("values") or [] if isinstance(v, dict) and "value" in v]
+        return []
 
     # -- labelling ------------------------------------------------------------------------------
     def next_item(self, project: ProjectRef) -> dict[str, Any]:

@@ -1,7 +1,9 @@
 """Errors the client raises, each with the server's own message, one class per kind of refusal.
 
->>> issubclass(NotFound, AlignappError) and issubclass(Forbidden, Unauthorized)
+>>> issubclass(NotFound, AlignappError) and issubclass(Forbidden, AlignappError)
 True
+>>> issubclass(Forbidden, Unauthorized)  # a handler for a bad token must not swallow a refused role
+False
 >>> plain("job failed: annotation.services.corpus.importing.problems.CorpusImportError: bad.jsonl:2: not JSON")
 'job failed: bad.jsonl:2: not JSON'
 """
@@ -47,11 +49,13 @@ class AlignappError(Exception):
 
 
 class Unauthorized(AlignappError):
-    """401: no token, or a wrong or rotated one (``Client.login`` gives a new one)."""
+    """401: no token, or a wrong or rotated one (``Client.login`` gives a new one); from ``Client.login``,
+    a wrong username or password."""
 
 
-class Forbidden(Unauthorized):
-    """403: signed in, but the user's role may not do this (e.g. an annotator starting a run)."""
+class Forbidden(AlignappError):
+    """403: signed in, but the user's role may not do this (e.g. an annotator starting a run). Not an
+    :class:`Unauthorized`: signing in again would not help."""
 
 
 class NotFound(AlignappError):

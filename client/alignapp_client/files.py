@@ -42,3 +42,31 @@ def table(records: list[dict[str, Any]]) -> Any:
     except ImportError:
         return records
     return pandas.DataFrame.from_records(records)
+
+
+def gold_tables(records: list[dict[str, Any]], splits: list[str], label_names: list[str]) -> Any:
+    """``records`` (each with its ``split``) as one table per split, in ``splits`` order: a
+    ``datasets.DatasetDict`` whose splits share one set of features (inferred over all the records,
+    so a column that is empty in one split has the type it has in the others; ``label`` a
+    ``ClassLabel`` of ``label_names`` then any other value found, sorted); without ``datasets`` a dict of
+    DataFrames (or of lists of dicts)."""
+    by_split: dict[str, list[dict[str, Any]]] = {name: [] for name in splits}
+    for record in records:
+        by_split.setdefault(record["split"], []).append({k: v for k, v in record.items() if k != "split"})
+    try:
+        import datasets
+    except ImportError:
+        return {name: table(rows) for name, rows in by_split.items()}
+    rows = [row for name in splits for row in by_split[name]]
+    seen = {str(row["label"]) for row in rows if row.get("label") is not None}
+    names = list(dict.fromkeys(label_names)) + sorted(seen - set(label_names))
+    everything = datasets.Dataset.from_list(rows) if rows else None
+    features = datasets.Features(dict(everything.features)) if everything is not None else datasets.Features()
+    if "label" in features or not rows:
+        features["label"] = datasets.ClassLabel(names=names or ["aligned"])
+    out = {}
+    for name in splits:
+        part = by_split[name]
+        columns = {key: [row.get(key) for row in part] for key in features}
+        out[name] = datasets.Dataset.from_dict(columns, features=features)
+    return datasets.DatasetDict(out)

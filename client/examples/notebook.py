@@ -106,12 +106,14 @@ print(f"{pairs} pairs; predicted labels: {predicted}")
 
 # %% [markdown]
 # ## The gold pairs as a data set, and an export
-# `gold()` exports the gold pairs as JSONL and loads them (a `datasets.Dataset` when `datasets` is
-# installed); as any export it gives articles without a split one. `download()` creates the folder.
+# `gold()` exports the gold pairs as JSONL and loads them, one table per split (a `datasets.DatasetDict`
+# with `label` a `ClassLabel` when `datasets` is installed); it locks no split unless `lock=True`, and as
+# any export it gives articles without a split one. `download()` creates the folder.
 
 # %%
 gold = project.gold()
-print(f"{len(gold)} gold pairs:", type(gold).__name__, sorted({row["split"] for row in gold}))
+print(f"{sum(len(part) for part in gold.values())} gold pairs:", type(gold).__name__,
+      {name: len(part) for name, part in gold.items()})
 
 export = project.exports.create(kind="auto", runs=[run.id], formats=["tsv"], lock=False)
 archive = export.download(work / "exports")

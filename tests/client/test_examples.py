@@ -43,7 +43,7 @@ def test_the_example_notebook_runs_on_a_project_of_more_than_500_pairs(server, t
     assert "13 articles, 26 documents, 1040 sentences, 520 pairs (jsonl)" in out, out
     assert CandidatePair.objects.count() > 500 and f"{CandidatePair.objects.count()} pairs; predicted" in out, out
     assert re.search(r"task1 \{'precision': 1\.0, 'recall': 0\.\d+, 'f1': 0\.\d+\} over 13 articles", out), out
-    assert "task2 {'precision'" in out and "520 gold pairs: Dataset" in out, out
+    assert "task2 {'precision'" in out and "520 gold pairs: DatasetDict" in out, out
     assert "run #" in done.stderr and "100%" in done.stderr  # the progress bar of wait()
     assert len(list((tmp_path / "work" / "exports").glob("export-*.zip"))) == 1
     print(f"notebook: {time.monotonic() - started:.1f} s\n{out}")

@@ -3,12 +3,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+import httpx
 import pytest
-from alignapp_client import Client
-from rest_framework.pagination import PageNumberPagination
+from alignapp_client import Client, Run, Unavailable
 
 from annotation.models import AlignmentRun, Job, Label, Status
 from annotation.models.alignment import indices_key
+from annotation.pagination import KeysetPagination
 from tests import factories
 from tests.client.conftest import Counting
 
@@ -19,7 +20,7 @@ SEVEN = 7  # three pages of three
 def pages_of_three(monkeypatch):
     """The API lists three items a page. DRF's paginator reads its ``page_size`` attribute, set from
     ``REST_FRAMEWORK["PAGE_SIZE"]`` when DRF is imported, so overriding the setting would not reach it."""
-    monkeypatch.setattr(PageNumberPagination, "page_size", 3)
+    monkeypatch.setattr(KeysetPagination, "page_size", 3)
 
 
 def a_project_with_seven_of_everything(user):
@@ -69,4 +70,39 @@ def test_lists_are_iterators_that_fetch_a_page_when_needed(live_server, research
     assert isinstance(items, Iterator) and transport.requests == []
     assert [next(items)["id"] for _ in range(3)] == [p.pk for p in pairs[:3]] and len(transport.requests) == 1
     assert next(items)["id"] == pairs[3].pk and len(transport.requests) == 2
-    assert "page=2" in transport.requests[-1]
+    assert "cursor=" in transport.requests[-1]
+
+
+class FailingOnce(Counting):
+    """Refuses the first request for a cursor page (the server gone for a moment)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.failed = False
+
+    def handle_request(self, request):
+        if "cursor=" in str(request.url) and not self.failed:
+            self.failed = True
+            self.requests.append(f"REFUSED {request.url}")
+            raise httpx.ConnectError("connection refused", request=request)
+        return super().handle_request(request)
+
+
+def test_a_list_has_a_length_a_page_size_and_resumes_after_an_error(live_server, researcher, pages_of_three):
+    """Issue 37 (4): ``len()`` without reading every page, ``page_size`` sent, and after a failed page the
+    same iterator goes on from where it stopped (no item twice, none lost)."""
+    user, token = researcher
+    project, _, pairs = a_project_with_seven_of_everything(user)
+    transport = FailingOnce()
+    client = Client(live_server.url, token, transport=transport, retries=0)
+    items = client.pairs(project.pk)
+    assert len(items) == items.count == SEVEN and len(transport.requests) == 1  # the first page only
+    got = [next(items)["id"] for _ in range(3)]
+    with pytest.raises(Unavailable):
+        next(items)
+    got += [p["id"] for p in items]  # the same iterator, resumed
+    assert got == [p.pk for p in pairs] and transport.failed
+    big = Client(live_server.url, token, transport=(counted := Counting()))
+    assert [p["id"] for p in big.pairs(project.pk, page_size=5)] == [p.pk for p in pairs]
+    assert len(counted.requests) == 2 and "page_size=5" in counted.requests[0]
+    assert len(client.runs(project.pk)) == SEVEN and isinstance(next(iter(client.runs(project.pk))), Run)

@@ -20,7 +20,7 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -69,14 +69,23 @@ def _encoders_of(obj: Any, depth: int = 5, seen: set[int] | None = None) -> list
     return found
 
 
-def prime_encoders(aligner: Any, texts: Sequence[str]) -> int:
-    """Encode ``texts`` (every sentence of a batch of article pairs) in one batched call per
-    encoder the aligner uses, so its per-pair calls find them in memory (on a GPU: full batches
-    instead of one small batch per article pair). Returns how many encoders were primed."""
+def prime_encoders(aligner: Any, texts: Sequence[str], progress: Callable[[float], None] | None = None,
+                   batch: int = 1024) -> int:
+    """Encode ``texts`` (every sentence of a batch of article pairs) in batched calls of ``batch``
+    distinct texts per encoder the aligner uses, so its per-pair calls find them in memory (on a GPU:
+    full batches instead of one small batch per article pair). ``progress(fraction)`` after each
+    batch (a chunk's encoding takes most of a CPU run: its bar moves while it lasts). Returns how
+    many encoders were primed."""
     encoders = list({id(e): e for e in _encoders_of(aligner)}.values())
     distinct = list(dict.fromkeys(texts))
+    total = len(encoders) * len(distinct)
+    done = 0
     for encoder in encoders:
-        encoder.encode(distinct)
+        for start in range(0, len(distinct), batch):
+            encoder.encode(distinct[start:start + batch])
+            done += len(distinct[start:start + batch])
+            if progress is not None and total:
+                progress(done / total)
     return len(encoders)
 
 

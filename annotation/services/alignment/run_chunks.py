@@ -51,6 +51,11 @@ from workers.engine import configure_embedding_store, encoder_counters, is_run_l
 Send = Callable[[AlignmentRun, int], None]
 RUN_LEVEL_SHARE = 0.4
 """Share of a one-chunk run's progress bar that a run-level method's first pass takes."""
+REPORT_EVERY = 1.0
+"""Seconds between two progress writes of a chunk."""
+ENCODE_SHARE = 0.8
+"""Share of a chunk's bar that encoding its sentences takes, for a method with an encoder: on CPU it is
+most of the chunk (bench/align_scale.py: 1,100 s encoding of 1,212 s per chunk's encode/decode/write)."""
 
 
 # --- the plan -------------------------------------------------------------------------------------
@@ -136,18 +141,23 @@ def run_chunk(run_id: int, index: int, *, last_try: bool = True) -> None:
     maybe_finish(run_id)
 
 
-def _reporter(run_id: int, *, alone: bool) -> Callable[[float, str], None]:
-    """A chunk's progress callback: cancel reaches a running chunk here; the only chunk of a run
-    (``alone``) also shows its progress as the run's."""
+def _reporter(run_id: int, chunk_id: int, *, alone: bool) -> Callable[[float, str], None]:
+    """A chunk's progress callback (at most once a second): cancel reaches a running chunk here; the
+    only chunk of a run (``alone``) shows its progress as the run's; one of several stores its fraction
+    on its row and the run's bar counts it (:func:`run_result.moving`), so the bar moves within chunks."""
     last = [0.0]
 
     def report(fraction: float, message: str = "") -> None:
-        if time.monotonic() - last[0] > 1.0:
+        if time.monotonic() - last[0] >= REPORT_EVERY:
             last[0] = time.monotonic()
             progress.check_cancelled(AlignmentRun, run_id)
             if alone:
                 AlignmentRun.objects.filter(pk=run_id, status=Status.RUNNING).update(
                     progress=round(100.0 * min(fraction, 0.999), 1), message=message[:500])
+            else:
+                RunChunk.objects.filter(pk=chunk_id, status=Status.RUNNING).update(
+                    stats={"progress": round(min(max(fraction, 0.0), 1.0), 4)})
+                run_result.moving(run_id)
 
     return report
 
@@ -163,7 +173,7 @@ def align_chunk(run: AlignmentRun, chunk: RunChunk) -> dict:
     work = run_work.load(chunk)
     inputs = [engine_pair(c, s) for _, c, s in work]
     t2 = time.monotonic()
-    report = _reporter(run.pk, alone=not RunChunk.objects.filter(run_id=run.pk).exclude(pk=chunk.pk).exists())
+    report = _reporter(run.pk, chunk.pk, alone=not RunChunk.objects.filter(run_id=run.pk).exclude(pk=chunk.pk).exists())
     progress.check_cancelled(AlignmentRun, run.pk)
     stats: dict = {}
     share = 0.0
@@ -174,9 +184,14 @@ def align_chunk(run: AlignmentRun, chunk: RunChunk) -> dict:
     before = encoder_counters()
     # the encoder's work of the whole chunk in one batched call (full batches on a GPU); the
     # aligner's per-pair calls then find every sentence in memory
-    encoders = prime_encoders(aligner, [t for pair in inputs for side in (pair.complex, pair.simple) for t in side.sentences])
+    texts = [t for pair in inputs for side in (pair.complex, pair.simple) for t in side.sentences]
+    encode = (1 - share) * ENCODE_SHARE if texts else 0.0  # the bar moves per batch of sentences encoded
+    encoders = prime_encoders(aligner, texts, progress=lambda f: report(share + encode * f, "encoding the sentences"))
     primed = encoder_counters()
-    outputs = aligner.align(inputs, progress=lambda f, m: report(share + (1 - share) * f, m))
+    if not encoders:
+        encode = 0.0
+    start = share + encode
+    outputs = aligner.align(inputs, progress=lambda f, m: report(start + (1 - start) * f, m))
     t4 = time.monotonic()
     after = encoder_counters()
     progress.check_cancelled(AlignmentRun, run.pk)

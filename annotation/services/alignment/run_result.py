@@ -90,12 +90,32 @@ def finish_chunks(run_id: int) -> bool:
         timings=timings, pair_count=result["pairs"], articles_done=result["document_pairs"]))
 
 
+def fraction_done(run_id: int) -> float:
+    """The share of the run done: its chunks weighted by their sentences, a finished chunk whole and a
+    running one by the fraction it last reported (``stats["progress"]``)."""
+    total = done = 0.0
+    for state, sentences, stats in RunChunk.objects.filter(run_id=run_id).values_list("status", "sentences", "stats"):
+        weight = max(1, sentences)
+        total += weight
+        if state == Status.SUCCEEDED:
+            done += weight
+        elif state == Status.RUNNING and isinstance(stats, dict):
+            done += weight * min(1.0, max(0.0, float(stats.get("progress") or 0.0)))
+    return done / total if total else 0.0
+
+
+def moving(run_id: int) -> None:
+    """A running chunk reported: the run's bar from :func:`fraction_done` (never backwards)."""
+    fraction = round(100.0 * min(fraction_done(run_id), 0.999), 1)
+    AlignmentRun.objects.filter(pk=run_id, status=Status.RUNNING, progress__lt=fraction).update(progress=fraction)
+
+
 def report(run_id: int) -> None:
     """The run's progress from its chunks: document pairs done, pairs written, chunks done/total."""
     totals = RunChunk.objects.filter(run_id=run_id).aggregate(n=Count("id"), done=Count("id", filter=Q(status=Status.SUCCEEDED)))
     done_pairs = sum(len(w) for w in RunChunk.objects.filter(run_id=run_id, status=Status.SUCCEEDED).values_list("work", flat=True))
     written = Prediction.objects.filter(run_id=run_id).count()
-    fraction = totals["done"] / totals["n"] if totals["n"] else 0.0
+    fraction = fraction_done(run_id)
     AlignmentRun.objects.filter(pk=run_id, status=Status.RUNNING).update(
         articles_done=done_pairs, pair_count=written, progress=round(100.0 * min(fraction, 0.999), 1),
         message=f"chunks {totals['done']}/{totals['n']} · {done_pairs} document pairs · {written} pairs written")

@@ -7,7 +7,7 @@ import pytest
 from django.utils import timezone
 
 from annotation.models import AlignmentRun, Prediction, RunChunk, Status
-from annotation.services.alignment import alignment_runs, run_chunks
+from annotation.services.alignment import alignment_runs, run_chunks, run_result
 from annotation.services.background import jobs, progress
 from tests import factories
 
@@ -198,3 +198,28 @@ def test_the_run_api_and_page_show_chunks_pairs_written_and_workers(corpus, sett
     client.force_login(rita)
     page = client.get(f"/runs/{run.pk}/").content.decode()
     assert f'{chunks["total"]}/{chunks["total"]} done' in page and 'id="run-chunk-workers"' in page
+
+
+def test_the_bar_moves_within_a_chunk_not_only_when_one_finishes(corpus, settings, monkeypatch, tmp_path):
+    """Issue 37 (3): a crf run showed 0 % for 33 s, then 50 % (progress per chunk, 2 chunks). Each
+    chunk now reports per batch of sentences encoded and per document pair aligned, and the run's bar
+    counts the running chunks' fractions (weighted by their sentences), never moving backwards."""
+    settings.RUN_CHUNK_SENTENCES = 6
+    settings.EMBEDDING_CACHE_DIR = tmp_path / "emb"
+    monkeypatch.setattr(run_chunks, "REPORT_EVERY", 0.0)
+    seen: list[tuple[float, int]] = []
+    real = run_result.moving
+
+    def watching(run_id: int) -> None:
+        real(run_id)
+        finished = RunChunk.objects.filter(run_id=run_id, status=Status.SUCCEEDED).count()
+        seen.append((AlignmentRun.objects.get(pk=run_id).progress, finished))
+
+    monkeypatch.setattr(run_result, "moving", watching)
+    run = AlignmentRun.objects.create(project=corpus, method="sbert")
+    run_chunks.run_inline(run.pk)
+    run.refresh_from_db()
+    assert run.status == Status.SUCCEEDED and run.progress == 100.0 and RunChunk.objects.filter(run=run).count() > 2
+    assert any(bar > 0 and finished == 0 for bar, finished in seen), seen  # the first chunk moved the bar
+    assert [bar for bar, _ in seen] == sorted(bar for bar, _ in seen)
+    assert RunChunk.objects.filter(run=run, stats__has_key="progress").count() == 0  # replaced by the counters
