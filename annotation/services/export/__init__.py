@@ -49,7 +49,7 @@ from annotation.services.export import manifest as manifests
 from annotation.services.export.completeness import reimport_guide
 from annotation.services.export.filters import FilterChain
 from annotation.services.export.gold import UNLABELLED_CLASSES
-from annotation.services.export.options import KINDS, ExportError, ExportOptions, validate
+from annotation.services.export.options import KINDS, LABEL_POLICIES, ExportError, ExportOptions, validate
 from annotation.services.export.source import PairSource
 from annotation.services.projects import job_access
 
@@ -193,6 +193,8 @@ def _write_formats(root: Path, project: Project, options: ExportOptions, source:
     finally:
         paths = [p for _, _, writer in writers for p in writer.close()]
     left_out = {name: writer.left_out() for name, _, writer in writers if writer.left_out()}
+    if source.left_out:  # pairs with evidence the gold policy gives no value (gold_reading.REASONS)
+        left_out = {"every format (no value under the gold policy)": dict(source.left_out), **left_out}
     return tally, exported_articles, paths, left_out
 
 
@@ -234,7 +236,7 @@ def preview(project: Project, options: ExportOptions, *, max_seconds: float = PR
     gold_kind = options.kind == "gold"
     # gold: read once under the widest policy and sort into each policy (breakdown.py)
     read = replace(options, label_policy=breakdown.WIDEST, derived=False) if gold_kind else options
-    source = PairSource(project, read, planned=planned)
+    source = PairSource(project, read, planned=planned, policies=tuple(LABEL_POLICIES) if gold_kind else ())
     chain = FilterChain(project, options, visible=visible)
     per_policy = breakdown.PolicyBreakdown(chain, derived=options.derived, class_values=source.class_values,
                                            counts_as=source.counts_as)
@@ -259,10 +261,12 @@ def preview(project: Project, options: ExportOptions, *, max_seconds: float = PR
             partial = True
             break
     current = splits.counts(project)
+    rule_left_out = dict(source.left_out_by.get(options.label_policy, {})) if gold_kind else {}
     return {
         "kind": options.kind, "pairs": tally.total, "splits": tally.as_dict(), "dropped": dict(chain.dropped),
         "dropped_training": dict(chain.dropped_training),
-        "left_out": {"tsv": {k: n for k, n in unlabelled.items() if n}} if +unlabelled else {},
+        "left_out": {**({"every format (no value under the gold policy)": rule_left_out} if rule_left_out else {}),
+                     **({"tsv": {k: n for k, n in unlabelled.items() if n}} if +unlabelled else {})},
         "filters": chain.describe(), "split_policy": policy.as_dict(),
         "split_articles": {name: current.get(name, 0) + sum(1 for v in planned.values() if v == name) for name in splits.NAMES},
         "newly_assigned": len(planned), "articles_seen": seen, "articles_total": source.article_count(),

@@ -88,11 +88,15 @@ def imported_disagreements(project: Project) -> set[int]:
         return set()
     classes = value_classes(project.label_scheme)
     out: set[int] = set()
+    seen: dict[int, set[str]] = defaultdict(set)
     for pid, value, gold in (qc.counted_labels(project).filter(pair__gold__provenance=Adjudication.IMPORTED)
                              .values_list("pair_id", "value", "pair__gold__value")):
+        seen[pid].add(value)
         if value != gold and not (gold == UNKNOWN_KIND and classes.get(value) in ("aligned", "partial")):
             out.add(pid)
-    return out
+    # votes that differ among themselves (aligned vs partial on an aligned-or-partial link) are a tie the
+    # rule leaves undecided: it enters adjudication like any other disagreement (issue 34)
+    return out | {pid for pid, values in seen.items() if len(values) >= 2}
 
 
 def _ratings_disagreements(project: Project) -> list[int]:
