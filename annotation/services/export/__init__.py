@@ -50,7 +50,7 @@ from annotation.services.export.completeness import reimport_guide
 from annotation.services.export.filters import FilterChain
 from annotation.services.export.gold import UNLABELLED_CLASSES
 from annotation.services.export.options import KINDS, LABEL_POLICIES, ExportError, ExportOptions, validate
-from annotation.services.export.source import PairSource
+from annotation.services.export.source import LEFT_OUT, PairSource
 from annotation.services.projects import job_access
 
 PREVIEW_SECONDS = 20.0
@@ -182,7 +182,8 @@ def _write_formats(root: Path, project: Project, options: ExportOptions, source:
     exported_articles: list[int] = []
     try:
         for batch in source.batches(report):
-            kept = [r for r in batch.records if chain.reason(r) is None]
+            # a LEFT_OUT record has no value under the policy (counted in source.left_out): no format writes it
+            kept = [r for r in batch.records if r.provenance != LEFT_OUT and chain.reason(r) is None]
             training = [r for r in kept if chain.training_reason(r) is None]
             exported_articles.append(batch.article_id)
             tally.articles[batch.split] += 1

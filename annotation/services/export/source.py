@@ -131,7 +131,8 @@ class PairSource:
             records = by_article.get(article_id, [])
             docs = {d: texts.documents[d] for d in texts.docs_of.get(article_id, [])}
             if self.options.derived and records:
-                records = records + derive.compose(records, docs, self.class_values)
+                records = records + derive.compose([r for r in records if r.provenance != LEFT_OUT], docs,
+                                                   self.class_values)
             assign_groups(records)
             yield ArticleBatch(article_id=article_id, title=title, split=split, documents=docs, records=records)
 
@@ -212,9 +213,12 @@ class PairSource:
                 self.left_out_by[p][reason] += 1
         resolved = found[self.options.label_policy][0]
         if resolved is None:
-            if not any(value is not None for value, _ in found.values()):
+            doc = self.readings[self.options.label_policy].get(documents)
+            if not (doc is not None and doc.exhaustive) and not any(value is not None for value, _ in found.values()):
                 return None
-            resolved = Gold(UNDECIDED, LEFT_OUT)  # the preview: another policy gives it a value (``by_policy``)
+            # a placeholder no format writes: inside a complete document pair it keeps the cell from being
+            # written "not aligned"; in the preview another policy gives it a value (``by_policy``)
+            resolved = Gold(UNDECIDED, LEFT_OUT)
         reviewer = stored[pair_id].reviewer if resolved.stored and pair_id in stored else None
         return (resolved.value, resolved.provenance, reviewer, resolved.stored,
                 gold.class_of(resolved.value, self.counts_as))

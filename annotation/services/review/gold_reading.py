@@ -192,8 +192,9 @@ def _read(project: Project, policy: str, ids: list[int], imported: set[tuple[int
         explicit = votes.get(pid, [])
         voters = {a for a, _ in explicit}
         cell = [v for _, v in explicit] + [implied for a in doc.completers if a not in voters]
-        # inside a document pair imported as exhaustive, a cell the file does not list is imported "not"
-        imported_not = Gold(implied, Adjudication.IMPORTED) if doc.imported_exhaustive else None
+        # inside a document pair imported as exhaustive, a cell the file does not list and nobody labelled
+        # is imported "not"; one somebody labelled has the value their votes give, or none (left out)
+        imported_not = Gold(implied, Adjudication.IMPORTED) if doc.imported_exhaustive and not explicit else None
         gold, reason = decide(stored.get(pid) or imported_not, cell, policy)
         if gold is None:
             doc.left_out[pid] = reason or "votes only"
