@@ -218,6 +218,54 @@ def exhaustive_documents(project: Project, policy: str = "majority-or-single") -
     return out | {key for key, n in count.items() if qualifies(n, policy)}
 
 
+def counted_rows(project: Project) -> list[tuple]:
+    """The counted labels as agreement rows ``(pair id, annotator, value, ratings)`` (a scheme without
+    gold classes: no completion implies anything)."""
+    return list(qc.counted_labels(project).values_list("pair_id", "annotator__username", "value", "ratings"))
+
+
+def vote_rows(project: Project) -> list[tuple]:
+    """Every vote the gold reads, explicit and implied, as agreement rows ``(item, annotator, value,
+    ratings)``: the counted labels (item: the pair id) plus, for each completion of a document pair,
+    the completer's implied "not" on every cell they gave no label — a pair with someone's label (item:
+    its id) or a sentence pair nobody labelled (item: ``"c<complex doc>-s<simple doc>:<ci>,<si>"``).
+    Agreement over these counts the cells two completers both saw, not aligned included (issue 34 §3)."""
+    from annotation.models import Sentence, key_indices
+
+    rows = counted_rows(project)
+    completions: dict[DocKey, list[str]] = defaultdict(list)
+    for c, s, user in (ArticleCompletion.objects.filter(article__project=project)
+                       .exclude(annotator_id__in=qc.excluded_annotators(project))
+                       .values_list("complex_document_id", "simple_document_id", "annotator__username")):
+        completions[(c, s)].append(user)
+    if not completions:
+        return rows
+    implied = not_value(project)
+    labelled: dict[int, set[str]] = defaultdict(set)
+    for pid, user, *_ in rows:
+        labelled[pid].add(user)
+    docs = {d for key in completions for d in key}
+    sizes: dict[int, int] = defaultdict(int)
+    for doc in Sentence.objects.filter(document_id__in=docs).values_list("document_id", flat=True):
+        sizes[doc] += 1
+    covered: dict[DocKey, set[tuple[int, int]]] = defaultdict(set)
+    evidence = labelled.keys() | set(Adjudication.objects.filter(pair__article__project=project)
+                                     .values_list("pair_id", flat=True))
+    for pid, c, s, complex_key, simple_key in (CandidatePair.objects.filter(pk__in=list(evidence))
+                                               .values_list("pk", "complex_document_id", "simple_document_id",
+                                                            "complex_key", "simple_key")):
+        if (c, s) not in completions:
+            continue
+        covered[(c, s)].update((ci, si) for ci in key_indices(complex_key) for si in key_indices(simple_key))
+        rows.extend((pid, user, implied, None) for user in completions[(c, s)] if user not in labelled.get(pid, ()))
+    for (c, s), users in completions.items():
+        for ci in range(sizes[c]):
+            for si in range(sizes[s]):
+                if (ci, si) not in covered[(c, s)]:
+                    rows.extend((f"c{c}-s{s}:{ci},{si}", user, implied, None) for user in users)
+    return rows
+
+
 def pair_values(project: Project, policy: str = "majority-or-single", *, articles: Iterable[int] | None = None,
                 ties: bool = False) -> dict[int, Gold]:
     """``{pair id: Gold}`` of every candidate pair with evidence and a value (ties only with ``ties``)."""
@@ -251,4 +299,4 @@ def cell_classes(project: Project, doc: DocumentGold) -> dict[tuple[int, int], s
 
 
 __all__ = ["COMPLETED", "REASONS", "TIE", "DocumentGold", "cell_classes", "decide", "exhaustive_documents", "not_value", "pair_values", "read",
-           "read_chunks", "rest_of"]
+           "counted_rows", "read_chunks", "rest_of", "vote_rows"]
