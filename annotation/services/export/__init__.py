@@ -62,17 +62,30 @@ manifest.json        provenance: split policy and seed, label policy, filters, m
                      left_out (pairs a format cannot carry), each by reason
 """
 RULE = """
-Each pair's value (gold), first match wins:
+Each pair's value (gold), first match wins (the one rule: annotation/services/review/gold_reading.py):
   1. adjudication: gold a person decided (or automatic gold written from the votes);
-  2. the annotators' own labels, as the gold policy reads them ({policy}): a label refines an imported
-     "aligned-or-partial" link and never loses to imported gold;
-  3. imported gold, with the meaning it was imported with ("aligned-or-partial": a link of unknown kind);
-  4. a tie of the votes is "undecided": listed (label and class "undecided") only inside a complete
-     (exhaustively annotated) document pair, never as not aligned; elsewhere left out.
-Nothing claims more than was labelled: wiki-manual/*.tsv can only say aligned / partialAligned /
-notAligned, so it has no row for an "aligned-or-partial" or "undecided" pair; jsonl, articles and hf
-write the value as it is stored. "Drop identical" applies to training outputs only (parallel; every
-format of an auto export): gold files keep identical pairs, as the released corpora do.
+  2. the annotators' votes, as the gold policy reads them ({policy}). A completion (an article pair an
+     annotator marked complete in the whole-article view) is a "not aligned" vote of its completer on
+     every sentence pair they left unlinked, imported links included: a completer saw the imported link
+     and left it out. So a vote refines ("aligned-or-partial" -> partial) or overrules imported gold.
+     A tie of qualifying votes is "undecided" -- imported gold or not; it waits in adjudication and is
+     never aligned, never not aligned;
+  3. imported gold, with the meaning it was imported with ("aligned-or-partial": a link of unknown kind;
+     an article pair imported as exhaustive: every sentence pair it does not list and nobody labelled
+     is not aligned);
+  4. else no value: the pair is left out, counted by reason ("one vote": the majority policy needs
+     two; "votes only": the stored policy reads no votes; "tie": undecided outside a complete pair).
+Policies: majority-or-single reads one vote or more (an article one annotator completed is complete:
+their links, every other pair not aligned); majority needs two votes (an article only one annotator
+completed is NOT complete: none of their links is written as not aligned, each is left out as "one
+vote"); stored reads no votes (complete only where imported as exhaustive).
+A complete article pair lists every sentence pair (undecided ones as "undecided", never as not
+aligned). Nothing claims more than was labelled: wiki-manual/*.tsv can only say aligned /
+partialAligned / notAligned, so it has no row for an "aligned-or-partial" or "undecided" pair; jsonl,
+articles and hf write the value as it is stored. "Drop identical" applies to training outputs only
+(parallel; every format of an auto export): gold files keep identical pairs, as the released corpora do.
+Run scores, training, model metrics, calibration, test questions, agreement and the review pages
+read the same values (majority-or-single); agreement counts the completions' implied not aligned.
 """
 
 

@@ -218,6 +218,27 @@ def exhaustive_documents(project: Project, policy: str = "majority-or-single") -
     return out | {key for key, n in count.items() if qualifies(n, policy)}
 
 
+def completion_effect(complex_document: int, simple_document: int) -> dict[str, int]:
+    """What an empty completion of the document pair overrules and what it does not: ``imported_links``
+    (imported gold that links a pair there: a completer's implied not outweighs it) and ``adjudicated``
+    (pairs with adjudicated or automatic gold, which keep it)."""
+    from annotation.label_schemes import POSITIVE_CLASSES
+
+    rows = (Adjudication.objects.filter(pair__complex_document_id=complex_document,
+                                        pair__simple_document_id=simple_document)
+            .values_list("provenance", "value", "pair__article__project_id"))
+    imported = adjudicated = 0
+    classes: dict[int, dict] = {}
+    for provenance, value, project_id in rows:
+        if provenance != Adjudication.IMPORTED:
+            adjudicated += 1
+            continue
+        if project_id not in classes:
+            classes[project_id] = value_classes(Project.objects.get(pk=project_id).label_scheme)
+        imported += classes[project_id].get(value) in POSITIVE_CLASSES
+    return {"imported_links": imported, "adjudicated": adjudicated}
+
+
 def counted_rows(project: Project) -> list[tuple]:
     """The counted labels as agreement rows ``(pair id, annotator, value, ratings)`` (a scheme without
     gold classes: no completion implies anything)."""
@@ -298,5 +319,5 @@ def cell_classes(project: Project, doc: DocumentGold) -> dict[tuple[int, int], s
     return {**wide, **single}
 
 
-__all__ = ["COMPLETED", "REASONS", "TIE", "DocumentGold", "cell_classes", "decide", "exhaustive_documents", "not_value", "pair_values", "read",
+__all__ = ["COMPLETED", "REASONS", "TIE", "DocumentGold", "cell_classes", "completion_effect", "decide", "exhaustive_documents", "not_value", "pair_values", "read",
            "counted_rows", "read_chunks", "rest_of", "vote_rows"]

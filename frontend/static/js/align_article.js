@@ -380,8 +380,9 @@ async function complete() {
     const body = { seconds: (performance.now() - openedAt) / 1000 };
     let payload = await send(completionApi, "POST", body);
     if (payload?.empty) {  // no link: every pair would become "not aligned" — ask first
-      const sure = window.confirm(`You have no links here: marking it complete makes all ${payload.not_aligned} sentence ` +
-        'pairs "not aligned". Mark it complete anyway?');
+      // the server's question names what will be stored, the imported links it outweighs included
+      const sure = window.confirm(payload.detail || `You have no links here: marking it complete stores "not aligned" ` +
+        `on all ${payload.not_aligned} sentence pairs. Mark it complete anyway?`);
       payload = sure ? await send(completionApi, "POST", { ...body, empty: true }) : say("Not marked complete.");
     }
     if (!payload) return;
