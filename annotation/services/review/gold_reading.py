@@ -126,32 +126,36 @@ def _articles_of(project: Project, articles: Iterable[int] | None) -> list[int]:
 
 
 def read(project: Project, policy: str = "majority-or-single", *, articles: Iterable[int] | None = None,
-         reviewers: dict[int, str] | None = None) -> dict[DocKey, DocumentGold]:
+         reviewers: dict[int, str] | None = None, votes_only: bool = False) -> dict[DocKey, DocumentGold]:
     """``{(complex doc, simple doc): DocumentGold}`` of the project's document pairs with any evidence
     or completion (of ``articles`` only, when given), under ``policy`` (module docstring).
-    ``reviewers``: user id → the name to give stored gold's reviewer (the export's pseudonyms)."""
+    ``reviewers``: user id → the name to give stored gold's reviewer (the export's pseudonyms);
+    ``votes_only``: what the votes alone (explicit and implied) give, no stored gold read (automatic
+    gold writes that)."""
     out: dict[DocKey, DocumentGold] = {}
-    for found in read_chunks(project, policy, articles=articles, reviewers=reviewers):
+    for found in read_chunks(project, policy, articles=articles, reviewers=reviewers, votes_only=votes_only):
         out.update(found)
     return out
 
 
 def read_chunks(project: Project, policy: str = "majority-or-single", *, articles: Iterable[int] | None = None,
-                reviewers: dict[int, str] | None = None, chunk: int = CHUNK) -> Iterator[dict[DocKey, DocumentGold]]:
+                reviewers: dict[int, str] | None = None, chunk: int = CHUNK,
+                votes_only: bool = False) -> Iterator[dict[DocKey, DocumentGold]]:
     """:func:`read`, a chunk of ``chunk`` articles at a time (bounded memory on a large project)."""
     _check(policy)
     ids = _articles_of(project, articles)
-    imported = imported_exhaustive(project)
+    imported = set() if votes_only else imported_exhaustive(project)
     implied = not_value(project)
     for start in range(0, len(ids), chunk):
-        yield _read(project, policy, ids[start:start + chunk], imported, implied, reviewers)
+        yield _read(project, policy, ids[start:start + chunk], imported, implied, reviewers, votes_only)
 
 
 def _read(project: Project, policy: str, ids: list[int], imported: set[tuple[int, int, int]], implied: str,
-          reviewers: dict[int, str] | None) -> dict[DocKey, DocumentGold]:
+          reviewers: dict[int, str] | None, votes_only: bool = False) -> dict[DocKey, DocumentGold]:
     stored: dict[int, Gold] = {}
-    for pid, value, provenance, reviewer_id in (Adjudication.objects.filter(pair__article_id__in=ids)
-                                                .values_list("pair_id", "value", "provenance", "reviewer_id")):
+    adjudications = Adjudication.objects.none() if votes_only else Adjudication.objects.filter(pair__article_id__in=ids)
+    for pid, value, provenance, reviewer_id in adjudications.values_list("pair_id", "value", "provenance",
+                                                                          "reviewer_id"):
         who = (reviewers or {}).get(reviewer_id) if reviewer_id else None
         stored[pid] = Gold(value, provenance, stored=True, reviewer=who)
     votes: dict[int, list[tuple[int, str]]] = defaultdict(list)
