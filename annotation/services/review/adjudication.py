@@ -36,7 +36,7 @@ from annotation.label_schemes import UNKNOWN_KIND, scheme_kind, value_classes
 from annotation.models import Adjudication, AdjudicationChange, CandidatePair, Project
 from annotation.services.corpus.documents import pair_texts
 from annotation.services.review import gold_reading, qc
-from annotation.services.review.gold import UNDECIDED, majority_value, pair_gold, vote_gold
+from annotation.services.review.gold import UNDECIDED, majority_value, pair_gold
 
 MODES = ("disagreements", "all")
 POLICIES = ("majority", "single")
@@ -196,15 +196,18 @@ def _set_gold(pair: CandidatePair, *, action: str = "decide", by=None, **fields)
 
 
 def refresh_majority(pair_id: int) -> None:
-    """Recompute the pair's automatic gold (majority or single) from its counted votes after a vote
+    """Recompute the pair's automatic gold (majority or single) from its votes (counted labels and its
+    document pair's completions' implied nots: :mod:`~annotation.services.review.gold_reading`) after a vote
     changed; adjudicated and imported gold stays as the reviewer left it."""
     gold = Adjudication.objects.filter(pair_id=pair_id).select_related("pair__article__project").first()
     if gold is None or gold.provenance in SETTLED:
         return
-    project = gold.pair.article.project
-    values = list(qc.counted_labels(project).filter(pair_id=pair_id).values_list("value", flat=True))
-    decided = vote_gold(values, gold.provenance)  # provenance majority / single is the policy that wrote it
-    value = decided.value if decided is not None else None
+    pair = gold.pair
+    # provenance majority / single is the policy that wrote it; the votes as the gold reading gathers them
+    doc = gold_reading.read(pair.article.project, gold.provenance, articles=[pair.article_id], votes_only=True).get(
+        (pair.complex_document_id, pair.simple_document_id))
+    decided = doc.pairs.get(pair_id) if doc is not None else None
+    value = decided.value if decided is not None and decided.value != UNDECIDED else None
     with transaction.atomic():
         if value is None:
             record_gold_change(pair_id, gold, None, action="majority")
