@@ -36,7 +36,7 @@ from annotation.label_schemes import UNKNOWN_KIND, scheme_kind, value_classes
 from annotation.models import Adjudication, AdjudicationChange, CandidatePair, Project
 from annotation.services.corpus.documents import pair_texts
 from annotation.services.review import gold_reading, qc
-from annotation.services.review.gold import UNDECIDED, majority_value, pair_gold
+from annotation.services.review.gold import UNDECIDED, pair_gold
 
 MODES = ("disagreements", "all")
 POLICIES = ("majority", "single")
@@ -451,5 +451,5 @@ def remaining(project: Project) -> int:
 
 
 __all__ = ["AdjudicationError", "MODES", "POLICIES", "auto_gold", "auto_gold_preview", "decide", "decide_created",
-           "gold_counts", "history", "majority_value", "pair_review", "queue_items", "queue_pair_ids", "queue_mode",
+           "gold_counts", "history", "pair_review", "queue_items", "queue_pair_ids", "queue_mode",
            "recently_decided_pair_ids", "refresh_majority", "remaining", "revert", "revert_target", "review_queue", "shows_score"]
