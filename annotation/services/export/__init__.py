@@ -67,7 +67,8 @@ Each pair's value (gold), first match wins (the one rule: annotation/services/re
   2. the annotators' votes, as the gold policy reads them ({policy}). A completion (an article pair an
      annotator marked complete in the whole-article view) is a "not aligned" vote of its completer on
      every sentence pair they left unlinked, imported links included: a completer saw the imported link
-     and left it out. So a vote refines ("aligned-or-partial" -> partial) or overrules imported gold.
+     and left it out. So a vote refines ("aligned-or-partial" -> partial) or overrules imported gold:
+     it never loses to imported gold.
      A tie of qualifying votes is "undecided" -- imported gold or not; it waits in adjudication and is
      never aligned, never not aligned;
   3. imported gold, with the meaning it was imported with ("aligned-or-partial": a link of unknown kind;

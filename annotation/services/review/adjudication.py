@@ -88,14 +88,12 @@ def imported_disagreements(project: Project) -> set[int]:
         return set()
     classes = value_classes(project.label_scheme)
     out: set[int] = set()
-    seen: dict[int, set[str]] = defaultdict(set)
+    seen: dict[int, set[str]] = defaultdict(set)  # votes differing among themselves: a tie, undecided (issue 34)
     for pid, value, gold in (qc.counted_labels(project).filter(pair__gold__provenance=Adjudication.IMPORTED)
                              .values_list("pair_id", "value", "pair__gold__value")):
         seen[pid].add(value)
         if value != gold and not (gold == UNKNOWN_KIND and classes.get(value) in ("aligned", "partial")):
             out.add(pid)
-    # votes that differ among themselves (aligned vs partial on an aligned-or-partial link) are a tie the
-    # rule leaves undecided: it enters adjudication like any other disagreement (issue 34)
     return out | {pid for pid, values in seen.items() if len(values) >= 2}
 
 
@@ -196,14 +194,12 @@ def _set_gold(pair: CandidatePair, *, action: str = "decide", by=None, **fields)
 
 
 def refresh_majority(pair_id: int) -> None:
-    """Recompute the pair's automatic gold (majority or single) from its votes (counted labels and its
-    document pair's completions' implied nots: :mod:`~annotation.services.review.gold_reading`) after a vote
-    changed; adjudicated and imported gold stays as the reviewer left it."""
+    """Recompute the pair's automatic gold (majority or single, the policy that wrote it) from its votes,
+    counted and implied (``gold_reading``), after a vote changed; adjudicated and imported gold stays."""
     gold = Adjudication.objects.filter(pair_id=pair_id).select_related("pair__article__project").first()
     if gold is None or gold.provenance in SETTLED:
         return
     pair = gold.pair
-    # provenance majority / single is the policy that wrote it; the votes as the gold reading gathers them
     doc = gold_reading.read(pair.article.project, gold.provenance, articles=[pair.article_id], votes_only=True).get(
         (pair.complex_document_id, pair.simple_document_id))
     decided = doc.pairs.get(pair_id) if doc is not None else None
@@ -265,7 +261,6 @@ def _check_policy(project: Project, policy: str) -> str:
 
 def _plan(project: Project, policy: str) -> GoldPlan:
     provenance = _check_policy(project, policy)
-    # what the votes give, a completion's implied nots included (the one gold reading, votes only)
     decided_by_votes = {pid: g for doc in gold_reading.read(project, policy, votes_only=True).values()
                         for pid, g in doc.pairs.items()}
     existing = {g.pair_id: g for g in Adjudication.objects.filter(pair__article__project=project)}
