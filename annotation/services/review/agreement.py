@@ -317,5 +317,27 @@ def project_agreement(project: Project) -> dict:
 
     scheme: LabelScheme = project.label_scheme
     # the votes the gold reads: counted labels plus each completion's implied "not" (issue 34 §3)
-    rows = gold_reading.vote_rows(project) if scheme_kind(scheme).gold else gold_reading.counted_rows(project)
-    return {"scheme": scheme.slug, "kind": scheme.kind, **scheme_kind(scheme).agreement(scheme, rows, sys.modules[__name__])}
+    gold = scheme_kind(scheme).gold
+    rows = gold_reading.vote_rows(project) if gold else gold_reading.counted_rows(project)
+    out = {"scheme": scheme.slug, "kind": scheme.kind, **scheme_kind(scheme).agreement(scheme, rows, sys.modules[__name__])}
+    if gold:
+        out["document_pairs"] = document_pair_agreement(project)
+    return out
+
+
+def document_pair_agreement(project: Project) -> list[dict]:
+    """Per document pair two or more annotators completed: binary (link vs not) Cohen's κ (mean over
+    pairs of completers) and observed agreement over every sentence pair they all saw, not aligned
+    included (:func:`annotation.services.review.gold_reading.completed_cells`)."""
+    from annotation.services.review import gold_reading
+
+    out = []
+    for (c, s), cells in sorted(gold_reading.completed_cells(project).items()):
+        binary = {cell: {u: "link" if v in ("aligned", "partial") else "not" for u, v in by.items()}
+                  for cell, by in cells.items()}
+        pairs = pairwise_cohen(binary, categories=["link", "not"])
+        agree = [p["observed"] for p in pairs if p["observed"] is not None]
+        out.append({"complex_document": c, "simple_document": s, "annotators": len(annotators_of(binary)),
+                    "cells": len(cells), "kappa": mean_kappa(pairs),
+                    "observed": _finite(sum(agree) / len(agree)) if agree else None})
+    return out

@@ -291,6 +291,44 @@ def vote_rows(project: Project) -> list[tuple]:
     return rows
 
 
+def completed_cells(project: Project) -> dict[DocKey, dict[tuple[int, int], dict[str, str]]]:
+    """``{(complex doc, simple doc): {(ci, si): {completer: class}}}`` of every document pair two or
+    more annotators completed: each completer's class of every sentence pair — their label's (a 1:1
+    pair's over an n:m one's), else the "not" their completion implies. Per-document-pair agreement
+    reads it (issue 34 §3)."""
+    from annotation.models import Sentence, key_indices
+
+    completers: dict[DocKey, dict[int, str]] = defaultdict(dict)
+    for c, s, user_id, user in (ArticleCompletion.objects.filter(article__project=project)
+                                .exclude(annotator_id__in=qc.excluded_annotators(project))
+                                .values_list("complex_document_id", "simple_document_id", "annotator_id",
+                                             "annotator__username")):
+        completers[(c, s)][user_id] = user
+    completers = {key: users for key, users in completers.items() if len(users) >= 2}
+    if not completers:
+        return {}
+    classes = value_classes(project.label_scheme)
+    sizes: dict[int, int] = defaultdict(int)
+    for doc in Sentence.objects.filter(document_id__in={d for key in completers for d in key}).values_list(
+            "document_id", flat=True):
+        sizes[doc] += 1
+    out = {key: {(ci, si): {user: "not" for user in users.values()} for ci in range(sizes[key[0]])
+                 for si in range(sizes[key[1]])} for key, users in completers.items()}
+    rows = (qc.counted_labels(project).filter(pair__complex_document_id__in={k[0] for k in completers})
+            .values_list("pair__complex_document_id", "pair__simple_document_id", "annotator_id", "pair__complex_key",
+                         "pair__simple_key", "value"))
+    for c, s, user_id, complex_key, simple_key, value in sorted(rows, key=lambda r: len(r[3]) + len(r[4]),
+                                                                reverse=True):  # 1:1 pairs last: they decide
+        user = completers.get((c, s), {}).get(user_id)
+        if user is None:
+            continue
+        for ci in key_indices(complex_key):
+            for si in key_indices(simple_key):
+                if (ci, si) in out[(c, s)]:
+                    out[(c, s)][(ci, si)][user] = classes.get(value, "not")
+    return out
+
+
 def pair_values(project: Project, policy: str = "majority-or-single", *, articles: Iterable[int] | None = None,
                 ties: bool = False) -> dict[int, Gold]:
     """``{pair id: Gold}`` of every candidate pair with evidence and a value (ties only with ``ties``)."""
@@ -323,5 +361,5 @@ def cell_classes(project: Project, doc: DocumentGold) -> dict[tuple[int, int], s
     return {**wide, **single}
 
 
-__all__ = ["COMPLETED", "REASONS", "TIE", "DocumentGold", "cell_classes", "completion_effect", "decide", "exhaustive_documents", "not_value", "pair_values", "read",
+__all__ = ["COMPLETED", "REASONS", "TIE", "DocumentGold", "cell_classes", "completed_cells", "completion_effect", "decide", "exhaustive_documents", "not_value", "pair_values", "read",
            "counted_rows", "read_chunks", "rest_of", "vote_rows"]

@@ -168,5 +168,8 @@ def test_the_preview_has_a_tie_column_and_the_agreement_counts_implied_not_align
     # (2,2) unlinked, so they agree on it): binary κ is defined, observed < 1 (old code: κ null, observed 1.0)
     assert binary["items_multi"] == 9 and binary["counts"]["not"] > 0
     assert binary["cohen_mean"] is not None
+    [per_pair] = done.manifest["agreement"]["document_pairs"]  # per document pair: (1,2) is their one difference
+    assert (per_pair["cells"], per_pair["annotators"], per_pair["observed"]) == (9, 2, 8 / 9)
+    assert per_pair["kappa"] is not None and per_pair["kappa"] < 1
     assert "completion" in (root / "README.txt").read_text()
     assert json.loads((root / "manifest.json").read_text())["label_policy"] == "majority-or-single"
