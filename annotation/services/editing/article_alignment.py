@@ -251,6 +251,7 @@ def save_links(user, article: Article, complex_doc: Document, simple_doc: Docume
     confirms); nothing is written then.
     """
     from annotation.services.editing.completion import EmptyCompletion, not_aligned_if_completed
+    from annotation.services.review.gold_reading import completion_effect
 
     project = article.project
     values = scheme_values(project.label_scheme)
@@ -286,7 +287,8 @@ def save_links(user, article: Article, complex_doc: Document, simple_doc: Docume
         if (not allow_empty and writes and not own_links(user, complex_doc, simple_doc, project.label_scheme)
                 and ArticleCompletion.objects.filter(complex_document=complex_doc, simple_document=simple_doc,
                                                      annotator=user).exists()):
-            raise EmptyCompletion(not_aligned_if_completed(user, complex_doc, simple_doc))  # rolls the save back
+            raise EmptyCompletion(not_aligned_if_completed(user, complex_doc, simple_doc),  # rolls the save back
+                                  completion_effect(complex_doc.pk, simple_doc.pk), saving=True)
     return {"links": len(links), "pairs_created": created, "labels_written": len(writes), "not_aligned": not_aligned,
             "version": version(user, complex_doc, simple_doc)}
 

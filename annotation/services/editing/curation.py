@@ -103,10 +103,10 @@ def _judgement(said: dict, complete: bool, key: tuple[int, int]) -> str | None:
 def gold_links(complex_doc: Document, simple_doc: Document, classes: dict) -> dict[tuple[int, int], dict]:
     """The gold of each link of the document pair — its 1:1 pair's value by the one precedence rule
     (:func:`annotation.services.review.gold.pair_gold`: adjudication, else the counted votes, else
-    imported gold; ties left out), else the value of an n:m pair covering it (positive values count
+    imported gold; a tie as ``undecided``), else the value of an n:m pair covering it (positive values count
     for each of its links). ``{"label": class, "value", "provenance", "reviewer"}``."""
     pairs = CandidatePair.objects.filter(complex_document=complex_doc, simple_document=simple_doc)
-    decided = pair_gold(complex_doc.article.project, pairs)
+    decided = pair_gold(complex_doc.article.project, pairs, ties=True)  # a tie shows as undecided
     reviewers = dict(Adjudication.objects.filter(pair__in=pairs).values_list("pair_id", "reviewer__username"))
     own: dict[tuple[int, int], dict] = {}
     spread: dict[tuple[int, int], dict] = {}

@@ -49,8 +49,8 @@ from annotation.services.export import manifest as manifests
 from annotation.services.export.completeness import reimport_guide
 from annotation.services.export.filters import FilterChain
 from annotation.services.export.gold import UNLABELLED_CLASSES
-from annotation.services.export.options import KINDS, ExportError, ExportOptions, validate
-from annotation.services.export.source import PairSource
+from annotation.services.export.options import KINDS, LABEL_POLICIES, ExportError, ExportOptions, validate
+from annotation.services.export.source import LEFT_OUT, PairSource
 from annotation.services.projects import job_access
 
 PREVIEW_SECONDS = 20.0
@@ -62,17 +62,31 @@ manifest.json        provenance: split policy and seed, label policy, filters, m
                      left_out (pairs a format cannot carry), each by reason
 """
 RULE = """
-Each pair's value (gold), first match wins:
+Each pair's value (gold), first match wins (the one rule: annotation/services/review/gold_reading.py):
   1. adjudication: gold a person decided (or automatic gold written from the votes);
-  2. the annotators' own labels, as the gold policy reads them ({policy}): a label refines an imported
-     "aligned-or-partial" link and never loses to imported gold;
-  3. imported gold, with the meaning it was imported with ("aligned-or-partial": a link of unknown kind);
-  4. a tie of the votes is "undecided": listed (label and class "undecided") only inside a complete
-     (exhaustively annotated) document pair, never as not aligned; elsewhere left out.
-Nothing claims more than was labelled: wiki-manual/*.tsv can only say aligned / partialAligned /
-notAligned, so it has no row for an "aligned-or-partial" or "undecided" pair; jsonl, articles and hf
-write the value as it is stored. "Drop identical" applies to training outputs only (parallel; every
-format of an auto export): gold files keep identical pairs, as the released corpora do.
+  2. the annotators' votes, as the gold policy reads them ({policy}). A completion (an article pair an
+     annotator marked complete in the whole-article view) is a "not aligned" vote of its completer on
+     every sentence pair they left unlinked, imported links included: a completer saw the imported link
+     and left it out. So a vote refines ("aligned-or-partial" -> partial) or overrules imported gold:
+     it never loses to imported gold.
+     A tie of qualifying votes is "undecided" -- imported gold or not; it waits in adjudication and is
+     never aligned, never not aligned;
+  3. imported gold, with the meaning it was imported with ("aligned-or-partial": a link of unknown kind;
+     an article pair imported as exhaustive: every sentence pair it does not list and nobody labelled
+     is not aligned);
+  4. else no value: the pair is left out, counted by reason ("one vote": the majority policy needs
+     two; "votes only": the stored policy reads no votes; "tie": undecided outside a complete pair).
+Policies: majority-or-single reads one vote or more (an article one annotator completed is complete:
+their links, every other pair not aligned); majority needs two votes (an article only one annotator
+completed is NOT complete: none of their links is written as not aligned, each is left out as "one
+vote"); stored reads no votes (complete only where imported as exhaustive).
+A complete article pair lists every sentence pair (undecided ones as "undecided", never as not
+aligned). Nothing claims more than was labelled: wiki-manual/*.tsv can only say aligned /
+partialAligned / notAligned, so it has no row for an "aligned-or-partial" or "undecided" pair; jsonl,
+articles and hf write the value as it is stored. "Drop identical" applies to training outputs only
+(parallel; every format of an auto export): gold files keep identical pairs, as the released corpora do.
+Run scores, training, model metrics, calibration, test questions, agreement and the review pages
+read the same values (majority-or-single); agreement counts the completions' implied not aligned.
 """
 
 
@@ -182,7 +196,8 @@ def _write_formats(root: Path, project: Project, options: ExportOptions, source:
     exported_articles: list[int] = []
     try:
         for batch in source.batches(report):
-            kept = [r for r in batch.records if chain.reason(r) is None]
+            # a LEFT_OUT record has no value under the policy (counted in source.left_out): no format writes it
+            kept = [r for r in batch.records if r.provenance != LEFT_OUT and chain.reason(r) is None]
             training = [r for r in kept if chain.training_reason(r) is None]
             exported_articles.append(batch.article_id)
             tally.articles[batch.split] += 1
@@ -193,6 +208,8 @@ def _write_formats(root: Path, project: Project, options: ExportOptions, source:
     finally:
         paths = [p for _, _, writer in writers for p in writer.close()]
     left_out = {name: writer.left_out() for name, _, writer in writers if writer.left_out()}
+    if source.left_out:  # pairs with evidence the gold policy gives no value (gold_reading.REASONS)
+        left_out = {"every format (no value under the gold policy)": dict(source.left_out), **left_out}
     return tally, exported_articles, paths, left_out
 
 
@@ -234,7 +251,7 @@ def preview(project: Project, options: ExportOptions, *, max_seconds: float = PR
     gold_kind = options.kind == "gold"
     # gold: read once under the widest policy and sort into each policy (breakdown.py)
     read = replace(options, label_policy=breakdown.WIDEST, derived=False) if gold_kind else options
-    source = PairSource(project, read, planned=planned)
+    source = PairSource(project, read, planned=planned, policies=tuple(LABEL_POLICIES) if gold_kind else ())
     chain = FilterChain(project, options, visible=visible)
     per_policy = breakdown.PolicyBreakdown(chain, derived=options.derived, class_values=source.class_values,
                                            counts_as=source.counts_as)
@@ -259,10 +276,12 @@ def preview(project: Project, options: ExportOptions, *, max_seconds: float = PR
             partial = True
             break
     current = splits.counts(project)
+    rule_left_out = dict(source.left_out_by.get(options.label_policy, {})) if gold_kind else {}
     return {
         "kind": options.kind, "pairs": tally.total, "splits": tally.as_dict(), "dropped": dict(chain.dropped),
         "dropped_training": dict(chain.dropped_training),
-        "left_out": {"tsv": {k: n for k, n in unlabelled.items() if n}} if +unlabelled else {},
+        "left_out": {**({"every format (no value under the gold policy)": rule_left_out} if rule_left_out else {}),
+                     **({"tsv": {k: n for k, n in unlabelled.items() if n}} if +unlabelled else {})},
         "filters": chain.describe(), "split_policy": policy.as_dict(),
         "split_articles": {name: current.get(name, 0) + sum(1 for v in planned.values() if v == name) for name in splits.NAMES},
         "newly_assigned": len(planned), "articles_seen": seen, "articles_total": source.article_count(),

@@ -2,10 +2,10 @@
 "its preview shows per policy how many pairs come from imports, adjudication, majority and single
 votes").
 
-The preview reads the gold once under the widest policy (``majority-or-single``, derivation off:
-every pair any policy exports is in it) and gives each pair the value each policy would give it, by
-the one precedence rule (:func:`annotation.services.review.gold.resolve`, from the record's stored
-gold and counted votes): e.g. imported gold refined by a single vote is ``single`` under the widest
+The preview reads the gold once under the widest policy (``majority-or-single``, derivation off)
+and every other policy (the record's ``by_policy``: what the one gold reading,
+:mod:`annotation.services.review.gold_reading`, gives the pair under each policy, completions'
+implied nots included): e.g. imported gold refined by a single vote is ``single`` under the widest
 policy and ``imported`` under ``majority`` and ``stored``. Each policy then derives its own
 non-adjacent-level pairs and runs the same filters, so its row matches what an export with that
 policy would write.
@@ -26,19 +26,17 @@ from annotation.services.export import gold as export_gold
 from annotation.services.export.filters import FilterChain
 from annotation.services.export.options import LABEL_POLICIES
 from annotation.services.export.records import ArticleBatch, PairRecord
-from annotation.services.review.gold import Gold, resolve
 
 WIDEST = "majority-or-single"
-ORIGINS = ("imported", "adjudicated", "majority", "single", "derived")
+ORIGINS = ("imported", "adjudicated", "majority", "single", "tie", "derived")
 
 
 def for_policy(record: PairRecord, policy: str, counts_as: dict[str, str] | None = None) -> PairRecord | None:
     """``record`` (a gold record read under :data:`WIDEST`) as an export with ``policy`` would write
     it, or None when that policy gives it no value."""
-    if policy == WIDEST:
+    if record.by_policy is None:  # read under one policy only: as read
         return record
-    stored = Gold(*record.stored, stored=True) if record.stored else None
-    decided = resolve(stored, [v["value"] for v in record.votes], policy)
+    decided = record.by_policy.get(policy)
     if decided is None:
         return None
     if decided.value == record.label and decided.provenance == record.provenance:

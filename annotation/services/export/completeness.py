@@ -27,12 +27,14 @@ def reimport_guide(formats) -> dict[str, dict]:
 
 
 def complete_documents(project, options) -> set[tuple[int, int]]:
-    """``{(complex document, simple document)}`` exhaustively annotated (gold exports; none for auto)."""
+    """``{(complex document, simple document)}`` exhaustive under the export's gold policy (gold
+    exports; none for auto): :func:`annotation.services.review.gold_reading.exhaustive_documents` —
+    an article completed by one annotator is not complete under ``majority``."""
     if getattr(options, "kind", "gold") != "gold":
         return set()
-    from annotation.services.review.exhaustive import exhaustive_pairs
+    from annotation.services.review.gold_reading import exhaustive_documents
 
-    return {(p.complex_document_id, p.simple_document_id) for p in exhaustive_pairs(project)}
+    return exhaustive_documents(project, getattr(options, "label_policy", "majority-or-single"))
 
 
 def by_document_pair(batch, records, complete: set[tuple[int, int]]) -> dict[tuple[int, int], list]:

@@ -1,17 +1,20 @@
 """How each exported pair's label is obtained, and what it says about it (issue: "every exported
 gold label says how it was obtained").
 
-Gold export: each pair's value comes from the one precedence rule,
-:func:`annotation.services.review.gold.resolve` (the rule review, curation, training and
-calibration use too; nothing is written): adjudicated (or automatic) gold wins, else the *counted*
-votes as the label policy reads them (``qc.counted_labels``: no test answers, no excluded
-annotators), else imported gold with its meaning (``aligned-or-partial`` stays that), else — only
-inside an exhaustively annotated document pair — ``undecided`` for a tie (class ``undecided``):
+Gold export: each pair's value is the one gold reading's
+(:mod:`annotation.services.review.gold_reading`, the rule :func:`annotation.services.review.gold.resolve`
+over everything that decides it — review, curation, training, run scores and calibration read the same;
+nothing is written): adjudicated (or automatic) gold wins, else the votes as the label policy reads
+them (counted labels plus the "not aligned" each completion implies on the pairs its completer left
+unlinked), a qualifying tie being ``undecided`` (class ``undecided``; written only inside a document
+pair complete under the policy, else left out and counted), else imported gold with its meaning
+(``aligned-or-partial`` stays that), else no value (left out, counted by reason):
 
 * ``majority-or-single`` (the default: the export keeps the annotators' work) — the single most
   frequent of ≥ 2 votes, provenance ``majority``, and a pair with exactly one vote takes it,
-  provenance ``single`` (ties outside complete document pairs are left out: they wait in adjudication);
-* ``majority`` — as ``majority-or-single`` without the single votes;
+  provenance ``single``;
+* ``majority`` — as ``majority-or-single`` without the single votes (an article one annotator
+  completed is not complete under it);
 * ``stored`` — only stored gold (imported or adjudicated), the votes alone left out.
 
 The preview counts, per policy, where the pairs come from (``breakdown.py``).

@@ -97,6 +97,8 @@ def agreement_summary(project: Project) -> dict | None:
     for name in ("values", "classes", "binary"):
         if name in result:
             out[name] = {k: result[name].get(k) for k in keep if k in result[name]}
+    if "document_pairs" in result:  # per document pair two or more annotators completed (ids, κ, observed)
+        out["document_pairs"] = result["document_pairs"]
     if "dimensions" in result:
         out["dimensions"] = {d: {k: s.get(k) for k in keep if k in s} for d, s in result["dimensions"].items()}
     return out

@@ -6,10 +6,11 @@ Every key, its default and meaning::
     formats         the registered formats (``formats/``: tsv, parallel, jsonl, articles, hf; default all)
     splits          which splits to write (default train, dev, test)
     split_policy    policy for articles without a split (default: the project's, see splits.py)
-    label_policy    gold only: "majority-or-single" (default: stored gold, else the majority of ≥ 2
-                    counted votes, else the only vote of a single-annotator pair; ties left out) |
-                    "majority" (stored gold, else the majority of ≥ 2 votes) | "stored" (Adjudication
-                    rows only: imported, adjudicated and automatic gold written earlier)
+    label_policy    gold only: "majority-or-single" (default: adjudicated gold, else the majority of
+                    ≥ 2 counted votes or the only vote, completions' implied nots included, else
+                    imported gold; ties undecided) | "majority" (as it, without single votes) |
+                    "stored" (Adjudication rows only: imported, adjudicated and automatic gold);
+                    the rule: review/gold_reading.py (LABEL_POLICY_HELP)
     provenance      keep only these provenances (adjudicated, majority, single, imported, model, derived)
     model_version   auto: id of a ModelVersion (its succeeded runs are exported)
     runs            auto: ids of alignment runs (instead of or with model_version)
@@ -44,13 +45,18 @@ LABEL_POLICIES = ("majority-or-single", "majority", "stored")
 # human judgement in it; ties are left out (they wait in adjudication) and stored gold always wins.
 DEFAULT_LABEL_POLICY = "majority-or-single"
 LABEL_POLICY_HELP = {
-    "majority-or-single": "Everything people decided: stored gold (imported or adjudicated), else the majority "
-                          "of the annotators' votes, else the one vote of a pair only one annotator labelled; "
-                          "ties are left out.",
-    "majority": "Stored gold, else the majority of two or more annotators' votes; pairs with one vote or a tie "
-                "are left out.",
+    "majority-or-single": "Everything people decided: adjudicated gold, else the annotators' votes (a completed "
+                          "article adds a \"not aligned\" vote from its completer on every pair they left "
+                          "unlinked) — their majority, or the one vote of a pair only one annotator judged — else "
+                          "imported gold. A tie is undecided, imported gold or not. An article one annotator "
+                          "completed is complete.",
+    "majority": "Adjudicated gold, else the majority of two or more votes (completions' \"not aligned\" "
+                "included), else imported gold; a tie is undecided. A pair with one vote has no value (left "
+                "out, counted): an article only one annotator completed is not complete, and none of its "
+                "links is written as not aligned.",
     "stored": "Only gold stored in the project: imported with the corpus, decided in adjudication, or written "
-              "by automatic gold; the annotators' votes alone are left out.",
+              "by automatic gold; the annotators' votes and completions are left out (counted). Only articles "
+              "imported as exhaustive are complete.",
 }
 PROVENANCES = ("adjudicated", "majority", "single", "imported", "model", "derived")
 OPERATORS = ("gt", "gte", "lt", "lte", "eq")

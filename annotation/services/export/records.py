@@ -52,6 +52,7 @@ class PairRecord:
     stored_gold: bool = False  # gold: a stored Adjudication row decided it (else computed from the votes now)
     stored: tuple[str, str] | None = None  # gold: the pair's stored Adjudication (value, provenance), if any
     group: dict | None = None  # the derived n:m group its link(s) are in (``grouping.py``); None: no link
+    by_policy: dict | None = None  # preview: {gold policy: its Gold or None} from the gold reading (breakdown.py)
 
     @property
     def complex(self) -> str:

@@ -7,7 +7,7 @@ largest article, never on the corpus size; the same code runs on SQLite and Post
 """
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator
 
 from django.db.models import Exists, OuterRef, Subquery
@@ -31,11 +31,12 @@ from annotation.services.export.grouping import assign_groups
 from annotation.services.export.options import ExportError, ExportOptions
 from annotation.services.export.records import ArticleBatch, PairRecord
 from annotation.services.projects.pseudonyms import name_scrubber, project_user_ids, pseudonym
-from annotation.services.review import qc
-from annotation.services.review.exhaustive import exhaustive_pairs
-from annotation.services.review.gold import UNDECIDED, Gold, resolve
+from annotation.services.review import gold_reading, qc
+from annotation.services.review.gold import UNDECIDED, Gold
 
 ARTICLE_CHUNK = 200
+LEFT_OUT = "left out"
+"""Provenance of a preview record the export's policy gives no value (another policy does)."""
 
 
 def export_runs(project: Project, options: ExportOptions) -> list[AlignmentRun]:
@@ -66,7 +67,7 @@ class PairSource:
     """Iterates :class:`ArticleBatch` es of one project (articles in ``splits`` only)."""
 
     def __init__(self, project: Project, options: ExportOptions, *, chunk: int = ARTICLE_CHUNK,
-                 planned: dict[int, str] | None = None) -> None:
+                 planned: dict[int, str] | None = None, policies: tuple[str, ...] = ()) -> None:
         gold.check_scheme(project, options.kind)
         self.project, self.options, self.chunk = project, options, chunk
         self.planned = planned or {}  # splits a policy would give articles that have none (preview)
@@ -75,9 +76,17 @@ class PairSource:
         self.runs = export_runs(project, options)
         self.run_ids = [r.pk for r in self.runs]
         self.run_rank = {r.pk: k for k, r in enumerate(self.runs)}
-        # gold: the document pairs whose every sentence pair has an answer (a tie there is listed as undecided)
-        self.exhaustive = ({(p.complex_document_id, p.simple_document_id) for p in exhaustive_pairs(project)}
-                           if options.kind == "gold" else set())
+        # gold: read through the one gold reading (review/gold_reading.py) under the export's policy and,
+        # for the preview, every other policy too (each record's ``by_policy``)
+        self.policies = tuple(dict.fromkeys((options.label_policy, *policies))) if options.kind == "gold" else ()
+        self.readings: dict[str, dict] = {}
+        # pairs with evidence and no value under each policy, by reason (gold_reading.REASONS)
+        self.left_out_by: dict[str, Counter] = {p: Counter() for p in self.policies}
+
+    @property
+    def left_out(self) -> dict[str, int]:
+        """Pairs with evidence the export's gold policy gives no value, by reason."""
+        return dict(self.left_out_by.get(self.options.label_policy, {}))
 
     def article_count(self) -> int:
         wanted = set(self.options.splits)
@@ -115,12 +124,15 @@ class PairSource:
         if foreign:
             texts.load(id__in=foreign)
         stored, notes = self._stored_gold(ids)
+        if self.policies:
+            self.readings = {p: gold_reading.read(self.project, p, articles=ids) for p in self.policies}
         by_article = self._records(rows, pair_rows, texts, stored, notes, self._votes(ids))
         for article_id, title, split in rows:
             records = by_article.get(article_id, [])
             docs = {d: texts.documents[d] for d in texts.docs_of.get(article_id, [])}
             if self.options.derived and records:
-                records = records + derive.compose(records, docs, self.class_values)
+                records = records + derive.compose([r for r in records if r.provenance != LEFT_OUT], docs,
+                                                   self.class_values)
             assign_groups(records)
             yield ArticleBatch(article_id=article_id, title=title, split=split, documents=docs, records=records)
 
@@ -146,7 +158,8 @@ class PairSource:
         return list(pair_rows)
 
     def _stored_gold(self, ids: list[int]) -> tuple[dict[int, Gold], dict[int, str]]:
-        """The chunk's adjudications: stored gold and reviewer note by pair."""
+        """The chunk's adjudications as displayed (stored value, reviewer, note by pair; the pair's gold
+        value is the gold reading's, :meth:`_label_of`)."""
         stored: dict[int, Gold] = {}
         notes: dict[int, str] = {}
         for pair_id, value, provenance, reviewer_id, reviewer, note in (
@@ -156,6 +169,19 @@ class PairSource:
             stored[pair_id] = Gold(value, provenance, stored=True, reviewer=who)
             notes[pair_id] = note if self.options.annotator_names else self._scrub(note)
         return stored, notes
+
+    def _gold_of(self, policy: str, pair_id: int, documents: tuple[int, int]) -> tuple[Gold | None, str | None]:
+        """A pair's gold under ``policy`` from the gold reading, and why it has none: a tie is written
+        (as undecided) only inside a document pair exhaustive under the policy."""
+        doc = self.readings.get(policy, {}).get(documents)
+        if doc is None:
+            return None, None
+        found = doc.pairs.get(pair_id)
+        if found is None:
+            return None, doc.left_out.get(pair_id)
+        if found.value == UNDECIDED and not doc.exhaustive:
+            return None, "tie"
+        return found, None
 
     def _scrub(self, note: str) -> str:
         """The note with the project's user names as pseudonyms (names read once per export)."""
@@ -181,10 +207,20 @@ class PairSource:
         if self.options.kind == "auto":
             label = predicted or ""
             return label, "model", None, False, gold.auto_class(label, self.counts_as)
-        resolved = resolve(stored.get(pair_id), [v["value"] for v in pair_votes], self.options.label_policy)
-        if resolved is None or (resolved.value == UNDECIDED and documents not in self.exhaustive):
-            return None
-        return (resolved.value, resolved.provenance, resolved.reviewer, resolved.stored,
+        found = {p: self._gold_of(p, pair_id, documents) for p in self.policies}
+        for p, (value, reason) in found.items():
+            if value is None and reason:
+                self.left_out_by[p][reason] += 1
+        resolved = found[self.options.label_policy][0]
+        if resolved is None:
+            doc = self.readings[self.options.label_policy].get(documents)
+            if not (doc is not None and doc.exhaustive) and not any(value is not None for value, _ in found.values()):
+                return None
+            # a placeholder no format writes: inside a complete document pair it keeps the cell from being
+            # written "not aligned"; in the preview another policy gives it a value (``by_policy``)
+            resolved = Gold(UNDECIDED, LEFT_OUT)
+        reviewer = stored[pair_id].reviewer if resolved.stored and pair_id in stored else None
+        return (resolved.value, resolved.provenance, reviewer, resolved.stored,
                 gold.class_of(resolved.value, self.counts_as))
 
     def _records(self, rows: list[tuple[int, str, str]], pair_rows: list[tuple], texts: _ChunkTexts,
@@ -216,6 +252,8 @@ class PairSource:
                 score=score, predicted_label=predicted or "", features=features or {}, origin=origin, run=run_id,
                 stored_gold=stored_gold,
                 stored=(stored[pair_id].value, stored[pair_id].provenance) if pair_id in stored else None,
+                by_policy=({p: self._gold_of(p, pair_id, (c_doc, s_doc))[0] for p in self.policies}
+                           if len(self.policies) > 1 else None),
             )
             if self.options.kind == "auto":
                 # several runs may predict the same pair: keep the latest run's prediction

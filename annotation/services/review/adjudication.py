@@ -35,8 +35,8 @@ from annotation.errors import DomainError
 from annotation.label_schemes import UNKNOWN_KIND, scheme_kind, value_classes
 from annotation.models import Adjudication, AdjudicationChange, CandidatePair, Project
 from annotation.services.corpus.documents import pair_texts
-from annotation.services.review import qc
-from annotation.services.review.gold import Gold, majority_value, qualifies, resolve, vote_gold
+from annotation.services.review import gold_reading, qc
+from annotation.services.review.gold import UNDECIDED, pair_gold
 
 MODES = ("disagreements", "all")
 POLICIES = ("majority", "single")
@@ -88,11 +88,13 @@ def imported_disagreements(project: Project) -> set[int]:
         return set()
     classes = value_classes(project.label_scheme)
     out: set[int] = set()
+    seen: dict[int, set[str]] = defaultdict(set)  # votes differing among themselves: a tie, undecided (issue 34)
     for pid, value, gold in (qc.counted_labels(project).filter(pair__gold__provenance=Adjudication.IMPORTED)
                              .values_list("pair_id", "value", "pair__gold__value")):
+        seen[pid].add(value)
         if value != gold and not (gold == UNKNOWN_KIND and classes.get(value) in ("aligned", "partial")):
             out.add(pid)
-    return out
+    return out | {pid for pid, values in seen.items() if len(values) >= 2}
 
 
 def _ratings_disagreements(project: Project) -> list[int]:
@@ -121,8 +123,8 @@ class Vote:
 
 def queue_items(project: Project, pair_ids: list[int], *, with_score: bool | None = None) -> list[dict]:
     """The review payload of each pair: both sides' text, every counted vote, the tally, the stored
-    gold (if any) and ``decided``: the pair's value by the one precedence rule (``review.gold``, as
-    exports and training read it); the model's score and predicted label when ``with_score``."""
+    gold (if any) and ``decided``: the pair's value as exports and training read it (the one gold
+    reading, :func:`annotation.services.review.gold.pair_gold`, ties as undecided); the model's score and predicted label when ``with_score``."""
     with_score = shows_score(project) if with_score is None else with_score
     pairs = {p.pk: p for p in CandidatePair.objects.filter(pk__in=pair_ids, article__project=project)
              .select_related("article", "complex_document", "simple_document", "gold__reviewer")}
@@ -133,6 +135,8 @@ def queue_items(project: Project, pair_ids: list[int], *, with_score: bool | Non
     for label in labels:
         votes[label.pair_id].append(Vote(label.annotator.username, label.value, label.ratings, label.seconds,
                                          label.comment, label.created_at.isoformat()))
+    # what exports and training read: the one gold reading (completions' implied nots included)
+    exported = pair_gold(project, list(pairs), ties=True) if pairs else {}
     out = []
     for pid in pair_ids:
         pair = pairs.get(pid)
@@ -140,8 +144,7 @@ def queue_items(project: Project, pair_ids: list[int], *, with_score: bool | Non
             continue
         complex_text, simple_text = texts_of.get(pid, ("", ""))
         gold = getattr(pair, "gold", None)
-        decided = resolve(gold and Gold(gold.value, gold.provenance, stored=True), [v.value for v in votes[pid]],
-                          "majority-or-single")
+        decided = exported.get(pid)
         item = {
             "pair": pair.pk, "article": pair.article_id, "article_title": pair.article.title,
             "complex_level": pair.complex_document.level, "simple_level": pair.simple_document.level,
@@ -191,15 +194,16 @@ def _set_gold(pair: CandidatePair, *, action: str = "decide", by=None, **fields)
 
 
 def refresh_majority(pair_id: int) -> None:
-    """Recompute the pair's automatic gold (majority or single) from its counted votes after a vote
-    changed; adjudicated and imported gold stays as the reviewer left it."""
+    """Recompute the pair's automatic gold (majority or single, the policy that wrote it) from its votes,
+    counted and implied (``gold_reading``), after a vote changed; adjudicated and imported gold stays."""
     gold = Adjudication.objects.filter(pair_id=pair_id).select_related("pair__article__project").first()
     if gold is None or gold.provenance in SETTLED:
         return
-    project = gold.pair.article.project
-    values = list(qc.counted_labels(project).filter(pair_id=pair_id).values_list("value", flat=True))
-    decided = vote_gold(values, gold.provenance)  # provenance majority / single is the policy that wrote it
-    value = decided.value if decided is not None else None
+    pair = gold.pair
+    doc = gold_reading.read(pair.article.project, gold.provenance, articles=[pair.article_id], votes_only=True).get(
+        (pair.complex_document_id, pair.simple_document_id))
+    decided = doc.pairs.get(pair_id) if doc is not None else None
+    value = decided.value if decided is not None and decided.value != UNDECIDED else None
     with transaction.atomic():
         if value is None:
             record_gold_change(pair_id, gold, None, action="majority")
@@ -257,22 +261,18 @@ def _check_policy(project: Project, policy: str) -> str:
 
 def _plan(project: Project, policy: str) -> GoldPlan:
     provenance = _check_policy(project, policy)
-    votes: dict[int, list[str]] = defaultdict(list)
-    for pair_id, value in qc.counted_labels(project).values_list("pair_id", "value"):
-        votes[pair_id].append(value)
+    decided_by_votes = {pid: g for doc in gold_reading.read(project, policy, votes_only=True).values()
+                        for pid, g in doc.pairs.items()}
     existing = {g.pair_id: g for g in Adjudication.objects.filter(pair__article__project=project)}
     create: dict[int, str] = {}
     update: list[tuple[Adjudication, str]] = []
     remove: list[Adjudication] = []
     unchanged = ties = 0
-    for pair_id, values in votes.items():
+    for pair_id, decided in decided_by_votes.items():
         current = existing.get(pair_id)
         if current is not None and current.provenance in SETTLED:
             continue
-        if not qualifies(len([v for v in values if v]), policy):
-            continue
-        decided = vote_gold(values, policy)
-        value = decided.value if decided is not None else None
+        value = decided.value if decided.value != UNDECIDED else None
         if value is None:
             ties += 1
             if current is not None and current.provenance == provenance:
@@ -446,5 +446,5 @@ def remaining(project: Project) -> int:
 
 
 __all__ = ["AdjudicationError", "MODES", "POLICIES", "auto_gold", "auto_gold_preview", "decide", "decide_created",
-           "gold_counts", "history", "majority_value", "pair_review", "queue_items", "queue_pair_ids", "queue_mode",
+           "gold_counts", "history", "pair_review", "queue_items", "queue_pair_ids", "queue_mode",
            "recently_decided_pair_ids", "refresh_majority", "remaining", "revert", "revert_target", "review_queue", "shows_score"]

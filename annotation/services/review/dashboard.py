@@ -7,7 +7,7 @@ gap is a break, not work).
 """
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from datetime import datetime
 
 from django.db.models import Count, Exists, OuterRef
@@ -23,7 +23,7 @@ from annotation.models import (
     Project,
     Role,
 )
-from annotation.services.review import adjudication, qc
+from annotation.services.review import adjudication, gold_reading, qc
 
 BREAK_SECONDS = 30 * 60
 
@@ -91,9 +91,15 @@ def annotator_progress(project: Project) -> list[dict]:
 
 def label_counts(project: Project) -> dict:
     """Counted votes and gold per scheme value (Likert: per dimension and point), as the scheme's kind
-    counts them (:meth:`annotation.label_schemes.SchemeKind.label_counts`)."""
+    counts them (:meth:`annotation.label_schemes.SchemeKind.label_counts`). A categorical scheme's gold
+    is the one gold reading's (:func:`annotation.services.review.gold_reading.pair_values`, the values
+    exports and training read; ties as ``undecided``); a Likert scheme's, its stored ratings gold."""
     scheme = project.label_scheme
-    gold = dict(Adjudication.objects.filter(pair__article__project=project).order_by().values_list("value").annotate(n=Count("id")))
+    if scheme_kind(scheme).gold:
+        gold = dict(Counter(g.value for g in gold_reading.pair_values(project, ties=True).values()))
+    else:
+        gold = dict(Adjudication.objects.filter(pair__article__project=project).order_by().values_list("value")
+                    .annotate(n=Count("id")))
     return scheme_kind(scheme).label_counts(scheme, qc.counted_labels(project), gold)
 
 

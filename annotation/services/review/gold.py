@@ -20,8 +20,13 @@ decides its value, first match wins (:func:`resolve`):
    never loses to imported gold;
 3. **imported gold**, with the meaning it was imported with (``aligned-or-partial`` stays that:
    a link of unknown kind, never read as ``aligned``);
-4. else, when the votes qualify but tie, the pair is **undecided** (:data:`UNDECIDED`, provenance
-   ``tie``: it waits in adjudication; :func:`pair_gold` leaves it out unless asked), else it has no value.
+   — but when the votes qualify and tie, the pair is **undecided** (:data:`UNDECIDED`, provenance
+   ``tie``), imported gold or not: a disagreement waits in adjudication (issue 34; :func:`pair_gold`
+   leaves it out unless asked); else it has no value.
+
+The *inputs* of the rule — which votes count, the "not" each completion of a document pair implies,
+what imported gold means — are gathered in one place, :mod:`annotation.services.review.gold_reading`,
+which every consumer reads (issue 34).
 
 Who uses which policy: automatic gold writes what ``majority`` or ``single`` gives; the gold export
 offers ``stored``, ``majority`` and ``majority-or-single``; training, calibration, curation and the
@@ -40,13 +45,12 @@ Example:
 """
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from annotation.label_schemes import value_classes
-from annotation.models import Adjudication, Project
-from annotation.services.review import qc
+from annotation.models import Adjudication, CandidatePair, Project
 
 POLICIES: tuple[str, ...] = ("stored", "majority", "single", "majority-or-single")
 UNDECIDED = "undecided"
@@ -115,29 +119,26 @@ def resolve(stored: Gold | None, values: Iterable[str], policy: str) -> Gold | N
         return stored
     values = [v for v in values if v]
     voted = vote_gold(values, policy) if policy != "stored" else None
-    if voted is not None or stored is not None:
-        return voted or stored
+    if voted is not None:
+        return voted
     if policy != "stored" and qualifies(len(values), policy):
-        return Gold(UNDECIDED, TIE)
-    return None
+        return Gold(UNDECIDED, TIE)  # a disagreement, on imported gold too: it waits in adjudication (issue 34)
+    return stored
 
 
 def pair_gold(project: Project, pairs, *, policy: str = "majority-or-single", ties: bool = False) -> dict[int, Gold]:
     """``{pair id: Gold}`` of the project's ``pairs`` (a queryset or ids) that have a value under
-    ``policy`` (:func:`resolve`); pairs without any are left out, and so are ties unless ``ties``."""
+    ``policy`` (:func:`resolve` over what :mod:`~annotation.services.review.gold_reading` gathers,
+    completions' implied nots included); pairs without any are left out, and so are ties unless ``ties``."""
+    from annotation.services.review.gold_reading import pair_values
+
     _check(policy)
-    stored = {pid: Gold(value, provenance, stored=True) for pid, value, provenance in
-              Adjudication.objects.filter(pair__in=pairs).values_list("pair_id", "value", "provenance")}
-    votes: dict[int, list[str]] = defaultdict(list)
-    if policy != "stored":
-        for pid, value in qc.counted_labels(project).filter(pair__in=pairs).values_list("pair_id", "value"):
-            votes[pid].append(value)
-    out = {}
-    for pid in stored.keys() | votes.keys():
-        gold = resolve(stored.get(pid), votes.get(pid, ()), policy)
-        if gold is not None and (ties or gold.value != UNDECIDED):
-            out[pid] = gold
-    return out
+    wanted = CandidatePair.objects.filter(article__project=project, pk__in=pairs)
+    articles = set(wanted.order_by().values_list("article_id", flat=True).distinct())
+    if not articles:
+        return {}
+    ids = set(wanted.values_list("pk", flat=True))
+    return {pid: g for pid, g in pair_values(project, policy, articles=articles, ties=ties).items() if pid in ids}
 
 
 def pair_classes(project: Project, pairs, *, policy: str = "majority-or-single",

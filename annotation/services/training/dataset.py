@@ -23,27 +23,26 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from django.utils import timezone
 
 from annotation.errors import DomainError
-from annotation.label_schemes import UNKNOWN_KIND, value_classes
+from annotation.label_schemes import UNKNOWN_KIND
 from annotation.models import (
     Adjudication,
     Article,
     CandidatePair,
-    Label,
     Project,
     Split,
-    key_indices,
 )
 from annotation.services.corpus.documents import engine_pair, pair_texts
 from annotation.services.editing.links import links_from
+from annotation.services.review import gold_reading
 from annotation.services.review.exhaustive import ExhaustivePair, exhaustive_pairs
-from annotation.services.review.gold import UNDECIDED, Gold, pair_classes, resolve
+from annotation.services.review.gold import UNDECIDED, pair_classes
 from workers.engine import ArticlePair
 
 LINK = ("aligned", "partial")
@@ -89,42 +88,33 @@ def stronger(classes: list[str]) -> str:
     return next(c for c in ("aligned", "partial", "not") if ranked.get(c) == top)
 
 
+def exhaustive_gold(project: Project, exhaustive: Sequence[ExhaustivePair]
+                    ) -> dict[tuple[int, int], tuple[dict[tuple[int, int], str], set[tuple[int, int]]]]:
+    """``{(complex doc, simple doc): ({(ci, si): aligned|partial}, {undecided (ci, si)})}`` of the
+    exhaustively annotated document pairs ``exhaustive``: the one gold reading
+    (:mod:`annotation.services.review.gold_reading`, policy ``majority-or-single``) read as links by
+    :func:`links.links_from` (a 1:1 pair decides its link; a "not aligned" there removes it). A link of
+    unknown kind (imported ``aligned-or-partial``) is a link, given as ``aligned`` (the engine needs a
+    class); an undecided tie is neither a link nor "not": its cells are listed apart, for the caller to
+    leave out. A few queries per chunk of articles however many document pairs there are."""
+    wanted = {(p.complex_document_id, p.simple_document_id) for p in exhaustive}
+    found = gold_reading.read(project, "majority-or-single", articles={p.article_id for p in exhaustive})
+    out: dict[tuple[int, int], tuple[dict[tuple[int, int], str], set[tuple[int, int]]]] = {}
+    for key in wanted:
+        doc = found.get(key)
+        cells = gold_reading.cell_classes(project, doc) if doc is not None else {}
+        undecided = {cell for cell, cls in cells.items() if cls == UNDECIDED}
+        rows = [((ci,), (si,), "aligned" if cls == UNKNOWN_KIND else cls) for (ci, si), cls in cells.items()
+                if cls != UNDECIDED]
+        out[key] = ({link.key: link.label for link in links_from(rows)}, undecided)
+    return out
+
+
 def exhaustive_links(project: Project, exhaustive: Sequence[ExhaustivePair]
                      ) -> dict[tuple[int, int], dict[tuple[int, int], str]]:
-    """``{(complex doc, simple doc): {(ci, si): aligned|partial}}`` of exhaustively annotated document
-    pairs (each pair's class by the precedence rule, module docstring; read as links by
-    :func:`links.links_from`), in three queries however many there are. Training's gold, and the gold
-    model metrics and a run's scores (``run_scores``) are measured against."""
-    counts_as = value_classes(project.label_scheme)
-    completers = {(p.complex_document_id, p.simple_document_id): p.annotators for p in exhaustive}
-    articles = sorted({p.article_id for p in exhaustive})
-    pairs = [row for row in CandidatePair.objects.filter(article_id__in=articles).order_by("pk")
-             .values_list("pk", "complex_document_id", "simple_document_id", "complex_key", "simple_key")
-             if (row[1], row[2]) in completers]
-    stored = {pid: Gold(value if value == UNDECIDED else counts_as.get(value, "not"), provenance, stored=True)
-              for pid, value, provenance in Adjudication.objects.filter(pair__article_id__in=articles)
-              .values_list("pair_id", "value", "provenance")}
-    votes: dict[int, list[tuple[int, str]]] = defaultdict(list)
-    for pid, annotator, value in (Label.objects.filter(pair__article_id__in=articles, annotator_id__in={
-            a for annotators in completers.values() for a in annotators}).values_list("pair_id", "annotator_id", "value")):
-        votes[pid].append((annotator, counts_as.get(value, "not")))
-    rows: dict[tuple[int, int], list[tuple[list[int], list[int], str]]] = {key: [] for key in completers}
-    for pid, c, s, complex_key, simple_key in pairs:
-        annotators = completers[(c, s)]
-        explicit = [value for annotator, value in votes.get(pid, ()) if annotator in annotators]
-        if pid not in stored and not explicit:
-            continue  # nobody said anything about this candidate: unlinked, so not aligned
-        # completers who left it unlinked said "not" — though only their explicit labels refine imported gold
-        implicit = ["not"] * (len(annotators) - len(explicit)) if pid not in stored else []
-        decided = resolve(stored.get(pid), explicit + implicit, "majority-or-single")
-        if decided is None or (decided.value == UNDECIDED and not explicit + implicit):
-            continue  # e.g. an imported tie nobody here decided: no link
-        value = stronger(explicit + implicit) if decided.value == UNDECIDED else decided.value
-        rows[(c, s)].append((key_indices(complex_key), key_indices(simple_key),
-                             "aligned" if value == UNKNOWN_KIND else value))
-    # as the whole-article view, completion and the export read links: a 1:1 pair decides its link
-    # (a "not aligned" there removes it), an n:m pair counts for each link not so decided
-    return {key: {link.key: link.label for link in links_from(found)} for key, found in rows.items()}
+    """``{(complex doc, simple doc): {(ci, si): aligned|partial}}``: the links of :func:`exhaustive_gold`
+    (training's gold, and the gold model metrics and a run's scores are measured against)."""
+    return {key: links for key, (links, _) in exhaustive_gold(project, exhaustive).items()}
 
 
 def training_set(project: Project) -> TrainingSet:
@@ -134,10 +124,13 @@ def training_set(project: Project) -> TrainingSet:
     covered: set[tuple[int, int]] = set()
     sources = Counter()
     used = [p for p in exhaustive_pairs(project) if split_of.get(p.article_id) in data.exhaustive]
-    gold = exhaustive_links(project, used)
+    gold = exhaustive_gold(project, used)
     for article, c, s, _, imported in used:
         split = split_of[article]
-        links = gold[(c, s)]
+        links, undecided = gold[(c, s)]
+        if undecided:  # the CRF needs a class for every sentence pair; a tie has none: left out until adjudicated
+            sources["left out: undecided"] += 1
+            continue
         ordered = sorted(links)
         data.exhaustive[split].append(engine_pair(c, s, id=f"{article}:{c}-{s}", gold=tuple(ordered),
                                                   gold_labels=tuple(links[k] for k in ordered)))
@@ -197,5 +190,5 @@ def _snapshot(data: TrainingSet, split_of: dict[int, str], sources: Counter) -> 
     }
 
 
-__all__ = ["LINK", "TrainingError", "TrainingSet", "article_splits", "exhaustive_links",
+__all__ = ["LINK", "TrainingError", "TrainingSet", "article_splits", "exhaustive_gold", "exhaustive_links",
            "resolved_labels", "training_set"]

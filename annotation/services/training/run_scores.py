@@ -5,7 +5,8 @@ recall and F1, on the run's page, in ``GET /api/runs/<id>/`` (``scores``) and on
   (:func:`~annotation.services.review.exhaustive.exhaustive_pairs`: gold imported as exhaustive, or
   article pairs declared complete in the whole-article view), with the links training learns and model
   metrics are measured on (:func:`~annotation.services.training.dataset.exhaustive_links`, the one
-  precedence rule). Every sentence pair there that the gold does not link is *not aligned*: each link
+  precedence rule, read through :mod:`annotation.services.review.gold_reading`). An undecided sentence
+  pair (a tie) is left out of both sides. Every other sentence pair there that the gold does not link is *not aligned*: each link
   the run predicts there that the gold lacks is a false positive.
 * **Which of them.** Those the run aligned: for a succeeded run every one its plan listed (its level
   pairs, less skipped articles); otherwise those of its finished chunks or with one of its predictions.
@@ -28,7 +29,7 @@ from annotation.models import MINING_METHOD, AlignmentRun, Document, Prediction,
 from annotation.services.alignment.run_comparison import LINK_LABELS
 from annotation.services.corpus.documents import engine_documents
 from annotation.services.review.exhaustive import ExhaustivePair, exhaustive_pairs
-from annotation.services.training.dataset import exhaustive_links
+from annotation.services.training.dataset import exhaustive_gold
 from annotation.services.training.metrics import min_trusted_articles
 from workers.engine import AlignedPair, Alignment, ArticlePair, evaluate
 
@@ -100,18 +101,27 @@ def aligned_document_pairs(run: AlignmentRun, articles: list[int], wanted: set[D
     return found
 
 
-def gold_pairs(run: AlignmentRun, scored: list[ExhaustivePair]) -> list[ArticlePair]:
-    """The engine's gold article pairs of the exhaustive document pairs ``scored``."""
-    links = exhaustive_links(run.project, scored)
+def gold_pairs(run: AlignmentRun, scored: list[ExhaustivePair],
+               undecided: dict[DocPair, set[tuple[int, int]]] | None = None) -> list[ArticlePair]:
+    """The engine's gold article pairs of the exhaustive document pairs ``scored`` (the one gold
+    reading, :func:`~annotation.services.training.dataset.exhaustive_gold`); ``undecided`` (filled
+    in when given): each document pair's undecided cells, which the scores leave out of both sides."""
+    gold = exhaustive_gold(run.project, scored)
     docs = engine_documents({d for p in scored for d in (p.complex_document_id, p.simple_document_id)})
     out = []
     for p in scored:
-        found = links[(p.complex_document_id, p.simple_document_id)]
+        found, ties = gold[(p.complex_document_id, p.simple_document_id)]
+        if undecided is not None:
+            undecided[(p.complex_document_id, p.simple_document_id)] = ties
         ordered = sorted(found)
         out.append(ArticlePair(f"{p.article_id}:{p.complex_document_id}-{p.simple_document_id}",
                                docs[p.complex_document_id], docs[p.simple_document_id], gold=tuple(ordered),
                                gold_labels=tuple(found[k] for k in ordered)))
     return out
+
+
+def _covers(link: AlignedPair, cells: set[tuple[int, int]]) -> bool:
+    return bool(cells) and any((c, s) in cells for c in link.complex for s in link.simple)
 
 
 def run_scores(run: AlignmentRun) -> dict:
@@ -132,9 +142,11 @@ def run_scores(run: AlignmentRun) -> dict:
     if not scored:
         return _empty(f"the run aligned none of the {len(wanted)} document pairs with exhaustive gold",
                       document_pairs_left_out=len(wanted), **finished)
-    gold = gold_pairs(run, scored)
-    predictions = [Alignment(g.id, links.get((p.complex_document_id, p.simple_document_id), []))
-                   for p, g in zip(scored, gold)]
+    ties: dict[DocPair, set[tuple[int, int]]] = {}
+    gold = gold_pairs(run, scored, ties)
+    # an undecided sentence pair (a tie) is neither a link nor "not": the run's link there is not scored
+    predictions = [Alignment(g.id, [a for a in links.get(key, []) if not _covers(a, ties.get(key, set()))])
+                   for p, g in zip(scored, gold) for key in [(p.complex_document_id, p.simple_document_id)]]
     result = evaluate(predictions, gold)
     everything = evaluate(predictions, gold, exclude_identical=False)
     n = len({p.article_id for p in scored})

@@ -325,8 +325,8 @@ async function save() {
     const seconds = (performance.now() - sinceSave) / 1000;
     const body = { links, removed: removedSince(base, links), seconds, version: data.version, base };
     let payload = await send(cfg.api, "PUT", body);  // 409 empty: the last link of a pair marked complete removed
-    if (payload?.empty && window.confirm(`This pair is marked complete and keeps no link: all ${payload.not_aligned} ` +
-      'sentence pairs become "not aligned". Save anyway? (o reopens it)')) payload = await send(cfg.api, "PUT", { ...body, empty: true });
+    if (payload?.empty && window.confirm(payload.detail || "This pair is marked complete and keeps no link. Save anyway?"))
+      payload = await send(cfg.api, "PUT", { ...body, empty: true });
     if (payload?.empty) { say("Not saved: your links are still on screen."); return false; }
     if (payload?.conflict) payload = await resolveConflict(payload, seconds);
     if (!payload || payload === "taken") return false;
@@ -384,8 +384,8 @@ async function complete() {
     const body = { seconds: (performance.now() - openedAt) / 1000 };
     let payload = await send(completionApi, "POST", body);
     if (payload?.empty) {  // no link: every pair would become "not aligned" — ask first
-      const sure = window.confirm(`You have no links here: marking it complete makes all ${payload.not_aligned} sentence ` +
-        'pairs "not aligned". Mark it complete anyway?');
+      // the server's question names what will be stored, the imported links it outweighs included
+      const sure = window.confirm(payload.detail || "You have no links here. Mark it complete anyway?");
       payload = sure ? await send(completionApi, "POST", { ...body, empty: true }) : say("Not marked complete.");
     }
     if (!payload) return;

@@ -80,7 +80,7 @@ $("#preview").addEventListener("click", async () => {
       tr.dataset.policy = policy;
       tr.classList.toggle("chosen", policy === result.label_policy);
       for (const text of [policy === result.label_policy ? `${policy} (chosen)` : policy, row.pairs,
-        row.from.imported, row.from.adjudicated, row.from.majority, row.from.single, row.from.derived]) {
+        row.from.imported, row.from.adjudicated, row.from.majority, row.from.single, row.from.tie, row.from.derived]) {
         const cell = document.createElement("td");
         cell.textContent = text;
         tr.append(cell);

@@ -121,7 +121,7 @@ def test_the_preview_answers_each_gold_policys_pairs_by_origin(corpus, api, user
     data = response.json()
     assert data["label_policy"] == "majority-or-single" and data["pairs"] == 9
     assert data["policies"]["majority-or-single"] == {
-        "pairs": 9, "from": {"imported": 0, "adjudicated": 8, "majority": 0, "single": 1, "derived": 0}}
+        "pairs": 9, "from": {"imported": 0, "adjudicated": 8, "majority": 0, "single": 1, "tie": 0, "derived": 0}}
     assert data["policies"]["stored"]["pairs"] == data["policies"]["majority"]["pairs"] == 8
     stored = api(users["rita"]).post(url(corpus, "exports/preview/"), {"label_policy": "stored"}, format="json").json()
     assert stored["pairs"] == 8 and stored["policies"] == data["policies"]

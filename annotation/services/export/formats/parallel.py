@@ -11,9 +11,9 @@ from annotation.services.export.records import ArticleBatch, PairRecord
 
 
 @register("parallel", order=20, training=True, readme=(
-    'parallel/*.src|.dst  training pairs, one per line (aligned + partial; identical pairs left out\n'
-    '                     unless kept); *.joined.*: the simple sentences aligned to the same complex\n'
-    '                     sentence(s) joined'
+    'parallel/*.src|.dst  training pairs, one per line (every link: aligned, partial and aligned-or-partial;\n'
+    '                     identical pairs left out unless kept); *.joined.*: the simple sentences\n'
+    '                     aligned to the same complex sentence(s) joined'
 ))
 class ParallelWriter(Writer):
     folder = "parallel"

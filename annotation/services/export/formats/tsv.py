@@ -54,9 +54,9 @@ class TsvWriter(Writer):
     def for_export(cls, root: Path, splits: list[str], project, options) -> Writer:
         if getattr(options, "kind", "gold") != "gold":
             return cls(root, splits)
-        from annotation.services.review.exhaustive import exhaustive_pairs
+        from annotation.services.export.completeness import complete_documents
 
-        return cls(root, splits, {(p.complex_document_id, p.simple_document_id) for p in exhaustive_pairs(project)})
+        return cls(root, splits, complete_documents(project, options))
 
     def names(self, split: str) -> list[str]:
         return [f"{split}.tsv"]

@@ -143,11 +143,12 @@ def test_an_annotators_articles_are_to_do_in_progress_or_complete(project, artic
 
 
 def test_the_gold_column_is_the_one_precedence_rules_value(article, docs, two):
-    # issue 27 §1: bea's label refines imported "aligned-or-partial" gold; a tie leaves the imported gold standing
+    # issue 27 §1: bea's label refines imported "aligned-or-partial" gold; issue 34 (was: a tie left the imported
+    # gold standing): a tie on imported gold is undecided, as the export writes it
     anna, bea = two
     for c, s in (("3", "2"), ("1", "1")):
         pair = CandidatePair.objects.get(article=article, complex_key=c, simple_key=s)
         Adjudication.objects.create(pair=pair, value="aligned-or-partial", provenance=Adjudication.IMPORTED)
     rows = by_link(curation.curation_state(article, *docs, anna, bea))
     assert (rows[(3, 2)]["gold"]["value"], rows[(3, 2)]["gold"]["provenance"]) == ("aligned", "single")
-    assert (rows[(1, 1)]["gold"]["value"], rows[(1, 1)]["gold"]["provenance"]) == ("aligned-or-partial", "imported")
+    assert (rows[(1, 1)]["gold"]["value"], rows[(1, 1)]["gold"]["provenance"]) == ("undecided", "tie")

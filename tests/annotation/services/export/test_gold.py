@@ -120,7 +120,7 @@ def test_the_preview_counts_each_policys_pairs_by_where_they_come_from(newsela, 
     assert list(policies) == ["majority-or-single", "majority", "stored"]
     # stored gold: 5 adjudicated, 1 imported, 1 single (written by automatic gold)
     assert policies["stored"] == {"pairs": 7, "from": {"imported": 1, "adjudicated": 5, "majority": 0, "single": 1,
-                                                       "derived": 0}}
+                                                       "tie": 0, "derived": 0}}
     assert policies["majority"]["pairs"] == 8 and policies["majority"]["from"]["majority"] == 1
     assert policies["majority-or-single"]["pairs"] == 9 and policies["majority-or-single"]["from"]["single"] == 2
     # the chosen policy's own counts agree with its row, and with what an export writes

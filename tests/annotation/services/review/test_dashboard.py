@@ -53,7 +53,8 @@ def test_label_counts_show_votes_and_gold_per_scheme_value(project, users):
     vote(one, users["anna"], "aligned"), vote(one, bob, "partial"), vote(two, bob, "aligned")
     adjudication.decide(one, "partial", users["rita"])
     counts = {v["value"]: (v["votes"], v["gold"]) for v in dashboard.label_counts(project)["values"]}
-    assert counts == {"aligned": (2, 0), "partial": (1, 1), "not-aligned": (0, 0)}
+    # gold: what exports read (issue 34: was stored gold only) — "two" has one vote, single gold under the default
+    assert counts == {"aligned": (2, 1), "partial": (1, 1), "not-aligned": (0, 0)}
 
 
 def test_project_progress_counts_labelled_pairs_gold_and_the_review_queue(project, users):

@@ -36,14 +36,20 @@ def test_the_annotators_majority_wins_over_imported_gold_and_adjudication_over_b
     assert values(project, "majority") == {voted.pk: ("not-aligned", "majority"), decided.pk: ("partial", "adjudicated")}
 
 
-def test_a_tie_is_undecided_unless_imported_gold_decides_it(project, crowd):  # noqa: F811
+def test_a_tie_is_undecided_even_on_imported_gold(project, crowd):  # noqa: F811
+    """Issue 34 case 3 (was: imported gold decided the tie): a disagreement on an imported link is
+    undecided and enters adjudication."""
+    from annotation.services.review import adjudication
+
     anna, bob, _ = crowd
     tie, imported_tie = make_pairs(project, 2)
     Adjudication.objects.create(pair=imported_tie, value="aligned-or-partial", provenance=Adjudication.IMPORTED)
     for pair in (tie, imported_tie):
         vote(pair, anna, "aligned"), vote(pair, bob, "partial")
-    assert values(project) == {imported_tie.pk: ("aligned-or-partial", "imported")}  # ties left out by default
-    assert values(project, ties=True)[tie.pk] == (gold.UNDECIDED, gold.TIE)
+    assert values(project) == {}  # ties left out by default
+    assert values(project, ties=True) == {tie.pk: (gold.UNDECIDED, gold.TIE), imported_tie.pk: (gold.UNDECIDED, gold.TIE)}
+    assert values(project, "stored") == {imported_tie.pk: ("aligned-or-partial", "imported")}
+    assert imported_tie.pk in adjudication.queue_pair_ids(project)
     assert gold.resolve(None, ["aligned", "partial"], "majority").value == gold.UNDECIDED
     assert gold.resolve(None, ["aligned", "partial"], "stored") is None
 

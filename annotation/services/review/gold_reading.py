@@ -1,0 +1,365 @@
+"""The ONE reading of the gold (issue 34): everything that decides a document pair's gold, gathered
+in one place and read by the one rule (:func:`annotation.services.review.gold.resolve`).
+
+Every consumer — each export format and its preview, the manifest and README counts, run scores, the
+training set and model metrics, calibration, hidden test questions, agreement, the curation and
+adjudication pages, the dashboard, the client's ``gold()`` — reads gold through :func:`read` (or
+:func:`annotation.services.review.gold.pair_gold`, which is built on it). No other module queries
+votes, completions, adjudications or imported gold to decide gold (``tests/test_repository_gold.py``).
+
+What decides a sentence pair (a cell) of a document pair:
+
+* its **stored adjudication** (adjudicated in-house, automatic, or imported with its meaning);
+* its **counted votes** (:func:`~annotation.services.review.qc.counted_labels`: no test answers, no
+  excluded annotators), from the queue or the whole-article view;
+* each **completion** of the document pair (an annotator declared it complete in the whole-article
+  view; excluded annotators do not count): a completer who gave the cell no label **votes "not"**
+  on it (the scheme's first "not" value) — an implied not, a vote like any other. It counts against
+  imported gold too: a completer saw the imported links and left this one unlinked;
+* **imported gold** with its meaning: an import declared exhaustive makes every cell it does not
+  list not aligned (:func:`~annotation.services.review.exhaustive.imported_exhaustive`).
+
+The rule (first match wins): adjudicated (or automatic) gold; else the votes, explicit and implied,
+as the policy reads them (``majority``: ≥ 2 votes; ``single``: exactly 1; ``majority-or-single``:
+either; ``stored``: none) — a qualifying tie is **undecided** (never aligned, never not aligned; it
+waits in adjudication, imported gold or not); else imported gold; else the cell has no value and is
+**left out** with its reason (:data:`REASONS`).
+
+A document pair is **exhaustive under a policy** when every cell without evidence has a value: it was
+imported as exhaustive, or its completions qualify under the policy (``majority``: ≥ 2 completers;
+``single``: exactly 1; ``majority-or-single``: ≥ 1; ``stored``: never) — those cells are then
+:attr:`DocumentGold.rest` (not aligned, provenance ``completed`` or ``imported``). So an article
+completed by one annotator is exhaustive under ``majority-or-single`` (their links, their implied
+nots) and not under ``majority``: there each of their links is left out (``one vote``), never
+written as not aligned.
+
+Gathered per chunk of articles in five queries (adjudications, counted votes, completions, imported
+meaning, the pairs' keys), never a query per pair.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from annotation.label_schemes import class_values, value_classes
+from annotation.models import Adjudication, Article, ArticleCompletion, CandidatePair, Project
+from annotation.services.review import qc
+from annotation.services.review.exhaustive import imported_exhaustive
+from annotation.services.review.gold import TIE, UNDECIDED, Gold, _check, qualifies, resolve
+
+DocKey = tuple[int, int]
+CHUNK = 200
+COMPLETED = "completed"
+"""Provenance of a cell the completers' implied nots decide (no label on it from anyone)."""
+REASONS = {
+    "one vote": "one vote, and the policy needs at least two (majority)",
+    "several votes": "more than one vote, and the policy takes single votes only",
+    "votes only": "only votes, and the policy reads stored gold only",
+    "tie": "the votes tie: undecided, waiting in adjudication",
+}
+"""Why a cell with evidence has no value (or is undecided) under a policy."""
+
+
+@dataclass
+class DocumentGold:
+    """One document pair's gold under one policy.
+
+    ``pairs``: each candidate pair with evidence and a value (ties included, as :data:`UNDECIDED`);
+    ``left_out``: each candidate pair with evidence and no value, with its reason (a key of
+    :data:`REASONS`); ``rest``: the value of every other cell (implied not aligned), None when the
+    document pair is not exhaustive under the policy; ``keys``: each pair's (complex, simple) keys."""
+
+    article_id: int
+    complex_document_id: int
+    simple_document_id: int
+    completers: tuple[int, ...] = ()
+    imported_exhaustive: bool = False
+    pairs: dict[int, Gold] = field(default_factory=dict)
+    left_out: dict[int, str] = field(default_factory=dict)
+    rest: Gold | None = None
+    keys: dict[int, tuple[str, str]] = field(default_factory=dict)
+
+    @property
+    def key(self) -> DocKey:
+        return self.complex_document_id, self.simple_document_id
+
+    @property
+    def exhaustive(self) -> bool:
+        """Every cell has a value (or is an undecided tie) under the policy."""
+        return self.rest is not None
+
+    @property
+    def undecided(self) -> set[int]:
+        return {pid for pid, g in self.pairs.items() if g.value == UNDECIDED}
+
+
+def decide(stored: Gold | None, votes: list[str], policy: str) -> tuple[Gold | None, str | None]:
+    """A cell's value by the rule and, when it has none, why (a key of :data:`REASONS`)."""
+    gold = resolve(stored, votes, policy)
+    if gold is not None:
+        return gold, "tie" if gold.value == UNDECIDED else None
+    if not votes:
+        return None, None
+    if policy == "stored":
+        return None, "votes only"
+    return None, "one vote" if len(votes) == 1 else "several votes"
+
+
+def rest_of(completers: int, imported: bool, policy: str, not_value: str) -> Gold | None:
+    """The value of a document pair's cells nobody labelled: not aligned when its completions qualify
+    under ``policy`` or its imported gold is exhaustive, else None (not exhaustive)."""
+    if policy != "stored" and completers and qualifies(completers, policy):
+        return Gold(not_value, COMPLETED)
+    return Gold(not_value, Adjudication.IMPORTED) if imported else None
+
+
+def not_value(project: Project) -> str:
+    """The scheme value an implied not is (the first value that counts as "not")."""
+    return class_values(project.label_scheme).get("not", "not")
+
+
+def _articles_of(project: Project, articles: Iterable[int] | None) -> list[int]:
+    if articles is not None:
+        return sorted(set(articles))
+    return list(Article.objects.filter(project=project).order_by("pk").values_list("pk", flat=True))
+
+
+def read(project: Project, policy: str = "majority-or-single", *, articles: Iterable[int] | None = None,
+         reviewers: dict[int, str] | None = None, votes_only: bool = False) -> dict[DocKey, DocumentGold]:
+    """``{(complex doc, simple doc): DocumentGold}`` of the project's document pairs with any evidence
+    or completion (of ``articles`` only, when given), under ``policy`` (module docstring).
+    ``reviewers``: user id → the name to give stored gold's reviewer (the export's pseudonyms);
+    ``votes_only``: what the votes alone (explicit and implied) give, no stored gold read (automatic
+    gold writes that)."""
+    out: dict[DocKey, DocumentGold] = {}
+    for found in read_chunks(project, policy, articles=articles, reviewers=reviewers, votes_only=votes_only):
+        out.update(found)
+    return out
+
+
+def read_chunks(project: Project, policy: str = "majority-or-single", *, articles: Iterable[int] | None = None,
+                reviewers: dict[int, str] | None = None, chunk: int = CHUNK,
+                votes_only: bool = False) -> Iterator[dict[DocKey, DocumentGold]]:
+    """:func:`read`, a chunk of ``chunk`` articles at a time (bounded memory on a large project)."""
+    _check(policy)
+    ids = _articles_of(project, articles)
+    imported = set() if votes_only else imported_exhaustive(project)
+    implied = not_value(project)
+    for start in range(0, len(ids), chunk):
+        yield _read(project, policy, ids[start:start + chunk], imported, implied, reviewers, votes_only)
+
+
+def _read(project: Project, policy: str, ids: list[int], imported: set[tuple[int, int, int]], implied: str,
+          reviewers: dict[int, str] | None, votes_only: bool = False) -> dict[DocKey, DocumentGold]:
+    stored: dict[int, Gold] = {}
+    adjudications = Adjudication.objects.none() if votes_only else Adjudication.objects.filter(pair__article_id__in=ids)
+    for pid, value, provenance, reviewer_id in adjudications.values_list("pair_id", "value", "provenance",
+                                                                          "reviewer_id"):
+        who = (reviewers or {}).get(reviewer_id) if reviewer_id else None
+        stored[pid] = Gold(value, provenance, stored=True, reviewer=who)
+    votes: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    for pid, annotator, value in (qc.counted_labels(project).filter(pair__article_id__in=ids)
+                                  .values_list("pair_id", "annotator_id", "value")):
+        if value:
+            votes[pid].append((annotator, value))
+    completers: dict[DocKey, list[int]] = defaultdict(list)
+    article_of: dict[DocKey, int] = {}
+    for article, c, s, annotator in (ArticleCompletion.objects.filter(article_id__in=ids)
+                                     .exclude(annotator_id__in=qc.excluded_annotators(project))
+                                     .values_list("article_id", "complex_document_id", "simple_document_id",
+                                                  "annotator_id")):
+        completers[(c, s)].append(annotator)
+        article_of[(c, s)] = article
+    chunk_ids = set(ids)
+    exhaustive = {(c, s) for a, c, s in imported if a in chunk_ids}
+    for a, c, s in imported:
+        if a in chunk_ids:
+            article_of.setdefault((c, s), a)
+    docs: dict[DocKey, DocumentGold] = {}
+    for key in completers.keys() | exhaustive:
+        docs[key] = DocumentGold(article_of[key], *key, completers=tuple(sorted(completers.get(key, ()))),
+                                 imported_exhaustive=key in exhaustive)
+        docs[key].rest = rest_of(len(completers.get(key, ())), key in exhaustive, policy, implied)
+    evidence = stored.keys() | votes.keys()
+    if not evidence:
+        return docs
+    rows = (CandidatePair.objects.filter(article_id__in=ids).order_by("pk")
+            .values_list("pk", "article_id", "complex_document_id", "simple_document_id", "complex_key", "simple_key"))
+    for pid, article, c, s, complex_key, simple_key in rows:
+        if pid not in evidence:
+            continue
+        doc = docs.get((c, s))
+        if doc is None:
+            doc = docs[(c, s)] = DocumentGold(article, c, s)
+        doc.keys[pid] = (complex_key, simple_key)
+        explicit = votes.get(pid, [])
+        voters = {a for a, _ in explicit}
+        cell = [v for _, v in explicit] + [implied for a in doc.completers if a not in voters]
+        # inside a document pair imported as exhaustive, a cell the file does not list and nobody labelled
+        # is imported "not"; one somebody labelled has the value their votes give, or none (left out)
+        imported_not = Gold(implied, Adjudication.IMPORTED) if doc.imported_exhaustive and not explicit else None
+        gold, reason = decide(stored.get(pid) or imported_not, cell, policy)
+        if gold is None:
+            doc.left_out[pid] = reason or "votes only"
+        else:
+            doc.pairs[pid] = gold
+    return docs
+
+
+def exhaustive_documents(project: Project, policy: str = "majority-or-single") -> set[DocKey]:
+    """``{(complex doc, simple doc)}`` exhaustive under ``policy`` (module docstring): imported as
+    exhaustive, or completed by enough annotators for the policy. Two queries, no pair read."""
+    _check(policy)
+    out = {(c, s) for _, c, s in imported_exhaustive(project)}
+    if policy == "stored":
+        return out
+    count: dict[DocKey, int] = defaultdict(int)
+    for c, s in (ArticleCompletion.objects.filter(article__project=project)
+                 .exclude(annotator_id__in=qc.excluded_annotators(project))
+                 .values_list("complex_document_id", "simple_document_id")):
+        count[(c, s)] += 1
+    return out | {key for key, n in count.items() if qualifies(n, policy)}
+
+
+def completion_effect(complex_document: int, simple_document: int) -> dict[str, int]:
+    """What an empty completion of the document pair overrules and what it does not: ``imported_links``
+    (imported gold that links a pair there: a completer's implied not outweighs it) and ``adjudicated``
+    (pairs with adjudicated or automatic gold, which keep it)."""
+    from annotation.label_schemes import POSITIVE_CLASSES
+
+    rows = (Adjudication.objects.filter(pair__complex_document_id=complex_document,
+                                        pair__simple_document_id=simple_document)
+            .values_list("provenance", "value", "pair__article__project_id"))
+    imported = adjudicated = 0
+    classes: dict[int, dict] = {}
+    for provenance, value, project_id in rows:
+        if provenance != Adjudication.IMPORTED:
+            adjudicated += 1
+            continue
+        if project_id not in classes:
+            classes[project_id] = value_classes(Project.objects.get(pk=project_id).label_scheme)
+        imported += classes[project_id].get(value) in POSITIVE_CLASSES
+    return {"imported_links": imported, "adjudicated": adjudicated}
+
+
+def counted_rows(project: Project) -> list[tuple]:
+    """The counted labels as agreement rows ``(pair id, annotator, value, ratings)`` (a scheme without
+    gold classes: no completion implies anything)."""
+    return list(qc.counted_labels(project).values_list("pair_id", "annotator__username", "value", "ratings"))
+
+
+def vote_rows(project: Project) -> list[tuple]:
+    """Every vote the gold reads, explicit and implied, as agreement rows ``(item, annotator, value,
+    ratings)``: the counted labels (item: the pair id) plus, for each completion of a document pair,
+    the completer's implied "not" on every cell they gave no label — a pair with someone's label (item:
+    its id) or a sentence pair nobody labelled (item: ``"c<complex doc>-s<simple doc>:<ci>,<si>"``).
+    Agreement over these counts the cells two completers both saw, not aligned included (issue 34 §3)."""
+    from annotation.models import Sentence, key_indices
+
+    rows = counted_rows(project)
+    completions: dict[DocKey, list[str]] = defaultdict(list)
+    for c, s, user in (ArticleCompletion.objects.filter(article__project=project)
+                       .exclude(annotator_id__in=qc.excluded_annotators(project))
+                       .values_list("complex_document_id", "simple_document_id", "annotator__username")):
+        completions[(c, s)].append(user)
+    if not completions:
+        return rows
+    implied = not_value(project)
+    labelled: dict[int, set[str]] = defaultdict(set)
+    for pid, user, *_ in rows:
+        labelled[pid].add(user)
+    docs = {d for key in completions for d in key}
+    sizes: dict[int, int] = defaultdict(int)
+    for doc in Sentence.objects.filter(document_id__in=docs).values_list("document_id", flat=True):
+        sizes[doc] += 1
+    covered: dict[DocKey, set[tuple[int, int]]] = defaultdict(set)
+    evidence = labelled.keys() | set(Adjudication.objects.filter(pair__article__project=project)
+                                     .values_list("pair_id", flat=True))
+    for pid, c, s, complex_key, simple_key in (CandidatePair.objects.filter(pk__in=list(evidence))
+                                               .values_list("pk", "complex_document_id", "simple_document_id",
+                                                            "complex_key", "simple_key")):
+        if (c, s) not in completions:
+            continue
+        covered[(c, s)].update((ci, si) for ci in key_indices(complex_key) for si in key_indices(simple_key))
+        rows.extend((pid, user, implied, None) for user in completions[(c, s)] if user not in labelled.get(pid, ()))
+    for (c, s), users in completions.items():
+        for ci in range(sizes[c]):
+            for si in range(sizes[s]):
+                if (ci, si) not in covered[(c, s)]:
+                    rows.extend((f"c{c}-s{s}:{ci},{si}", user, implied, None) for user in users)
+    return rows
+
+
+def completed_cells(project: Project) -> dict[DocKey, dict[tuple[int, int], dict[str, str]]]:
+    """``{(complex doc, simple doc): {(ci, si): {completer: class}}}`` of every document pair two or
+    more annotators completed: each completer's class of every sentence pair — their label's (a 1:1
+    pair's over an n:m one's), else the "not" their completion implies. Per-document-pair agreement
+    reads it (issue 34 §3)."""
+    from annotation.models import Sentence, key_indices
+
+    completers: dict[DocKey, dict[int, str]] = defaultdict(dict)
+    for c, s, user_id, user in (ArticleCompletion.objects.filter(article__project=project)
+                                .exclude(annotator_id__in=qc.excluded_annotators(project))
+                                .values_list("complex_document_id", "simple_document_id", "annotator_id",
+                                             "annotator__username")):
+        completers[(c, s)][user_id] = user
+    completers = {key: users for key, users in completers.items() if len(users) >= 2}
+    if not completers:
+        return {}
+    classes = value_classes(project.label_scheme)
+    sizes: dict[int, int] = defaultdict(int)
+    for doc in Sentence.objects.filter(document_id__in={d for key in completers for d in key}).values_list(
+            "document_id", flat=True):
+        sizes[doc] += 1
+    out = {key: {(ci, si): {user: "not" for user in users.values()} for ci in range(sizes[key[0]])
+                 for si in range(sizes[key[1]])} for key, users in completers.items()}
+    rows = (qc.counted_labels(project).filter(pair__complex_document_id__in={k[0] for k in completers})
+            .values_list("pair__complex_document_id", "pair__simple_document_id", "annotator_id", "pair__complex_key",
+                         "pair__simple_key", "value"))
+    for c, s, user_id, complex_key, simple_key, value in sorted(rows, key=lambda r: len(r[3]) + len(r[4]),
+                                                                reverse=True):  # 1:1 pairs last: they decide
+        user = completers.get((c, s), {}).get(user_id)
+        if user is None:
+            continue
+        for ci in key_indices(complex_key):
+            for si in key_indices(simple_key):
+                if (ci, si) in out[(c, s)]:
+                    out[(c, s)][(ci, si)][user] = classes.get(value, "not")
+    return out
+
+
+def pair_values(project: Project, policy: str = "majority-or-single", *, articles: Iterable[int] | None = None,
+                ties: bool = False) -> dict[int, Gold]:
+    """``{pair id: Gold}`` of every candidate pair with evidence and a value (ties only with ``ties``)."""
+    out: dict[int, Gold] = {}
+    for found in read_chunks(project, policy, articles=articles):
+        for doc in found.values():
+            out.update((pid, g) for pid, g in doc.pairs.items() if ties or g.value != UNDECIDED)
+    return out
+
+
+def cell_classes(project: Project, doc: DocumentGold) -> dict[tuple[int, int], str]:
+    """``{(complex sentence, simple sentence): class}`` of the cells the document pair's pairs decide
+    (an n:m pair stands for each of its cells; a 1:1 pair decides its cell over an n:m one), ties as
+    :data:`UNDECIDED`; cells not listed take :attr:`DocumentGold.rest` (or have no value)."""
+    from annotation.models import key_indices
+
+    classes = value_classes(project.label_scheme)
+    single: dict[tuple[int, int], str] = {}
+    wide: dict[tuple[int, int], str] = {}
+    for pid, gold in doc.pairs.items():
+        complex_key, simple_key = doc.keys[pid]
+        cls = UNDECIDED if gold.value == UNDECIDED else classes.get(gold.value, "not")
+        c_ids, s_ids = key_indices(complex_key), key_indices(simple_key)
+        target = single if len(c_ids) == 1 and len(s_ids) == 1 else wide
+        for ci in c_ids:
+            for si in s_ids:
+                if target is wide and wide.get((ci, si)) in ("aligned", "partial", "aligned-or-partial"):
+                    continue
+                target[(ci, si)] = cls
+    return {**wide, **single}
+
+
+__all__ = ["COMPLETED", "REASONS", "TIE", "DocumentGold", "cell_classes", "completed_cells", "completion_effect", "decide", "exhaustive_documents", "not_value", "pair_values", "read",
+           "counted_rows", "read_chunks", "rest_of", "vote_rows"]
