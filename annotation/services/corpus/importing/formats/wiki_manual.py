@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from annotation.label_schemes import UNKNOWN_KIND
@@ -44,6 +44,7 @@ COLUMNS = ("label", "simple-id", "complex-id", "simple", "complex")
 WIKI_LABELS = {"aligned": "aligned", "partialaligned": "partial", "notaligned": "not",
                "partial": "partial", "not": "not", UNKNOWN_KIND: UNKNOWN_KIND}
 IDS_KEY, GLEU_KEY = "wiki_manual_ids", "wiki_manual_gleu"  # Document.meta, Article.meta (the tsv export reads them)
+ORDER_KEY = "wiki_manual_order"  # Article.meta: each document pair's row order in the file (the tsv export keeps it)
 SENTENCE_ID = re.compile(r"^(?P<article>.+)-(?P<level>[^-\s]+)-(?P<paragraph>\d+)-(?P<sentence>\d+)$")
 
 
@@ -225,9 +226,36 @@ class Reader:
                                         None if predictions else value, label=klass))
         gleu = {f"{c}|{s}": {f"{index[c][ck]},{index[s][sk]}": cell for (ck, sk), cell in cells.items()}
                 for (c, s), cells in a.gleu.items()}
+        order = {f"{c}|{s}": row_order([(index[c][ck], index[s][sk]) for ck, sk, *_ in rows])
+                 for (c, s), rows in a.rows.items()}
+        meta = {**({GLEU_KEY: gleu} if gleu else {}), ORDER_KEY: order}
         return ParsedArticle(title=title, file=a.file, line=a.line, documents=documents, pairs=pairs,
                              gold_documents=complete, gold_meaning="exhaustive" if complete else "sparse",
-                             meta={GLEU_KEY: gleu} if gleu else {}, split=a.split)
+                             meta=meta, split=a.split)
+
+
+def row_order(cells: list[tuple[int, int]]) -> str | list[list[int]]:
+    """How a document pair's rows are ordered in the file, as ``(complex, simple)`` sentence indices:
+    ``"simple"`` (grouped by simple sentence, the released files' order), ``"complex"`` (grouped by
+    complex sentence), else the cells themselves in file order (the ``tsv`` export writes them so)."""
+    if cells == sorted(cells, key=lambda c: (c[1], c[0])):
+        return "simple"
+    if cells == sorted(cells):
+        return "complex"
+    return [list(c) for c in cells]
+
+
+def order_key(order) -> Callable[[tuple[int, int]], tuple] | None:
+    """A sort key for ``(complex, simple)`` cells that gives :func:`row_order`'s ``order`` back (cells it
+    does not list after the others, complex-major); None for no known order."""
+    if order == "simple":
+        return lambda c: (c[1], c[0])
+    if order == "complex":
+        return lambda c: c
+    if isinstance(order, list):
+        position = {(c[0], c[1]): k for k, c in enumerate(order) if isinstance(c, list) and len(c) == 2}
+        return lambda c: (position.get(c, len(position)), c)
+    return None
 
 
 def _is_number(text: str) -> bool:
