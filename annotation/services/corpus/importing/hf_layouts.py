@@ -168,8 +168,22 @@ class ArticleRows:
         side = row.get(prefix) or {}
         title = row.get("article") or side.get(f"{prefix}_article_title") or row.get("example_id")
         complete = row.get("complete")
+        for side in ("complex", "simple"):  # alignapp's hf/articles: the imported source's own ids, GLEU, order
+            if row.get(f"{side}_source_ids") is not None:
+                docs[side]["sentence_ids"] = row[f"{side}_source_ids"]
+        extra = {}
+        gleu = row.get("gleu")
+        if isinstance(gleu, dict):
+            extra["gleu"] = {f"{c},{s}": v for c, s, v in zip(gleu.get("complex") or [], gleu.get("simple") or [],
+                                                             gleu.get("value") or [])}
+        if isinstance(row.get("row_order"), str):
+            try:
+                extra["row_order"] = json.loads(row["row_order"])
+            except ValueError:
+                record.problem("row_order", 'must be JSON: "simple", "complex" or a list of [complex, simple] indices')
+                return None
         return {"id": str(title or "").strip(), **docs, "pairs": pairs, "split": row.get("split") or split,
-                **({"complete": complete} if complete is not None else {})}
+                **({"complete": complete} if complete is not None else {}), **extra}
 
     def flush(self) -> Iterator[ParsedArticle]:
         """The article collected so far (none when its rows had problems)."""
@@ -245,6 +259,14 @@ def _merge(parts: list[tuple[ParsedArticle, bool | None]], ctx: ParseContext) ->
     ranks = rank_levels(list(documents), edges) or {lv: k for k, lv in enumerate(sorted(documents))}
     complete = [levels for levels, (_, flag) in zip(edges, parts) if flag]
     stated = any(flag is not None for _, flag in parts)
-    return replace(first, documents=[replace(documents[lv], rank=ranks[lv]) for lv in sorted(documents, key=ranks.get)],
+    meta: dict = {}
+    for article, _ in parts:  # per document pair keys ("<complex>|<simple>" → GLEU cells, row order): merged
+        for key, value in article.meta.items():
+            if isinstance(value, dict) and isinstance(meta.get(key), dict):
+                meta[key] = {**meta[key], **value}
+            else:
+                meta.setdefault(key, value)
+    return replace(first, meta=meta,
+                   documents=[replace(documents[lv], rank=ranks[lv]) for lv in sorted(documents, key=ranks.get)],
                    pairs=[p for a, _ in parts for p in a.pairs], gold_documents=complete or edges,
                    gold_meaning=("exhaustive" if complete else "sparse") if stated else None)
