@@ -68,8 +68,13 @@ def sentence_fields(complex_doc: dict | None, simple_doc: dict | None, complex_i
 
 def pair_fields(batch, record, complete: set[tuple[int, int]]) -> dict:
     """What a pair-per-line format adds to :func:`~annotation.services.export.formats.base.pair_dict`:
-    ``complete`` and both sides' sentences and paragraph positions."""
+    ``complete``, both sides' sentences and paragraph positions, and each document's size
+    (``<side>_sentence_count``): a re-import holds only the sentences the pairs name, so it keeps a
+    document pair complete only when those are every sentence of both documents."""
     documents = batch.documents
+    sizes = {side: sum(len(p) for p in (documents.get(doc) or {}).get("paragraphs", [])) or None
+             for side, doc in (("complex", record.complex_document), ("simple", record.simple_document))}
     return {"complete": (record.complex_document, record.simple_document) in complete,
+            "complex_sentence_count": sizes["complex"], "simple_sentence_count": sizes["simple"],
             **sentence_fields(documents.get(record.complex_document), documents.get(record.simple_document),
                               record.complex_ids, record.simple_ids, "complex", "simple")}

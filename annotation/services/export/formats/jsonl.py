@@ -36,6 +36,8 @@ class JsonlWriter(Writer):
         return [f"{split}.jsonl"]
 
     def write(self, batch: ArticleBatch, records: list[PairRecord]) -> None:
+        if not records:
+            return
         dumps = json.dumps
         self._file(f"{batch.split}.jsonl").writelines(
             dumps({**pair_dict(r), **pair_fields(batch, r, self.complete)}, ensure_ascii=False) + "\n" for r in records)

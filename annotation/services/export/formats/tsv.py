@@ -73,9 +73,6 @@ class TsvWriter(Writer):
             return ""
         return WIKI_LABELS.get(r.counts_as, "notAligned")
 
-    def open(self) -> None:
-        """Nothing up front: a split's file is created with its first row."""
-
     def write(self, batch: ArticleBatch, records: list[PairRecord]) -> None:
         from annotation.services.corpus.importing.formats.wiki_manual import order_key
 
