@@ -104,12 +104,14 @@ class ArticleRows:
         self.schema = articles_schema()
         self.streams: dict[str, object] = {}
         self.buffers: dict[str, list[dict]] = {}
+        self.complete_written = 0
 
     def write(self, batch: ArticleBatch, records: list[PairRecord]) -> None:
         by_docs = by_document_pair(batch, records, self.complete)
         rank = {d: doc["rank"] for d, doc in batch.documents.items()}
         rows = self.buffers.setdefault(batch.split, [])
         identity = source_identity(batch) if by_docs else None
+        self.complete_written += sum(key in self.complete for key in by_docs)
         for (c_doc, s_doc), pairs in sorted(by_docs.items(), key=lambda kv: (rank[kv[0][0]], rank[kv[0][1]])):
             rows.append(article_row(batch, c_doc, s_doc, pairs, (c_doc, s_doc) in self.complete, len(by_docs) == 1,
                                     identity))

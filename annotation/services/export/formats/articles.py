@@ -33,6 +33,7 @@ class ArticlesWriter(Writer):
     def __init__(self, root, splits: list[str], complete: set[tuple[int, int]] | None = None) -> None:
         super().__init__(root, splits)
         self.complete = complete or set()  # (complex document, simple document) exhaustively annotated
+        self.complete_written = 0
 
     @classmethod
     def for_export(cls, root, splits: list[str], project, options) -> Writer:
@@ -41,12 +42,17 @@ class ArticlesWriter(Writer):
     def names(self, split: str) -> list[str]:
         return [f"{split}.jsonl"]
 
+    def complete_back(self) -> tuple[int, int]:
+        """Every complete document pair is a line with whole documents: all come back complete."""
+        return self.complete_written, self.complete_written
+
     def write(self, batch: ArticleBatch, records: list[PairRecord]) -> None:
         by_docs = by_document_pair(batch, records, self.complete)
         if not by_docs:
             return
         out = self._file(f"{batch.split}.jsonl")
         single = len(by_docs) == 1
+        self.complete_written += sum(key in self.complete for key in by_docs)
         identity = source_identity(batch)
         for (c_doc, s_doc), rows in sorted(by_docs.items(), key=lambda kv: (batch.documents[kv[0][0]]["rank"],
                                                                              batch.documents[kv[0][1]]["rank"])):

@@ -52,6 +52,11 @@ class Writer:
     def write(self, batch: ArticleBatch, records: list[PairRecord]) -> None:
         raise NotImplementedError
 
+    def complete_back(self) -> tuple[int, int] | None:
+        """``(complete document pairs written, those its re-import reads back complete)``; None: the
+        format carries no completeness (the manifest's ``reimport``)."""
+        return None
+
     def left_out(self) -> dict[str, int]:
         """Pairs this format had to leave out because it cannot carry their value, by reason."""
         return {}

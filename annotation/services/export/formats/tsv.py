@@ -50,6 +50,7 @@ class TsvWriter(Writer):
         super().__init__(root, splits)
         self.exhaustive = exhaustive or set()  # (complex document, simple document) written m × n
         self.skipped: Counter = Counter()  # pairs left out, by the class the layout cannot carry
+        self.complete_written = self.complete_whole = 0
 
     @classmethod
     def for_export(cls, root: Path, splits: list[str], project, options) -> Writer:
@@ -61,6 +62,11 @@ class TsvWriter(Writer):
 
     def names(self, split: str) -> list[str]:
         return [f"{split}.tsv"]
+
+    def complete_back(self) -> tuple[int, int]:
+        """A complete document pair reads back complete when every m × n row is written: one with a left-out
+        cell (a link of unknown kind, a tie, a pair the filters dropped) has a hole and reads back sparse."""
+        return self.complete_written, self.complete_whole
 
     def left_out(self) -> dict[str, int]:
         """Pairs without a row, by their class (``aligned-or-partial``, ``undecided``)."""
@@ -124,6 +130,8 @@ class TsvWriter(Writer):
             c_sents = [t for p in c["paragraphs"] for t in p]
             s_sents = [t for p in s["paragraphs"] for t in p]
             grid = cells[(c_doc, s_doc)]
+            self.complete_written += 1
+            self.complete_whole += "" not in grid.values()
             for ci, c_text in enumerate(c_sents):
                 for si, s_text in enumerate(s_sents):
                     label = grid.get((ci, si), "notAligned")
