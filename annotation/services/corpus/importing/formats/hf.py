@@ -260,7 +260,7 @@ def _pairs(files: list[InputFile], ctx: ParseContext, names: list[str], names_of
         ctx.problems.add(files[0].name, f"no column {column!r} (columns: {', '.join(names)})", field=column)
     if ids is not None and not missing:
         yield from id_pair_articles(files, ctx, lambda f: _rows(f, ctx), (wanted[0], wanted[1]),
-                                    wanted[2] if len(wanted) == 3 else None, ids, names_of)
+                                    wanted[2] if len(wanted) == 3 else None, ids, names_of, lambda f: _schema(f, ctx))
     if ids is not None:
         return
     labels = _Labels(ctx)

@@ -34,8 +34,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from annotation.label_schemes import UNKNOWN_KIND
-from annotation.models import Split
-from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle, ParsedDocument, ParsedPair
+from annotation.services.corpus.importing.base import (
+    InputFile,
+    ParseContext,
+    ParsedArticle,
+    ParsedDocument,
+    ParsedPair,
+    split_from_name,
+)
 from annotation.services.corpus.importing.formats import register
 from annotation.services.corpus.importing.limits import over
 
@@ -76,6 +82,7 @@ class Reader:
         self.sentences = self.chars = 0
         self.over = False  # a limit was passed: the caller stops reading rows
         self.pairs: dict[tuple[str, str], tuple[str, int]] = {}  # (simple id, complex id) → where first listed
+        self.splits: dict[str, str | None] = {}  # file → the split its name says
         first: dict[str, str] = {}
         for value, klass in ctx.scheme_values.items():
             if klass:
@@ -135,6 +142,13 @@ class Reader:
             return False
         return True
 
+    def split_of(self, file: str) -> str | None:
+        """The split the file's name says (``train.tsv``, ``wiki-manual/dev.tsv``, ``newsela-test.tsv``), as
+        ``datasets`` reads split names; a name of two splits is refused once."""
+        if file not in self.splits:
+            self.splits[file] = split_from_name(file, self.ctx.problems)
+        return self.splits[file]
+
     def row(self, file: str, line: int, raw: str) -> None:
         cells = raw.split("\t")
         if len(cells) < len(COLUMNS):
@@ -146,9 +160,8 @@ class Reader:
             self.problem(file, line, None, f"{len(cells)} columns; a row has at most {len(COLUMNS) + 1} "
                                            "(label, simple-id, complex-id, simple, complex[, GLEU])")
             return
-        stem = file.rsplit("/", 1)[-1].rsplit(".", 1)[0]
         self.add(file, line, [c.strip() for c in cells[:len(COLUMNS)]],
-                 cells[len(COLUMNS)] if len(cells) > len(COLUMNS) else None, stem if stem in Split.NAMES else None)
+                 cells[len(COLUMNS)] if len(cells) > len(COLUMNS) else None, self.split_of(file))
 
     def add(self, file: str, line: int, cells: list[str], gleu: str | None, split: str | None,
             fields: tuple[str, ...] = COLUMNS) -> None:
