@@ -127,32 +127,69 @@ def staged(key: str) -> StagedUpload:
     folder = import_root() / key
     if not folder.is_dir():
         raise CorpusImportError.one("", f"the uploaded files of this import are gone ({key}); upload them again")
-    files = sorted(p for p in folder.iterdir() if p.is_file())
-    return StagedUpload(folder, tuple(p.name for p in files), sum(p.stat().st_size for p in files))
+    files = sorted(p for p in folder.rglob("*") if p.is_file())
+    return StagedUpload(folder, tuple(p.relative_to(folder).as_posix() for p in files), sum(p.stat().st_size for p in files))
 
 
-def stage_uploads(uploads) -> StagedUpload:
-    """Move Django ``UploadedFile`` objects into a new ``IMPORT_DIR/upload-<id>/`` folder.
+def upload_names(uploads, paths: list[str] | None = None) -> list[str]:
+    """Each upload's name in the staged folder: its relative path when ``paths`` gives them (a folder
+    uploaded as a folder: the page's folder picker, the API's ``paths``, the client), else its file name.
+
+    Raises:
+        CorpusImportError: a path that is not a plain relative one, ``paths`` not one per file, or two
+        files with one name (named as the problem it most likely is: a folder sent without its paths).
+    """
+    if paths:
+        if len(paths) != len(uploads):
+            raise CorpusImportError.one("", f"'paths' gives {len(paths)} relative paths for {len(uploads)} files; "
+                                            "give one per file, in the order of 'files'")
+        names = [_relative(str(p)) for p in paths]
+    else:
+        names = [Path(u.name or "").name for u in uploads]
+    bad = [n for n in names if n in ("", ".", "..")]
+    if bad:
+        raise CorpusImportError.one("", "an uploaded file has no usable name")
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated and paths:
+        raise CorpusImportError.one(repeated[0], "two uploaded files have this path; send each file once")
+    if repeated:
+        raise CorpusImportError.one(repeated[0], "two uploaded files have this name: files of different folders? Upload "
+                                                 "the folder as a folder (the page's folder choice, the API's 'paths' "
+                                                 "with each file's relative path, the client's upload of a folder) or "
+                                                 "as a zip")
+    parents = {str(Path(n).parent) for n in names}
+    clash = sorted(n for n in names if n in parents)
+    if clash:
+        raise CorpusImportError.one(clash[0], "is a file and a folder of the upload; rename one of them")
+    return names
+
+
+def _relative(path: str) -> str:
+    """A relative upload path, cleaned (``./a//b`` → ``a/b``); one leaving the folder is refused."""
+    parts = [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
+    if path.startswith(("/", "\\")) or ".." in parts or not parts or any(":" in p or "\x00" in p for p in parts):
+        raise CorpusImportError.one(path[:200], "is not a relative path inside the uploaded folder")
+    return "/".join(parts)
+
+
+def stage_uploads(uploads, paths: list[str] | None = None) -> StagedUpload:
+    """Move Django ``UploadedFile`` objects into a new ``IMPORT_DIR/upload-<id>/`` folder, each under
+    its relative path when ``paths`` gives them (:func:`upload_names`: a folder stays a folder).
 
     A file Django spooled to disk is renamed into place; one it kept in memory (small uploads with
     a custom handler list) is written out a chunk at a time.
 
     Raises:
-        CorpusImportError: two uploads with the same name (nothing is kept).
+        CorpusImportError: two uploads with the same name or path, a bad path (nothing is kept).
     """
-    names = [Path(u.name or "").name for u in uploads]
-    repeated = sorted({n for n in names if names.count(n) > 1})
-    if repeated:
-        raise CorpusImportError.one(repeated[0], "two uploaded files have this name; rename one of them")
-    bad = [n for n in names if n in ("", ".", "..")]
-    if bad:
-        raise CorpusImportError.one("", "an uploaded file has no usable name")
+    names = upload_names(uploads, paths)
     folder = import_root() / f"upload-{uuid.uuid4().hex}"
     folder.mkdir()
     try:
         size = 0
         for upload, name in zip(uploads, names):
             target = folder / name
+            target.parent.mkdir(parents=True, exist_ok=True)
             if hasattr(upload, "temporary_file_path"):
                 upload.file.flush()
                 file_move_safe(upload.temporary_file_path(), str(target), allow_overwrite=False)
@@ -227,15 +264,16 @@ class Received:
 
 def receive(project: Project, uploads, fmt: str = "auto", *, user=None, language: str | None = None,
             on_conflict: str = "error", gold_meaning: str = DEFAULT_MEANING, test_questions: bool = False,
-            columns: str | None = None) -> Received:
-    """The upload views' one call: check the options, stage the files, then import them now or —
-    past ``IMPORT_BACKGROUND_BYTES`` — queue an ``import`` job.
+            columns: str | None = None, paths: list[str] | None = None) -> Received:
+    """The upload views' one call: check the options, stage the files (under their relative ``paths``
+    when given: a folder), then import them now or — past ``IMPORT_BACKGROUND_BYTES`` — queue an
+    ``import`` job.
 
     Raises:
         CorpusImportError: bad options or (for an import done now) bad input; nothing was written.
     """
     check_options(fmt, language=language, on_conflict=on_conflict, gold_meaning=gold_meaning)
-    upload = stage_uploads(uploads)
+    upload = stage_uploads(uploads, paths)
     source = ", ".join(upload.names)[:200]
     gold = {"gold_meaning": gold_meaning, "test_questions": bool(test_questions), "columns": columns or None}
     if runs_in_background(upload):
