@@ -20,7 +20,8 @@ import's meaning; the rest is sparse."""
 MEANING = {
     "tsv": "a document pair listed m x n (every sentence pair a row) is exhaustive gold, its notAligned rows "
            "implied; one with a missing row (a link of unknown kind or a tie left out, a pair a filter dropped) "
-           "or listed in part is sparse gold over the sentences it names",
+           "or listed in part is sparse gold over the sentences it names (a sparse pair whose rows happen to "
+           "cross every sentence they name reads back complete over those sentences: counted)",
     "jsonl": "a document pair marked complete is exhaustive gold only when its lines name every sentence of both "
              "documents (each line carries only its pair's sentences; a complete pair without a link has no line); "
              "otherwise sparse gold over the named sentences",
@@ -43,8 +44,10 @@ def reimport_guide(formats, complete_back: dict[str, tuple[int, int]] | None = N
         out[name] = {"folder": REIMPORT[name][0], "format": REIMPORT[name][1], "gold_meaning": GOLD_MEANING,
                      "meaning": MEANING[name]}
         if complete_back and name in complete_back:
-            written, back = complete_back[name]
+            written, back, *sparse = complete_back[name]
             out[name]["complete_pairs"] = {"written": written, "read_back_complete": back}
+            if sparse:  # tsv: sparse document pairs the six columns cannot tell from complete ones
+                out[name]["complete_pairs"]["sparse_read_back_complete"] = sparse[0]
     return out
 
 
@@ -56,7 +59,11 @@ def reimport_readme(guide: dict[str, dict]) -> str:
     for name, g in guide.items():
         counts = g.get("complete_pairs")
         back = (f" Complete document pairs: {counts['written']} written, {counts['read_back_complete']} read back "
-                "complete." if counts else "")
+                "complete" if counts else "")
+        if counts and counts.get("sparse_read_back_complete"):
+            back += (f" ({counts['sparse_read_back_complete']} of them sparse document pairs whose rows cross every "
+                     "sentence they name: the six columns cannot tell them from complete ones)")
+        back += "." if counts else ""
         lines.append(f"  {name} ({g['folder']}/, import format {g['format']}): {g['meaning']}.{back}")
     return "\n".join(lines) + "\n"
 
