@@ -82,8 +82,6 @@ class TsvWriter(Writer):
         return WIKI_LABELS.get(r.counts_as, "notAligned")
 
     def write(self, batch: ArticleBatch, records: list[PairRecord]) -> None:
-        from annotation.services.corpus.importing.formats.wiki_manual import order_key
-
         identity = source_identity(batch)
         sentence_id = _sentence_ids(batch, records, identity.ids)
         profiles: dict[str, tuple] = {}  # sentences recur across an article's pairs: n-grams counted once
@@ -139,15 +137,23 @@ class TsvWriter(Writer):
                     label = grid.get((ci, si), "notAligned")
                     if label:
                         row(label, c_doc, c["level"], ci, c_text, s_doc, s["level"], si, s_text)
-        for key, written in rows.items():  # a sparse document pair listed m × n over the sentences it names
-            if key not in cells:
-                named_c, named_s = {c for (c, _), _ in written}, {s for (_, s), _ in written}
-                self.sparse_as_complete += len({cell for cell, _ in written}) == len(named_c) * len(named_s)
+        self._write_rows(batch, rows, set(cells), identity)
+
+    def _write_rows(self, batch: ArticleBatch, rows: dict[tuple[int, int], list[tuple[tuple[int, int], str]]],
+                    complete: set[tuple[int, int]], identity) -> None:
+        """Write one article's rows, each document pair's in the imported file's order where it is known
+        (the released files: grouped by simple sentence); count the sparse document pairs listed m × n over
+        the sentences they name (:meth:`complete_back`)."""
+        from annotation.services.corpus.importing.formats.wiki_manual import order_key
+
         lines = []
         for (c_doc, s_doc), written in rows.items():
+            if (c_doc, s_doc) not in complete:
+                named_c, named_s = {c for (c, _), _ in written}, {s for (_, s), _ in written}
+                self.sparse_as_complete += len({cell for cell, _ in written}) == len(named_c) * len(named_s)
             key = order_key(identity.of_pair(batch.documents[c_doc]["level"], batch.documents[s_doc]["level"])[1]
                             if c_doc in batch.documents and s_doc in batch.documents else None)
-            if key is not None:  # the imported file's order (the released files: grouped by simple sentence)
+            if key is not None:
                 written = sorted(written, key=lambda item: key(item[0]))
             lines += [line for _, line in written]
         if lines:
