@@ -62,6 +62,8 @@ class DocumentViewSet(viewsets.ReadOnlyModelViewSet):
 
 UPLOAD = {"type": "object", "required": ["files"], "properties": {
     "files": {"type": "array", "items": {"type": "string", "format": "binary"}},
+    "paths": {"type": "array", "items": {"type": "string"},
+              "description": "a folder: each file's relative path (e.g. hf/train/state.json), in the order of files"},
     "format": {"type": "string"}, "language": {"type": "string"}, "on_conflict": {"type": "string"},
     "gold_meaning": {"type": "string", "enum": ["sparse", "exhaustive", "predictions"], "default": "sparse"},
     "test_questions": {"type": "boolean", "default": False},
@@ -69,7 +71,8 @@ UPLOAD = {"type": "object", "required": ["files"], "properties": {
 
 
 class CorpusUploadView(ProjectFromUrl, APIView):
-    """``POST /api/projects/<id>/import/`` with one or more ``files`` (multipart) and ``format``.
+    """``POST /api/projects/<id>/import/`` with one or more ``files`` (multipart) and ``format``; a folder
+    as one ``paths`` item per file (its relative path, in the order of ``files``), so it stays a folder.
 
     All-or-nothing: a bad file imports nothing and the response lists every problem found (400; 413
     when over a size limit, named in the problem). An upload up to ``IMPORT_BACKGROUND_BYTES`` is
@@ -94,7 +97,9 @@ class CorpusUploadView(ProjectFromUrl, APIView):
                                            on_conflict=request.data.get("on_conflict", "error"),
                                            gold_meaning=request.data.get("gold_meaning") or import_gold.DEFAULT_MEANING,
                                            test_questions=import_gold.truthy(request.data.get("test_questions")),
-                                           columns=str(request.data.get("columns") or "") or None)
+                                           columns=str(request.data.get("columns") or "") or None,
+                                           paths=request.data.getlist("paths") if hasattr(request.data, "getlist")
+                                           else None)
         if received.job is not None:
             job = received.job
             return Response({"detail": f"the import runs in the background as job #{job.pk}",

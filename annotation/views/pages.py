@@ -137,7 +137,8 @@ def project_import(request: HttpRequest, project: Project) -> HttpResponse:
                 raise importing.CorpusImportError.one("", "Choose at least one file.")
             received = import_uploads.receive(project, uploads, fmt, user=request.user, gold_meaning=gold_meaning,
                                               test_questions=test_questions, on_conflict=on_conflict,
-                                              columns=request.POST.get("columns") or None)
+                                              columns=request.POST.get("columns") or None,
+                                              paths=request.POST.getlist("paths") or None)
         except importing.CorpusImportError as exc:
             context["problems"] = [str(p) for p in exc.problems]
             status = 413 if exc.too_large else 400

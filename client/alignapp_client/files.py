@@ -13,9 +13,11 @@ def form_value(value: Any) -> str:
 
 
 @contextlib.contextmanager
-def upload(path: Path) -> Iterator[list[tuple[str, tuple[str, Any, str]]]]:
+def upload(path: Path) -> Iterator[list[tuple[str, tuple[str | None, Any, str] | tuple[None, str]]]]:
     """The multipart ``files`` of a file, or of every (not hidden) file under a folder, named by
-    their path relative to it."""
+    their path relative to it; for a folder also a ``paths`` field per file (that relative path, in
+    the order of the files: the server keeps the folder's layout, e.g. ``train/state.json`` beside
+    ``dev/state.json`` of a ``save_to_disk`` folder, which file names alone cannot tell apart)."""
     if not path.exists():
         raise FileNotFoundError(path)
     if path.is_dir():
@@ -25,7 +27,9 @@ def upload(path: Path) -> Iterator[list[tuple[str, tuple[str, Any, str]]]]:
     else:
         named = [(path, path.name)]
     with contextlib.ExitStack() as stack:
-        yield [("files", (name, stack.enter_context(p.open("rb")), "application/octet-stream")) for p, name in named]
+        files: list = [("files", (name, stack.enter_context(p.open("rb")), "application/octet-stream"))
+                       for p, name in named]
+        yield files + ([("paths", (None, name)) for _, name in named] if path.is_dir() else [])
 
 
 def table(records: list[dict[str, Any]]) -> Any:

@@ -92,3 +92,22 @@ def test_the_page_asks_what_the_gold_means_and_says_what_was_stored(page, transa
                "0 test questions" in summary
         assert len([p for p in exhaustive_pairs(project) if p.imported]) == complete
     assert not queue_serving.test_pairs(project).filter(article__title="gold-1").exists()
+
+
+def test_a_folder_chosen_with_the_folder_picker_imports_with_its_paths(page, transactional_db, settings, tmp_path):
+    """Issue 35 §3: a save_to_disk folder (train/ and test/ hold files of one name) through the page."""
+    datasets = pytest.importorskip("datasets")
+    settings.IMPORT_DIR = tmp_path / "imports"
+    rows = {"complex_id": ["3-1-0-0", "4-1-0-0"], "simple_id": ["3-0-0-0", "4-0-0-0"],
+            "complex": ["Bees dance to show food.", "Owls hunt at night."], "simple": ["Bees dance.", "Owls hunt."],
+            "label": ["aligned", "partialAligned"]}
+    data = datasets.Dataset.from_dict(rows)
+    datasets.DatasetDict({"train": data.select([0]), "test": data.select([1])}).save_to_disk(str(tmp_path / "ds"))
+    project, _ = ensure_demo()
+    login(page, "researcher", "researcher")
+    page.goto(f"/projects/{project.pk}/import/")
+    page.set_input_files("#import-folder", str(tmp_path / "ds"))
+    page.click("#import-form button[type=submit]")
+    page.get_by_text("2 articles, 4 documents").wait_for(timeout=20000)
+    assert dict(project.articles.filter(title__in=["3", "4"]).values_list("title", "split__name")) == {
+        "3": "train", "4": "test"}

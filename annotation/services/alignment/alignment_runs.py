@@ -27,6 +27,7 @@ def start_run(project: Project, method: str, *, params: dict | None = None, leve
     for pair in level_pairs or []:
         if not (isinstance(pair, (list, tuple)) and len(pair) == 2 and all(isinstance(x, str) for x in pair)):
             raise ValueError("level_pairs must be a list of [complex_level, simple_level] pairs")
+    _check_levels(project, level_pairs or [])
     # a bad option (skip_articles included), a model path or another project's model fails here, not in a worker
     run_options.check(project, method, params or {}, model_version)
     if model_version is None and method == "crf":
@@ -37,6 +38,24 @@ def start_run(project: Project, method: str, *, params: dict | None = None, leve
     if enqueue:
         jobs.enqueue_run(run)
     return run
+
+
+def _check_levels(project: Project, level_pairs: list) -> None:
+    """Refuse a level the project's documents do not have (a typo would align nothing and "succeed"),
+    naming the valid levels."""
+    if not level_pairs:
+        return
+    from annotation.models import Document
+
+    levels = set(Document.objects.filter(article__project=project).values_list("level", flat=True).distinct())
+    unknown = sorted({level for pair in level_pairs for level in pair} - levels)
+    if unknown:
+        valid = ", ".join(sorted(levels)) or "none: the project has no documents yet"
+        raise ValueError(f"unknown level{'s' if len(unknown) > 1 else ''} {', '.join(map(repr, unknown))} in "
+                         f"level_pairs; the project's levels are: {valid}")
+    same = [pair for pair in level_pairs if pair[0] == pair[1]]
+    if same:
+        raise ValueError(f"level pair {list(same[0])} aligns a level with itself; give [complex_level, simple_level]")
 
 
 def execute_run(run_id: int) -> None:

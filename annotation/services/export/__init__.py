@@ -46,7 +46,7 @@ from annotation.services.background import progress as job_progress
 from annotation.services.export import breakdown, splits
 from annotation.services.export import formats as export_formats
 from annotation.services.export import manifest as manifests
-from annotation.services.export.completeness import reimport_guide
+from annotation.services.export.completeness import reimport_guide, reimport_readme
 from annotation.services.export.filters import FilterChain
 from annotation.services.export.gold import UNLABELLED_CLASSES
 from annotation.services.export.options import KINDS, LABEL_POLICIES, ExportError, ExportOptions, validate
@@ -91,16 +91,17 @@ read the same values (majority-or-single); agreement counts the completions' imp
 
 
 def _readme(export_id: int, options: ExportOptions, project: str, left_out: dict[str, dict[str, int]],
-            dropped: dict[str, dict[str, int]]) -> str:
-    """README.txt: the manifest, the precedence rule (gold), what each format's files hold and what
-    was left out of which files, by reason."""
+            dropped: dict[str, dict[str, int]], guide: dict[str, dict] | None = None) -> str:
+    """README.txt: the manifest, the precedence rule (gold), what each format's files hold, what
+    was left out of which files, by reason, and how to import each gold format back (``reimport``)."""
     text = README.format(id=export_id, kind=options.kind, project=project)
     if options.kind == "gold":
         text += RULE.format(policy=options.label_policy)
     text += "\n" + "".join(f.readme + "\n" for f in export_formats.formats())
     counts = [f"  {where}: {reason} {n}" for where, reasons in {**dropped, **left_out}.items()
               for reason, n in sorted(reasons.items())]
-    return text + ("\nLeft out (pairs, by reason):\n" + "\n".join(counts) + "\n" if counts else "")
+    text += "\nLeft out (pairs, by reason):\n" + "\n".join(counts) + "\n" if counts else ""
+    return text + (reimport_readme(guide) if guide else "")
 
 
 def format_names() -> tuple[str, ...]:
@@ -148,11 +149,13 @@ def run_export(project: Project, options: ExportOptions, *, export: Export | Non
     total_articles = max(1, source.article_count())
     report = (lambda done: progress(0.95 * done / total_articles, f"{done} of {total_articles} articles")) if progress else None
     timings: dict[str, float] = {}
-    tally, exported_articles, paths, left_out = _write_formats(root, project, options, source, chain, report)
+    tally, exported_articles, paths, left_out, complete_back = _write_formats(root, project, options, source, chain,
+                                                                              report)
     timings["write_s"] = round(time.monotonic() - started, 3)
     dropped = {"every format": dict(chain.dropped), "training formats": dict(chain.dropped_training)}
+    guide = reimport_guide(options.formats, complete_back)
     (root / "README.txt").write_text(_readme(export.pk, options, project.name, left_out,
-                                             {k: v for k, v in dropped.items() if v}))
+                                             {k: v for k, v in dropped.items() if v}, guide))
     paths.append(root / "README.txt")
     data = manifests.build(
         export_id=export.pk, project=project, options=options, split_policy=split_policy,
@@ -163,7 +166,7 @@ def run_export(project: Project, options: ExportOptions, *, export: Export | Non
         agreement=manifests.agreement_summary(project), files=manifests.checksums(root, paths), timings=timings,
         tools=manifests.language_tools(project, source.runs),
     )
-    data["reimport"] = reimport_guide(options.formats)
+    data["reimport"] = guide
     (root / "manifest.json").write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str))
     archive_rel = ""
     if archive:
@@ -181,12 +184,13 @@ def run_export(project: Project, options: ExportOptions, *, export: Export | Non
 
 
 def _write_formats(root: Path, project: Project, options: ExportOptions, source: PairSource, chain: FilterChain,
-                   report: Callable[[int], None] | None) -> tuple[manifests.Tally, list[int], list[Path], dict]:
+                   report: Callable[[int], None] | None) -> tuple[manifests.Tally, list[int], list[Path], dict, dict]:
     """Stream the batches through the filters into every chosen format's writer under ``root``
     (training formats also through the training-only filters, ``filters.py``).
 
     Returns the tally of kept pairs, the exported article ids, the files written and, per format,
-    the pairs it left out because it cannot carry their value (by reason).
+    the pairs it left out because it cannot carry their value (by reason) and its complete document
+    pairs written and read back complete (``Writer.complete_back``).
     """
     chosen = [export_formats.get(name) for name in options.formats]
     writers = [(f.name, f.training, f.writer.for_export(root, options.splits, project, options)) for f in chosen]
@@ -210,7 +214,8 @@ def _write_formats(root: Path, project: Project, options: ExportOptions, source:
     left_out = {name: writer.left_out() for name, _, writer in writers if writer.left_out()}
     if source.left_out:  # pairs with evidence the gold policy gives no value (gold_reading.REASONS)
         left_out = {"every format (no value under the gold policy)": dict(source.left_out), **left_out}
-    return tally, exported_articles, paths, left_out
+    complete_back = {name: writer.complete_back() for name, _, writer in writers if writer.complete_back() is not None}
+    return tally, exported_articles, paths, left_out, complete_back
 
 
 def _record_finished(export: Export, project: Project, options: ExportOptions, manifest: dict, *, pairs: int,

@@ -17,13 +17,55 @@ GOLD_MEANING = "sparse"
 """The gold meaning to import any of them with: each file says per document pair whether it is
 complete (``tsv``: every m × n sentence pair listed; the others: ``complete``), which wins over the
 import's meaning; the rest is sparse."""
+MEANING = {
+    "tsv": "a document pair listed m x n (every sentence pair a row) is exhaustive gold, its notAligned rows "
+           "implied; one with a missing row (a link of unknown kind or a tie left out, a pair a filter dropped) "
+           "or listed in part is sparse gold over the sentences it names (a sparse pair whose rows happen to "
+           "cross every sentence they name reads back complete over those sentences: counted)",
+    "jsonl": "a document pair marked complete is exhaustive gold only when its lines name every sentence of both "
+             "documents (each line carries only its pair's sentences; a complete pair without a link has no line); "
+             "otherwise sparse gold over the named sentences",
+    "articles": "each line says it: complete true = exhaustive gold over the whole documents, false = sparse",
+    "hf": "hf/articles rows say it (complete true = exhaustive, whole documents), as articles; the pair rows "
+          "beside them are left out on import",
+}
+"""What a format's gold means once imported back (the manifest's ``reimport``, README.txt)."""
 
 
-def reimport_guide(formats) -> dict[str, dict]:
+def reimport_guide(formats, complete_back: dict[str, tuple[int, int]] | None = None) -> dict[str, dict]:
     """The manifest's ``reimport``: per gold format written, the folder to import, with which import
-    format (``--format auto`` finds the same) and gold meaning, to get the same articles back."""
-    return {name: {"folder": REIMPORT[name][0], "format": REIMPORT[name][1], "gold_meaning": GOLD_MEANING}
-            for name in formats if name in REIMPORT}
+    format (``--format auto`` finds the same) and gold meaning (``sparse``: what the files do not state
+    themselves), what that gold then means (``meaning``) and how many complete document pairs were
+    written and come back complete (``complete_pairs``)."""
+    out = {}
+    for name in formats:
+        if name not in REIMPORT:
+            continue
+        out[name] = {"folder": REIMPORT[name][0], "format": REIMPORT[name][1], "gold_meaning": GOLD_MEANING,
+                     "meaning": MEANING[name]}
+        if complete_back and name in complete_back:
+            written, back, *sparse = complete_back[name]
+            out[name]["complete_pairs"] = {"written": written, "read_back_complete": back}
+            if sparse:  # tsv: sparse document pairs the six columns cannot tell from complete ones
+                out[name]["complete_pairs"]["sparse_read_back_complete"] = sparse[0]
+    return out
+
+
+def reimport_readme(guide: dict[str, dict]) -> str:
+    """README.txt's section on importing the gold formats back (the manifest's ``reimport``)."""
+    lines = ["", "Importing this export back (manifest.json \"reimport\"): import the folder with --format auto",
+             "(or the format named) and gold meaning \"sparse\"; each file states which document pairs are",
+             "complete (exhaustive gold), and that wins over the meaning chosen:"]
+    for name, g in guide.items():
+        counts = g.get("complete_pairs")
+        back = (f" Complete document pairs: {counts['written']} written, {counts['read_back_complete']} read back "
+                "complete" if counts else "")
+        if counts and counts.get("sparse_read_back_complete"):
+            back += (f" ({counts['sparse_read_back_complete']} of them sparse document pairs whose rows cross every "
+                     "sentence they name: the six columns cannot tell them from complete ones)")
+        back += "." if counts else ""
+        lines.append(f"  {name} ({g['folder']}/, import format {g['format']}): {g['meaning']}.{back}")
+    return "\n".join(lines) + "\n"
 
 
 def complete_documents(project, options) -> set[tuple[int, int]]:
@@ -70,8 +112,13 @@ def sentence_fields(complex_doc: dict | None, simple_doc: dict | None, complex_i
 
 def pair_fields(batch, record, complete: set[tuple[int, int]]) -> dict:
     """What a pair-per-line format adds to :func:`~annotation.services.export.formats.base.pair_dict`:
-    ``complete`` and both sides' sentences and paragraph positions."""
+    ``complete``, both sides' sentences and paragraph positions, and each document's size
+    (``<side>_sentence_count``): a re-import holds only the sentences the pairs name, so it keeps a
+    document pair complete only when those are every sentence of both documents."""
     documents = batch.documents
+    sizes = {side: sum(len(p) for p in (documents.get(doc) or {}).get("paragraphs", [])) or None
+             for side, doc in (("complex", record.complex_document), ("simple", record.simple_document))}
     return {"complete": (record.complex_document, record.simple_document) in complete,
+            "complex_sentence_count": sizes["complex"], "simple_sentence_count": sizes["simple"],
             **sentence_fields(documents.get(record.complex_document), documents.get(record.simple_document),
                               record.complex_ids, record.simple_ids, "complex", "simple")}

@@ -16,7 +16,12 @@ A row (``complex`` stands where ``wiki_auto`` has ``normal``)::
 Each sentence id is ``<level>-<paragraph>-<sentence in paragraph>``; an alignment lists every
 sentence of its pair (n:m) with the pair's label (scheme value), provenance, score, attributes (JSON)
 and derived flag. ``complete``: the document pair is exhaustively annotated (an unlinked sentence pair
-is not aligned), written also for a complete document pair without a pair.
+is not aligned), written also for a complete document pair without a pair. What an imported Wiki-Manual
+file said of its own rows (``export/identity.py``; null otherwise): ``complex_source_ids`` /
+``simple_source_ids`` (each sentence's id as the source wrote it), ``gleu`` (parallel lists ``complex``,
+``simple`` sentence indices and ``value``, the GLEU cell as written) and ``row_order`` (JSON: ``"simple"``,
+``"complex"`` or the ``[ci, si]`` cells in file order); the ``hf`` import keeps them, so the ``tsv`` export
+of the re-imported project writes the source's rows.
 """
 from __future__ import annotations
 
@@ -24,6 +29,7 @@ import json
 from pathlib import Path
 
 from annotation.services.export.completeness import by_document_pair
+from annotation.services.export.identity import SourceIdentity, source_identity
 from annotation.services.export.records import ArticleBatch, PairRecord
 
 FOLDER = "articles"
@@ -43,9 +49,12 @@ def articles_schema():
     alignment = pa.struct([("complex_sentence_id", ids), ("simple_sentence_id", ids), ("label", pa.list_(pa.string())),
                            ("provenance", pa.list_(pa.string())), ("score", pa.list_(pa.float64())),
                            ("attributes", pa.list_(pa.string())), ("derived", pa.list_(pa.bool_()))])
+    gleu = pa.struct([("complex", pa.list_(pa.int32())), ("simple", pa.list_(pa.int32())),
+                      ("value", pa.list_(pa.string()))])
     return pa.schema([("example_id", pa.string()), ("article", pa.string()), ("split", pa.string()),
                       ("complete", pa.bool_()), ("complex", side("complex")), ("simple", side("simple")),
-                      ("sentence_alignment", alignment)])
+                      ("sentence_alignment", alignment), ("complex_source_ids", pa.list_(pa.string())),
+                      ("simple_source_ids", pa.list_(pa.string())), ("gleu", gleu), ("row_order", pa.string())])
 
 
 def _ids(document: dict) -> list[str]:
@@ -59,10 +68,13 @@ def _side(p: str, title: str, document: dict) -> dict:
 
 
 def article_row(batch: ArticleBatch, c_doc: int, s_doc: int, records: list[PairRecord], complete: bool,
-                single: bool) -> dict:
-    """One document pair of ``batch`` with its pairs ``records``."""
+                single: bool, identity: SourceIdentity | None = None) -> dict:
+    """One document pair of ``batch`` with its pairs ``records`` (and what ``identity`` kept of the source)."""
     complex_doc, simple_doc = batch.documents[c_doc], batch.documents[s_doc]
     c_ids, s_ids = _ids(complex_doc), _ids(simple_doc)
+    identity = identity or SourceIdentity(batch.title)
+    gleu, order = identity.of_pair(complex_doc["level"], simple_doc["level"])
+    cells = [(tuple(int(x) for x in key.split(",")), value) for key, value in gleu.items()]
     return {
         "example_id": batch.title if single else f"{batch.title} [{complex_doc['level']}→{simple_doc['level']}]",
         "article": batch.title, "split": batch.split, "complete": complete,
@@ -74,6 +86,11 @@ def article_row(batch: ArticleBatch, c_doc: int, s_doc: int, records: list[PairR
             "score": [r.score for r in records],
             "attributes": [json.dumps(r.features or {}, sort_keys=True) for r in records],
             "derived": [bool(r.derived) for r in records]},
+        "complex_source_ids": identity.sentence_ids(c_doc, complex_doc["level"]),
+        "simple_source_ids": identity.sentence_ids(s_doc, simple_doc["level"]),
+        "gleu": {"complex": [c for (c, _), _ in cells], "simple": [s for (_, s), _ in cells],
+                 "value": [v for _, v in cells]} if cells else None,
+        "row_order": None if order is None else json.dumps(order),
     }
 
 
@@ -87,13 +104,17 @@ class ArticleRows:
         self.schema = articles_schema()
         self.streams: dict[str, object] = {}
         self.buffers: dict[str, list[dict]] = {}
+        self.complete_written = 0
 
     def write(self, batch: ArticleBatch, records: list[PairRecord]) -> None:
         by_docs = by_document_pair(batch, records, self.complete)
         rank = {d: doc["rank"] for d, doc in batch.documents.items()}
         rows = self.buffers.setdefault(batch.split, [])
+        identity = source_identity(batch) if by_docs else None
+        self.complete_written += sum(key in self.complete for key in by_docs)
         for (c_doc, s_doc), pairs in sorted(by_docs.items(), key=lambda kv: (rank[kv[0][0]], rank[kv[0][1]])):
-            rows.append(article_row(batch, c_doc, s_doc, pairs, (c_doc, s_doc) in self.complete, len(by_docs) == 1))
+            rows.append(article_row(batch, c_doc, s_doc, pairs, (c_doc, s_doc) in self.complete, len(by_docs) == 1,
+                                    identity))
         if len(rows) >= BATCH_ROWS:
             self._flush(batch.split)
 

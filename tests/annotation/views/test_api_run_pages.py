@@ -90,6 +90,16 @@ def test_a_bad_parameter_is_refused_with_the_valid_options(api, users, project, 
     assert ok.status_code == 201, ok.content
 
 
+def test_an_unknown_level_in_level_pairs_is_refused_with_the_projects_levels(api, users, project, corpus,
+                                                                             monkeypatch):
+    monkeypatch.setattr("annotation.services.background.jobs.enqueue_run", lambda run: None)
+    response = api(users["rita"]).post("/api/runs/", {"project": project.pk, "method": "jaccard",
+                                                      "level_pairs": [["adv", "simple"]]}, format="json")
+    assert response.status_code == 400
+    assert "unknown level 'simple' in level_pairs; the project's levels are: adv, ele" in str(response.json())
+    assert not AlignmentRun.objects.exists()
+
+
 def test_a_model_path_is_refused(api, users, project):
     response = api(users["rita"]).post("/api/runs/", {"project": project.pk, "method": "sbert",
                                                       "params": {"model": "/etc/models/evil"}}, format="json")

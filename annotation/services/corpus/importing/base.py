@@ -8,6 +8,7 @@ bounded by its largest article, not by its size.
 from __future__ import annotations
 
 import io
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +19,12 @@ from annotation.services.corpus.importing.problems import Problems
 from workers.engine import SUPPORTED_LANGUAGES, split_document
 
 BOM = b"\xef\xbb\xbf"
+SPLIT_KEYWORDS = {"train": "train", "training": "train", "validation": "dev", "valid": "dev", "dev": "dev",
+                  "val": "dev", "test": "test", "testing": "test", "eval": "test", "evaluation": "test"}
+"""The split names the ``datasets`` library recognises in file and folder names (``data_files.py``:
+``train``/``training``, ``validation``/``valid``/``dev``/``val``, ``test``/``testing``/``eval``/``evaluation``),
+as alignapp's splits (validation → ``dev``)."""
+_NAME_WORDS = re.compile(r"[-._ 0-9]+")
 UNDECIDED = "undecided"
 """An exported tie (``review.gold.UNDECIDED``: the annotators' votes tie and nothing decided it): a
 ``jsonl`` / ``hf`` label imported as this value (provenance ``imported``), so the pair stays undecided
@@ -234,3 +241,27 @@ class ParseContext:
                 self._language_reported = True
             return None
         return [p for p in split_document(text, normalise_language(self.language)) if p]
+
+
+def splits_named(name: str) -> tuple[str | None, set[str]]:
+    """The split a file's path names, the way ``datasets`` reads it (a keyword between ``-._ 0-9``
+    or the ends of the file name, else of the innermost folder naming one: ``manual-dev.parquet``,
+    ``manual/dev/0000.parquet``, ``train/data-00000-of-00001.arrow``), and every split that part names
+    (more than one: ambiguous, the caller refuses it)."""
+    for part in reversed([p for p in name.replace("\\", "/").split("/") if p]):
+        words = [w.casefold() for w in _NAME_WORDS.split(part) if w]
+        found = {SPLIT_KEYWORDS[w] for w in words if w in SPLIT_KEYWORDS}
+        if found:
+            return (found.pop() if len(found) == 1 else None), found
+    return None, set()
+
+
+def split_from_name(name: str, problems: Problems | None = None) -> str | None:
+    """:func:`splits_named`'s split; a name with two splits (``train-test.parquet``) is reported to
+    ``problems`` (never silently dropped)."""
+    split, found = splits_named(name)
+    if len(found) > 1 and problems is not None:
+        problems.add(name, f"the name says two splits ({', '.join(sorted(found))}); rename it so that it names one "
+                           "of train, dev (validation), test")
+    return split
+

@@ -28,9 +28,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any
 
-from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle
+from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle, split_from_name
 
-SPLIT_WORDS = {"train": "train", "dev": "dev", "validation": "dev", "valid": "dev", "test": "test"}
 GLEU_COLUMNS = ("gleu_score", "gleu")
 TRUTH = {"1": "aligned", "0": "notAligned", "true": "aligned", "false": "notAligned"}
 PARAGRAPH_ID = re.compile(r"-(\d+)-(\d+)$")
@@ -71,13 +70,11 @@ def decode(value: Any, names: list[str] | None) -> tuple[Any, str | None]:
     return value, None
 
 
-def split_of(name: str) -> str | None:
-    """The split a dataset file's path names (``train/data-….arrow``, ``data/validation-….parquet``)."""
-    for part in reversed(name.split("/")):
-        word = part.split(".", 1)[0].split("-", 1)[0].casefold()
-        if word in SPLIT_WORDS:
-            return SPLIT_WORDS[word]
-    return None
+def split_of(name: str, ctx: ParseContext | None = None) -> str | None:
+    """The split a dataset file's path names (``train/data-….arrow``, ``data/validation-….parquet``,
+    the hub converter's ``manual/dev/0000.parquet`` and ``…-dev.parquet``), as ``datasets`` reads it;
+    a name of two splits is refused (``ctx``'s problems)."""
+    return split_from_name(name, ctx.problems if ctx is not None else None)
 
 
 def id_columns(texts: tuple[str, str], names: list[str]) -> tuple[str, str] | None:
@@ -90,22 +87,43 @@ def id_columns(texts: tuple[str, str], names: list[str]) -> tuple[str, str] | No
     return (found[0], found[1]) if all(found) else None
 
 
+def number_text(value: Any, float32: bool = False) -> str:
+    """The shortest decimal that reads back to a stored number: a float32 cell's own (``0.2``, never
+    ``0.20000000298023224``, what the float32 becomes as a Python float), else Python's ``repr``."""
+    if isinstance(value, float) and float32:
+        import numpy as np
+
+        return repr(float(str(np.float32(value)))) if np.isfinite(value) else str(value)
+    return repr(value) if isinstance(value, float) else str(value)
+
+
+def float32_columns(schema: Any) -> set[str]:
+    """The columns of an Arrow schema stored as float32."""
+    import pyarrow as pa
+
+    return {f.name for f in (schema or ()) if f.type == pa.float32()}
+
+
 def id_pair_articles(files: list[InputFile], ctx: ParseContext, rows: Rows, texts: tuple[str, str],
-                     label: str | None, ids: tuple[str, str], names_of: Callable[[InputFile], dict]) -> Iterator[ParsedArticle]:
-    """Articles of pair rows with sentence ids, read as Wiki-Manual rows (documents from the ids)."""
+                     label: str | None, ids: tuple[str, str], names_of: Callable[[InputFile], dict],
+                     schema_of: Callable[[InputFile], Any] | None = None) -> Iterator[ParsedArticle]:
+    """Articles of pair rows with sentence ids, read as Wiki-Manual rows (documents from the ids); a GLEU
+    cell is kept as the shortest decimal that reads back to the stored value (``number_text``)."""
     from annotation.services.corpus.importing.formats import wiki_manual
 
     reader = wiki_manual.Reader(ctx)
     fields = (label or "label", ids[1], ids[0], texts[1], texts[0])
     for f in files:
         names = names_of(f).get(label or "")
-        split = split_of(f.name)
+        split = split_of(f.name, ctx)
+        narrow = float32_columns(schema_of(f)) if schema_of else set()
         for n, row in enumerate(rows(f), start=1):
             text = _label_text(row.get(label) if label else "aligned", names, ctx, f.name, n, fields[0])
-            gleu = next((row[c] for c in GLEU_COLUMNS if row.get(c) is not None), None)
+            column = next((c for c in GLEU_COLUMNS if row.get(c) is not None), None)
+            gleu = None if column is None else number_text(row[column], column in narrow)
             if text is not None:
                 cells = [text, *(str(row.get(c) or "").strip() for c in fields[1:])]
-                reader.add(f.name, n, cells, None if gleu is None else str(gleu), split, fields)
+                reader.add(f.name, n, cells, gleu, split, fields)
             if ctx.problems.full or reader.over:
                 return
     yield from wiki_manual.articles(reader, ctx)
@@ -188,8 +206,22 @@ class ArticleRows:
         if row_split is not None and not isinstance(row_split, str):
             record.problem("split", f"must be train, dev or test, got {_type(row_split)}")
             return None
+        for side in ("complex", "simple"):  # alignapp's hf/articles: the imported source's own ids, GLEU, order
+            if row.get(f"{side}_source_ids") is not None:
+                docs[side]["sentence_ids"] = row[f"{side}_source_ids"]
+        extra = {}
+        gleu = row.get("gleu")
+        if isinstance(gleu, dict):
+            extra["gleu"] = {f"{c},{s}": v for c, s, v in zip(gleu.get("complex") or [], gleu.get("simple") or [],
+                                                             gleu.get("value") or [])}
+        if isinstance(row.get("row_order"), str):
+            try:
+                extra["row_order"] = json.loads(row["row_order"])
+            except ValueError:
+                record.problem("row_order", 'must be JSON: "simple", "complex" or a list of [complex, simple] indices')
+                return None
         return {"id": str(title or "").strip(), **docs, "pairs": pairs, "split": row_split or split,
-                **({"complete": complete} if complete is not None else {})}
+                **({"complete": complete} if complete is not None else {}), **extra}
 
     def flush(self) -> Iterator[ParsedArticle]:
         """The article collected so far (none when its rows had problems)."""
@@ -322,6 +354,14 @@ def _merge(parts: list[tuple[ParsedArticle, bool | None]], ctx: ParseContext) ->
     ranks = rank_levels(list(documents), edges) or {lv: k for k, lv in enumerate(sorted(documents))}
     complete = [levels for levels, (_, flag) in zip(edges, parts) if flag]
     stated = any(flag is not None for _, flag in parts)
-    return replace(first, documents=[replace(documents[lv], rank=ranks[lv]) for lv in sorted(documents, key=ranks.get)],
+    meta: dict = {}
+    for article, _ in parts:  # per document pair keys ("<complex>|<simple>" → GLEU cells, row order): merged
+        for key, value in article.meta.items():
+            if isinstance(value, dict) and isinstance(meta.get(key), dict):
+                meta[key] = {**meta[key], **value}
+            else:
+                meta.setdefault(key, value)
+    return replace(first, meta=meta,
+                   documents=[replace(documents[lv], rank=ranks[lv]) for lv in sorted(documents, key=ranks.get)],
                    pairs=[p for a, _ in parts for p in a.pairs], gold_documents=complete or edges,
                    gold_meaning=("exhaustive" if complete else "sparse") if stated else None)

@@ -15,7 +15,10 @@ every sentence is in some pair), and each line one imported pair with its label,
 and source provenance, exactly as an ``articles`` ``pairs`` item (:meth:`jsonl._Record.pairs`). A
 side of one sentence may give its text as ``complex`` / ``simple`` alone; a longer side needs
 ``<side>_sentences``. ``complete`` says what the document pair's gold means (true: exhaustive, false:
-sparse; absent: the import's gold meaning); ``split`` (train / dev / test) becomes the article's split.
+sparse; absent: the import's gold meaning), but a document pair is imported complete only when its
+lines carry every sentence of both documents (``<side>_sentence_count``, the exported document's
+size, equals the sentences named); otherwise it is sparse, warned — a re-import never claims complete
+a document whose sentences it did not get. ``split`` (train / dev / test) becomes the article's split.
 """
 from __future__ import annotations
 
@@ -54,6 +57,8 @@ class _Article:
     seen: dict[tuple, tuple[int, str | None, Any]] = field(default_factory=dict)
     edges: dict[tuple[str, str], int] = field(default_factory=dict)
     stated: dict[tuple[str, str], int] = field(default_factory=dict)
+    sizes: dict[str, int] = field(default_factory=dict)  # level → the exported document's sentence count
+    truncated: bool = False  # a document pair marked complete came without all its sentences: imported sparse
 
 
 class PairLines:
@@ -63,6 +68,7 @@ class PairLines:
         self.ctx = ctx
         self.current: _Article | None = None
         self.done: dict[str, tuple[str, int]] = {}  # article → where its lines began
+        self.truncated = 0  # articles with a document pair marked complete whose sentences were not all carried
 
     def add(self, record, obj: dict) -> Iterator[ParsedArticle]:
         """Take one line (``record``: its :class:`jsonl._Record`); yields the article its lines ended."""
@@ -111,6 +117,12 @@ class PairLines:
         for side, level in zip(SIDES, levels):
             if not self._sentences(record, obj, side, level, article):
                 return
+            size = obj.get(f"{side}_sentence_count")
+            if size is not None and (not isinstance(size, int) or isinstance(size, bool) or size < 1):
+                record.problem(f"{side}_sentence_count", f"must be the document's number of sentences, got {size!r}")
+                return
+            if size is not None:
+                article.sizes[level] = size
         item = {key: obj.get(key) for key in ("label", "provenance", "score", "attributes", "derived")}
         parsed = record.pairs([{**item, "complex": obj["complex_ids"], "simple": obj["simple_ids"]}], *levels,
                               ANY_INDEX, ANY_INDEX)
@@ -171,7 +183,16 @@ class PairLines:
         article, self.current = self.current, None
         if article is None or self.ctx.problems or not article.pairs or not self._ordered(article):
             return
-        yield build(article)
+        parsed = build(article)
+        if article.truncated:  # one warning for the import, its count kept current
+            old = _truncated_warning(self.truncated)
+            self.truncated += 1
+            warnings = self.ctx.warnings
+            if old in warnings:
+                warnings[warnings.index(old)] = _truncated_warning(self.truncated)
+            else:
+                warnings.append(_truncated_warning(self.truncated))
+        yield parsed
 
     def _ordered(self, a: _Article) -> bool:
         """Whether each level's sentences, in id order, run through their paragraphs in order (ids 0, 1,
@@ -193,6 +214,12 @@ class PairLines:
                                   line=a.line, field="complex_level")
             return False
         return True
+
+
+def _truncated_warning(n: int) -> str:
+    return (f"{n} article(s) have a document pair marked complete whose lines do not carry every sentence of its "
+            "documents (a pair per line names only its own sentences): imported as sparse gold over partial "
+            "documents; import the export's articles/ or hf/ folder to keep them complete")
 
 
 def _shown(value: Any) -> str:
@@ -229,6 +256,11 @@ def build(a: _Article) -> ParsedArticle:
         mapped = replace(p, complex=tuple(sorted(index[p.complex_level][i] for i in p.complex)),
                          simple=tuple(sorted(index[p.simple_level][i] for i in p.simple)))
         pairs.setdefault((p.complex_level, p.simple_level, mapped.complex, mapped.simple), mapped)
+    for levels, flag in a.complete.items():
+        whole = all(a.sizes.get(lv) == len(a.sentences[lv]) for lv in levels)
+        if flag and not whole:  # never claim complete a document whose sentences the lines did not carry
+            a.complete[levels] = False
+            a.truncated = True
     complete = [levels for levels, flag in a.complete.items() if flag]
     stated = any(flag is not None for flag in a.complete.values())
     return ParsedArticle(title=a.title, file=a.file, line=a.line, documents=documents, pairs=list(pairs.values()),

@@ -33,6 +33,7 @@ from annotation.services.corpus.importing.gold import DEFAULT_MEANING
 from annotation.services.corpus.importing.limits import Limits, over
 from annotation.services.corpus.importing.problems import CorpusImportError, Problem, without_server_paths
 from annotation.services.corpus.importing.recovery import IMPORT_JOB, remove_upload, undo_import
+from annotation.services.corpus.importing.upload_paths import upload_names
 from annotation.services.corpus.importing.validation import human_size
 
 _FORM_SLACK = 1024 * 1024  # multipart headers and form fields besides the files
@@ -127,32 +128,28 @@ def staged(key: str) -> StagedUpload:
     folder = import_root() / key
     if not folder.is_dir():
         raise CorpusImportError.one("", f"the uploaded files of this import are gone ({key}); upload them again")
-    files = sorted(p for p in folder.iterdir() if p.is_file())
-    return StagedUpload(folder, tuple(p.name for p in files), sum(p.stat().st_size for p in files))
+    files = sorted(p for p in folder.rglob("*") if p.is_file())
+    return StagedUpload(folder, tuple(p.relative_to(folder).as_posix() for p in files), sum(p.stat().st_size for p in files))
 
 
-def stage_uploads(uploads) -> StagedUpload:
-    """Move Django ``UploadedFile`` objects into a new ``IMPORT_DIR/upload-<id>/`` folder.
+def stage_uploads(uploads, paths: list[str] | None = None) -> StagedUpload:
+    """Move Django ``UploadedFile`` objects into a new ``IMPORT_DIR/upload-<id>/`` folder, each under
+    its relative path when ``paths`` gives them (:func:`upload_names`: a folder stays a folder).
 
     A file Django spooled to disk is renamed into place; one it kept in memory (small uploads with
     a custom handler list) is written out a chunk at a time.
 
     Raises:
-        CorpusImportError: two uploads with the same name (nothing is kept).
+        CorpusImportError: two uploads with the same name or path, a bad path (nothing is kept).
     """
-    names = [Path(u.name or "").name for u in uploads]
-    repeated = sorted({n for n in names if names.count(n) > 1})
-    if repeated:
-        raise CorpusImportError.one(repeated[0], "two uploaded files have this name; rename one of them")
-    bad = [n for n in names if n in ("", ".", "..")]
-    if bad:
-        raise CorpusImportError.one("", "an uploaded file has no usable name")
+    names = upload_names(uploads, paths)
     folder = import_root() / f"upload-{uuid.uuid4().hex}"
     folder.mkdir()
     try:
         size = 0
         for upload, name in zip(uploads, names):
             target = folder / name
+            target.parent.mkdir(parents=True, exist_ok=True)
             if hasattr(upload, "temporary_file_path"):
                 upload.file.flush()
                 file_move_safe(upload.temporary_file_path(), str(target), allow_overwrite=False)
@@ -289,15 +286,16 @@ class Received:
 
 def receive(project: Project, uploads, fmt: str = "auto", *, user=None, language: str | None = None,
             on_conflict: str = "error", gold_meaning: str = DEFAULT_MEANING, test_questions: bool = False,
-            columns: str | None = None) -> Received:
-    """The upload views' one call: check the options, stage the files, then import them now or —
-    past ``IMPORT_BACKGROUND_BYTES`` — queue an ``import`` job.
+            columns: str | None = None, paths: list[str] | None = None) -> Received:
+    """The upload views' one call: check the options, stage the files (under their relative ``paths``
+    when given: a folder), then import them now or — past ``IMPORT_BACKGROUND_BYTES`` — queue an
+    ``import`` job.
 
     Raises:
         CorpusImportError: bad options or (for an import done now) bad input; nothing was written.
     """
     check_options(fmt, language=language, on_conflict=on_conflict, gold_meaning=gold_meaning)
-    upload = stage_uploads(uploads)
+    upload = stage_uploads(uploads, paths)
     try:
         precheck(upload)
     except CorpusImportError:

@@ -43,15 +43,19 @@ class Writer:
         return handle
 
     def open(self) -> None:
-        for split in self.splits:
-            for name in self.names(split):
-                self._file(name)
+        """Nothing up front: a split's file is created with its first line, so no export holds an empty
+        split file (``datasets.load_dataset(<format>, data_dir=…)`` refuses a split without data)."""
 
     def names(self, split: str) -> list[str]:
         return []
 
     def write(self, batch: ArticleBatch, records: list[PairRecord]) -> None:
         raise NotImplementedError
+
+    def complete_back(self) -> tuple[int, int] | None:
+        """``(complete document pairs written, those its re-import reads back complete)``; None: the
+        format carries no completeness (the manifest's ``reimport``)."""
+        return None
 
     def left_out(self) -> dict[str, int]:
         """Pairs this format had to leave out because it cannot carry their value, by reason."""

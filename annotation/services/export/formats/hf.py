@@ -59,8 +59,7 @@ class HfWriter(Writer):
         return self._schema
 
     def open(self) -> None:
-        for split in self.splits:
-            self._writers(split)
+        """Nothing up front: a split's Arrow and parquet files are created with its first rows (no empty split)."""
 
     def _writers(self, split: str):
         if split not in self.streams:
@@ -108,6 +107,10 @@ class HfWriter(Writer):
         self.rows[split] += record_batch.num_rows
         for column in buf.values():
             column.clear()
+
+    def complete_back(self) -> tuple[int, int]:
+        """The import reads hf/articles (whole documents): every complete document pair comes back complete."""
+        return self.articles.complete_written, self.articles.complete_written
 
     def close(self) -> list[Path]:
         paths = []
@@ -157,6 +160,7 @@ def hf_schema(attributes: dict[str, str] | None = None):
         ("derived_from", pa.list_(pa.int64())), ("group_id", pa.string()), ("group_kind", pa.string()),
         ("complete", pa.bool_()), ("complex_sentences", pa.list_(pa.string())), ("simple_sentences", pa.list_(pa.string())),
         ("complex_paragraphs", pa.list_(pa.int32())), ("simple_paragraphs", pa.list_(pa.int32())),
+        ("complex_sentence_count", pa.int32()), ("simple_sentence_count", pa.int32()),
         *((ATTRIBUTE_PREFIX + key, arrow[kind]) for key, kind in (attributes or {}).items()),
     ])
 

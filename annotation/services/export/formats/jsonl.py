@@ -27,6 +27,7 @@ class JsonlWriter(Writer):
     def __init__(self, root: Path, splits: list[str], complete: set[tuple[int, int]] | None = None) -> None:
         super().__init__(root, splits)
         self.complete = complete or set()  # (complex document, simple document) exhaustively annotated
+        self.complete_written = self.complete_whole = 0
 
     @classmethod
     def for_export(cls, root: Path, splits: list[str], project, options) -> Writer:
@@ -35,7 +36,28 @@ class JsonlWriter(Writer):
     def names(self, split: str) -> list[str]:
         return [f"{split}.jsonl"]
 
+    def complete_back(self) -> tuple[int, int]:
+        """A complete document pair comes back complete only when its lines name every sentence of both
+        documents (a pair per line carries only its own sentences; one without a pair has no line)."""
+        return self.complete_written, self.complete_whole
+
     def write(self, batch: ArticleBatch, records: list[PairRecord]) -> None:
+        self._count_complete(batch, records)
+        if not records:
+            return
         dumps = json.dumps
         self._file(f"{batch.split}.jsonl").writelines(
             dumps({**pair_dict(r), **pair_fields(batch, r, self.complete)}, ensure_ascii=False) + "\n" for r in records)
+
+    def _count_complete(self, batch: ArticleBatch, records: list[PairRecord]) -> None:
+        named: dict[int, set[int]] = {}
+        for r in records:
+            named.setdefault(r.complex_document, set()).update(r.complex_ids)
+            named.setdefault(r.simple_document, set()).update(r.simple_ids)
+        lined = {(r.complex_document, r.simple_document) for r in records}
+        for c_doc, s_doc in self.complete:
+            if c_doc in batch.documents and s_doc in batch.documents:
+                self.complete_written += 1
+                self.complete_whole += (c_doc, s_doc) in lined and all(
+                    len(named.get(doc, ())) == sum(len(p) for p in batch.documents[doc]["paragraphs"])
+                    for doc in (c_doc, s_doc))

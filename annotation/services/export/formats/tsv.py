@@ -26,6 +26,7 @@ from pathlib import Path
 from annotation.label_schemes import UNKNOWN_KIND
 from annotation.services.export.formats import register
 from annotation.services.export.formats.base import Writer, clean_line
+from annotation.services.export.identity import source_identity
 from annotation.services.export.metrics import gleu_of, profile
 from annotation.services.export.records import ArticleBatch, PairRecord
 from annotation.services.review.gold import UNDECIDED
@@ -49,6 +50,7 @@ class TsvWriter(Writer):
         super().__init__(root, splits)
         self.exhaustive = exhaustive or set()  # (complex document, simple document) written m × n
         self.skipped: Counter = Counter()  # pairs left out, by the class the layout cannot carry
+        self.complete_written = self.complete_whole = self.sparse_as_complete = 0
 
     @classmethod
     def for_export(cls, root: Path, splits: list[str], project, options) -> Writer:
@@ -61,6 +63,13 @@ class TsvWriter(Writer):
     def names(self, split: str) -> list[str]:
         return [f"{split}.tsv"]
 
+    def complete_back(self) -> tuple[int, int, int]:
+        """A complete document pair reads back complete when every m × n row is written: one with a left-out
+        cell (a link of unknown kind, a tie, a pair the filters dropped) has a hole and reads back sparse.
+        Third: sparse document pairs whose rows cross every sentence they name, which the six columns cannot
+        tell from a complete pair (a wiki-manual reader takes them as complete: lost by design, counted)."""
+        return self.complete_written, self.complete_whole + self.sparse_as_complete, self.sparse_as_complete
+
     def left_out(self) -> dict[str, int]:
         """Pairs without a row, by their class (``aligned-or-partial``, ``undecided``)."""
         return {klass: self.skipped[klass] for klass in LEFT_OUT if self.skipped[klass]}
@@ -72,12 +81,9 @@ class TsvWriter(Writer):
             return ""
         return WIKI_LABELS.get(r.counts_as, "notAligned")
 
-    def open(self) -> None:
-        """Nothing up front: a split's file is created with its first row."""
-
     def write(self, batch: ArticleBatch, records: list[PairRecord]) -> None:
-        source_ids, source_gleu = _as_imported(batch)
-        sentence_id = _sentence_ids(batch, records, source_ids)
+        identity = source_identity(batch)
+        sentence_id = _sentence_ids(batch, records, identity.ids)
         profiles: dict[str, tuple] = {}  # sentences recur across an article's pairs: n-grams counted once
 
         def profiled(text: str) -> tuple:
@@ -86,16 +92,18 @@ class TsvWriter(Writer):
                 found = profiles[text] = profile(text)
             return found
 
-        lines = []
+        # (complex document, simple document) → [((ci, si), row)], sparse pairs first, in record order
+        rows: dict[tuple[int, int], list[tuple[tuple[int, int], str]]] = {}
 
         def row(label: str, c_doc: int, c_level: str, ci: int, c_text: str, s_doc: int, s_level: str, si: int,
                 s_text: str) -> None:
             c_id, s_id = sentence_id(c_doc, c_level, ci), sentence_id(s_doc, s_level, si)
             c_clean, s_clean = clean_line(c_text), clean_line(s_text)
-            score = source_gleu.get(f"{c_level}|{s_level}", {}).get(f"{ci},{si}")
+            score = identity.of_pair(c_level, s_level)[0].get(f"{ci},{si}")
             if score is None:
                 score = f"{gleu_of(profiled(c_clean), profiled(s_clean)):.4f}"
-            lines.append(f"{label}\t{clean_line(s_id)}\t{clean_line(c_id)}\t{s_clean}\t{c_clean}\t{score}\n")
+            rows.setdefault((c_doc, s_doc), []).append(
+                ((ci, si), f"{label}\t{clean_line(s_id)}\t{clean_line(c_id)}\t{s_clean}\t{c_clean}\t{score}\n"))
 
         full = [(c, s) for c, s in self.exhaustive if c in batch.documents and s in batch.documents]
         cells: dict[tuple[int, int], dict[tuple[int, int], str]] = {key: {} for key in full}
@@ -122,11 +130,32 @@ class TsvWriter(Writer):
             c_sents = [t for p in c["paragraphs"] for t in p]
             s_sents = [t for p in s["paragraphs"] for t in p]
             grid = cells[(c_doc, s_doc)]
+            self.complete_written += 1
+            self.complete_whole += "" not in grid.values()
             for ci, c_text in enumerate(c_sents):
                 for si, s_text in enumerate(s_sents):
                     label = grid.get((ci, si), "notAligned")
                     if label:
                         row(label, c_doc, c["level"], ci, c_text, s_doc, s["level"], si, s_text)
+        self._write_rows(batch, rows, set(cells), identity)
+
+    def _write_rows(self, batch: ArticleBatch, rows: dict[tuple[int, int], list[tuple[tuple[int, int], str]]],
+                    complete: set[tuple[int, int]], identity) -> None:
+        """Write one article's rows, each document pair's in the imported file's order where it is known
+        (the released files: grouped by simple sentence); count the sparse document pairs listed m × n over
+        the sentences they name (:meth:`complete_back`)."""
+        from annotation.services.corpus.importing.formats.wiki_manual import order_key
+
+        lines = []
+        for (c_doc, s_doc), written in rows.items():
+            if (c_doc, s_doc) not in complete:
+                named_c, named_s = {c for (c, _), _ in written}, {s for (_, s), _ in written}
+                self.sparse_as_complete += len({cell for cell, _ in written}) == len(named_c) * len(named_s)
+            key = order_key(identity.of_pair(batch.documents[c_doc]["level"], batch.documents[s_doc]["level"])[1]
+                            if c_doc in batch.documents and s_doc in batch.documents else None)
+            if key is not None:
+                written = sorted(written, key=lambda item: key(item[0]))
+            lines += [line for _, line in written]
         if lines:
             self._file(f"{batch.split}.tsv").writelines(lines)
 
@@ -150,18 +179,3 @@ def _sentence_ids(batch: ArticleBatch, records: list[PairRecord], source_ids: di
         return f"{batch.title}-{level}-{par[i] if i < len(par) else 0}-{i}"
 
     return sentence_id
-
-
-def _as_imported(batch: ArticleBatch) -> tuple[dict[int, list], dict]:
-    """What a ``wiki-manual`` import kept of its file: each document's sentence ids ``[paragraph,
-    sentence]`` (documents whose sentences still match them) and the rows' GLEU cells."""
-    from annotation.models import Article, Document
-    from annotation.services.corpus.importing.formats.wiki_manual import GLEU_KEY, IDS_KEY
-
-    ids = {}
-    for pk, meta in Document.objects.filter(pk__in=list(batch.documents), meta__has_key=IDS_KEY).values_list("pk", "meta"):
-        kept = meta[IDS_KEY]
-        if isinstance(kept, list) and len(kept) == sum(len(p) for p in batch.documents[pk]["paragraphs"]):
-            ids[pk] = kept
-    meta = Article.objects.filter(pk=batch.article_id).values_list("meta", flat=True).first() or {}
-    return ids, (meta.get(GLEU_KEY) or {}) if ids else {}

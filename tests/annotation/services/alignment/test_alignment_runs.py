@@ -46,6 +46,17 @@ def test_explicit_level_pairs_limit_what_is_aligned(corpus):
     assert levels == {("adv", "ele")}
 
 
+def test_unknown_levels_in_level_pairs_are_refused_with_the_projects_levels(corpus):
+    with pytest.raises(ValueError, match=r"unknown level 'elementary' in level_pairs; the project's levels are: "
+                                         r"adv, ele, int"):
+        alignment_runs.start_run(corpus, "jaccard", level_pairs=[["adv", "elementary"]], enqueue=False)
+    with pytest.raises(ValueError, match="aligns a level with itself"):
+        alignment_runs.start_run(corpus, "jaccard", level_pairs=[["adv", "adv"]], enqueue=False)
+    assert not AlignmentRun.objects.exists()
+    run = alignment_runs.start_run(corpus, "jaccard", level_pairs=[["adv", "ele"]], enqueue=False)
+    assert run.level_pairs == [["adv", "ele"]]
+
+
 def test_running_a_run_twice_or_after_a_crash_never_duplicates_pairs(corpus):
     run = _run(corpus)
     alignment_runs.execute_run(run.pk)

@@ -42,11 +42,25 @@ def test_pair_lines_of_a_jsonl_export_import_as_articles(project):
         ("Bees", "0,1", "0", "aligned", "source provenance: majority"),
         ("Bees", "2", "1", "partial", "source provenance: majority"),
         ("Owls", "0", "0", "aligned-or-partial", "source provenance: majority")]
-    assert {Article.objects.get(pk=p.article_id).title for p in exhaustive_pairs(project)} == {"Bees"}
+    # Bees is marked complete but its lines carry sentences 0, 1, 3 of the complex document: never claimed complete
+    assert exhaustive_pairs(project) == []
+    assert any(w.startswith("1 article(s) have a document pair marked complete whose lines do not carry every sentence")
+               for w in result.warnings)
     assert dict(Split.objects.values_list("article__title", "name")) == {"Bees": "dev", "Owls": "dev"}
     with pytest.raises(CorpusImportError) as caught:  # only empty files: still refused
         import_files(project, [("dev.jsonl", b""), ("test.jsonl", b"\n")])
     assert sorted(str(p) for p in caught.value.problems) == ["dev.jsonl: file is empty", "test.jsonl: file is empty"]
+
+
+def test_pair_lines_keep_a_document_pair_complete_only_when_they_carry_all_its_sentences(project):
+    sizes = {"complex_sentence_count": 2, "simple_sentence_count": 2}
+    whole = [line("Bees", [0], [0], "aligned", complete=True, **sizes),
+             line("Bees", [1], [1], "partial", complete=True, **sizes)]
+    cut = [line("Owls", [0], [0], "aligned", complete=True, **sizes)]  # the Owls documents have 2 sentences each
+    result = import_files(project, [("dev.jsonl", jsonl(*whole, *cut))])
+    assert {Article.objects.get(pk=p.article_id).title for p in exhaustive_pairs(project)} == {"Bees"}
+    assert any(w.startswith("1 article(s) have a document pair marked complete") for w in result.warnings)
+    assert Document.objects.get(article__title="Owls", level="adv").sentences.count() == 1
 
 
 def test_an_articles_record_says_complete_and_split_and_keeps_an_undecided_tie(project):

@@ -221,3 +221,53 @@ def test_a_repeated_hf_articles_row_is_refused_with_both_places_not_with_databas
 
     result = import_files(project, [("a.parquet", articles_parquet([article_row(), article_row(simple_level="int")]))])
     assert (result.articles, result.pairs) == (1, 2)  # two document pairs of one article: fine
+
+
+def test_float32_gleu_cells_come_back_as_their_shortest_decimal(project, tmp_path, settings):
+    from annotation.services import export
+
+    data = datasets.Dataset.from_dict(manual_rows(), features=MANUAL).select(range(6))  # 0_66252, m × n, GLEU 0.25
+    data = data.map(lambda row, k: {"gleu_score": [0.2, 0.33, 0.1, 0.0, 0.7, 1.0][k]}, with_indices=True,
+                    features=MANUAL)
+    data.to_parquet(str(tmp_path / "manual-dev.parquet"))  # the hub converter's naming: the split is in the name
+    import_path(project, tmp_path / "manual-dev.parquet", "auto")
+    assert dict(Split.objects.values_list("article__title", "name")) == {"0_66252": "dev"}
+    done = export.run_export(project, export.validate({"formats": ["tsv"]}, allow_paths=True))
+    rows = (export.export_dir(done) / "wiki-manual" / "dev.tsv").read_text().splitlines()
+    assert sorted(r.rsplit("\t", 1)[1] for r in rows) == ["0.0", "0.1", "0.2", "0.33", "0.7", "1.0"]  # not 0.2000000029…
+
+
+@pytest.mark.parametrize("layout", ["manual/dev/0000.parquet", "data/validation-00000-of-00001.parquet",
+                                    "wiki_manual_dev.parquet", "manual-dev.parquet"])
+def test_split_names_in_folder_and_file_names_are_read_as_datasets_reads_them(project, tmp_path, layout):
+    path = tmp_path / "in" / layout
+    path.parent.mkdir(parents=True)
+    datasets.Dataset.from_dict(manual_rows(), features=MANUAL).to_parquet(str(path))
+    import_path(project, tmp_path / "in", "auto")
+    assert set(Split.objects.filter(article__project=project).values_list("name", flat=True)) == {"dev"}
+
+
+def test_a_file_named_after_two_splits_is_refused(project, tmp_path):
+    from annotation.services.corpus.importing import CorpusImportError
+
+    datasets.Dataset.from_dict(manual_rows(), features=MANUAL).to_parquet(str(tmp_path / "train-test.parquet"))
+    with pytest.raises(CorpusImportError, match=r"train-test.parquet: the name says two splits \(test, train\)"):
+        import_path(project, tmp_path / "train-test.parquet", "auto")
+
+
+@pytest.mark.parametrize("first", ["a", "z"])
+def test_a_folder_of_two_layouts_is_refused_whichever_file_comes_first(project, tmp_path, first):
+    """Issue 36 §14: the alphabetically first file no longer decides the layout of the whole folder."""
+    folder = tmp_path / "mixed"
+    folder.mkdir()
+    datasets.Dataset.from_dict(manual_rows(), features=MANUAL).to_parquet(str(folder / f"{first}-ids.parquet"))
+    other = "z" if first == "a" else "a"
+    datasets.Dataset.from_dict({"complex": ["A long sentence here."], "simple": ["A short one."]}).to_parquet(
+        str(folder / f"{other}-plain.parquet"))
+    from annotation.services.corpus.importing import CorpusImportError
+
+    with pytest.raises(CorpusImportError) as caught:
+        import_path(project, folder, "auto")
+    [problem] = [str(p) for p in caught.value.problems]
+    assert "an import reads one layout" in problem and "pair rows with sentence ids" in problem
+    assert not Article.objects.filter(project=project).exists()

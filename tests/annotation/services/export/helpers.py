@@ -16,7 +16,12 @@ def run(project, settings, tmp_path, **options):
 
 
 def jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    """The lines of a split file; none for a split the export wrote no file for (it writes no empty split)."""
+    if not path.exists():
+        return []
+    text = path.read_text()
+    assert text.strip(), f"{path} is an empty split file"
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
 def all_pairs(root: Path) -> list[dict]:

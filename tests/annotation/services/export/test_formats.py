@@ -82,14 +82,14 @@ def test_the_hf_directory_loads_with_datasets(newsela, settings, tmp_path):
 
     done, root = run(newsela["project"], settings, tmp_path, label_policy="majority")
     data = load_from_disk(str(root / "hf"))
-    assert set(data) == {"train", "dev", "test"}
+    assert set(data) == {"train", "test"} and all(len(data[s]) for s in data)  # dev has no pair: no empty split
     total = sum(len(data[s]) for s in data)
     assert total == done.pair_count
     train = data["train"] if len(data["train"]) else data["test"]
     assert {"complex", "simple", "label", "provenance", "votes", "note", "attr_gain_prob", "derived"} <= set(train.column_names)
     assert train.features["attr_gain_prob"].dtype == "float64"
     # datasets refuses a split whose parquet file has no rows: name the non-empty ones
-    files = {s: str(root / "parquet" / f"{s}.parquet") for s in ("train", "dev", "test") if len(data[s])}
+    files = {s: str(root / "parquet" / f"{s}.parquet") for s in data}
     parquet = load_dataset("parquet", data_files=files, cache_dir=str(tmp_path / "cache"))
     assert sum(len(parquet[s]) for s in parquet) == done.pair_count
 
@@ -99,7 +99,8 @@ def test_every_file_is_in_the_zip_with_the_manifest(newsela, settings, tmp_path)
     with zipfile.ZipFile(tmp_path / done.archive) as zf:
         names = set(zf.namelist())
     assert f"export-{done.pk}/manifest.json" in names and f"export-{done.pk}/hf/train/state.json" in names
-    assert f"export-{done.pk}/wiki-manual/test.tsv" in names and f"export-{done.pk}/parquet/dev.parquet" in names
+    assert f"export-{done.pk}/wiki-manual/test.tsv" in names and f"export-{done.pk}/parquet/train.parquet" in names
+    assert not any(name.startswith(f"export-{done.pk}/") and "/dev" in name for name in names)  # no empty split
 
 
 def test_hf_and_parquet_carry_comments_notes_seconds_and_typed_attributes(newsela, settings, tmp_path):

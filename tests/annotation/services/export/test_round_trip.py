@@ -103,7 +103,8 @@ def shapes(crowd):
 
 def reimport(root, name="Reimported", scheme="aligned-partial-not"):
     target = factories.make_project(name, scheme=scheme, rita="researcher")
-    files = [(f"{split}.jsonl", (root / "articles" / f"{split}.jsonl").read_bytes()) for split in SPLITS]
+    files = [(f"{split}.jsonl", (root / "articles" / f"{split}.jsonl").read_bytes()) for split in SPLITS
+             if (root / "articles" / f"{split}.jsonl").exists()]
     files = [(n, b) for n, b in files if b.strip()]
     result = import_files(target, files, "jsonl")
     return target, result

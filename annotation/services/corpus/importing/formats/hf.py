@@ -287,7 +287,7 @@ def _pairs(files: list[InputFile], ctx: ParseContext, names: list[str], names_of
         ctx.problems.add(files[0].name, f"no column {column!r} (columns: {', '.join(names)})", field=column)
     if ids is not None and not missing:
         yield from id_pair_articles(files, ctx, lambda f: _rows(f, ctx), (wanted[0], wanted[1]),
-                                    wanted[2] if len(wanted) == 3 else None, ids, names_of)
+                                    wanted[2] if len(wanted) == 3 else None, ids, names_of, lambda f: _schema(f, ctx))
     if ids is not None:
         return
     labels = _Labels(ctx)
@@ -325,12 +325,13 @@ def _pairs(files: list[InputFile], ctx: ParseContext, names: list[str], names_of
             yield _pair_article(title if k == 0 else f"{title} #{k + 1}", f, first, complex_, simple, pairs)
 
 
-def _articles(files: list[InputFile], ctx: ParseContext, prefix: str) -> Iterator[ParsedArticle]:
-    """Articles of article rows (wiki_auto ``auto``, alignapp's ``hf/articles``)."""
+def _articles(files: list[InputFile], ctx: ParseContext, prefixes: dict[str, str]) -> Iterator[ParsedArticle]:
+    """Articles of article rows (wiki_auto ``auto``, alignapp's ``hf/articles``; ``prefixes``: each file's
+    complex side, ``normal`` or ``complex``)."""
     rows = ArticleRows(ctx)
     for f in files:
         for n, row in enumerate(_rows(f, ctx), start=1):
-            yield from rows.add(f.name, n, row, prefix)
+            yield from rows.add(f.name, n, row, prefixes[f.name])
             if ctx.problems.full:
                 return
     yield from rows.flush()
@@ -365,18 +366,47 @@ def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
     if ctx.problems:
         return
     data = [f for f in data if rows[f.name]]
-    articles = [f for f in data if article_prefix(columns[f.name])]
+    layouts = {f.name: layout_of(columns[f.name]) for f in data}
+    articles = [f for f in data if layouts[f.name] == "article rows"]
     if articles and not ctx.columns:
-        left = [f.name for f in data if f not in articles]
+        left = [f for f in data if f not in articles]
+        other = [f for f in left if layouts[f.name] not in ("alignapp pair rows", "alignapp pair rows (older export)")]
+        if other:  # only an export's own pair rows may lie beside article rows (they hold the same pairs)
+            _refuse_mixed(other[0], layouts[other[0].name], articles[0], ctx)
+            return
         if left:
             ctx.warnings.append(f"read the article rows ({len(articles)} file(s): whole documents and every pair); left "
-                                f"out {len(left)} file(s) of pair rows: " + ", ".join(left[:3]))
-        yield from _articles(articles, ctx, article_prefix(columns[articles[0].name]))
+                                f"out {len(left)} file(s) of pair rows: " + ", ".join(f.name for f in left[:3]))
+        yield from _articles(articles, ctx, {f.name: article_prefix(columns[f.name]) for f in articles})
         return
+    if not ctx.columns:  # one layout for the whole folder, never the first file's for all
+        first = data[0]
+        other = next((f for f in data if layouts[f.name] != layouts[first.name]), None)
+        if other is not None:
+            _refuse_mixed(other, layouts[other.name], first, ctx, layouts[first.name])
+            return
     names = columns[data[0].name]
-    if all(c in names for c in (*EXPORT_COLUMNS, "complex_sentences")) and not ctx.columns:
+    if layouts[data[0].name] == "alignapp pair rows" and not ctx.columns:
         yield from _export_lines(data, ctx)
-    elif all(c in names for c in EXPORT_COLUMNS) and not ctx.columns:
+    elif layouts[data[0].name] == "alignapp pair rows (older export)" and not ctx.columns:
         yield from _export(data, ctx)
     else:
         yield from _pairs(data, ctx, names, _class_names(files, ctx))
+
+
+def layout_of(names: list[str]) -> str:
+    """Which layout a file's columns are (each file of an import is read as its own, and they must agree)."""
+    if article_prefix(names):
+        return "article rows"
+    if all(c in names for c in (*EXPORT_COLUMNS, "complex_sentences")):
+        return "alignapp pair rows"
+    if all(c in names for c in EXPORT_COLUMNS):
+        return "alignapp pair rows (older export)"
+    pair = next((p for p in USUAL if all(c in names for c in p)), None)
+    return "pair rows with sentence ids" if pair and id_columns(pair, names) else "pair rows"
+
+
+def _refuse_mixed(f: InputFile, layout: str, first: InputFile, ctx: ParseContext, first_layout: str = "article rows") -> None:
+    """Files of one import in two layouts: refused at the odd file, naming both (never read as the first's)."""
+    ctx.problems.add(f.name, f"its columns are {layout}, but {first.name} holds {first_layout}; an import reads one "
+                             "layout: import these files separately (or name the text columns: --columns)")

@@ -13,7 +13,9 @@ links mean (exhaustive, sparse, predictions) is the import's ``gold_meaning`` (`
 The record's ``id`` is the article's title. ``split`` (train / dev / test) becomes the article's split;
 ``complete`` (true / false), when given, says what this record's gold means whatever the import's
 gold meaning (true: the document pair is exhaustively annotated, false: sparse) — what the export's
-``articles`` format writes. Other keys (``article``, ...) are ignored.
+``articles`` format writes. So does what an imported Wiki-Manual file said of its own rows: each
+side's ``sentence_ids`` (``article-level-paragraph-sentence``), ``gleu`` (``"ci,si"`` → the GLEU cell)
+and ``row_order``, kept as the ``wiki-manual`` import keeps them. Other keys (``article``, ...) are ignored.
 
 The export's pair-per-line ``jsonl`` format (lines with ``article``, ``complex_ids``, ``simple_ids``)
 is read too, an article from its lines (``importing.pair_lines``).
@@ -205,13 +207,55 @@ class _Record:
             seen.add((ci, si))
             pairs.append(ParsedPair(complex_doc.level, simple_doc.level, (ci,), (si,), self.ctx.gold_values.get(label),
                                     label=label))
-        meta = obj["meta"] if isinstance(obj.get("meta"), dict) else {}
+        meta = dict(obj["meta"]) if isinstance(obj.get("meta"), dict) else {}
+        if not self.source_identity(obj, complex_doc, simple_doc, meta):
+            return None
         stated = obj.get("gold") is not None or obj.get("pairs") is not None or obj.get("complete") is not None
         complete = self.complete(obj.get("complete"))
         return ParsedArticle(title=str(rid).strip(), file=self.file, line=self.line, documents=[complex_doc, simple_doc],
                              pairs=pairs, meta=meta, gold_documents=[(complex_doc.level, simple_doc.level)] if stated else [],
                              gold_meaning=None if complete is None else "exhaustive" if complete else "sparse",
                              split=obj.get("split") if obj.get("split") in SPLITS else None)
+
+    def source_identity(self, obj: dict, complex_doc: ParsedDocument, simple_doc: ParsedDocument, meta: dict) -> bool:
+        """What the export's ``articles`` lines carry of an imported file's own rows (``export/identity.py``):
+        each side's ``sentence_ids``, the pair's ``gleu`` cells and ``row_order``, kept as the ``wiki-manual``
+        import keeps them (so the ``tsv`` export writes the source's rows again); False after a problem."""
+        from annotation.services.corpus.importing.formats.wiki_manual import GLEU_KEY, IDS_KEY, ORDER_KEY, SENTENCE_ID
+
+        for side, doc in (("complex", complex_doc), ("simple", simple_doc)):
+            ids = obj[side].get("sentence_ids") if isinstance(obj[side], dict) else None
+            if ids is None:
+                continue
+            if not isinstance(ids, list) or len(ids) != doc.sentence_count:
+                self.problem(f"{side}.sentence_ids", f"must list one id per sentence ({doc.sentence_count}), got "
+                                                     f"{len(ids) if isinstance(ids, list) else _type_name(ids)}")
+                return False
+            kept = []
+            for k, sid in enumerate(ids):
+                m = SENTENCE_ID.match(sid) if isinstance(sid, str) else None
+                if m is None:
+                    self.problem(f"{side}.sentence_ids[{k}]", f"bad sentence id {sid!r}; expected "
+                                                              "article-level-paragraph-sentence, e.g. 12-1-0-3")
+                    return False
+                kept.append([int(m["paragraph"]), int(m["sentence"])])
+            doc.meta[IDS_KEY] = kept
+        key = f"{complex_doc.level}|{simple_doc.level}"
+        gleu = obj.get("gleu")
+        if gleu is not None:
+            if not isinstance(gleu, dict) or not all(isinstance(v, str) or _is_number(v) for v in gleu.values()):
+                self.problem("gleu", "must be an object of \"complex,simple\" sentence indices to GLEU values")
+                return False
+            meta.setdefault(GLEU_KEY, {})[key] = {k: v if isinstance(v, str) else repr(float(v)) for k, v in gleu.items()}
+        order = obj.get("row_order")
+        if order is not None:
+            if order not in ("simple", "complex") and not (
+                    isinstance(order, list) and all(isinstance(c, list) and len(c) == 2 and all(_is_int(x) for x in c)
+                                                    for c in order)):
+                self.problem("row_order", 'must be "simple", "complex" or a list of [complex, simple] indices')
+                return False
+            meta.setdefault(ORDER_KEY, {})[key] = order
+        return True
 
     def complete(self, value: Any) -> bool | None:
         """A record's ``complete``: true / false, or None when not given (a problem when not a boolean)."""

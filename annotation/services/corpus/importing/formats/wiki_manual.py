@@ -30,12 +30,18 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from annotation.label_schemes import UNKNOWN_KIND
-from annotation.models import Split
-from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle, ParsedDocument, ParsedPair
+from annotation.services.corpus.importing.base import (
+    InputFile,
+    ParseContext,
+    ParsedArticle,
+    ParsedDocument,
+    ParsedPair,
+    split_from_name,
+)
 from annotation.services.corpus.importing.formats import register
 from annotation.services.corpus.importing.limits import over
 
@@ -44,6 +50,7 @@ COLUMNS = ("label", "simple-id", "complex-id", "simple", "complex")
 WIKI_LABELS = {"aligned": "aligned", "partialaligned": "partial", "notaligned": "not",
                "partial": "partial", "not": "not", UNKNOWN_KIND: UNKNOWN_KIND}
 IDS_KEY, GLEU_KEY = "wiki_manual_ids", "wiki_manual_gleu"  # Document.meta, Article.meta (the tsv export reads them)
+ORDER_KEY = "wiki_manual_order"  # Article.meta: each document pair's row order in the file (the tsv export keeps it)
 SENTENCE_ID = re.compile(r"^(?P<article>.+)-(?P<level>[^-\s]+)-(?P<paragraph>\d+)-(?P<sentence>\d+)$")
 
 
@@ -75,6 +82,7 @@ class Reader:
         self.sentences = self.chars = 0
         self.over = False  # a limit was passed: the caller stops reading rows
         self.pairs: dict[tuple[str, str], tuple[str, int]] = {}  # (simple id, complex id) → where first listed
+        self.splits: dict[str, str | None] = {}  # file → the split its name says
         first: dict[str, str] = {}
         for value, klass in ctx.scheme_values.items():
             if klass:
@@ -134,6 +142,13 @@ class Reader:
             return False
         return True
 
+    def split_of(self, file: str) -> str | None:
+        """The split the file's name says (``train.tsv``, ``wiki-manual/dev.tsv``, ``newsela-test.tsv``), as
+        ``datasets`` reads split names; a name of two splits is refused once."""
+        if file not in self.splits:
+            self.splits[file] = split_from_name(file, self.ctx.problems)
+        return self.splits[file]
+
     def row(self, file: str, line: int, raw: str) -> None:
         cells = raw.split("\t")
         if len(cells) < len(COLUMNS):
@@ -145,9 +160,8 @@ class Reader:
             self.problem(file, line, None, f"{len(cells)} columns; a row has at most {len(COLUMNS) + 1} "
                                            "(label, simple-id, complex-id, simple, complex[, GLEU])")
             return
-        stem = file.rsplit("/", 1)[-1].rsplit(".", 1)[0]
         self.add(file, line, [c.strip() for c in cells[:len(COLUMNS)]],
-                 cells[len(COLUMNS)] if len(cells) > len(COLUMNS) else None, stem if stem in Split.NAMES else None)
+                 cells[len(COLUMNS)] if len(cells) > len(COLUMNS) else None, self.split_of(file))
 
     def add(self, file: str, line: int, cells: list[str], gleu: str | None, split: str | None,
             fields: tuple[str, ...] = COLUMNS) -> None:
@@ -225,9 +239,36 @@ class Reader:
                                         None if predictions else value, label=klass))
         gleu = {f"{c}|{s}": {f"{index[c][ck]},{index[s][sk]}": cell for (ck, sk), cell in cells.items()}
                 for (c, s), cells in a.gleu.items()}
+        order = {f"{c}|{s}": row_order([(index[c][ck], index[s][sk]) for ck, sk, *_ in rows])
+                 for (c, s), rows in a.rows.items()}
+        meta = {**({GLEU_KEY: gleu} if gleu else {}), ORDER_KEY: order}
         return ParsedArticle(title=title, file=a.file, line=a.line, documents=documents, pairs=pairs,
                              gold_documents=complete, gold_meaning="exhaustive" if complete else "sparse",
-                             meta={GLEU_KEY: gleu} if gleu else {}, split=a.split)
+                             meta=meta, split=a.split)
+
+
+def row_order(cells: list[tuple[int, int]]) -> str | list[list[int]]:
+    """How a document pair's rows are ordered in the file, as ``(complex, simple)`` sentence indices:
+    ``"simple"`` (grouped by simple sentence, the released files' order), ``"complex"`` (grouped by
+    complex sentence), else the cells themselves in file order (the ``tsv`` export writes them so)."""
+    if cells == sorted(cells, key=lambda c: (c[1], c[0])):
+        return "simple"
+    if cells == sorted(cells):
+        return "complex"
+    return [list(c) for c in cells]
+
+
+def order_key(order) -> Callable[[tuple[int, int]], tuple] | None:
+    """A sort key for ``(complex, simple)`` cells that gives :func:`row_order`'s ``order`` back (cells it
+    does not list after the others, complex-major); None for no known order."""
+    if order == "simple":
+        return lambda c: (c[1], c[0])
+    if order == "complex":
+        return lambda c: c
+    if isinstance(order, list):
+        position = {(c[0], c[1]): k for k, c in enumerate(order) if isinstance(c, list) and len(c) == 2}
+        return lambda c: (position.get(c, len(position)), c)
+    return None
 
 
 def _is_number(text: str) -> bool:
