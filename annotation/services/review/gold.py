@@ -133,11 +133,13 @@ def pair_gold(project: Project, pairs, *, policy: str = "majority-or-single", ti
     from annotation.services.review.gold_reading import pair_values
 
     _check(policy)
-    wanted = CandidatePair.objects.filter(article__project=project, pk__in=pairs)
-    articles = set(wanted.order_by().values_list("article_id", flat=True).distinct())
+    rows = CandidatePair.objects.filter(article__project=project, pk__in=pairs).order_by().values_list("pk", "article_id")
+    ids, articles = set(), set()
+    for pk, article_id in rows:  # one query for both
+        ids.add(pk)
+        articles.add(article_id)
     if not articles:
         return {}
-    ids = set(wanted.values_list("pk", flat=True))
     return {pid: g for pid, g in pair_values(project, policy, articles=articles, ties=ties).items() if pid in ids}
 
 
