@@ -24,9 +24,18 @@ writes the same rows: each document's sentence ids (``Document.meta["wiki_manual
 (``Article.meta["wiki_manual_gleu"]``: ``{"<complex level>|<simple level>": {"<ci>,<si>": "0.1234"}}``,
 indices into the documents' sentences) and the split a file named ``train.tsv``, ``dev.tsv`` or
 ``test.tsv`` puts its articles in (the article's split).
+
+Beside alignapp's own TSV export a sidecar may lie, ``gold_sidecar.json`` (:data:`SIDECAR`): the rows the
+six columns cannot say (a link of unknown kind, ``aligned-or-partial``; a tie, ``undecided``) with their
+value as the label, and the document pairs complete under the exported gold policy. Imported with the
+TSV files (the folder, or its zip), it is what says which pairs are complete: a listed pair whose
+sentences (the sidecar's counts) and m × n cells the files carry whole is exhaustive gold, its sidecar
+rows stored with their values; a listed pair they do not carry whole is sparse, warned; an unlisted pair
+is sparse even when listed m × n. Without the sidecar the TSV reads as described above.
 """
 from __future__ import annotations
 
+import json
 import math
 import re
 from collections import defaultdict
@@ -35,6 +44,7 @@ from dataclasses import dataclass, field
 
 from annotation.label_schemes import UNKNOWN_KIND
 from annotation.services.corpus.importing.base import (
+    UNDECIDED,
     InputFile,
     ParseContext,
     ParsedArticle,
@@ -51,6 +61,8 @@ WIKI_LABELS = {"aligned": "aligned", "partialaligned": "partial", "notaligned": 
                "partial": "partial", "not": "not", UNKNOWN_KIND: UNKNOWN_KIND}
 IDS_KEY, GLEU_KEY = "wiki_manual_ids", "wiki_manual_gleu"  # Document.meta, Article.meta (the tsv export reads them)
 ORDER_KEY = "wiki_manual_order"  # Article.meta: each document pair's row order in the file (the tsv export keeps it)
+SIDECAR = "gold_sidecar.json"  # beside an export's TSV files: rows they cannot say, the complete document pairs
+SIDECAR_KEYS = ("label", "simple_id", "complex_id", "simple", "complex")
 SENTENCE_ID = re.compile(r"^(?P<article>.+)-(?P<level>[^-\s]+)-(?P<paragraph>\d+)-(?P<sentence>\d+)$")
 
 
@@ -67,6 +79,7 @@ class _Article:
     gleu: dict[tuple[str, str], dict[tuple[tuple[int, int], tuple[int, int]], str]] = field(
         default_factory=lambda: defaultdict(dict))
     split: str | None = None  # the split its first file names (train.tsv …)
+    sidecar: set[tuple[tuple[int, int], tuple[int, int]]] = field(default_factory=set)  # cells from the sidecar
 
 
 class Reader:
@@ -83,6 +96,10 @@ class Reader:
         self.over = False  # a limit was passed: the caller stops reading rows
         self.pairs: dict[tuple[str, str], tuple[str, int]] = {}  # (simple id, complex id) → where first listed
         self.splits: dict[str, str | None] = {}  # file → the split its name says
+        # the sidecar's complete document pairs: (article, complex level, simple level) → sentence counts;
+        # None: no sidecar (a document pair listed m × n is complete)
+        self.listed: dict[tuple[str, str, str], tuple[int, int]] | None = None
+        self.unproven: list[str] = []  # listed complete, not carried whole: read as sparse (warned)
         first: dict[str, str] = {}
         for value, klass in ctx.scheme_values.items():
             if klass:
@@ -92,9 +109,12 @@ class Reader:
     def problem(self, file: str, line: int, field_name: str | None, message: str) -> None:
         self.ctx.problems.add(file, message, line=line, field=field_name)
 
-    def label(self, file: str, line: int, text: str, field_name: str = "label") -> tuple[str, str | None] | None:
-        """``(class, scheme value)`` of a label, None after reporting it."""
+    def label(self, file: str, line: int, text: str, field_name: str = "label",
+              sidecar: bool = False) -> tuple[str, str | None] | None:
+        """``(class, scheme value)`` of a label, None after reporting it (a sidecar row may be a tie too)."""
         values = self.ctx.scheme_values
+        if sidecar and text.strip() == UNDECIDED and values:
+            return UNDECIDED, UNDECIDED
         klass = WIKI_LABELS.get(text.strip().casefold()) if text.strip() not in values else values[text.strip()]
         scheme = f" {self.ctx.scheme!r}" if self.ctx.scheme else ""
         if not values:
@@ -164,12 +184,12 @@ class Reader:
                  cells[len(COLUMNS)] if len(cells) > len(COLUMNS) else None, self.split_of(file))
 
     def add(self, file: str, line: int, cells: list[str], gleu: str | None, split: str | None,
-            fields: tuple[str, ...] = COLUMNS) -> None:
+            fields: tuple[str, ...] = COLUMNS, sidecar: bool = False) -> None:
         """One row: ``cells`` are label, simple id, complex id, simple, complex (``fields`` names them in
         problems: the TSV's columns or a dataset's); ``gleu`` the GLEU cell, if any; ``split`` the split
-        of its file (the article's, from the first row naming it)."""
+        of its file (the article's, from the first row naming it); ``sidecar``: a row of :data:`SIDECAR`."""
         label_text, simple_id, complex_id, simple, complex_ = cells
-        label = self.label(file, line, label_text, fields[0])
+        label = self.label(file, line, label_text, fields[0], sidecar)
         s_parts = self.sentence_id(file, line, fields[1], simple_id)
         c_parts = self.sentence_id(file, line, fields[2], complex_id)
         if label is None or s_parts is None or c_parts is None:
@@ -202,6 +222,8 @@ class Reader:
         ok = self.sentence(article, c_level, tuple(c_key), complex_, file, line, fields[4], complex_id) and ok
         if ok:
             article.rows[(c_level, s_level)].append((tuple(c_key), tuple(s_key), *label))
+            if sidecar:
+                article.sidecar.add((tuple(c_key), tuple(s_key)))
             if gleu is not None and _is_number(gleu):
                 article.gleu[(c_level, s_level)][(tuple(c_key), tuple(s_key))] = gleu.strip()
 
@@ -224,7 +246,7 @@ class Reader:
         pairs: list[ParsedPair] = []
         complete: list[tuple[str, str]] = []
         for (c_level, s_level), rows in a.rows.items():
-            full = len(rows) == len(a.sentences[c_level]) * len(a.sentences[s_level])
+            full = self.complete(title, a, c_level, s_level, len(rows))
             if full:
                 complete.append((c_level, s_level))
             for c_key, s_key, klass, value in rows:
@@ -239,12 +261,76 @@ class Reader:
                                         None if predictions else value, label=klass))
         gleu = {f"{c}|{s}": {f"{index[c][ck]},{index[s][sk]}": cell for (ck, sk), cell in cells.items()}
                 for (c, s), cells in a.gleu.items()}
-        order = {f"{c}|{s}": row_order([(index[c][ck], index[s][sk]) for ck, sk, *_ in rows])
+        order = {f"{c}|{s}": row_order([(index[c][ck], index[s][sk]) for ck, sk, *_ in rows
+                                        if (ck, sk) not in a.sidecar])  # the TSV's rows: their order
                  for (c, s), rows in a.rows.items()}
         meta = {**({GLEU_KEY: gleu} if gleu else {}), ORDER_KEY: order}
         return ParsedArticle(title=title, file=a.file, line=a.line, documents=documents, pairs=pairs,
                              gold_documents=complete, gold_meaning="exhaustive" if complete else "sparse",
                              meta=meta, split=a.split)
+
+    def complete(self, title: str, a: _Article, c_level: str, s_level: str, rows: int) -> bool:
+        """Whether a document pair is exhaustive gold: without a sidecar, listed m × n; with one, listed
+        there and carried whole (its documents' sentence counts, every m × n cell a row)."""
+        m, n = len(a.sentences[c_level]), len(a.sentences[s_level])
+        if self.listed is None:
+            return rows == m * n
+        sizes = self.listed.get((title, c_level, s_level))
+        if sizes is None:
+            return False
+        if sizes == (m, n) and rows == m * n:
+            return True
+        self.unproven.append(f"{title} {c_level}/{s_level} ({m} of {sizes[0]} and {n} of {sizes[1]} sentences, "
+                             f"{rows} of {sizes[0] * sizes[1]} sentence pairs)")
+        return False
+
+    def read_sidecar(self, f: InputFile) -> list[tuple[int, dict]]:
+        """Read :data:`SIDECAR`: its complete document pairs into :attr:`listed`; its rows, to :meth:`add`
+        after the TSV files' (``(k, row)``). Problems name the file and the field (``rows[3].label``)."""
+        def bad(where: str, message: str) -> list:
+            self.problem(f.name, None, where, message)
+            return []
+
+        try:
+            data = json.loads(self.ctx.text(f))
+        except ValueError as exc:
+            return bad(None, f"is not JSON ({exc})")
+        if not isinstance(data, dict) or not isinstance(data.get("complete"), list) \
+                or not isinstance(data.get("rows"), list):
+            return bad(None, "must be an object with the lists \"complete\" and \"rows\" (alignapp's tsv export "
+                             "writes it beside the TSV files)")
+        listed: dict[tuple[str, str, str], tuple[int, int]] = {}
+        for k, entry in enumerate(data["complete"]):
+            keys = ("article", "complex_level", "simple_level", "complex_sentences", "simple_sentences")
+            if not isinstance(entry, dict) or not all(isinstance(entry.get(key), str) for key in keys[:3]) \
+                    or not all(isinstance(entry.get(key), int) and entry[key] > 0 for key in keys[3:]):
+                return bad(f"complete[{k}]", "must be an object with article, complex_level, simple_level (texts) "
+                                             "and complex_sentences, simple_sentences (counts)")
+            listed[(entry["article"], entry["complex_level"], entry["simple_level"])] = (
+                entry["complex_sentences"], entry["simple_sentences"])
+        rows = []
+        for k, row in enumerate(data["rows"]):
+            if not isinstance(row, dict) or not all(isinstance(row.get(key), str) for key in SIDECAR_KEYS):
+                return bad(f"rows[{k}]", f"must be an object with the texts {', '.join(SIDECAR_KEYS)} "
+                                         "(and gleu, split)")
+            rows.append((k, row))
+        self.listed = listed
+        return rows
+
+    def add_sidecar_rows(self, f: InputFile, rows: list[tuple[int, dict]]) -> None:
+        for k, row in rows:
+            split = row.get("split") if row.get("split") in ("train", "dev", "test") else None
+            gleu = row.get("gleu") if isinstance(row.get("gleu"), str) else None
+            self.add(f.name, k + 1, [row[key].strip() for key in SIDECAR_KEYS], gleu, split,
+                     tuple(f"rows[{k}].{key}" for key in SIDECAR_KEYS), sidecar=True)
+            if self.ctx.problems.full or self.over:
+                return
+
+
+def is_export_folder(names: list[str]) -> bool:
+    """``auto``: TSV files with alignapp's sidecar beside them (its ``.json`` would read as ``jsonl``)."""
+    bases = [n.rsplit("/", 1)[-1] for n in names]
+    return SIDECAR in bases and all(b == SIDECAR or b.lower().endswith(".tsv") for b in bases)
 
 
 def row_order(cells: list[tuple[int, int]]) -> str | list[list[int]]:
@@ -298,14 +384,18 @@ def rank_levels(levels: list[str], edges: list[tuple[str, str]]) -> dict[str, in
     return out if len(out) == len(levels) else None
 
 
-@register("wiki-manual", extensions=EXTENSIONS, order=50, record_files=True,
+@register("wiki-manual", extensions=EXTENSIONS, order=50, record_files=True, probe=is_export_folder,
           example=(("tiny.tsv", "aligned\tTiny-0-0-0\tTiny-1-0-0\tA short one.\tA long and complex sentence.\t0.3\n"),),
           help="Wiki-Manual / Newsela-Manual TSV: label, simple-id, complex-id, simple, complex[, GLEU]; "
                "every m x n pair listed = exhaustive gold")
 def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
     reader = Reader(ctx)
     rows: dict[str, int] = {}
+    sidecars = [f for f in files if f.basename == SIDECAR]
+    extra = _sidecar(reader, sidecars, ctx)
     for f in files:
+        if f in sidecars:
+            continue
         if f.extension not in EXTENSIONS:
             ctx.problems.add(f.name, f"unknown extension .{f.extension or '(none)'} for the wiki-manual format; expected .tsv")
             continue
@@ -317,8 +407,26 @@ def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
             reader.row(f.name, n, raw)
             if ctx.problems.full or reader.over:
                 return
-    check_rows(rows, ctx)
+    if extra is not None:
+        reader.add_sidecar_rows(*extra)
+    if rows or extra is None or not extra[1]:
+        check_rows(rows, ctx)
     yield from articles(reader, ctx)
+
+
+def _sidecar(reader: Reader, sidecars: list[InputFile], ctx: ParseContext) -> tuple[InputFile, list] | None:
+    """The sidecar and its rows (read first: it says which document pairs are complete); one at most."""
+    if len(sidecars) > 1:
+        ctx.problems.add(sidecars[1].name, f"a second {SIDECAR} (first: {sidecars[0].name}); import one export's "
+                                           "wiki-manual folder at a time")
+        return None
+    if not sidecars:
+        return None
+    if ctx.gold_meaning == "predictions":
+        ctx.warnings.append(f"{sidecars[0].name} left out: its gold (complete document pairs, rows of unknown kind "
+                            "and ties) is no prediction")
+        return None
+    return sidecars[0], reader.read_sidecar(sidecars[0])
 
 
 def check_rows(rows: dict[str, int], ctx: ParseContext, why: str = "only a header or blank lines") -> None:
@@ -345,7 +453,13 @@ def articles(reader: Reader, ctx: ParseContext) -> Iterator[ParsedArticle]:
             continue
         partial += len(a.rows) - len(article.gold_documents)
         yield article
-    if partial:
+    if reader.unproven:
+        ctx.warnings.append(f"{len(reader.unproven)} document pair(s) listed complete in {SIDECAR} are not carried "
+                            f"whole by the files, so they are sparse gold: {'; '.join(reader.unproven[:5])}")
+    if partial and reader.listed is not None:
+        ctx.warnings.append(f"{partial} document pair(s) are not listed complete in {SIDECAR} (or not carried whole): "
+                            "their gold is sparse, their documents hold only the sentences the files name")
+    elif partial:
         ctx.warnings.append(f"{partial} document pair(s) list only some of their sentence pairs: their documents hold "
                             "only the sentences the file names (partial documents) and their gold is sparse; document "
                             "pairs listed m x n are exhaustive gold")
