@@ -42,7 +42,7 @@ from annotation.models import (
     key_indices,
 )
 from annotation.services.corpus.importing import import_path
-SIDECAR = "gold_sidecar.json"  #
+from annotation.services.corpus.importing.formats.wiki_manual import SIDECAR
 from annotation.services.review.exhaustive import exhaustive_pairs
 from annotation.services.review.gold import UNDECIDED, pair_gold
 from tests import factories
