@@ -6,9 +6,11 @@ design (README, "What each format carries back") is asserted as that loss, never
 * ``articles``, ``hf`` — nothing: every aspect of the imported project comes back, and the second
   export is the first one again (byte for byte: ``articles/*.jsonl``, ``hf/articles``, the tsv a
   wiki-manual source gives);
-* ``tsv`` — n:m pairs become 1:1 rows, links of unknown kind and ties have no row, documents of a
-  sparse document pair hold only the sentences named; the rest (ids, GLEU, row order, splits,
-  completeness, complete documents) comes back and the second export is the first one again;
+* ``tsv`` — n:m pairs become 1:1 rows, links of unknown kind and ties have no TSV row (the folder's
+  ``gold_sidecar.json`` carries them with their values, and which document pairs are complete),
+  documents of a sparse document pair hold only the sentences named; the rest (ids, GLEU, row order,
+  splits, completeness exactly, complete documents) comes back and the second export is the first one
+  again, sidecar included;
 * ``jsonl`` — a pair per line carries only its sentences (documents: the named ones; a complete
   document pair stays complete only when its lines name all its sentences) and no source ids / GLEU.
 
@@ -170,7 +172,7 @@ def files(root: Path, fmt: str) -> dict[str, object]:
     folder = root / FOLDER[fmt]
     for path in sorted(folder.rglob("*")) if folder.exists() else ():
         name = path.relative_to(root).as_posix()
-        if path.suffix == ".tsv":
+        if path.suffix == ".tsv" or path.name == "gold_sidecar.json":
             out[name] = path.read_bytes()
         elif path.suffix == ".jsonl":
             out[name] = [_without_ids(json.loads(line), fmt) for line in path.read_text().splitlines()]
@@ -226,14 +228,15 @@ def test_import_export_import_export(layout, fmt, settings, tmp_path, users):
     assert again == once, _difference(again, once)  # import → export is a fixpoint after one round
     counts = guide["complete_pairs"]  # the manifest says what comes back complete
     assert (counts["written"], counts["read_back_complete"]) == (len(before["complete"]), len(after["complete"]))
-    sparse_as_complete = counts.get("sparse_read_back_complete", 0)  # tsv: six columns can't tell them apart
     assert after["splits"] == before["splits"]
     if fmt in ("articles", "hf"):  # everything comes back
         assert after == before
         return
     if fmt == "tsv":  # 1:1 rows of the three classes; documents whole where complete; ids, GLEU, order kept
-        assert len(after["complete"] - before["complete"]) == sparse_as_complete
-        assert before["complete"] <= after["complete"]
+        assert after["complete"] == before["complete"]  # the folder: TSV + sidecar (when the TSV alone says less)
+        alone = counts["tsv_alone"]  # the TSV alone: a sparse pair listed m x n reads back complete
+        assert (counts["sidecar"] is not None) == bool(alone["sparse_read_back_complete"])  # no left-out link here
+        assert alone["read_back_complete"] == len(before["complete"]) + alone["sparse_read_back_complete"]
         one_to_one = {k: v for k, v in before["links"].items() if len(k[3]) == len(k[4]) == 1}
         assert after["links"] == {**one_to_one, **{k: v for k, v in after["links"].items() if k not in one_to_one}}
         for title, c, s in before["complete"]:
