@@ -410,11 +410,12 @@ def test_a_zipped_tsv_folder_with_its_sidecar_imports_and_a_bad_sidecar_is_refus
     import_path(zipped, archive, "auto")
     assert len(exhaustive_pairs(zipped)) == 1
 
-    sidecar = json.loads((first / "wiki-manual" / "gold_sidecar.json").read_text())
-    sidecar["rows"][1]["label"] = "maybe"
-    (first / "wiki-manual" / "gold_sidecar.json").write_text(json.dumps(sidecar))
+    path = first / "wiki-manual" / "gold_sidecar.json"
+    lines = path.read_text().splitlines()
+    line = next(n for n, text in enumerate(lines, 1) if '"label": "undecided"' in text)  # a row a line
+    path.write_text(path.read_text().replace('"label": "undecided"', '"label": "maybe"'))
     with pytest.raises(CorpusImportError) as refused:
         import_path(factories.make_project("Bad"), first / "wiki-manual", "auto")
     problem = refused.value.problems[0]
     assert problem.file.endswith("gold_sidecar.json") and problem.field == "rows[1].label"
-    assert "unknown label 'maybe'" in problem.message
+    assert "unknown label 'maybe'" in problem.message and problem.line == line

@@ -35,7 +35,6 @@ is sparse even when listed m × n. Without the sidecar the TSV reads as describe
 """
 from __future__ import annotations
 
-import json
 import math
 import re
 from collections import defaultdict
@@ -54,6 +53,7 @@ from annotation.services.corpus.importing.base import (
 )
 from annotation.services.corpus.importing.formats import register
 from annotation.services.corpus.importing.limits import over
+from annotation.services.corpus.importing.wiki_manual_sidecar import SIDECAR, add_rows, is_export_folder, sidecar_of
 
 EXTENSIONS = ("tsv",)
 COLUMNS = ("label", "simple-id", "complex-id", "simple", "complex")
@@ -61,8 +61,6 @@ WIKI_LABELS = {"aligned": "aligned", "partialaligned": "partial", "notaligned": 
                "partial": "partial", "not": "not", UNKNOWN_KIND: UNKNOWN_KIND}
 IDS_KEY, GLEU_KEY = "wiki_manual_ids", "wiki_manual_gleu"  # Document.meta, Article.meta (the tsv export reads them)
 ORDER_KEY = "wiki_manual_order"  # Article.meta: each document pair's row order in the file (the tsv export keeps it)
-SIDECAR = "gold_sidecar.json"  # beside an export's TSV files: rows they cannot say, the complete document pairs
-SIDECAR_KEYS = ("label", "simple_id", "complex_id", "simple", "complex")
 SENTENCE_ID = re.compile(r"^(?P<article>.+)-(?P<level>[^-\s]+)-(?P<paragraph>\d+)-(?P<sentence>\d+)$")
 
 
@@ -284,55 +282,6 @@ class Reader:
                              f"{rows} of {sizes[0] * sizes[1]} sentence pairs)")
         return False
 
-    def read_sidecar(self, f: InputFile) -> list[tuple[int, dict]]:
-        """Read :data:`SIDECAR`: its complete document pairs into :attr:`listed`; its rows, to :meth:`add`
-        after the TSV files' (``(k, row)``). Problems name the file and the field (``rows[3].label``)."""
-        def bad(where: str, message: str) -> list:
-            self.problem(f.name, None, where, message)
-            return []
-
-        try:
-            data = json.loads(self.ctx.text(f))
-        except ValueError as exc:
-            return bad(None, f"is not JSON ({exc})")
-        if not isinstance(data, dict) or not isinstance(data.get("complete"), list) \
-                or not isinstance(data.get("rows"), list):
-            return bad(None, "must be an object with the lists \"complete\" and \"rows\" (alignapp's tsv export "
-                             "writes it beside the TSV files)")
-        listed: dict[tuple[str, str, str], tuple[int, int]] = {}
-        for k, entry in enumerate(data["complete"]):
-            keys = ("article", "complex_level", "simple_level", "complex_sentences", "simple_sentences")
-            if not isinstance(entry, dict) or not all(isinstance(entry.get(key), str) for key in keys[:3]) \
-                    or not all(isinstance(entry.get(key), int) and entry[key] > 0 for key in keys[3:]):
-                return bad(f"complete[{k}]", "must be an object with article, complex_level, simple_level (texts) "
-                                             "and complex_sentences, simple_sentences (counts)")
-            listed[(entry["article"], entry["complex_level"], entry["simple_level"])] = (
-                entry["complex_sentences"], entry["simple_sentences"])
-        rows = []
-        for k, row in enumerate(data["rows"]):
-            if not isinstance(row, dict) or not all(isinstance(row.get(key), str) for key in SIDECAR_KEYS):
-                return bad(f"rows[{k}]", f"must be an object with the texts {', '.join(SIDECAR_KEYS)} "
-                                         "(and gleu, split)")
-            rows.append((k, row))
-        self.listed = listed
-        return rows
-
-    def add_sidecar_rows(self, f: InputFile, rows: list[tuple[int, dict]]) -> None:
-        for k, row in rows:
-            split = row.get("split") if row.get("split") in ("train", "dev", "test") else None
-            gleu = row.get("gleu") if isinstance(row.get("gleu"), str) else None
-            self.add(f.name, k + 1, [row[key].strip() for key in SIDECAR_KEYS], gleu, split,
-                     tuple(f"rows[{k}].{key}" for key in SIDECAR_KEYS), sidecar=True)
-            if self.ctx.problems.full or self.over:
-                return
-
-
-def is_export_folder(names: list[str]) -> bool:
-    """``auto``: TSV files with alignapp's sidecar beside them (its ``.json`` would read as ``jsonl``)."""
-    bases = [n.rsplit("/", 1)[-1] for n in names]
-    return SIDECAR in bases and all(b == SIDECAR or b.lower().endswith(".tsv") for b in bases)
-
-
 def row_order(cells: list[tuple[int, int]]) -> str | list[list[int]]:
     """How a document pair's rows are ordered in the file, as ``(complex, simple)`` sentence indices:
     ``"simple"`` (grouped by simple sentence, the released files' order), ``"complex"`` (grouped by
@@ -392,7 +341,7 @@ def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
     reader = Reader(ctx)
     rows: dict[str, int] = {}
     sidecars = [f for f in files if f.basename == SIDECAR]
-    extra = _sidecar(reader, sidecars, ctx)
+    extra = sidecar_of(reader, sidecars, ctx)
     for f in files:
         if f in sidecars:
             continue
@@ -408,25 +357,10 @@ def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
             if ctx.problems.full or reader.over:
                 return
     if extra is not None:
-        reader.add_sidecar_rows(*extra)
+        add_rows(reader, *extra)
     if rows or extra is None or not extra[1]:
         check_rows(rows, ctx)
     yield from articles(reader, ctx)
-
-
-def _sidecar(reader: Reader, sidecars: list[InputFile], ctx: ParseContext) -> tuple[InputFile, list] | None:
-    """The sidecar and its rows (read first: it says which document pairs are complete); one at most."""
-    if len(sidecars) > 1:
-        ctx.problems.add(sidecars[1].name, f"a second {SIDECAR} (first: {sidecars[0].name}); import one export's "
-                                           "wiki-manual folder at a time")
-        return None
-    if not sidecars:
-        return None
-    if ctx.gold_meaning == "predictions":
-        ctx.warnings.append(f"{sidecars[0].name} left out: its gold (complete document pairs, rows of unknown kind "
-                            "and ties) is no prediction")
-        return None
-    return sidecars[0], reader.read_sidecar(sidecars[0])
 
 
 def check_rows(rows: dict[str, int], ctx: ParseContext, why: str = "only a header or blank lines") -> None:
