@@ -82,8 +82,9 @@ completed is NOT complete: none of their links is written as not aligned, each i
 vote"); stored reads no votes (complete only where imported as exhaustive).
 A complete article pair lists every sentence pair (undecided ones as "undecided", never as not
 aligned). Nothing claims more than was labelled: wiki-manual/*.tsv can only say aligned /
-partialAligned / notAligned, so it has no row for an "aligned-or-partial" or "undecided" pair; jsonl,
-articles and hf write the value as it is stored. "Drop identical" applies to training outputs only
+partialAligned / notAligned, so it has no row for an "aligned-or-partial" or "undecided" pair (its
+sidecar, wiki-manual/gold_sidecar.json, holds them with their values); jsonl, articles and hf write the
+value as it is stored. "Drop identical" applies to training outputs only
 (parallel; every format of an auto export): gold files keep identical pairs, as the released corpora do.
 Run scores, training, model metrics, calibration, test questions, agreement and the review pages
 read the same values (majority-or-single); agreement counts the completions' implied not aligned.

@@ -18,10 +18,13 @@ GOLD_MEANING = "sparse"
 complete (``tsv``: every m × n sentence pair listed; the others: ``complete``), which wins over the
 import's meaning; the rest is sparse."""
 MEANING = {
-    "tsv": "a document pair listed m x n (every sentence pair a row) is exhaustive gold, its notAligned rows "
-           "implied; one with a missing row (a link of unknown kind or a tie left out, a pair a filter dropped) "
-           "or listed in part is sparse gold over the sentences it names (a sparse pair whose rows happen to "
-           "cross every sentence they name reads back complete over those sentences: counted)",
+    "tsv": "the folder (the TSV files and wiki-manual/gold_sidecar.json, written when the TSV alone would read "
+           "back differently): a document pair the sidecar lists complete is exhaustive gold when the files carry "
+           "its documents whole and each of its m x n sentence pairs as a row (the sidecar's rows: the links of "
+           "unknown kind and the ties the six columns cannot say, which come back with those values, never as "
+           "notAligned); every other document pair is sparse gold over the sentences it names, its notAligned rows "
+           "stored. Without the sidecar (the TSV alone) a document pair listed m x n is exhaustive gold, one with "
+           "a missing row or listed in part sparse",
     "jsonl": "a document pair marked complete is exhaustive gold only when its lines name every sentence of both "
              "documents (each line carries only its pair's sentences; a complete pair without a link has no line); "
              "otherwise sparse gold over the named sentences",
@@ -32,11 +35,12 @@ MEANING = {
 """What a format's gold means once imported back (the manifest's ``reimport``, README.txt)."""
 
 
-def reimport_guide(formats, complete_back: dict[str, tuple[int, int]] | None = None) -> dict[str, dict]:
+def reimport_guide(formats, complete_back: dict[str, tuple] | None = None) -> dict[str, dict]:
     """The manifest's ``reimport``: per gold format written, the folder to import, with which import
     format (``--format auto`` finds the same) and gold meaning (``sparse``: what the files do not state
     themselves), what that gold then means (``meaning``) and how many complete document pairs were
-    written and come back complete (``complete_pairs``)."""
+    written and come back complete (``complete_pairs``; ``tsv`` adds its ``sidecar`` and what the TSV
+    alone reads back, ``tsv_alone``)."""
     out = {}
     for name in formats:
         if name not in REIMPORT:
@@ -44,10 +48,10 @@ def reimport_guide(formats, complete_back: dict[str, tuple[int, int]] | None = N
         out[name] = {"folder": REIMPORT[name][0], "format": REIMPORT[name][1], "gold_meaning": GOLD_MEANING,
                      "meaning": MEANING[name]}
         if complete_back and name in complete_back:
-            written, back, *sparse = complete_back[name]
+            written, back, *more = complete_back[name]
             out[name]["complete_pairs"] = {"written": written, "read_back_complete": back}
-            if sparse:  # tsv: sparse document pairs the six columns cannot tell from complete ones
-                out[name]["complete_pairs"]["sparse_read_back_complete"] = sparse[0]
+            if more:  # tsv: its sidecar, and what the TSV alone reads back
+                out[name]["complete_pairs"].update(more[0])
     return out
 
 
@@ -60,9 +64,14 @@ def reimport_readme(guide: dict[str, dict]) -> str:
         counts = g.get("complete_pairs")
         back = (f" Complete document pairs: {counts['written']} written, {counts['read_back_complete']} read back "
                 "complete" if counts else "")
-        if counts and counts.get("sparse_read_back_complete"):
-            back += (f" ({counts['sparse_read_back_complete']} of them sparse document pairs whose rows cross every "
-                     "sentence they name: the six columns cannot tell them from complete ones)")
+        if counts and "tsv_alone" in counts:
+            alone = counts["tsv_alone"]
+            back += (f" (with {counts['sidecar']}; " if counts.get("sidecar") else " (no sidecar needed; ")
+            back += f"the TSV alone: {alone['read_back_complete']} read back complete"
+            if alone["sparse_read_back_complete"]:
+                back += (f", {alone['sparse_read_back_complete']} of them sparse document pairs whose rows cross "
+                         "every sentence they name")
+            back += ")"
         back += "." if counts else ""
         lines.append(f"  {name} ({g['folder']}/, import format {g['format']}): {g['meaning']}.{back}")
     return "\n".join(lines) + "\n"

@@ -105,3 +105,23 @@ def test_an_hf_export_folder_uploads_through_the_api_and_keeps_completeness(api,
                                      format="multipart")
     assert answer.status_code == 201, answer.content
     assert len(exhaustive_pairs(project)) == 1 and Split.objects.get(article__project=project).name == "dev"
+
+
+def test_a_tsv_export_folder_with_its_sidecar_uploads_through_the_api_complete(api, users, project, settings, tmp_path):
+    """Issue 35 §1: the wiki-manual folder (TSV + gold_sidecar.json) of a complete pair with a link of unknown
+    kind and a tie, uploaded as a folder: complete again, the two values kept."""
+    from annotation.models import Adjudication
+
+    from ..services.export.helpers import run
+    from ..services.export.test_round_trip_matrix import _unknown_and_tie
+
+    _, root = run(_unknown_and_tie(tmp_path), settings, tmp_path / "export", formats=["tsv"])
+    settings.MEDIA_ROOT = str(tmp_path / "media")
+    files, paths = folder_files(root / "wiki-manual")
+    assert paths == ["gold_sidecar.json", "train.tsv"]
+    answer = api(users["rita"]).post(f"/api/projects/{project.pk}/import/", {"files": files, "paths": paths},
+                                     format="multipart")
+    assert answer.status_code == 201, answer.content
+    assert answer.json()["format"] == "wiki-manual" and len(exhaustive_pairs(project)) == 1
+    assert sorted(Adjudication.objects.filter(pair__article__project=project).values_list("value", flat=True)) == [
+        "aligned-or-partial", "undecided"]

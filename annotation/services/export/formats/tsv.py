@@ -17,13 +17,23 @@
   ``notAligned`` rows, in complex-then-simple sentence order (a pair the export's filters leave out
   has no row: such a document pair reads back as partial). The import format ``wiki-manual``
   reads such a file back as the same documents and the same (exhaustive) gold.
+
+  What the six columns cannot say goes into a sidecar beside the TSV, ``wiki-manual/gold_sidecar.json``
+  (:data:`SIDECAR`), written only when the TSV alone would read back differently: the rows left out (their
+  cells, with the value as the label: ``aligned-or-partial``, ``undecided``) and the document pairs that are
+  complete under the export's gold policy (article, levels, each document's sentence count). The
+  ``wiki-manual`` import of the folder (or its zip) reads it: a listed pair whose sentences and cells the
+  files carry whole comes back complete, its left-out cells with their exact values; an unlisted pair is
+  sparse even when listed m × n. The TSV imported alone reads as before.
 """
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 
 from annotation.label_schemes import UNKNOWN_KIND
+from annotation.services.corpus.importing.formats.wiki_manual import SIDECAR
 from annotation.services.export.formats import register
 from annotation.services.export.formats.base import Writer, clean_line
 from annotation.services.export.identity import source_identity
@@ -35,22 +45,34 @@ WIKI_LABELS = {"aligned": "aligned", "partial": "partialAligned", "not": "notAli
 LEFT_OUT = {UNKNOWN_KIND: "aligned-or-partial: a link of unknown kind (imported without a label)",
             UNDECIDED: "undecided: the annotators' votes tie (waiting in adjudication)"}
 """Classes the layout cannot carry, with why (README.txt)."""
+SIDECAR_ABOUT = ("alignapp's gold beyond the six TSV columns: 'complete' lists the document pairs exhaustively "
+                 "annotated under the export's gold policy (every sentence pair not listed as a row here or in the "
+                 "TSV is not aligned); 'rows' are the sentence pairs whose value the TSV cannot say (aligned-or-"
+                 "partial: a link of unknown kind; undecided: a tie), with the TSV's columns. Import the folder "
+                 "with format wiki-manual to get both back; the TSV alone reads them as sparse.")
 
 
 @register("tsv", order=10, readme=(
     'wiki-manual/*.tsv    label, simple-sent-id, complex-sent-id, simple, complex, GLEU (no header;\n'
     '                     labels aligned / partialAligned / notAligned; n:m pairs as 1:1 rows;\n'
     '                     exhaustively annotated document pairs: every m x n sentence pair; pairs\n'
-    '                     whose value is aligned-or-partial or undecided have no row: see left_out)'
+    '                     whose value is aligned-or-partial or undecided have no row: see left_out;\n'
+    '                     wiki-manual/gold_sidecar.json, when needed: those rows with their values and\n'
+    '                     the complete document pairs, so the folder re-imports them exactly)'
 ))
 class TsvWriter(Writer):
     folder = "wiki-manual"
 
-    def __init__(self, root: Path, splits: list[str], exhaustive: set[tuple[int, int]] | None = None) -> None:
+    def __init__(self, root: Path, splits: list[str], exhaustive: set[tuple[int, int]] | None = None,
+                 policy: str | None = None) -> None:
         super().__init__(root, splits)
         self.exhaustive = exhaustive or set()  # (complex document, simple document) written m × n
+        self.policy = policy  # the gold policy (gold exports): a sidecar is written when needed
         self.skipped: Counter = Counter()  # pairs left out, by the class the layout cannot carry
-        self.complete_written = self.complete_whole = self.sparse_as_complete = 0
+        self.complete_written = self.complete_whole = self.complete_alone = self.sparse_as_complete = 0
+        self.listed: list[dict] = []  # the sidecar's complete document pairs
+        self.extra = 0  # sidecar rows written (to a spool file: bounded memory)
+        self._spool = None
 
     @classmethod
     def for_export(cls, root: Path, splits: list[str], project, options) -> Writer:
@@ -58,28 +80,67 @@ class TsvWriter(Writer):
             return cls(root, splits)
         from annotation.services.export.completeness import complete_documents
 
-        return cls(root, splits, complete_documents(project, options))
+        return cls(root, splits, complete_documents(project, options), getattr(options, "label_policy", None))
 
     def names(self, split: str) -> list[str]:
         return [f"{split}.tsv"]
 
-    def complete_back(self) -> tuple[int, int, int]:
-        """A complete document pair reads back complete when every m × n row is written: one with a left-out
-        cell (a link of unknown kind, a tie, a pair the filters dropped) has a hole and reads back sparse.
-        Third: sparse document pairs whose rows cross every sentence they name, which the six columns cannot
-        tell from a complete pair (a wiki-manual reader takes them as complete: lost by design, counted)."""
-        return self.complete_written, self.complete_whole + self.sparse_as_complete, self.sparse_as_complete
+    def complete_back(self) -> tuple[int, int, dict]:
+        """``(complete document pairs written, read back complete from the folder, the TSV alone's counts)``.
+        The folder (TSV + :data:`SIDECAR`) gives back every complete pair whose every cell is a row there or
+        in the sidecar (one with a pair the filters dropped has a hole and reads back sparse), and no other.
+        The TSV alone: a pair with a left-out cell (a link of unknown kind, a tie) reads back sparse, and
+        sparse document pairs whose rows cross every sentence they name read back complete (the six columns
+        cannot tell them from complete ones): that is why the sidecar is written when either happens."""
+        sidecar = bool(self.extra or self.sparse_as_complete)
+        alone = {"read_back_complete": self.complete_alone + self.sparse_as_complete,
+                 "sparse_read_back_complete": self.sparse_as_complete}
+        back = self.complete_whole if sidecar else alone["read_back_complete"]
+        return self.complete_written, back, {"sidecar": f"{self.folder}/{SIDECAR}" if sidecar else None,
+                                             "tsv_alone": alone}
 
     def left_out(self) -> dict[str, int]:
         """Pairs without a row, by their class (``aligned-or-partial``, ``undecided``)."""
         return {klass: self.skipped[klass] for klass in LEFT_OUT if self.skipped[klass]}
 
     def _label(self, r: PairRecord) -> str:
-        """The row label of ``r``; "" (no row, counted in :meth:`left_out`) for a class the layout cannot carry."""
+        """The row label of ``r``; for a class the layout cannot carry (no TSV row, counted in :meth:`left_out`)
+        the class itself, which the sidecar writes as the label."""
         if r.counts_as in LEFT_OUT:
             self.skipped[r.counts_as] += 1
-            return ""
+            return r.counts_as
         return WIKI_LABELS.get(r.counts_as, "notAligned")
+
+    def _sidecar_row(self, split: str, cells: list[str]) -> None:
+        if self._spool is None:
+            self.root.mkdir(parents=True, exist_ok=True)
+            self._spool = open(self.root / f".{SIDECAR}.rows", "w+", encoding="utf-8")  # noqa: SIM115 - close()
+        keys = ("label", "simple_id", "complex_id", "simple", "complex", "gleu")
+        self._spool.write(json.dumps({"split": split, **dict(zip(keys, cells))}, ensure_ascii=False) + "\n")
+        self.extra += 1
+
+    def close(self) -> list[Path]:
+        """The TSV files, and the sidecar when the TSV alone would read back differently (:meth:`complete_back`)."""
+        paths = super().close()
+        spool, self._spool = self._spool, None
+        if spool is not None:
+            spool.seek(0)
+        try:
+            if self.policy is None or not (self.extra or self.sparse_as_complete):
+                return paths
+            path = self.root / SIDECAR
+            self.root.mkdir(parents=True, exist_ok=True)
+            with open(path, "w", encoding="utf-8", newline="\n") as out:
+                head = {"about": SIDECAR_ABOUT, "label_policy": self.policy, "complete": self.listed}
+                out.write(json.dumps(head, ensure_ascii=False, indent=1)[:-2] + ',\n "rows": [')
+                for k, line in enumerate(spool or ()):
+                    out.write(("," if k else "") + "\n  " + line.rstrip("\n"))
+                out.write("\n ]\n}\n")
+            return paths + [path]
+        finally:
+            if spool is not None:
+                spool.close()
+                Path(spool.name).unlink(missing_ok=True)
 
     def write(self, batch: ArticleBatch, records: list[PairRecord]) -> None:
         identity = source_identity(batch)
@@ -102,8 +163,11 @@ class TsvWriter(Writer):
             score = identity.of_pair(c_level, s_level)[0].get(f"{ci},{si}")
             if score is None:
                 score = f"{gleu_of(profiled(c_clean), profiled(s_clean)):.4f}"
-            rows.setdefault((c_doc, s_doc), []).append(
-                ((ci, si), f"{label}\t{clean_line(s_id)}\t{clean_line(c_id)}\t{s_clean}\t{c_clean}\t{score}\n"))
+            cells = [label, clean_line(s_id), clean_line(c_id), s_clean, c_clean, score]
+            if label in LEFT_OUT:  # no TSV row: the sidecar says it
+                self._sidecar_row(batch.split, cells)
+                return
+            rows.setdefault((c_doc, s_doc), []).append(((ci, si), "\t".join(cells) + "\n"))
 
         full = [(c, s) for c, s in self.exhaustive if c in batch.documents and s in batch.documents]
         cells: dict[tuple[int, int], dict[tuple[int, int], str]] = {key: {} for key in full}
@@ -115,7 +179,7 @@ class TsvWriter(Writer):
                     for si in r.simple_ids:
                         grid.setdefault((ci, si), label)
                 continue
-            for ci, c_text in zip(r.complex_ids, r.complex_sentences) if label else ():  # "": no row
+            for ci, c_text in zip(r.complex_ids, r.complex_sentences):
                 for si, s_text in zip(r.simple_ids, r.simple_sentences):
                     row(label, r.complex_document, r.complex_level, ci, c_text, r.simple_document, r.simple_level, si, s_text)
         kept = {id(r) for r in records}
@@ -130,14 +194,24 @@ class TsvWriter(Writer):
             c_sents = [t for p in c["paragraphs"] for t in p]
             s_sents = [t for p in s["paragraphs"] for t in p]
             grid = cells[(c_doc, s_doc)]
-            self.complete_written += 1
-            self.complete_whole += "" not in grid.values()
+            self._count_complete(batch, c, s, len(c_sents), len(s_sents), grid)
             for ci, c_text in enumerate(c_sents):
                 for si, s_text in enumerate(s_sents):
                     label = grid.get((ci, si), "notAligned")
                     if label:
                         row(label, c_doc, c["level"], ci, c_text, s_doc, s["level"], si, s_text)
         self._write_rows(batch, rows, set(cells), identity)
+
+    def _count_complete(self, batch: ArticleBatch, c: dict, s: dict, m: int, n: int, grid: dict) -> None:
+        """Count a complete document pair; list it in the sidecar when the folder carries it whole (no cell
+        the filters left out: a row in the TSV or in the sidecar for each of its m × n sentence pairs)."""
+        self.complete_written += 1
+        if "" in grid.values():
+            return
+        self.complete_whole += 1
+        self.complete_alone += not any(label in LEFT_OUT for label in grid.values())
+        self.listed.append({"article": batch.title, "complex_level": c["level"], "simple_level": s["level"],
+                            "complex_sentences": m, "simple_sentences": n})
 
     def _write_rows(self, batch: ArticleBatch, rows: dict[tuple[int, int], list[tuple[tuple[int, int], str]]],
                     complete: set[tuple[int, int]], identity) -> None:

@@ -14,8 +14,10 @@ completeness. What each format can carry (README "What each format carries"):
 * ``jsonl`` — one pair per line: the sentences the pairs name (with their paragraphs),
   n:m pairs, every value, completeness, split;
 * ``tsv`` (wiki-manual) — 1:1 rows of aligned / partialAligned / notAligned: a complete document
-  pair whole (every m × n row), links of unknown kind and ties left out (counted in the manifest);
-  exported again, the imported file gives the same rows (ids, GLEU, split).
+  pair whole (every m × n row), links of unknown kind and ties left out of the TSV (counted in the
+  manifest) and written with their values to ``gold_sidecar.json`` beside it, with the complete
+  document pairs: the folder gives back every value and the same completeness; exported again, the
+  imported file gives the same rows (ids, GLEU, split).
 """
 from __future__ import annotations
 
@@ -40,6 +42,7 @@ from annotation.models import (
     key_indices,
 )
 from annotation.services.corpus.importing import import_path
+from annotation.services.corpus.importing.formats.wiki_manual import SIDECAR
 from annotation.services.review.exhaustive import exhaustive_pairs
 from annotation.services.review.gold import UNDECIDED, pair_gold
 from tests import factories
@@ -227,23 +230,25 @@ def check_tsv(source, root, manifest, settings, tmp_path) -> None:
     rows = tsv_rows(root)
     assert not any(line.split("\t")[0] in LEFT_OUT_OF_TSV for line in rows)
     assert all(path.read_text().strip() for path in (root / "wiki-manual").glob("*.tsv"))  # no empty split file
-    if not rows:
+    sidecar = root / "wiki-manual" / SIDECAR
+    if not rows and not sidecar.exists():
+        assert not any(v in LEFT_OUT_OF_TSV for v in links(source).values())
         return
     target = reimport(root, "tsv", manifest)
-    expected = {k: v for k, v in links(source, by="cells").items() if v not in LEFT_OUT_OF_TSV}
-    back = links(target, by="cells")
-    assert {k: v for k, v in back.items() if v not in NOT_CLASS} == {k: v for k, v in expected.items() if v not in NOT_CLASS}
-    whole = {key for key in complete_pairs(source)  # a left-out link leaves a hole: that document pair reads back sparse
-             if not any(k[:3] == key and v in LEFT_OUT_OF_TSV for k, v in links(source).items())}
-    assert whole <= complete_pairs(target)
-    sparse = {k[:3] for k in back} - complete_pairs(source) - complete_pairs(target)
-    assert {k: v for k, v in back.items() if k[:3] in sparse} == {k: v for k, v in expected.items() if k[:3] in sparse}
-    for title, c_level, s_level in whole:
+    # the folder (TSV + sidecar): every value, n:m pairs as 1:1 rows, the links of unknown kind and the ties
+    # from the sidecar (never notAligned), and the same completeness
+    assert links(target, by="cells") == links(source, by="cells")
+    assert complete_pairs(target) == complete_pairs(source)
+    counts = manifest["reimport"]["tsv"]["complete_pairs"]
+    assert counts["read_back_complete"] == len(complete_pairs(source)) == counts["written"]
+    assert sidecar.exists() == (counts["sidecar"] is not None)
+    for title, c_level, s_level in complete_pairs(source):
         for level in (c_level, s_level):
             assert documents(target, [title])[(title, level)] == documents(source, [title])[(title, level)]
     assert splits(target) == {t: s for t, s in splits(source).items() if t in splits(target)}
     _, again = run(target, settings, tmp_path / "again", formats=["tsv"])
     assert tsv_rows(again) == rows  # same rows, ids, GLEU and split files
+    assert (again / "wiki-manual" / SIDECAR).exists() == sidecar.exists()
 
 
 @hsettings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,

@@ -6,9 +6,11 @@ design (README, "What each format carries back") is asserted as that loss, never
 * ``articles``, ``hf`` — nothing: every aspect of the imported project comes back, and the second
   export is the first one again (byte for byte: ``articles/*.jsonl``, ``hf/articles``, the tsv a
   wiki-manual source gives);
-* ``tsv`` — n:m pairs become 1:1 rows, links of unknown kind and ties have no row, documents of a
-  sparse document pair hold only the sentences named; the rest (ids, GLEU, row order, splits,
-  completeness, complete documents) comes back and the second export is the first one again;
+* ``tsv`` — n:m pairs become 1:1 rows, links of unknown kind and ties have no TSV row (the folder's
+  ``gold_sidecar.json`` carries them with their values, and which document pairs are complete),
+  documents of a sparse document pair hold only the sentences named; the rest (ids, GLEU, row order,
+  splits, completeness exactly, complete documents) comes back and the second export is the first one
+  again, sidecar included;
 * ``jsonl`` — a pair per line carries only its sentences (documents: the named ones; a complete
   document pair stays complete only when its lines name all its sentences) and no source ids / GLEU.
 
@@ -170,7 +172,7 @@ def files(root: Path, fmt: str) -> dict[str, object]:
     folder = root / FOLDER[fmt]
     for path in sorted(folder.rglob("*")) if folder.exists() else ():
         name = path.relative_to(root).as_posix()
-        if path.suffix == ".tsv":
+        if path.suffix == ".tsv" or path.name == "gold_sidecar.json":
             out[name] = path.read_bytes()
         elif path.suffix == ".jsonl":
             out[name] = [_without_ids(json.loads(line), fmt) for line in path.read_text().splitlines()]
@@ -226,14 +228,15 @@ def test_import_export_import_export(layout, fmt, settings, tmp_path, users):
     assert again == once, _difference(again, once)  # import → export is a fixpoint after one round
     counts = guide["complete_pairs"]  # the manifest says what comes back complete
     assert (counts["written"], counts["read_back_complete"]) == (len(before["complete"]), len(after["complete"]))
-    sparse_as_complete = counts.get("sparse_read_back_complete", 0)  # tsv: six columns can't tell them apart
     assert after["splits"] == before["splits"]
     if fmt in ("articles", "hf"):  # everything comes back
         assert after == before
         return
     if fmt == "tsv":  # 1:1 rows of the three classes; documents whole where complete; ids, GLEU, order kept
-        assert len(after["complete"] - before["complete"]) == sparse_as_complete
-        assert before["complete"] <= after["complete"]
+        assert after["complete"] == before["complete"]  # the folder: TSV + sidecar (when the TSV alone says less)
+        alone = counts["tsv_alone"]  # the TSV alone: a sparse pair listed m x n reads back complete
+        assert (counts["sidecar"] is not None) == bool(alone["sparse_read_back_complete"])  # no left-out link here
+        assert alone["read_back_complete"] == len(before["complete"]) + alone["sparse_read_back_complete"]
         one_to_one = {k: v for k, v in before["links"].items() if len(k[3]) == len(k[4]) == 1}
         assert after["links"] == {**one_to_one, **{k: v for k, v in after["links"].items() if k not in one_to_one}}
         for title, c, s in before["complete"]:
@@ -291,3 +294,128 @@ def test_the_shared_12_article_wiki_manual_file_comes_back_byte_identical(settin
         assert len(exhaustive_pairs(target)) == 12
         _, again = run(target, settings, tmp_path / f"e2-{fmt}", formats=["tsv"])
         assert (again / "wiki-manual" / "dev.tsv").read_bytes() == bench.read_bytes(), fmt
+
+
+# --- the wiki-manual folder: TSV + gold_sidecar.json ---------------------------------------------------
+
+UNKNOWN_AND_TIE = ("aligned-or-partial\t7-0-0-0\t7-1-0-0\tBees dance.\tHoney bees dance to talk.\t0.3\n"
+                   "notAligned\t7-0-0-0\t7-1-1-0\tBees dance.\tThey found the food.\t0.01\n"
+                   "notAligned\t7-0-1-0\t7-1-0-0\tThey find food.\tHoney bees dance to talk.\t0.02\n"
+                   "partialAligned\t7-0-1-0\t7-1-1-0\tThey find food.\tThey found the food.\t0.5\n")
+
+
+def _unknown_and_tie(tmp: Path):
+    """A complete 2 × 2 document pair (listed m × n) holding a link of unknown kind, and a tie: two
+    annotators' votes (aligned / not aligned) outweigh the imported partial of another cell."""
+    from annotation.models import CandidatePair, Membership
+
+    from .conftest import vote
+
+    folder = tmp / "unknown-and-tie"
+    folder.mkdir()
+    (folder / "train.tsv").write_text(UNKNOWN_AND_TIE)
+    source = factories.make_project("Unknown and tie")
+    for name in ("anna", "bea"):
+        user = factories.make_user(name) if name == "bea" else factories.User.objects.get(username=name)
+        Membership.objects.create(project=source, user=user, role="annotator")
+    import_path(source, folder, "auto")
+    tied = CandidatePair.objects.get(article__project=source, gold__value="partial")
+    vote(tied, "anna", "aligned"), vote(tied, "bea", "not-aligned")
+    return source
+
+
+def _gold(project) -> dict[tuple, str]:
+    """Every sentence pair's value as the gold reading gives it (ties included), by the sentences' texts."""
+    from annotation.models import CandidatePair, PairSentence
+    from annotation.services.review.gold import pair_gold
+
+    pairs = CandidatePair.objects.filter(article__project=project)
+    values = pair_gold(project, pairs, ties=True)
+    texts = {s.pk: s.text for s in Sentence.objects.filter(document__article__project=project)}
+    out = {}
+    for p in pairs:
+        if p.pk in values:
+            sides = sorted(PairSentence.objects.filter(pair=p).values_list("side", "sentence_id"))
+            out[tuple(texts[sid] for _, sid in sides)] = values[p.pk].value
+    return out
+
+
+def test_a_complete_pair_with_a_link_of_unknown_kind_and_a_tie_comes_back_complete_from_the_tsv_folder(
+        settings, tmp_path, users):
+    """Issue 35 §1: the TSV cannot say aligned-or-partial or undecided; the sidecar beside it can, and says
+    which document pairs are complete: the folder re-imports the pair complete, with the same values."""
+    settings.IMPORT_DIR = tmp_path / "imports"
+    source = _unknown_and_tie(tmp_path)
+    values = _gold(source)
+    assert sorted(values.values()) == ["aligned-or-partial", "undecided"] and len(exhaustive_pairs(source)) == 1
+    _, first = run(source, settings, tmp_path / "e1", formats=["tsv"])
+    manifest = json.loads((first / "manifest.json").read_text())
+    assert manifest["left_out"]["tsv"] == {"aligned-or-partial": 1, "undecided": 1}
+    counts = manifest["reimport"]["tsv"]["complete_pairs"]
+    assert counts == {"written": 1, "read_back_complete": 1, "sidecar": "wiki-manual/gold_sidecar.json",
+                      "tsv_alone": {"read_back_complete": 0, "sparse_read_back_complete": 0}}
+    assert "wiki-manual/gold_sidecar.json" in manifest["files"]  # checksummed and zipped with the rest
+    tsv = (first / "wiki-manual" / "train.tsv").read_text()
+    assert tsv == "".join(line + "\n" for line in UNKNOWN_AND_TIE.splitlines()[1:3])  # six columns, no new row
+    sidecar = json.loads((first / "wiki-manual" / "gold_sidecar.json").read_text())
+    assert sidecar["complete"] == [{"article": "7", "complex_level": "1", "simple_level": "0",
+                                    "complex_sentences": 2, "simple_sentences": 2}]
+    assert [(r["label"], r["gleu"], r["split"]) for r in sidecar["rows"]] == [
+        ("aligned-or-partial", "0.3", "train"), ("undecided", "0.5", "train")]
+
+    target = factories.make_project("Folder back")
+    result = import_path(target, first / "wiki-manual", "auto")
+    assert result.format == "wiki-manual" and not [w for w in result.warnings if "sparse" in w]
+    assert len(exhaustive_pairs(target)) == 1  # complete, not sparse
+    assert _gold(target) == values  # the same values: never notAligned
+    assert state(target)["ids"] == state(source)["ids"] and state(target)["source"] == state(source)["source"]
+    _, second = run(target, settings, tmp_path / "e2", formats=["tsv"])  # and the same folder again
+    for name in ("train.tsv", "gold_sidecar.json"):
+        assert (second / "wiki-manual" / name).read_bytes() == (first / "wiki-manual" / name).read_bytes()
+
+
+def test_the_tsv_alone_or_a_pair_it_does_not_carry_whole_stays_sparse(settings, tmp_path, users):
+    """Without the sidecar the TSV reads as before (a pair with holes is sparse); with it, a listed pair whose
+    cells the files do not all carry is sparse, warned — no re-import claims more than it got."""
+    settings.IMPORT_DIR = tmp_path / "imports"
+    _, first = run(_unknown_and_tie(tmp_path), settings, tmp_path / "e1", formats=["tsv"])
+    alone = factories.make_project("TSV alone")
+    import_path(alone, first / "wiki-manual" / "train.tsv", "auto")
+    assert exhaustive_pairs(alone) == [] and sorted(_gold(alone).values()) == ["not-aligned", "not-aligned"]
+
+    cut = tmp_path / "cut"
+    cut.mkdir()
+    (cut / "train.tsv").write_text((first / "wiki-manual" / "train.tsv").read_text().splitlines()[0] + "\n")
+    (cut / "gold_sidecar.json").write_bytes((first / "wiki-manual" / "gold_sidecar.json").read_bytes())
+    holed = factories.make_project("Holed")
+    result = import_path(holed, cut, "auto")
+    assert exhaustive_pairs(holed) == []
+    assert any("listed complete in gold_sidecar.json are not carried whole" in w and "3 of 4 sentence pairs" in w
+               for w in result.warnings), result.warnings
+    assert sorted(_gold(holed).values()) == ["aligned-or-partial", "not-aligned", "undecided"]
+
+
+def test_a_zipped_tsv_folder_with_its_sidecar_imports_and_a_bad_sidecar_is_refused_located(settings, tmp_path, users):
+    import zipfile
+
+    from annotation.services.corpus.importing import CorpusImportError
+
+    settings.IMPORT_DIR = tmp_path / "imports"
+    _, first = run(_unknown_and_tie(tmp_path), settings, tmp_path / "e1", formats=["tsv"])
+    archive = tmp_path / "wiki-manual.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for path in (first / "wiki-manual").iterdir():
+            zf.write(path, f"wiki-manual/{path.name}")
+    zipped = factories.make_project("Zipped")
+    import_path(zipped, archive, "auto")
+    assert len(exhaustive_pairs(zipped)) == 1
+
+    path = first / "wiki-manual" / "gold_sidecar.json"
+    lines = path.read_text().splitlines()
+    line = next(n for n, text in enumerate(lines, 1) if '"label": "undecided"' in text)  # a row a line
+    path.write_text(path.read_text().replace('"label": "undecided"', '"label": "maybe"'))
+    with pytest.raises(CorpusImportError) as refused:
+        import_path(factories.make_project("Bad"), first / "wiki-manual", "auto")
+    problem = refused.value.problems[0]
+    assert problem.file.endswith("gold_sidecar.json") and problem.field == "rows[1].label"
+    assert "unknown label 'maybe'" in problem.message and problem.line == line

@@ -24,6 +24,14 @@ writes the same rows: each document's sentence ids (``Document.meta["wiki_manual
 (``Article.meta["wiki_manual_gleu"]``: ``{"<complex level>|<simple level>": {"<ci>,<si>": "0.1234"}}``,
 indices into the documents' sentences) and the split a file named ``train.tsv``, ``dev.tsv`` or
 ``test.tsv`` puts its articles in (the article's split).
+
+Beside alignapp's own TSV export a sidecar may lie, ``gold_sidecar.json`` (:data:`SIDECAR`): the rows the
+six columns cannot say (a link of unknown kind, ``aligned-or-partial``; a tie, ``undecided``) with their
+value as the label, and the document pairs complete under the exported gold policy. Imported with the
+TSV files (the folder, or its zip), it is what says which pairs are complete: a listed pair whose
+sentences (the sidecar's counts) and m × n cells the files carry whole is exhaustive gold, its sidecar
+rows stored with their values; a listed pair they do not carry whole is sparse, warned; an unlisted pair
+is sparse even when listed m × n. Without the sidecar the TSV reads as described above.
 """
 from __future__ import annotations
 
@@ -35,6 +43,7 @@ from dataclasses import dataclass, field
 
 from annotation.label_schemes import UNKNOWN_KIND
 from annotation.services.corpus.importing.base import (
+    UNDECIDED,
     InputFile,
     ParseContext,
     ParsedArticle,
@@ -44,6 +53,7 @@ from annotation.services.corpus.importing.base import (
 )
 from annotation.services.corpus.importing.formats import register
 from annotation.services.corpus.importing.limits import over
+from annotation.services.corpus.importing.wiki_manual_sidecar import SIDECAR, add_rows, is_export_folder, sidecar_of
 
 EXTENSIONS = ("tsv",)
 COLUMNS = ("label", "simple-id", "complex-id", "simple", "complex")
@@ -67,6 +77,7 @@ class _Article:
     gleu: dict[tuple[str, str], dict[tuple[tuple[int, int], tuple[int, int]], str]] = field(
         default_factory=lambda: defaultdict(dict))
     split: str | None = None  # the split its first file names (train.tsv …)
+    sidecar: set[tuple[tuple[int, int], tuple[int, int]]] = field(default_factory=set)  # cells from the sidecar
 
 
 class Reader:
@@ -83,6 +94,10 @@ class Reader:
         self.over = False  # a limit was passed: the caller stops reading rows
         self.pairs: dict[tuple[str, str], tuple[str, int]] = {}  # (simple id, complex id) → where first listed
         self.splits: dict[str, str | None] = {}  # file → the split its name says
+        # the sidecar's complete document pairs: (article, complex level, simple level) → sentence counts;
+        # None: no sidecar (a document pair listed m × n is complete)
+        self.listed: dict[tuple[str, str, str], tuple[int, int]] | None = None
+        self.unproven: list[str] = []  # listed complete, not carried whole: read as sparse (warned)
         first: dict[str, str] = {}
         for value, klass in ctx.scheme_values.items():
             if klass:
@@ -92,9 +107,12 @@ class Reader:
     def problem(self, file: str, line: int, field_name: str | None, message: str) -> None:
         self.ctx.problems.add(file, message, line=line, field=field_name)
 
-    def label(self, file: str, line: int, text: str, field_name: str = "label") -> tuple[str, str | None] | None:
-        """``(class, scheme value)`` of a label, None after reporting it."""
+    def label(self, file: str, line: int, text: str, field_name: str = "label",
+              sidecar: bool = False) -> tuple[str, str | None] | None:
+        """``(class, scheme value)`` of a label, None after reporting it (a sidecar row may be a tie too)."""
         values = self.ctx.scheme_values
+        if sidecar and text.strip() == UNDECIDED and values:
+            return UNDECIDED, UNDECIDED
         klass = WIKI_LABELS.get(text.strip().casefold()) if text.strip() not in values else values[text.strip()]
         scheme = f" {self.ctx.scheme!r}" if self.ctx.scheme else ""
         if not values:
@@ -164,12 +182,12 @@ class Reader:
                  cells[len(COLUMNS)] if len(cells) > len(COLUMNS) else None, self.split_of(file))
 
     def add(self, file: str, line: int, cells: list[str], gleu: str | None, split: str | None,
-            fields: tuple[str, ...] = COLUMNS) -> None:
+            fields: tuple[str, ...] = COLUMNS, sidecar: bool = False) -> None:
         """One row: ``cells`` are label, simple id, complex id, simple, complex (``fields`` names them in
         problems: the TSV's columns or a dataset's); ``gleu`` the GLEU cell, if any; ``split`` the split
-        of its file (the article's, from the first row naming it)."""
+        of its file (the article's, from the first row naming it); ``sidecar``: a row of :data:`SIDECAR`."""
         label_text, simple_id, complex_id, simple, complex_ = cells
-        label = self.label(file, line, label_text, fields[0])
+        label = self.label(file, line, label_text, fields[0], sidecar)
         s_parts = self.sentence_id(file, line, fields[1], simple_id)
         c_parts = self.sentence_id(file, line, fields[2], complex_id)
         if label is None or s_parts is None or c_parts is None:
@@ -202,6 +220,8 @@ class Reader:
         ok = self.sentence(article, c_level, tuple(c_key), complex_, file, line, fields[4], complex_id) and ok
         if ok:
             article.rows[(c_level, s_level)].append((tuple(c_key), tuple(s_key), *label))
+            if sidecar:
+                article.sidecar.add((tuple(c_key), tuple(s_key)))
             if gleu is not None and _is_number(gleu):
                 article.gleu[(c_level, s_level)][(tuple(c_key), tuple(s_key))] = gleu.strip()
 
@@ -224,7 +244,7 @@ class Reader:
         pairs: list[ParsedPair] = []
         complete: list[tuple[str, str]] = []
         for (c_level, s_level), rows in a.rows.items():
-            full = len(rows) == len(a.sentences[c_level]) * len(a.sentences[s_level])
+            full = self.complete(title, a, c_level, s_level, len(rows))
             if full:
                 complete.append((c_level, s_level))
             for c_key, s_key, klass, value in rows:
@@ -239,13 +259,28 @@ class Reader:
                                         None if predictions else value, label=klass))
         gleu = {f"{c}|{s}": {f"{index[c][ck]},{index[s][sk]}": cell for (ck, sk), cell in cells.items()}
                 for (c, s), cells in a.gleu.items()}
-        order = {f"{c}|{s}": row_order([(index[c][ck], index[s][sk]) for ck, sk, *_ in rows])
+        order = {f"{c}|{s}": row_order([(index[c][ck], index[s][sk]) for ck, sk, *_ in rows
+                                        if (ck, sk) not in a.sidecar])  # the TSV's rows: their order
                  for (c, s), rows in a.rows.items()}
         meta = {**({GLEU_KEY: gleu} if gleu else {}), ORDER_KEY: order}
         return ParsedArticle(title=title, file=a.file, line=a.line, documents=documents, pairs=pairs,
                              gold_documents=complete, gold_meaning="exhaustive" if complete else "sparse",
                              meta=meta, split=a.split)
 
+    def complete(self, title: str, a: _Article, c_level: str, s_level: str, rows: int) -> bool:
+        """Whether a document pair is exhaustive gold: without a sidecar, listed m × n; with one, listed
+        there and carried whole (its documents' sentence counts, every m × n cell a row)."""
+        m, n = len(a.sentences[c_level]), len(a.sentences[s_level])
+        if self.listed is None:
+            return rows == m * n
+        sizes = self.listed.get((title, c_level, s_level))
+        if sizes is None:
+            return False
+        if sizes == (m, n) and rows == m * n:
+            return True
+        self.unproven.append(f"{title} {c_level}/{s_level} ({m} of {sizes[0]} and {n} of {sizes[1]} sentences, "
+                             f"{rows} of {sizes[0] * sizes[1]} sentence pairs)")
+        return False
 
 def row_order(cells: list[tuple[int, int]]) -> str | list[list[int]]:
     """How a document pair's rows are ordered in the file, as ``(complex, simple)`` sentence indices:
@@ -298,14 +333,18 @@ def rank_levels(levels: list[str], edges: list[tuple[str, str]]) -> dict[str, in
     return out if len(out) == len(levels) else None
 
 
-@register("wiki-manual", extensions=EXTENSIONS, order=50, record_files=True,
+@register("wiki-manual", extensions=EXTENSIONS, order=50, record_files=True, probe=is_export_folder,
           example=(("tiny.tsv", "aligned\tTiny-0-0-0\tTiny-1-0-0\tA short one.\tA long and complex sentence.\t0.3\n"),),
           help="Wiki-Manual / Newsela-Manual TSV: label, simple-id, complex-id, simple, complex[, GLEU]; "
                "every m x n pair listed = exhaustive gold")
 def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
     reader = Reader(ctx)
     rows: dict[str, int] = {}
+    sidecars = [f for f in files if f.basename == SIDECAR]
+    extra = sidecar_of(reader, sidecars, ctx)
     for f in files:
+        if f in sidecars:
+            continue
         if f.extension not in EXTENSIONS:
             ctx.problems.add(f.name, f"unknown extension .{f.extension or '(none)'} for the wiki-manual format; expected .tsv")
             continue
@@ -317,7 +356,10 @@ def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
             reader.row(f.name, n, raw)
             if ctx.problems.full or reader.over:
                 return
-    check_rows(rows, ctx)
+    if extra is not None:
+        add_rows(reader, *extra)
+    if rows or extra is None or not extra[1]:
+        check_rows(rows, ctx)
     yield from articles(reader, ctx)
 
 
@@ -345,7 +387,13 @@ def articles(reader: Reader, ctx: ParseContext) -> Iterator[ParsedArticle]:
             continue
         partial += len(a.rows) - len(article.gold_documents)
         yield article
-    if partial:
+    if reader.unproven:
+        ctx.warnings.append(f"{len(reader.unproven)} document pair(s) listed complete in {SIDECAR} are not carried "
+                            f"whole by the files, so they are sparse gold: {'; '.join(reader.unproven[:5])}")
+    if partial and reader.listed is not None:
+        ctx.warnings.append(f"{partial} document pair(s) are not listed complete in {SIDECAR} (or not carried whole): "
+                            "their gold is sparse, their documents hold only the sentences the files name")
+    elif partial:
         ctx.warnings.append(f"{partial} document pair(s) list only some of their sentence pairs: their documents hold "
                             "only the sentences the file names (partial documents) and their gold is sparse; document "
                             "pairs listed m x n are exhaustive gold")
