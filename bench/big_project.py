@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT))
 from bench.annotation_latency import (  # noqa: E402 - after the path
     ensure_database,
     free_port,
+    integrity,
     log,
     percentile,
     run_load,
@@ -342,13 +343,19 @@ def queue(base: str, url: str, project: int, seconds: float) -> dict:
 
     users = get_user_model().objects.filter(username__startswith=f"{TAG}-a").order_by("username")
     tokens = [Token.objects.get_or_create(user=u)[0].key for u in users[ANNOTATORS:ANNOTATORS + 200]]
+    from annotation.models import Project
+    from annotation.services.review import qc
+
+    overlap = qc.qc_config(Project.objects.get(pk=project)).overlap
     result = {}
     for annotators in (50, 200):
         for mode, think in (("paced_3s", 3000), ("closed_loop", 0)):
             log(f"queue {annotators} annotators, {mode}")
             args = SimpleNamespace(think_ms=think, iterations=10**9, seconds=seconds)
             out = run_load(base, project, tokens[:annotators], args)
-            out.pop("acknowledged")
+            # every acknowledged label stored exactly once, no pair past its overlap (the build's own
+            # double-labelled pairs are older than the load and count in max_annotators_per_pair)
+            out["integrity"] = integrity(project, overlap, out.pop("acknowledged"))
             result[f"{annotators}_{mode}"] = out
     forget_queue_labels(project)
     return result

@@ -98,18 +98,24 @@ def taken_places(excluded) -> QuerySet[Assignment]:
 
 
 def available(user, project: Project, config: qc.QcConfig, excluded) -> QuerySet[CandidatePair]:
-    """Fresh pairs for ``user``: never assigned to them and with a free place, in id order.
+    """Fresh pairs for ``user``: never assigned to them and with a free place, in the queue's order.
 
-    The plan walks the pair primary key in order and stops at the first hit: per pair one probe of
-    ``one_assignment_per_annotator`` (pair, annotator) and one of the assignment pair index. Only
-    the article is joined (its title is shown); the documents come with the pair's sentences."""
-    taken = (taken_places(excluded).filter(pair=OuterRef("pk")).order_by().values("pair")
-             .annotate(n=Count("pk")).values("n"))
-    return (queue_pairs(project).select_related("article")
-            .filter(~Exists(Assignment.objects.filter(pair=OuterRef("pk"), annotator=user)))
-            .annotate(taken=Coalesce(Subquery(taken), Value(0)))
-            .filter(taken__lt=config.overlap)
-            .order_by(*queue_order(project)))
+    The plan walks the pair primary key in order and stops at the first hit, so it passes every pair
+    already taken before it. With one annotator a pair (``overlap`` 1, the default) "a free place" is
+    NOT EXISTS an active assignment: PostgreSQL then merges the pair index with the assignment pair
+    index (an anti-join) instead of counting each pair's assignments in a correlated subquery (issue
+    37, 15,000 pairs walked on a loaded machine: 27–51 ms → 6–11 ms a claim). It still grows with the
+    taken prefix, only about 5× slower. With k > 1 the places are counted. Only the article is joined
+    (its title is shown); the documents come with the pair's sentences."""
+    fresh = (queue_pairs(project).select_related("article")
+             .filter(~Exists(Assignment.objects.filter(pair=OuterRef("pk"), annotator=user))))
+    if config.overlap == 1:
+        fresh = fresh.filter(~Exists(taken_places(excluded).filter(pair=OuterRef("pk"))))
+    else:
+        taken = (taken_places(excluded).filter(pair=OuterRef("pk")).order_by().values("pair")
+                 .annotate(n=Count("pk")).values("n"))
+        fresh = fresh.annotate(taken=Coalesce(Subquery(taken), Value(0))).filter(taken__lt=config.overlap)
+    return fresh.order_by(*queue_order(project))
 
 
 ORDERS = ("corpus", "random", "uncertainty")
