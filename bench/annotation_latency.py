@@ -202,30 +202,37 @@ def free_port() -> int:
 
 
 def start_server(url: str, args) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    env = {**os.environ, "DATABASE_URL": url, "DEBUG": "0", "DB_CONN_MAX_AGE": "300", "LOG_LEVEL": "WARNING"}
-    gunicorn = Path(sys.executable).with_name("gunicorn")
-    command = [str(gunicorn), "alignapp.wsgi:application", "--bind", f"127.0.0.1:{port}",
-               "--workers", str(args.workers), "--worker-class", "gthread", "--threads", str(args.threads),
-               "--log-level", "warning",
-               # keep idle connections longer than an annotator's pause (as a proxy in front would):
-               # gunicorn's default of 2 s closes them between labels and a reused one then fails
-               "--keep-alive", str(max(5, int(args.think_ms * 1.5 / 1000) + 5))]
-    server = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
+    # keep idle connections longer than an annotator's pause (as a proxy in front would):
+    # gunicorn's default of 2 s closes them between labels and a reused one then fails
+    return serve(url, cwd=ROOT, workers=args.workers, threads=args.threads,
+                 keep_alive=max(5, int(args.think_ms * 1.5 / 1000) + 5))
+
+
+def serve(url: str, *, cwd: Path, workers: int, threads: int, keep_alive: int, extra_env: dict | None = None,
+          extra_args: tuple[str, ...] = (), wait_s: float = 60) -> tuple[subprocess.Popen, str]:
+    """gunicorn (gthread) serving the checkout ``cwd`` on ``url``'s database, once ``/healthz`` answers."""
     import requests
 
-    deadline = time.monotonic() + 60
+    port = free_port()
+    env = {**os.environ, "DATABASE_URL": url, "DEBUG": "0", "DB_CONN_MAX_AGE": "300", "LOG_LEVEL": "WARNING",
+           **(extra_env or {})}
+    gunicorn = Path(sys.executable).with_name("gunicorn")
+    command = [str(gunicorn), "alignapp.wsgi:application", "--bind", f"127.0.0.1:{port}",
+               "--workers", str(workers), "--worker-class", "gthread", "--threads", str(threads),
+               "--log-level", "warning", "--keep-alive", str(keep_alive), *extra_args]
+    server = subprocess.Popen(command, cwd=cwd, env=env, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + wait_s
     while time.monotonic() < deadline:
         try:
-            if requests.get(base + "/healthz", timeout=1).ok:
+            if requests.get(base + "/healthz", timeout=2).ok:
                 return server, base
         except requests.RequestException:
             pass
         if server.poll() is not None:
             raise RuntimeError(f"gunicorn exited with {server.returncode}")
         time.sleep(0.2)
-    raise RuntimeError("gunicorn did not answer /healthz within 60 s")
+    raise RuntimeError(f"gunicorn did not answer /healthz within {wait_s:.0f} s")
 
 
 def stop_server(server: subprocess.Popen) -> None:

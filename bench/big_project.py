@@ -33,11 +33,11 @@ sys.path.insert(0, str(ROOT))
 
 from bench.annotation_latency import (  # noqa: E402 - after the path
     ensure_database,
-    free_port,
     integrity,
     log,
     percentile,
     run_load,
+    serve,
     stop_server,
 )
 
@@ -221,28 +221,8 @@ def build(pairs_wanted: int) -> dict:
 
 # -- measuring ------------------------------------------------------------------------------------------
 def start_server(url: str, code: Path, workers: int, threads: int) -> tuple[subprocess.Popen, str]:
-    import requests
-
-    port = free_port()
-    env = {**os.environ, "DATABASE_URL": url, "DEBUG": "0", "DB_CONN_MAX_AGE": "300", "LOG_LEVEL": "WARNING",
-           "PYTHONPATH": str(code)}
-    gunicorn = Path(sys.executable).with_name("gunicorn")
-    server = subprocess.Popen([str(gunicorn), "alignapp.wsgi:application", "--bind", f"127.0.0.1:{port}",
-                               "--workers", str(workers), "--worker-class", "gthread", "--threads", str(threads),
-                               "--log-level", "warning", "--keep-alive", "10", "--timeout", "600"],
-                              cwd=code, env=env, start_new_session=True)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        try:
-            if requests.get(base + "/healthz", timeout=2).ok:
-                return server, base
-        except requests.RequestException:
-            pass
-        if server.poll() is not None:
-            raise RuntimeError(f"gunicorn exited with {server.returncode}")
-        time.sleep(0.3)
-    raise RuntimeError("gunicorn did not answer /healthz within 90 s")
+    return serve(url, cwd=code, workers=workers, threads=threads, keep_alive=10, extra_env={"PYTHONPATH": str(code)},
+                 extra_args=("--timeout", "600"), wait_s=90)
 
 
 def session(base: str, username: str):
