@@ -34,27 +34,8 @@ def _alive(pid: int) -> bool:
 
 @pytest.mark.slow
 def test_sigterm_stops_the_demo_and_its_worker(tmp_path):
-    port = _free_port()
-    env = {**os.environ, "ALIGNAPP_VAR_DIR": str(tmp_path), "HF_HUB_OFFLINE": "1"}
-    for name in ("DATABASE_URL", "DEBUG", "ALIGNAPP_ENV"):  # what `make demo` runs with: nothing set
-        env.pop(name, None)
-    env.pop("CELERY_BROKER_URL", None)
-    log = tmp_path / "demo.log"
-    with open(log, "wb") as out:
-        demo = subprocess.Popen([sys.executable, "manage.py", "run_demo", "--addrport", f"127.0.0.1:{port}",
-                                 "--web-workers", "1"], cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
+    demo, port, log = _start_demo(tmp_path)  # what `make demo` runs with: nothing set
     try:
-        deadline = time.monotonic() + 180
-        while True:
-            assert demo.poll() is None, log.read_text(errors="replace")
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as response:
-                    if response.read() == b"ok":
-                        break
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, log.read_text(errors="replace")
-            time.sleep(0.5)
         text = log.read_text(errors="replace")
         worker_pid = int(re.search(r"celery worker started \(pid (\d+)", text).group(1))
         assert "gunicorn" in text.lower() or "Listening at" in text
