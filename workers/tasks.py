@@ -101,6 +101,6 @@ TASKS: dict[str, Task] = {registry.RUN.task: run_task(registry.RUN),
 """Every task by name."""
 for _stage, _work in registry.MINING_STAGES.items():
     TASKS[_work.task] = chunk_task(_stage, _work)
-for _work in registry.JOBS.values():
+for _kind, _work in registry.jobs():
     if _work.task not in TASKS:  # kinds sharing a task (paragraph-alignment, regenerate-candidates)
         TASKS[_work.task] = job_task(_work)

@@ -16,7 +16,7 @@ from ..services.projects import creation as project_service
 from ..services.scoring import jobs as scoring
 from ..services.settings import project_settings as settings_service
 from .mixins import ProjectFromUrl
-from .refusals import Refusals, refuses
+from .refusals import Refusals
 
 
 class ProjectViewSet(viewsets.ModelViewSet):
@@ -50,7 +50,6 @@ class ProjectViewSet(viewsets.ModelViewSet):
         job = jobs.start_job(project, "corpus-stats", user=request.user)
         return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
-    @refuses(plain=ValueError)  # a bad kind or params: {"detail"}
     @action(detail=True, methods=["post"], url_path="score")
     def score(self, request, pk=None):
         """Queue a scoring job: ``{"kind": "access-attributes"|"sum4simp-filter"|"wivico-thresholds"|
@@ -62,8 +61,8 @@ class ProjectViewSet(viewsets.ModelViewSet):
         if not isinstance(nested, dict):
             raise ValidationError({"params": "must be a JSON object"})
         params = {**{k: v for k, v in data.items() if k not in ("kind", "params")}, **nested}
-        job = scoring.start_scoring(project, str(data.get("kind", "")), params, user=request.user,
-                                    visible=visible_projects(request.user))
+        parsed = scoring.parse_request(project, str(data.get("kind", "")), params, visible=visible_projects(request.user))
+        job = scoring.start_scoring(project, parsed, user=request.user)
         return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
 

@@ -25,7 +25,7 @@ def test_every_registry_entry_is_a_registered_task():
 
 
 def test_every_job_kind_has_an_idempotent_late_acked_task():
-    for kind, work in registry.JOBS.items():
+    for kind, work in registry.jobs():
         task = app.tasks[work.task]
         assert task.acks_late and task.max_retries == 3 and task.autoretry_for == registry.TRANSIENT, kind
 
@@ -38,7 +38,7 @@ def test_every_mining_chunk_task_is_idempotent_and_late_acked():
 
 def test_kinds_sharing_a_task_share_its_service_queue_and_retry_rule():
     by_task: dict[str, registry.Work] = {}
-    for work in [registry.RUN, *registry.JOBS.values(), *registry.MINING_STAGES.values(), registry.REAPER]:
+    for work in [registry.RUN, *(w for _, w in registry.jobs()), *registry.MINING_STAGES.values(), registry.REAPER]:
         assert by_task.setdefault(work.task, work) == work, work.task
 
 

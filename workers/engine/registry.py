@@ -43,8 +43,9 @@ class Registry(Generic[T]):
     Args:
         what: what an entry is, for messages (``"method"``, ``"import format"``).
         package, path: the package whose modules register the entries (``__name__``, ``__path__``),
-            imported on first read; none for a registry filled by hand.
-        identity: what makes two registrations the same entry (default: the entry itself); the same
+            imported on first read (no ``path``: the package's own, found then, for a registry declared
+            outside its package); none for a registry filled by hand.
+        identity: what makes two registrations the same entry (default: the entry itself, compared by ==); the same
             entry registered again (a module imported twice) replaces itself, another one is an error.
         order: the sort key of :meth:`entries` (default: the name).
     """
@@ -62,7 +63,7 @@ class Registry(Generic[T]):
     def add(self, name: str, entry: T) -> None:
         """Register ``entry`` as ``name``; ``ValueError`` when another entry holds the name."""
         known = self._entries.get(name)
-        if known is not None and self._identity(known) is not self._identity(entry):
+        if known is not None and self._identity(known) != self._identity(entry):
             raise ValueError(f"{self.what} {name!r} registered twice")
         self._entries[name] = entry
 
@@ -78,7 +79,8 @@ class Registry(Generic[T]):
         """Import every module of the package once (each registers its entries)."""
         if self._loaded:
             return
-        for info in pkgutil.iter_modules(self._path):
+        path = self._path or list(importlib.import_module(self._package).__path__)
+        for info in pkgutil.iter_modules(path):
             importlib.import_module(f"{self._package}.{info.name}")
         self._loaded = True
 

@@ -7,15 +7,17 @@ from annotation.management.progress import showing_row
 from annotation.models import Job, Status
 from annotation.services.projects.creation import find_project
 from annotation.services.scoring import jobs as scoring
+from annotation.services.scoring import kinds
 
 
 class Command(BaseCommand):
-    help = ("Score a project's candidate pairs with a seed-paper filter (access-attributes, sum4simp-filter, "
-            "wivico-thresholds, gain-classifier, pivot-select). Queued for a worker by default; --now runs it here.")
+    help = ("Score a project's candidate pairs with a seed-paper filter (--kind: one of the registered scoring "
+            "kinds). Queued for a worker by default; --now runs it here.")
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("project", help="project name or id")
-        parser.add_argument("--kind", required=True, choices=scoring.KINDS)
+        parser.add_argument("--kind", required=True, choices=kinds.names(),
+                            help="; ".join(f"{k.name}: {k.doc}" for k in kinds.kinds()))
         parser.add_argument("--reference-project", help="imported pair corpus to fit/train on (sum4simp-filter, gain-classifier)")
         parser.add_argument("--refs-project", help="imported corpus of reference simplifications for SARI (sum4simp-filter)")
         parser.add_argument("--run", type=int, help="score only the pairs of this alignment run")
@@ -30,7 +32,8 @@ class Command(BaseCommand):
             for name, value in (("reference_project", reference_project), ("refs_project", refs_project), ("run", run)):
                 if value is not None:
                     parsed[name] = value
-            job = scoring.start_scoring(target, kind, checked(parsed, "--params"), enqueue=not now)
+            request = scoring.parse_request(target, kind, checked(parsed, "--params"))
+            job = scoring.start_scoring(target, request, enqueue=not now)
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
         if not now:

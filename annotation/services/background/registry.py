@@ -4,8 +4,10 @@ run and the reaper — with its Celery task name, its service function, its queu
 Everything else reads this table: ``workers/tasks.py`` registers one thin task per task name,
 ``alignapp/celery.py`` routes by it, and services send work by task name through
 :mod:`~annotation.services.background.dispatch`, so the web process never imports the worker's modules.
-**Adding a job kind** is one :data:`JOBS` entry here plus its service function ``run(job_id)``, which
-records progress and outcome on the ``Job`` row (:mod:`~annotation.services.background.progress`).
+**Adding a job kind** is one module in ``annotation/job_kinds/`` that calls :func:`register_job` (its task
+name, service, queue and retry rule) plus its service function ``run(job_id)``, which records progress and
+outcome on the ``Job`` row (:mod:`~annotation.services.background.progress`). A scoring kind's job comes
+from its declaration (``annotation/services/scoring/kinds/``): no entry by hand.
 
 Service functions are dotted-path strings, imported when the task runs: this module imports no
 area above ``background`` (nor Django's models, so the Celery app can read it while it configures).
@@ -18,6 +20,8 @@ from dataclasses import dataclass
 from enum import Enum
 
 from django.db import InterfaceError, OperationalError
+
+from annotation.plugins import Registry
 
 
 class Queue(str, Enum):
@@ -69,39 +73,35 @@ def _load(dotted: str) -> Callable[..., object]:
     return getattr(importlib.import_module(module), name)
 
 
-def _task(name: str) -> str:
+def task_name(name: str) -> str:
+    """The full Celery task name of a task of ``workers.tasks`` (a job kind's module names its task so)."""
     return f"workers.tasks.{name}"
 
 
-_SCORING = "annotation.services.scoring.jobs.run_scoring_job"
-_PARAGRAPHS = Work(_task("paragraph_alignment"), "annotation.services.alignment.paragraph_alignment.run_job", Queue.CPU,
-                   "Paragraph links of a whole project and/or sentence candidates within them (SBERT when the "
-                   "project's similarity is neural).")
+_task = task_name
 
-JOBS: dict[str, Work] = {
-    "train-aligner": Work(_task("train_aligner"), "annotation.services.training.versions.run_training_job", Queue.GPU,
-                          "Retrain the aligner (pair model + CRF) on the project's annotations."),
-    "corpus-stats": Work(_task("corpus_stats"), "annotation.services.corpus.corpus_stats.run_stats_job", Queue.CPU,
-                         "Count articles, documents and sentences per level."),
-    "import": Work(_task("import_corpus"), "annotation.services.corpus.importing.uploads.run_import_job", Queue.CPU,
-                   "Import a large uploaded corpus in bounded memory, with progress.",
-                   lost="annotation.services.corpus.importing.recovery.job_lost"),
-    "access-attributes": Work(_task("access_attributes"), _SCORING, Queue.CPU,
-                              "ACCESS control attributes of every pair of a project or run."),
-    "sum4simp-filter": Work(_task("sum4simp_filter"), _SCORING, Queue.CPU,
-                            "Fit the Sum4Simp filter on a reference corpus, then score pairs."),
-    "wivico-thresholds": Work(_task("wivico_thresholds"), _SCORING, Queue.GPU,
-                              "Derive WIVICO n:m thresholds from annotated valid pairs (SBERT)."),
-    "gain-classifier": Work(_task("gain_classifier"), _SCORING, Queue.GPU,
-                            "Train or apply the WIVICO simplicity-gain classifier."),
-    "pivot-select": Work(_task("pivot_select"), _SCORING, Queue.CPU,
-                         "Pivot-translation BLEU/FRES selectors over every pair."),
-    "export": Work(_task("export"), "annotation.services.export.run_export_job", Queue.CPU,
-                   "Write a gold or auto export (files, manifest, zip) under MEDIA_ROOT/exports/<id>/."),
-    "paragraph-alignment": _PARAGRAPHS,
-    "regenerate-candidates": _PARAGRAPHS,
-}
-"""Job kinds (``Job.kind``) → their work; the service is called as ``service(job_id)``."""
+
+_JOBS: Registry[Work] = Registry("job kind", "annotation.job_kinds")
+"""Job kinds (``Job.kind``) → their work; the service is called as ``service(job_id)``. Each job kind is
+one module of ``annotation/job_kinds/`` that calls :func:`register_job` (the scoring kinds' module makes
+one per registered scoring kind)."""
+
+
+def register_job(kind: str, work: Work) -> Work:
+    """Add the work of job kind ``kind`` (a module of ``annotation/job_kinds/`` calls it)."""
+    _JOBS.add(kind, work)
+    return work
+
+
+def unregister_job(kind: str) -> None:
+    """Forget job kind ``kind`` (tests that register a kind of their own)."""
+    _JOBS.remove(kind)
+
+
+def jobs() -> list[tuple[str, Work]]:
+    """``(job kind, work)`` of every job kind, by kind."""
+    return _JOBS.items()
+
 
 RUN = Work(_task("run_alignment"), "annotation.services.alignment.run_chunks.plan_run", Queue.GPU,
            "Plan an alignment run into chunks and send them (sent to the run's own queue, gpu by default).")
@@ -133,7 +133,7 @@ SWEEPS: tuple[str, ...] = ("annotation.services.corpus.importing.recovery.sweep_
 
 def lost_hook(kind: str) -> Callable[..., object] | None:
     """What undoes the partial writes of a failed lost job of ``kind`` (None: nothing to undo)."""
-    work = JOBS.get(kind)
+    work = _JOBS.get(kind) if kind in _JOBS else None
     return _load(work.lost) if work is not None and work.lost else None
 
 
@@ -142,21 +142,26 @@ def sweeps() -> list[Callable[..., object]]:
 
 
 def job(kind: str) -> Work:
-    """The work of a job kind; ValueError naming the known kinds for any other."""
-    try:
-        return JOBS[kind]
-    except KeyError:
-        raise ValueError(f"unknown job kind {kind!r}; choose one of: {', '.join(sorted(JOBS))}") from None
+    """The work of a job kind; :class:`~annotation.plugins.UnknownName` (a ValueError) naming the known kinds
+    for any other."""
+    return _JOBS.get(kind)
 
 
 def every() -> list[Work]:
     """Every entry, one per task name."""
-    entries = [RUN, RUN_CHUNK, *JOBS.values(), *MINING_STAGES.values(), REAPER]
+    entries = [RUN, RUN_CHUNK, *_JOBS.entries(), *MINING_STAGES.values(), REAPER]
     return list({work.task: work for work in entries}.values())
 
 
-def task_routes() -> dict[str, dict[str, str]]:
-    """Celery's ``task_routes``: each task name → its queue (anything else → cpu)."""
-    routes = {work.task: {"queue": work.queue.value} for work in every()}
-    routes[_task("*")] = {"queue": Queue.CPU.value}
-    return routes
+def route(name: str, *args: object, **kwargs: object) -> dict[str, str] | None:
+    """Celery's router: a task's queue by its name (anything else of ``workers.tasks`` → cpu). A function, not
+    a table, so that the job kinds' modules load when the first task is routed, not while Celery configures."""
+    if not name.startswith(_task("")):
+        return None
+    queues = {work.task: work.queue.value for work in every()}
+    return {"queue": queues.get(name, Queue.CPU.value)}
+
+
+def task_routes() -> tuple[Callable[..., dict[str, str] | None]]:
+    """Celery's ``task_routes``: :func:`route`."""
+    return (route,)

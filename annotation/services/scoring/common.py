@@ -1,7 +1,7 @@
 """What every scoring job kind shares: the pairs a job scores, writing features batch by batch,
 a reference project's texts, saving a fitted model as a ``ModelVersion``, annotated classes.
 
-A kind owns its feature-key prefix (:data:`PREFIXES`): re-running it first removes the keys of that
+A kind owns its feature-key prefix (its ``ScoringKind.prefix``): re-running it first removes the keys of that
 prefix and then writes the new values (batch-wise, under a row lock), so re-delivery or a re-run
 leaves the same state. Flags are stored as 1.0/0.0 so every attribute filters and sorts numerically.
 """
@@ -20,8 +20,6 @@ from workers.engine import normalise
 
 ProgressFn = Callable[[float, str], None]
 
-PREFIXES = {"access-attributes": "access_", "sum4simp-filter": "sum4simp_", "gain-classifier": "gain_",
-            "pivot-select": "pivot_"}
 BATCH = 500
 
 

@@ -95,15 +95,16 @@ def reference(users):
 def test_a_scoring_job_fails_once_its_creator_loses_the_reference_project(project, users, reference):
     from annotation.permissions import visible_projects
 
-    job = scoring.start_scoring(project, "sum4simp-filter", {"reference_project": reference.name}, user=users["rita"],
-                                visible=visible_projects(users["rita"]), enqueue=False)
+    request = scoring.parse_request(project, "sum4simp-filter", {"reference_project": reference.name},
+                                    visible=visible_projects(users["rita"]))
+    job = scoring.start_scoring(project, request, user=users["rita"], enqueue=False)
     removed(reference, "rita")
     failed_with(job.pk, scoring.run_scoring_job, "you no longer have access to project 'Ref'")
 
 
 def test_a_scoring_job_fails_once_its_creator_is_removed_from_the_project(project, users):
     factories.make_user("rachel")
-    job = scoring.start_scoring(project, "pivot-select", {}, user=users["rita"], enqueue=False)
+    job = scoring.start_scoring(project, scoring.parse_request(project, "pivot-select"), user=users["rita"], enqueue=False)
     Membership.objects.create(project=project, user=users["rita"].__class__.objects.get(username="rachel"),
                               role="researcher")
     removed(project, "rita")

@@ -30,8 +30,17 @@ def test_an_annotator_cannot_start_a_scoring_job(api, users, project):
 
 def test_an_unknown_kind_is_a_400_listing_the_valid_ones(api, users, project):
     response = api(users["rita"]).post(f"/api/projects/{project.pk}/score/", {"kind": "magic"}, format="json")
-    assert response.status_code == 400
+    assert response.status_code == 400 and response.json()["code"] == "unknown_scoring_kind"
     assert "access-attributes, sum4simp-filter, wivico-thresholds, gain-classifier, pivot-select" in response.json()["detail"]
+
+
+def test_a_bad_option_is_a_400_naming_it_with_the_kinds_options(api, users, project):
+    response = api(users["rita"]).post(f"/api/projects/{project.pk}/score/",
+                                       {"kind": "pivot-select", "params": {"h_bleu": 500, "colour": 1}}, format="json")
+    body = response.json()
+    assert response.status_code == 400 and body["code"] == "bad_scoring_params" and Job.objects.count() == 0
+    assert body["params"] == {"h_bleu": "must be <= 100, got 500", "colour": "unknown option"}
+    assert "h_bleu (float in [0, 100], default 15.0)" in body["valid_options"]
 
 
 def test_a_reference_project_the_user_cannot_see_is_not_found(api, users, project):
@@ -39,3 +48,4 @@ def test_a_reference_project_the_user_cannot_see_is_not_found(api, users, projec
     response = api(users["rita"]).post(f"/api/projects/{project.pk}/score/",
                                        {"kind": "gain-classifier", "reference_project": hidden.pk}, format="json")
     assert response.status_code == 400 and "not found" in response.json()["detail"]
+    assert response.json()["code"] == "reference_not_found"

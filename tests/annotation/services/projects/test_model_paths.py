@@ -129,7 +129,7 @@ def test_the_scoring_job_api_refuses_models_and_parsers_outside_the_roots(api, u
         response = client.post(url, {"kind": "wivico-thresholds", "params": {"model": value}}, format="json")
         assert response.status_code == 202, (value, response.content)
     with pytest.raises(ValueError, match="MODEL_ROOTS"):
-        scoring.validate(project, "access-attributes", {"parser": f"{roots}/escape"})
+        scoring.parse_request(project, "access-attributes", {"parser": f"{roots}/escape"})
 
 
 def test_a_link_changed_after_saving_is_refused_when_the_run_reads_it(project, roots, tmp_path):

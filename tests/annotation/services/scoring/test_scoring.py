@@ -31,8 +31,13 @@ def parallel(project, stem: str, pairs: list[tuple[str, str]]) -> list[Candidate
     return list(CandidatePair.objects.filter(article__project=project, article__title=stem).order_by("id"))
 
 
+def start(project, kind: str, params: dict) -> Job:
+    """A scoring job of ``kind`` parsed as the API and the command parse it, not queued."""
+    return scoring.start_scoring(project, scoring.parse_request(project, kind, params), enqueue=False)
+
+
 def run_job(project, kind: str, **params) -> Job:
-    job = scoring.start_scoring(project, kind, params, enqueue=False)
+    job = start(project, kind, params)
     scoring.run_scoring_job(job.pk)
     job.refresh_from_db()
     return job
@@ -337,12 +342,12 @@ def test_only_annotated_one_to_one_pairs_of_a_wivico_run_set_the_cut_off(wivico_
     assert job.result["threshold"] == pytest.approx(0.8)  # still the mean of A1–B1 (1.0) and A2–B2 (0.6)
     assert job.result["derived_from"]["source_run"] == wivico_run.pk
     with pytest.raises(ValueError, match="is a sbert run"):
-        scoring.start_scoring(wivico_project, "wivico-thresholds", {"run": sbert.pk}, enqueue=False)
+        start(wivico_project, "wivico-thresholds", {"run": sbert.pk})
 
 
 def test_labelled_pairs_of_other_methods_alone_do_not_make_a_wivico_cut_off(wivico_project):
     wivico_project.runs.update(method="jaccard")
-    job = scoring.start_scoring(wivico_project, "wivico-thresholds", {}, enqueue=False)
+    job = start(wivico_project, "wivico-thresholds", {})
     with pytest.raises(ValueError, match="of a wivico run counts as valid"):
         scoring.run_scoring_job(job.pk)
 
@@ -360,7 +365,7 @@ def test_majority_labels_count_when_there_is_no_gold_and_ties_do_not(wivico_proj
 
 def test_without_annotated_valid_pairs_the_job_fails_with_a_reason(wivico_project):
     Adjudication.objects.all().delete()
-    job = scoring.start_scoring(wivico_project, "wivico-thresholds", {}, enqueue=False)
+    job = start(wivico_project, "wivico-thresholds", {})
     with pytest.raises(ValueError):
         scoring.run_scoring_job(job.pk)
     job.refresh_from_db()
@@ -371,28 +376,30 @@ def test_without_annotated_valid_pairs_the_job_fails_with_a_reason(wivico_projec
 
 @pytest.mark.parametrize("kind,params,message", [
     ("magic", {}, "unknown scoring kind 'magic'"),
-    ("access-attributes", {"colour": 1}, "unknown parameter(s) colour"),
+    ("access-attributes", {"colour": 1}, "colour: unknown option"),
     ("sum4simp-filter", {}, "needs reference_project"),
     ("sum4simp-filter", {"reference_project": "Nope"}, "reference project 'Nope' not found"),
-    ("pivot-select", {"h_bleu": "high"}, "h_bleu must be a number"),
-    ("pivot-select", {"orient": "yes"}, "orient must be true or false"),
-    ("wivico-thresholds", {"propagation": "up"}, "unknown propagation 'up'"),
+    ("pivot-select", {"h_bleu": "high"}, "h_bleu: must be a float, got 'high'"),
+    ("pivot-select", {"h_bleu": 101}, "h_bleu: must be <= 100, got 101"),
+    ("pivot-select", {"orient": "yes"}, "orient: must be a bool"),
+    ("wivico-thresholds", {"propagation": "up"}, "propagation: got 'up'; choose one of: paper, offset"),
     ("access-attributes", {"run": 999999}, "run 999999 is not a run of project"),
     ("gain-classifier", {"model_version": 12345}, "is not a gain-classifier of project"),
 ])
 def test_bad_requests_are_refused_before_a_job_is_created(project, kind, params, message):
-    with pytest.raises(ValueError, match=None) as info:
-        scoring.start_scoring(project, kind, params, enqueue=False)
+    with pytest.raises(scoring.ScoringRefused) as info:  # a DomainError: its status and code reach the client
+        start(project, kind, params)
     assert message in str(info.value) and Job.objects.count() == 0
+    assert info.value.status == 400 and info.value.code
 
 
 def test_a_reference_project_must_hold_imported_pairs(project, users):
     empty = factories.make_project("Empty", rita="researcher")
-    with pytest.raises(ValueError, match="has no imported pairs"):
-        scoring.start_scoring(project, "gain-classifier", {"reference_project": empty.pk}, enqueue=False)
+    with pytest.raises(scoring.ScoringRefused, match="has no imported pairs"):
+        start(project, "gain-classifier", {"reference_project": empty.pk})
 
 
 def test_pivot_selection_needs_fres_coefficients_for_the_language(users):
     italian = factories.make_project("Italiano", language="it")
-    with pytest.raises(ValueError, match="no FRES coefficients"):
-        scoring.start_scoring(italian, "pivot-select", {}, enqueue=False)
+    with pytest.raises(scoring.ScoringRefused, match="no FRES coefficients"):
+        start(italian, "pivot-select", {})

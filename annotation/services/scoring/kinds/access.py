@@ -1,13 +1,19 @@
-"""``access-attributes``: the four ACCESS control attributes (MUSS §3.2) of every pair (see :mod:`.jobs`)."""
+"""``access-attributes``: the four ACCESS control attributes (MUSS §3.2) of every pair, stored as
+``access_char_ratio``, ``access_lev_sim``, ``access_word_rank_ratio`` and, with a dependency parser for the
+project's language, ``access_dep_depth_ratio``."""
 from __future__ import annotations
 
 from annotation.models import Job
 from annotation.services.projects import model_paths
 from annotation.services.projects.language_tools import project_pipeline
-from annotation.services.scoring.common import PREFIXES, ProgressFn, score_each
+from annotation.services.scoring.common import ProgressFn, score_each
+from annotation.services.scoring.kinds import ScoringKind, register
+from workers.engine import Option
+
+PREFIX = "access_"
 
 
-def access_job(job: Job, report: ProgressFn) -> dict:
+def run(job: Job, report: ProgressFn) -> dict:
     from workers.engine import access_attributes, load_parser
 
     language = job.project.language
@@ -26,7 +32,14 @@ def access_job(job: Job, report: ProgressFn) -> dict:
         return rows
 
     report(0.05, "access-attributes: parser " + ("loaded" if nlp is not None else "unavailable"))
-    n = score_each(job, report, score, PREFIXES[job.kind])
+    n = score_each(job, report, score, PREFIX)
     return {"pairs": n, "language": language, "parser": why, "skipped": skipped, "missing_features": skipped,
             "keys": [k for k in ("access_char_ratio", "access_lev_sim", "access_word_rank_ratio",
                                  "access_dep_depth_ratio") if k not in skipped]}
+
+
+register(ScoringKind(
+    "access-attributes", "ACCESS control attributes of every pair of a project or run.", run, order=1,
+    options=(Option("parser", "str", None, nullable=True,
+                    help="spaCy pipeline for the dependency depth (auto: the project's; none: leave it out)"),),
+    task="access_attributes", prefix=PREFIX))

@@ -1,4 +1,8 @@
-"""``wivico-thresholds``: WIVICO's 1:1 cut-off from a wivico run's valid pairs, propagated to n:m (see :mod:`.jobs`)."""
+"""``wivico-thresholds``: WIVICO's 1:1 cut-off = mean SBERT cosine of a *wivico run's* W1:V1 pairs annotated as
+valid (a value whose ``counts_as`` is ``aligned``; ``run``, default the newest wivico run with such pairs),
+propagated to the n:m configurations with the paper's decreasing shift over the window means of every document
+pair that run aligned; all nine valid and partial cut-offs are stored in ``project.config["wivico"]`` where later
+``wivico`` runs pick them up (the wivico method's ``project_keys``)."""
 from __future__ import annotations
 
 from django.db import transaction
@@ -8,6 +12,8 @@ from annotation.services.corpus.documents import engine_pair, pair_texts
 from annotation.services.projects import model_paths
 from annotation.services.projects.language_tools import project_encoder
 from annotation.services.scoring.common import ProgressFn, annotated_classes, target_pairs
+from annotation.services.scoring.kinds import ScoringKind, register
+from workers.engine import PROPAGATION_METHODS, Option
 
 WIVICO_RUN_KEYS = ("max_n", "max_m", "max_tokens")  # a source run's window settings the window means reuse
 
@@ -70,7 +76,7 @@ def _one_to_one_cutoffs(project: Project, run: AlignmentRun, params: dict, repor
     return threshold, partial, labels, model, encoder
 
 
-def wivico_job(job: Job, report: ProgressFn) -> dict:
+def run(job: Job, report: ProgressFn) -> dict:
     """WIVICO §3.2.2: 1:1 cut-off = mean SBERT score of a wivico run's valid W1:V1 pairs; the other
     configurations' cut-offs by the decreasing shift over the window means of **every** document pair
     the run aligned (Figure 3: all samples of the corpus); all of them stored for later runs."""
@@ -106,3 +112,24 @@ def wivico_job(job: Job, report: ProgressFn) -> dict:
         locked.config = {**(locked.config or {}), "wivico": stored}
         locked.save(update_fields=["config"])
     return stored
+
+
+def check(project: Project, params: dict) -> None:
+    """The cut-offs are learnt from a wivico run's annotated 1:1 pairs."""
+    from annotation.services.scoring.jobs import ScoringRefused
+
+    if params.get("run") is not None:
+        method = project.runs.get(pk=params["run"]).method
+        if method != "wivico":
+            raise ScoringRefused(f"run {params['run']} is a {method} run; WIVICO's cut-offs are learnt from a wivico "
+                                 "run's annotated 1:1 pairs", code="not_a_wivico_run")
+
+
+register(ScoringKind(
+    "wivico-thresholds", "Derive WIVICO n:m thresholds from annotated valid pairs (SBERT).", run, order=3,
+    check=check, queue="gpu", task="wivico_thresholds",
+    options=(Option("propagation", "str", "paper", choices=PROPAGATION_METHODS,
+                    help="how the 1:1 cut-off is carried to the n:m configurations"),
+             Option("model", "str", None, nullable=True, help="the encoder (default: the source run's, else the project's)"),
+             Option("max_document_pairs", "int", None, min=1, nullable=True,
+                    help="window means over at most this many document pairs (default: every one of the run)"))))

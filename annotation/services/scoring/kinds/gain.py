@@ -1,21 +1,19 @@
-"""``gain-classifier``: WIVICO's simplicity-gain FFNN, trained on a reference project (see :mod:`.jobs`)."""
+"""``gain-classifier``: WIVICO's simplicity-gain FFNN, trained on a reference project (positives = its pairs,
+negatives = the same pairs swapped) and saved as a ``ModelVersion`` (torch file under ``MODEL_ROOT``); stores
+``gain_prob`` on every pair and reports counts per cut-off 0.5…0.9."""
 from __future__ import annotations
 
 from annotation.models import Job, ModelVersion
 from annotation.services.projects import model_paths
 from annotation.services.projects.language_tools import project_pipeline
-from annotation.services.scoring.common import (
-    PREFIXES,
-    ProgressFn,
-    model_dir,
-    reference_texts,
-    save_model_version,
-    score_each,
-    target_pairs,
-)
+from annotation.services.scoring import common
+from annotation.services.scoring.kinds import ScoringKind, register
+from workers.engine import Option
+
+PREFIX = "gain_"
 
 
-def gain_job(job: Job, report: ProgressFn) -> dict:
+def run(job: Job, report: common.ProgressFn) -> dict:
     from workers.engine import GainClassifier, GainFeaturizer, cutoff_counts
 
     params, language = job.params, job.project.language
@@ -30,13 +28,13 @@ def gain_job(job: Job, report: ProgressFn) -> dict:
         clf = GainClassifier.load(mv.path, featurizer)
     else:
         report(0.02, "gain-classifier: loading the reference corpus")
-        reference = reference_texts(params["reference_project"])
+        reference = common.reference_texts(params["reference_project"])
         report(0.05, f"gain-classifier: training on {len(reference)} reference pairs and their swaps")
         clf = GainClassifier.train(reference, featurizer=featurizer, language=language,
                                    epochs=int(params.get("epochs", 50)), seed=int(params.get("seed", 0)))
-        path = model_dir("gain-classifier", job)
+        path = common.model_dir("gain-classifier", job)
         clf.save(path)
-        mv = save_model_version(
+        mv = common.save_model_version(
             job, "gain-classifier", path,
             {"reference_project": params["reference_project"], "pairs": len(reference), "language": language,
              "features": list(clf.feature_names), "skipped_features": clf.skipped},
@@ -46,9 +44,9 @@ def gain_job(job: Job, report: ProgressFn) -> dict:
         values = clf.predict_proba(texts).tolist() if texts else []
         return [{"gain_prob": p} for p in values]
 
-    n = score_each(job, report, score, PREFIXES[job.kind])
+    n = common.score_each(job, report, score, PREFIX)
     probs, shapes = [], []
-    for c, s, features in target_pairs(job.project, params).values_list("complex_key", "simple_key", "features"):
+    for c, s, features in common.target_pairs(job.project, params).values_list("complex_key", "simple_key", "features"):
         if "gain_prob" in (features or {}):
             probs.append(features["gain_prob"])
             shapes.append(f"{c.count(',') + 1}:{s.count(',') + 1}")
@@ -56,3 +54,12 @@ def gain_job(job: Job, report: ProgressFn) -> dict:
     return {"pairs": n, "model_version": mv.pk, "features": list(clf.feature_names), "metrics": clf.metrics,
             "cutoff_counts": counts, "parser": featurizer.parser_info,
             "missing_features": {f"gain_classifier:{k}": why for k, why in sorted(clf.skipped.items())}}
+
+
+register(ScoringKind(
+    "gain-classifier", "Train or apply the WIVICO simplicity-gain classifier.", run, order=4,
+    needs_reference=True, queue="gpu", task="gain_classifier", prefix=PREFIX,
+    options=(Option("epochs", "int", 50, min=1, max=1000, help="training epochs"),
+             Option("parser", "str", None, nullable=True,
+                    help="spaCy pipeline for the syntactic features (auto: the project's; none: leave them out)"),
+             Option("seed", "int", 0, help="random seed of the training"))))
