@@ -26,11 +26,13 @@ from typing import TYPE_CHECKING, Any
 from .errors import EngineError, EngineInputError
 from .io import read_alignments, read_pairs, write_alignments
 from .methods import (
+    MethodFacts,
     ProgressFn,
     available_methods,
     get_aligner,
     is_run_level,
     method_defaults,
+    method_facts,
     method_schema,
 )
 from .metrics import evaluate as _evaluate
@@ -96,6 +98,8 @@ __all__ = [
     "is_run_level",
     "method_schema",
     "method_defaults",
+    "method_facts",
+    "MethodFacts",
     "ProgressFn",
     # method options (one schema for CLI, API and forms)
     "Option",

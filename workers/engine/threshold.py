@@ -11,9 +11,9 @@ group is ``aligned`` when its joined-text similarity reaches ``aligned_threshold
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -80,7 +80,11 @@ def threshold_links(sim: np.ndarray, cfg: ThresholdConfig) -> list[tuple[int, in
 
 
 class ThresholdAligner:
-    """A similarity backend + :class:`ThresholdConfig`; implements the method protocol."""
+    """A similarity backend + :class:`ThresholdConfig`; implements the method protocol. A threshold calibrated
+    on labels sets its two cut-offs (:class:`~workers.engine.methods.MethodFacts`)."""
+
+    calibrated_options: ClassVar[Mapping[str, str]] = {"aligned": "aligned_threshold", "partial": "partial_threshold"}
+    calibrated_partial_capped: ClassVar[bool] = True  # partial_threshold <= aligned_threshold
 
     def __init__(self, name: str, similarity: SimilarityModel, config: ThresholdConfig) -> None:
         self.name = name

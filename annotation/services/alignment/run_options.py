@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from annotation.models import MINING_METHOD, ModelVersion, Project
-from workers.engine import Option, OptionError, check_config, describe
+from workers.engine import MethodFacts, Option, OptionError, check_config, describe
 from workers.engine import available_methods as engine_methods
 
 if TYPE_CHECKING:
@@ -39,11 +39,8 @@ MINING_APP_OPTIONS: tuple[Option, ...] = (
 )
 """The app's params that only a mining run (``muss-corpus``) reads, besides :data:`APP_OPTIONS`."""
 
-MODEL_KINDS: dict[str, tuple[str, ...]] = {
-    "crf": ("crf", "cross-encoder", "bi-encoder"),
-    **{m: ("bi-encoder",) for m in ("sbert", "muss", "wivico", "sum4simp", "muss-corpus")},
-}
-"""Which kinds of the project's model versions a method can load (none: it uses no model)."""
+MINING_FACTS = MethodFacts(model_kinds=("bi-encoder",))
+"""What a mining run (``muss-corpus``, not an engine method) is, besides its options: it embeds with a bi-encoder."""
 
 MODEL_KIND = "crf"
 """The kind of version a training job saves, and the one a crf run uses by default once promoted."""
@@ -56,6 +53,14 @@ def available_methods() -> list[str]:
     """The engine's aligners, and ``muss-corpus``: mining across every document of the project
     (:mod:`annotation.services.alignment.mining`)."""
     return [*engine_methods(), MINING_METHOD]
+
+
+def facts(method: str) -> MethodFacts:
+    """What the app reads about ``method`` besides its options (its model kinds, calibrated options, project
+    keys): the engine method's own declaration (:func:`workers.engine.method_facts`)."""
+    from workers.engine import method_facts
+
+    return MINING_FACTS if method == MINING_METHOD else method_facts(method)
 
 
 def app_options(method: str) -> tuple[Option, ...]:
@@ -88,13 +93,13 @@ def method_options(method: str) -> tuple[Option, ...]:
 def schemas(project: Project | None = None) -> list[dict[str, Any]]:
     """Every method with its options and the model kinds it accepts (``GET /api/methods/``)."""
     return [{"name": m, "options": describe(method_options(m)), "app_options": describe(APP_OPTIONS),
-             "model_kinds": list(MODEL_KINDS.get(m, ()))} for m in available_methods()]
+             "model_kinds": list(facts(m).model_kinds)} for m in available_methods()]
 
 
 def model_versions(project: Project, method: str | None = None):
     """The project's versions a run of ``method`` may choose (all the project's versions when None)."""
     qs = ModelVersion.objects.filter(project=project).order_by("-created_at")
-    return qs if method is None else qs.filter(kind__in=MODEL_KINDS.get(method, ()))
+    return qs if method is None else qs.filter(kind__in=facts(method).model_kinds)
 
 
 def default_version(project: Project) -> ModelVersion | None:
@@ -127,7 +132,7 @@ def check(project: Project, method: str, params: dict[str, Any], model_version: 
     if model_version is not None:
         if model_version.project_id != project.pk:
             raise ValueError("model_version: not a model version of this project")
-        kinds = MODEL_KINDS.get(method, ())
+        kinds = facts(method).model_kinds
         if model_version.kind not in kinds:
             raise ValueError(f"model_version: {model_version.name!r} is a {model_version.kind} model; "
                              + (f"{method} runs use {', '.join(kinds)} models" if kinds

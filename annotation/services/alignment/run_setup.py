@@ -15,44 +15,34 @@ from annotation.services.alignment import run_options
 from annotation.services.projects.language_tools import BUNDLED_ENCODER, project_encoder, project_pipeline
 from workers.engine import AlignedPair, ArticlePair, is_run_level, method_defaults
 
-# Settings a job stored in ``project.config[method]`` that a run of that method uses unless its own
-# params set any of them (the ``wivico-thresholds`` job writes ``config["wivico"]``).
-PROJECT_METHOD_KEYS: dict[str, tuple[str, ...]] = {
-    "wivico": ("threshold", "partial_threshold", "thresholds", "partial_thresholds", "propagation"),
-}
-
 
 def project_method_defaults(project: Project, method: str, params: dict) -> dict:
-    """The project-level defaults of ``method`` (e.g. derived WIVICO thresholds), unless overridden."""
-    keys = PROJECT_METHOD_KEYS.get(method, ())
+    """The project-level defaults of ``method``: the settings a job stored in ``project.config[method]``
+    (the method's ``project_keys``, e.g. the thresholds ``wivico-thresholds`` derives) unless its params set any."""
+    keys = run_options.facts(method).project_keys
     stored = (project.config or {}).get(method)
     if not keys or not isinstance(stored, dict) or any(k in params for k in keys):
         return {}
     return {k: stored[k] for k in keys if k in stored}
 
 
-# How a calibrated ``config["thresholds"]`` (dashboard → calibrate) maps onto a method's options.
-CALIBRATED_OPTIONS: dict[str, dict[str, str]] = {
-    **{m: {"aligned": "aligned_threshold", "partial": "partial_threshold"} for m in ("jaccard", "tfidf", "charngram", "sbert")},
-    "crf": {"aligned": "aligned_threshold", "partial": "min_link_score"},
-}
-
-
 def calibrated_defaults(project: Project, method: str, params: dict) -> dict:
     """Thresholds calibrated on human labels of an earlier run *of the same method* (scores of
-    different methods are not comparable), unless the run's own params set them."""
+    different methods are not comparable), unless the run's own params set them; the method's
+    ``calibrated_options`` say which option each calibrated class sets."""
     stored = (project.config or {}).get("thresholds")
-    options = CALIBRATED_OPTIONS.get(method)
+    facts = run_options.facts(method)
+    options = facts.calibrated_options
     if not isinstance(stored, dict) or not options or any(o in params for o in options.values()):
         return {}
     source = AlignmentRun.objects.filter(pk=stored.get("source_run"), project=project).values_list("method", flat=True).first()
     if source != method:
         return {}
     values = {option: float(stored[key]) for key, option in options.items() if stored.get(key) is not None}
-    if method != "crf" and "aligned_threshold" in values and "partial_threshold" not in values:
+    aligned, partial = options.get("aligned"), options.get("partial")
+    if facts.calibrated_partial_capped and aligned in values and partial and partial not in values:
         # no partial labels to calibrate on: keep the method's own cut-off, never above the new one
-        default = method_defaults(method)["partial_threshold"]
-        values["partial_threshold"] = min(default, values["aligned_threshold"])
+        values[partial] = min(method_defaults(method)[partial], values[aligned])
     return values
 
 

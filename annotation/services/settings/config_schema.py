@@ -147,22 +147,26 @@ def _thresholds(value: Any) -> None:
         raise ValueError("computed_at must be a date-time (a string)")
 
 
-def _wivico(value: Any) -> None:
-    """WIVICO's cut-offs (``scoring``'s wivico-thresholds job, ``calibration``): its own options, as a run takes them."""
-    from annotation.services.alignment.run_options import method_options
-    from annotation.services.alignment.run_setup import PROJECT_METHOD_KEYS
-    from workers.engine import check_config
+def _method_settings(method: str) -> Callable[[Any], None]:
+    """A method's stored settings (``config[<method>]``: its ``project_keys``, e.g. the cut-offs scoring's
+    wivico-thresholds job derives): its own options, as a run takes them, and ``derived_from``."""
 
-    if not isinstance(value, dict):
-        raise ValueError(f"must be an object with keys {', '.join(PROJECT_METHOD_KEYS['wivico'])}, derived_from")
-    keys = PROJECT_METHOD_KEYS["wivico"]
-    unknown = sorted(set(value) - {*keys, "derived_from"})
-    if unknown:
-        raise ValueError(f"unknown key(s) {', '.join(unknown)}; valid: {', '.join(keys)}, derived_from")
-    if "derived_from" in value and not isinstance(value["derived_from"], dict):
-        raise ValueError("derived_from must be an object")
-    schema = [o for o in method_options("wivico") if o.name in keys]
-    check_config("wivico", schema, {k: v for k, v in value.items() if k in keys})
+    def check(value: Any) -> None:
+        from annotation.services.alignment.run_options import facts, method_options
+        from workers.engine import check_config
+
+        keys = facts(method).project_keys
+        if not isinstance(value, dict):
+            raise ValueError(f"must be an object with keys {', '.join(keys)}, derived_from")
+        unknown = sorted(set(value) - {*keys, "derived_from"})
+        if unknown:
+            raise ValueError(f"unknown key(s) {', '.join(unknown)}; valid: {', '.join(keys)}, derived_from")
+        if "derived_from" in value and not isinstance(value["derived_from"], dict):
+            raise ValueError("derived_from must be an object")
+        schema = [o for o in method_options(method) if o.name in keys]
+        check_config(method, schema, {k: v for k, v in value.items() if k in keys})
+
+    return check
 
 
 def _queue_changes(value: Any) -> None:
@@ -187,7 +191,6 @@ CHECKS: dict[str, Callable[..., None]] = {
     "spacy_pipeline": _tool("spaCy pipeline", "spacy_pipeline"),
     "guidelines": _guidelines,
     "thresholds": _thresholds,
-    "wivico": _wivico,
     "default_model_version": _id,
     "queue_run": _id,
     "queue_changes": _queue_changes,
@@ -200,14 +203,23 @@ CHECKS: dict[str, Callable[..., None]] = {
     "splits": _splits,
 }
 TOGETHER = ("paragraph_alignment", "candidate_selection", "candidates")
+
+
+def checks() -> dict[str, Callable[..., None]]:
+    """Every key's check: :data:`CHECKS` and ``<method>`` for each method that declares ``project_keys``
+    (``wivico``: the cut-offs its scoring job derives)."""
+    from annotation.services.alignment.run_options import available_methods, facts
+
+    return {**CHECKS, **{m: _method_settings(m) for m in available_methods() if facts(m).project_keys}}
 #: keys that name another object of the project (checked against the database when a project is given)
 REFERENCES = ("default_model_version", "queue_run", "queue_changes", "thresholds", "encoder", "spacy_pipeline")
 
 
 def problems(config: Any, keys: list[str] | None = None) -> dict[str, str]:
     """``{key: why}`` for every bad key of ``config`` (only ``keys`` when given), unknown keys included."""
+    every = checks()
     if not isinstance(config, dict):
-        return {"config": f"must be a JSON object of settings; valid keys: {', '.join(sorted(CHECKS))}"}
+        return {"config": f"must be a JSON object of settings; valid keys: {', '.join(sorted(every))}"}
     found: dict[str, str] = {}
     problem = json_problem(config)
     if problem:
@@ -215,9 +227,9 @@ def problems(config: Any, keys: list[str] | None = None) -> dict[str, str]:
     for key in sorted(config) if keys is None else keys:
         if key not in config:
             continue
-        check = CHECKS.get(key)
+        check = every.get(key)
         if check is None:
-            found[key] = f"unknown setting; valid: {', '.join(sorted(CHECKS))}"
+            found[key] = f"unknown setting; valid: {', '.join(sorted(every))}"
             continue
         try:
             check(config[key], config) if key in TOGETHER else check(config[key])

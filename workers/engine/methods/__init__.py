@@ -4,6 +4,12 @@ A method module defines a class implementing :class:`Aligner` and decorates it w
 ``@register("name")``. Every module in this package is imported on first lookup, so adding
 a method is adding a file.
 
+What an application needs to know of a method besides its options is plain data on its class, read by
+:func:`method_facts` (:class:`MethodFacts`): ``model_kinds`` (the kinds of trained model it can load),
+``calibrated_options`` (which option a threshold calibrated on labels sets, per class) and
+``project_keys`` (settings a project stores for the method, used unless a run sets them), so no
+table elsewhere is keyed by method names.
+
 A method whose decisions depend on the whole run (WIVICO: its n:m cut-offs come from window means
 over every article pair) also implements :class:`RunLevelAligner`: a caller that aligns one run in
 several ``align`` calls (the application's batches) first calls ``prepare`` once with every
@@ -13,7 +19,8 @@ article pair of the run, so no article's result depends on the batch it lands in
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from ..options import Option, check_config
@@ -71,6 +78,41 @@ def register(name: str) -> Callable[[Callable[..., Aligner]], Callable[..., Alig
         return factory
 
     return wrap
+
+
+@dataclass(frozen=True)
+class MethodFacts:
+    """What the application reads about a method besides its options (class attributes of the same names).
+
+    Attributes:
+        model_kinds: the kinds of model version it can load (none: it uses no trained model).
+        calibrated_options: label class (``aligned``, ``partial``) → the option a threshold calibrated on
+            labels of an earlier run of the method sets.
+        calibrated_partial_capped: a calibrated ``aligned`` cut-off without a ``partial`` one keeps the
+            method's own partial cut-off, never above the new aligned one (the partial option must not
+            exceed the aligned one).
+        project_keys: options a project stores for the method (under ``config[<method>]``, written by a
+            job such as ``wivico-thresholds``) that a run uses unless its own params set any of them.
+    """
+
+    model_kinds: tuple[str, ...] = ()
+    calibrated_options: Mapping[str, str] = field(default_factory=dict)
+    calibrated_partial_capped: bool = False
+    project_keys: tuple[str, ...] = ()
+
+
+def method_facts(name: str) -> MethodFacts:
+    """The :class:`MethodFacts` of method ``name``, read from its registered class (nothing is loaded).
+
+    Example:
+        >>> method_facts("sbert").model_kinds
+        ('bi-encoder',)
+
+    Raises:
+        ValueError: unknown method (the message lists the valid ones).
+    """
+    cls = _METHODS.get(name)
+    return MethodFacts(**{f: getattr(cls, f) for f in MethodFacts.__dataclass_fields__ if hasattr(cls, f)})
 
 
 def available_methods() -> list[str]:

@@ -130,6 +130,8 @@ class CRFAligner:
     """The neural CRF aligner (see module docstring)."""
 
     name = "crf"
+    model_kinds = ("crf", "cross-encoder", "bi-encoder")  # a trained crf, or a pair model to use untrained
+    calibrated_options = {"aligned": "aligned_threshold", "partial": "min_link_score"}
 
     def __init__(self, config: dict[str, Any] | None = None, model: str | None = None, *,
                  similarity: SimilarityModel | None = None, crf: NeuralCRF | None = None) -> None:

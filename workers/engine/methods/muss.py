@@ -48,6 +48,7 @@ class MussAligner(LazyEncoder):
     """MUSS mining between the complex and simple document of every article pair."""
 
     name = "muss"
+    model_kinds = ("bi-encoder",)
 
     def __init__(
         self, config: dict[str, Any] | None = None, model: str | None = None,

@@ -27,6 +27,8 @@ PARAMS = (*threshold_params(DEFAULTS),
 class SbertAligner(ThresholdAligner):
     """Bi-encoder cosine + thresholds."""
 
+    model_kinds = ("bi-encoder",)
+
     def __init__(self, config: dict[str, Any] | None = None, model: str | None = None) -> None:
         config = dict(config or {})
         device = config.pop("device", None)

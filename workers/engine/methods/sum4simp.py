@@ -137,6 +137,7 @@ class Sum4SimpAligner(LazyEncoder):
     """The ``sum4simp`` method: Algorithm 1 per article pair, optionally followed by the filter."""
 
     name = "sum4simp"
+    model_kinds = ("bi-encoder",)
 
     def __init__(
         self, config: dict[str, Any] | None = None, model: str | None = None,

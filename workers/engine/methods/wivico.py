@@ -151,6 +151,9 @@ class WivicoAligner(LazyEncoder):
     """The ``wivico`` method (step 1, semantic filtering)."""
 
     name = "wivico"
+    model_kinds = ("bi-encoder",)
+    # the wivico-thresholds scoring job stores these in config["wivico"]; a run uses them unless it sets any
+    project_keys = ("threshold", "partial_threshold", "thresholds", "partial_thresholds", "propagation")
 
     def __init__(
         self, config: dict[str, Any] | None = None, model: str | None = None,
