@@ -35,7 +35,8 @@ def calibrated_defaults(project: Project, method: str, params: dict) -> dict:
     options = facts.calibrated_options
     if not isinstance(stored, dict) or not options or any(o in params for o in options.values()):
         return {}
-    source = AlignmentRun.objects.filter(pk=stored.get("source_run"), project=project).values_list("method", flat=True).first()
+    source = (AlignmentRun.objects.filter(pk=stored.get("source_run"), project=project)
+              .values_list("method", flat=True).first())
     if source != method:
         return {}
     values = {option: float(stored[key]) for key, option in options.items() if stored.get(key) is not None}

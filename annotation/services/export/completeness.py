@@ -9,44 +9,28 @@ Example:
 """
 from __future__ import annotations
 
-REIMPORT: dict[str, tuple[str, str]] = {
-    "tsv": ("wiki-manual", "wiki-manual"), "jsonl": ("jsonl", "jsonl"), "articles": ("articles", "jsonl"), "hf": ("hf", "hf"),
-}
-"""Gold format → (its folder, the import format that reads it back)."""
 GOLD_MEANING = "sparse"
 """The gold meaning to import any of them with: each file says per document pair whether it is
 complete (``tsv``: every m × n sentence pair listed; the others: ``complete``), which wins over the
 import's meaning; the rest is sparse."""
-MEANING = {
-    "tsv": "the folder (the TSV files and wiki-manual/gold_sidecar.json, written when the TSV alone would read "
-           "back differently): a document pair the sidecar lists complete is exhaustive gold when the files carry "
-           "its documents whole and each of its m x n sentence pairs as a row (the sidecar's rows: the links of "
-           "unknown kind and the ties the six columns cannot say, which come back with those values, never as "
-           "notAligned); every other document pair is sparse gold over the sentences it names, its notAligned rows "
-           "stored. Without the sidecar (the TSV alone) a document pair listed m x n is exhaustive gold, one with "
-           "a missing row or listed in part sparse",
-    "jsonl": "a document pair marked complete is exhaustive gold only when its lines name every sentence of both "
-             "documents (each line carries only its pair's sentences; a complete pair without a link has no line); "
-             "otherwise sparse gold over the named sentences",
-    "articles": "each line says it: complete true = exhaustive gold over the whole documents, false = sparse",
-    "hf": "hf/articles rows say it (complete true = exhaustive, whole documents), as articles; the pair rows "
-          "beside them are left out on import",
-}
-"""What a format's gold means once imported back (the manifest's ``reimport``, README.txt)."""
 
 
 def reimport_guide(formats, complete_back: dict[str, tuple] | None = None) -> dict[str, dict]:
-    """The manifest's ``reimport``: per gold format written, the folder to import, with which import
+    """The manifest's ``reimport``: per gold format written that declares how it is read back (its
+    registration's ``reimport`` and ``reimport_meaning``), the folder to import, with which import
     format (``--format auto`` finds the same) and gold meaning (``sparse``: what the files do not state
     themselves), what that gold then means (``meaning``) and how many complete document pairs were
     written and come back complete (``complete_pairs``; ``tsv`` adds its ``sidecar`` and what the TSV
     alone reads back, ``tsv_alone``)."""
+    from annotation.services.export.formats import get
+
     out = {}
     for name in formats:
-        if name not in REIMPORT:
+        spec = get(name)
+        if spec.reimport is None:  # its gold is not read back (a training output)
             continue
-        out[name] = {"folder": REIMPORT[name][0], "format": REIMPORT[name][1], "gold_meaning": GOLD_MEANING,
-                     "meaning": MEANING[name]}
+        out[name] = {"folder": spec.writer.folder, "format": spec.reimport, "gold_meaning": GOLD_MEANING,
+                     "meaning": spec.reimport_meaning}
         if complete_back and name in complete_back:
             written, back, *more = complete_back[name]
             out[name]["complete_pairs"] = {"written": written, "read_back_complete": back}

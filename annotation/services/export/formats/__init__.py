@@ -29,7 +29,9 @@ class ExportFormat:
     whether it is exact: a research data format writing every text as stored (``True``), or one meant
     for spreadsheets, whose cells go through :func:`~annotation.services.export.spreadsheet.spreadsheet_cell`;
     and whether it is a training-oriented output (``training``: pairs to train on, not gold; the
-    training-only filters such as "drop identical" apply to it, see ``filters.py``)."""
+    training-only filters such as "drop identical" apply to it, see ``filters.py``); ``reimport``: the import
+format that reads its folder back as gold (None: it is not read back), ``reimport_meaning``: what that gold
+then means (the manifest's ``reimport``, README.txt)."""
 
     name: str
     label: str
@@ -38,18 +40,22 @@ class ExportFormat:
     order: int
     exact: bool = True
     training: bool = False
+    reimport: str | None = None
+    reimport_meaning: str = ""
 
 
 _FORMATS: Registry[ExportFormat] = Registry("export format", __name__, __path__, identity=lambda f: f.writer,
                                              order=lambda name, f: (f.order, name))
 
 
-def register(name: str, *, label: str | None = None, readme: str, order: int = 100,
-             exact: bool = True, training: bool = False) -> Callable[[type[Writer]], type[Writer]]:
+def register(name: str, *, label: str | None = None, readme: str, order: int = 100, exact: bool = True,
+             training: bool = False, reimport: str | None = None,
+             reimport_meaning: str = "") -> Callable[[type[Writer]], type[Writer]]:
     """Class decorator adding a writer as format ``name`` (``order``: its place in lists, lower first)."""
 
     def wrap(writer: type[Writer]) -> type[Writer]:
-        _FORMATS.add(name, ExportFormat(name, label or name, readme, writer, order, exact, training))
+        _FORMATS.add(name, ExportFormat(name, label or name, readme, writer, order, exact, training, reimport,
+                                        reimport_meaning))
         return writer
 
     return wrap

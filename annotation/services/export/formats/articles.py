@@ -21,8 +21,13 @@ from annotation.services.export.formats.base import LINKING, Writer
 from annotation.services.export.identity import source_identity
 from annotation.services.export.records import ArticleBatch, PairRecord
 
+REIMPORT_MEANING = (
+    'each line says it: complete true = exhaustive gold over the whole documents, false = sparse'
+)
+"""What this format's gold means once imported back (the manifest's ``reimport``, README.txt)."""
 
-@register("articles", order=40, readme=(
+
+@register("articles", reimport="jsonl", reimport_meaning=REIMPORT_MEANING, order=40, readme=(
     'articles/*.jsonl     engine/importer format (one article document pair per line, gold links)'
 ))
 class ArticlesWriter(Writer):

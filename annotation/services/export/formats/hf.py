@@ -20,8 +20,14 @@ from annotation.services.export.hf_articles import ArticleRows
 from annotation.services.export.records import ArticleBatch, PairRecord
 from annotation.services.export.source import attribute_types
 
+REIMPORT_MEANING = (
+    'hf/articles rows say it (complete true = exhaustive, whole documents), as articles; the pair rows '
+    'beside them are left out on import'
+)
+"""What this format's gold means once imported back (the manifest's ``reimport``, README.txt)."""
 
-@register("hf", order=50, readme=(
+
+@register("hf", reimport="hf", reimport_meaning=REIMPORT_MEANING, order=50, readme=(
     'hf/                  datasets.load_from_disk("hf")\n'
     'parquet/*.parquet    datasets.load_dataset("parquet", data_files={"train": "parquet/train.parquet", ...})\n'
     '                     (name only splits with pairs: datasets refuses an empty parquet split)\n'

@@ -16,8 +16,15 @@ from annotation.services.export.formats import register
 from annotation.services.export.formats.base import Writer, pair_dict
 from annotation.services.export.records import ArticleBatch, PairRecord
 
+REIMPORT_MEANING = (
+    'a document pair marked complete is exhaustive gold only when its lines name every sentence of both '
+    "documents (each line carries only its pair's sentences; a complete pair without a link has no line); "
+    'otherwise sparse gold over the named sentences'
+)
+"""What this format's gold means once imported back (the manifest's ``reimport``, README.txt)."""
 
-@register("jsonl", order=30, readme=(
+
+@register("jsonl", reimport="jsonl", reimport_meaning=REIMPORT_MEANING, order=30, readme=(
     'jsonl/*.jsonl        one pair per line: texts, label, class, provenance, votes, score, attributes,\n'
     '                     group (the split/fusion/n:m group derived from the links)'
 ))

@@ -52,7 +52,19 @@ SIDECAR_ABOUT = ("alignapp's gold beyond the six TSV columns: 'complete' lists t
                  "with format wiki-manual to get both back; the TSV alone reads them as sparse.")
 
 
-@register("tsv", order=10, readme=(
+REIMPORT_MEANING = (
+    'the folder (the TSV files and wiki-manual/gold_sidecar.json, written when the TSV alone would read '
+    'back differently): a document pair the sidecar lists complete is exhaustive gold when the files '
+    "carry its documents whole and each of its m x n sentence pairs as a row (the sidecar's rows: the "
+    'links of unknown kind and the ties the six columns cannot say, which come back with those values, '
+    'never as notAligned); every other document pair is sparse gold over the sentences it names, its '
+    'notAligned rows stored. Without the sidecar (the TSV alone) a document pair listed m x n is '
+    'exhaustive gold, one with a missing row or listed in part sparse'
+)
+"""What this format's gold means once imported back (the manifest's ``reimport``, README.txt)."""
+
+
+@register("tsv", reimport="wiki-manual", reimport_meaning=REIMPORT_MEANING, order=10, readme=(
     'wiki-manual/*.tsv    label, simple-sent-id, complex-sent-id, simple, complex, GLEU (no header;\n'
     '                     labels aligned / partialAligned / notAligned; n:m pairs as 1:1 rows;\n'
     '                     exhaustively annotated document pairs: every m x n sentence pair; pairs\n'

@@ -18,8 +18,11 @@ def run(job: Job, report: ProgressFn) -> dict:
 
     language = job.project.language
     parser = job.params.get("parser", "auto")
-    nlp, why = (None, "no parser requested") if parser in (None, "", "none") else load_parser(
-        language, project_pipeline(job.project) if parser == "auto" else model_paths.resolve(parser, "parser", job.project))
+    if parser in (None, "", "none"):
+        nlp, why = None, "no parser requested"
+    else:
+        chosen = project_pipeline(job.project) if parser == "auto" else model_paths.resolve(parser, "parser", job.project)
+        nlp, why = load_parser(language, chosen)
     skipped: dict[str, str] = {}
 
     def score(texts):

@@ -1,5 +1,6 @@
-"""``pivot-select``: the pivot-translation selectors (BLEU ≥ 15, FRES gain ≥ 10) over every pair, stored as
-``pivot_bleu``, ``pivot_fres_complex``, ``pivot_fres_simple``, ``pivot_fres_gain``, ``pivot_swapped`` and ``pivot_keep``."""
+"""``pivot-select``: the pivot-translation selectors (BLEU ≥ 15, FRES gain ≥ 10) over every pair,
+stored as ``pivot_bleu``, ``pivot_fres_complex``, ``pivot_fres_simple``, ``pivot_fres_gain``, ``pivot_swapped``
+and ``pivot_keep``."""
 from __future__ import annotations
 
 from annotation.models import Job, Project
@@ -23,8 +24,9 @@ def run(job: Job, report: ProgressFn) -> dict:
         for complex_text, simple_text in texts:
             d = pivot_select(complex_text, simple_text, language=language, h_bleu=h_bleu, h_fres=h_fres, orient=orient)
             counts[d.reason] += 1
-            rows.append({"pivot_bleu": d.bleu, "pivot_fres_complex": d.fres_complex, "pivot_fres_simple": d.fres_simple,
-                         "pivot_fres_gain": d.fres_gain, "pivot_swapped": float(d.swapped), "pivot_keep": float(d.keep)})
+            rows.append({"pivot_bleu": d.bleu, "pivot_fres_complex": d.fres_complex,
+                         "pivot_fres_simple": d.fres_simple, "pivot_fres_gain": d.fres_gain,
+                         "pivot_swapped": float(d.swapped), "pivot_keep": float(d.keep)})
         return rows
 
     n = score_each(job, report, score, PREFIX)
@@ -45,6 +47,7 @@ def check(project: Project, params: dict) -> None:
 register(ScoringKind(
     "pivot-select", "Pivot-translation BLEU/FRES selectors over every pair.", run, order=5, check=check,
     options=(Option("h_bleu", "float", H_BLEU, min=0.0, max=100.0, help="keep a pair whose BLEU is at least this"),
-             Option("h_fres", "float", H_FRES, min=-200.0, max=200.0, help="keep a pair whose FRES gain is at least this"),
+             Option("h_fres", "float", H_FRES, min=-200.0, max=200.0,
+                    help="keep a pair whose FRES gain is at least this"),
              Option("orient", "bool", True, help="swap a pair whose simple side reads harder")),
     task="pivot_select", prefix=PREFIX))

@@ -130,6 +130,7 @@ register(ScoringKind(
     check=check, queue="gpu", task="wivico_thresholds",
     options=(Option("propagation", "str", "paper", choices=PROPAGATION_METHODS,
                     help="how the 1:1 cut-off is carried to the n:m configurations"),
-             Option("model", "str", None, nullable=True, help="the encoder (default: the source run's, else the project's)"),
+             Option("model", "str", None, nullable=True,
+                    help="the encoder (default: the source run's, else the project's)"),
              Option("max_document_pairs", "int", None, min=1, nullable=True,
                     help="window means over at most this many document pairs (default: every one of the run)"))))
