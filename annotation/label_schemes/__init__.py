@@ -24,38 +24,22 @@ if TYPE_CHECKING:
 
     from annotation.models import LabelScheme
 
+def _categorical(slug: str, name: str, *values: tuple[str, str, str]) -> dict[str, object]:
+    """A built-in categorical scheme: ``(value, name, counts_as)`` per value, keyed 1, 2, ... in order."""
+    return {"slug": slug, "name": name, "kind": "categorical",
+            "values": [{"value": v, "name": n, "key": str(i), "counts_as": c} for i, (v, n, c) in enumerate(values, 1)]}
+
+
 BUILTIN_SCHEMES: list[dict[str, object]] = [
-    {
-        "slug": "aligned-partial-not",
-        "name": "aligned / partial / not-aligned (neural CRF paper)",
-        "kind": "categorical",
-        "values": [
-            {"value": "aligned", "name": "Aligned", "key": "1", "counts_as": "aligned"},
-            {"value": "partial", "name": "Partially aligned", "key": "2", "counts_as": "partial"},
-            {"value": "not-aligned", "name": "Not aligned", "key": "3", "counts_as": "not"},
-        ],
-    },
-    {
-        "slug": "sum4simp-quality",
-        "name": "Good / Good partial / Partial / Bad (Sum4Simp)",
-        "kind": "categorical",
-        "values": [
-            {"value": "good", "name": "Good", "key": "1", "counts_as": "aligned"},
-            {"value": "good-partial", "name": "Good partial", "key": "2", "counts_as": "partial"},
-            {"value": "partial", "name": "Partial", "key": "3", "counts_as": "partial"},
-            {"value": "bad", "name": "Bad", "key": "4", "counts_as": "not"},
-        ],
-    },
-    {
-        "slug": "wivico-validity",
-        "name": "valid / partially valid / non-valid (WIVICO)",
-        "kind": "categorical",
-        "values": [
-            {"value": "valid", "name": "Valid", "key": "1", "counts_as": "aligned"},
-            {"value": "partially-valid", "name": "Partially valid", "key": "2", "counts_as": "partial"},
-            {"value": "non-valid", "name": "Non-valid", "key": "3", "counts_as": "not"},
-        ],
-    },
+    _categorical("aligned-partial-not", "aligned / partial / not-aligned (neural CRF paper)",
+                 ("aligned", "Aligned", "aligned"), ("partial", "Partially aligned", "partial"),
+                 ("not-aligned", "Not aligned", "not")),
+    _categorical("sum4simp-quality", "Good / Good partial / Partial / Bad (Sum4Simp)",
+                 ("good", "Good", "aligned"), ("good-partial", "Good partial", "partial"),
+                 ("partial", "Partial", "partial"), ("bad", "Bad", "not")),
+    _categorical("wivico-validity", "valid / partially valid / non-valid (WIVICO)",
+                 ("valid", "Valid", "aligned"), ("partially-valid", "Partially valid", "partial"),
+                 ("non-valid", "Non-valid", "not")),
     {
         "slug": "likert-human-eval",
         "name": "Likert 1–5: simplicity, adequacy, fluency",

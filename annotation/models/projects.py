@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 
 
@@ -13,12 +14,11 @@ class LabelScheme(models.Model):
     questions (simplicity, adequacy, fluency).
     """
 
-    CATEGORICAL = "categorical"
-    LIKERT = "likert"
-
     slug = models.SlugField(unique=True)
     name = models.CharField(max_length=100)
-    kind = models.CharField(max_length=20, choices=[(CATEGORICAL, "categorical"), (LIKERT, "Likert")])
+    # one of the registered scheme kinds (annotation/label_schemes/: a module per kind), checked by clean() and
+    # the API's serializer, so adding a kind is adding its module: no choices here, no migration
+    kind = models.CharField(max_length=20, help_text="a registered label-scheme kind (categorical, likert, ...)")
     values = models.JSONField()
     dimensions = models.JSONField(default=list, blank=True)
     builtin = models.BooleanField(default=False)
@@ -28,6 +28,14 @@ class LabelScheme(models.Model):
 
     def value_names(self) -> list[str]:
         return [v["value"] for v in self.values]
+
+    def clean(self) -> None:
+        """Refuse a ``kind`` no module of ``annotation/label_schemes/`` registers (the message lists those that do)."""
+        super().clean()
+        try:
+            self.kind_spec  # noqa: B018 - the lookup is the check
+        except KeyError as exc:
+            raise ValidationError({"kind": str(exc)}) from None
 
     @property
     def kind_spec(self):

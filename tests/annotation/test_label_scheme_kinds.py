@@ -7,6 +7,7 @@ import json
 import re
 
 import pytest
+from django.core.exceptions import ValidationError
 
 from annotation.label_schemes import BUILTIN_SCHEMES, InvalidValue, kinds, register, scheme_kind, unregister
 from annotation.label_schemes.classes import Categorical
@@ -109,3 +110,11 @@ def test_the_scheme_api_offers_the_registered_kinds(pick, api, users):
     refused = api(users["admin"]).post("/api/label-schemes/", {"slug": "picks-3", "name": "Picks 3", "kind": "pick",
                                                                 "values": values}, format="json")
     assert refused.status_code == 400 and "kind" in refused.json()
+
+
+def test_the_model_takes_its_kinds_from_the_registry_not_from_choices(pick):
+    """Adding a kind needs no model edit and no migration: the field has no choices, ``clean`` asks the registry."""
+    assert not LabelScheme._meta.get_field("kind").choices
+    LabelScheme(slug="picks-4", name="Picks 4", kind="pick", values=[{"value": "a", "name": "A"}]).full_clean()
+    with pytest.raises(ValidationError, match="unknown label-scheme kind 'stars'; choose one of: categorical, likert"):
+        LabelScheme(slug="stars", name="Stars", kind="stars", values=[{"value": "a", "name": "A"}]).full_clean()
