@@ -115,6 +115,9 @@ def method_facts(name: str) -> MethodFacts:
     return MethodFacts(**{f: getattr(cls, f) for f in MethodFacts.__dataclass_fields__ if hasattr(cls, f)})
 
 
+unregister = _METHODS.remove  # tests that register a method of their own
+
+
 def available_methods() -> list[str]:
     """Names of all registered methods, sorted."""
     return list(_METHODS.names())
