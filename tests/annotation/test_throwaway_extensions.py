@@ -136,8 +136,8 @@ def throwaways(tmp_path, monkeypatch, settings):
         sys.modules.pop(name, None)
 
 
-def test_a_new_file_of_each_works_end_to_end_through_the_api_and_is_gone_once_removed(throwaways, api, users,
-                                                                                       django_capture_on_commit_callbacks):
+def test_a_new_file_of_each_works_end_to_end_through_the_api(throwaways, api, users,
+                                                             django_capture_on_commit_callbacks):
     admin, rita, anna = api(users["admin"]), api(users["rita"]), api(users["anna"])
     # a label scheme of the new kind, and a project labelled with it
     thumbs = [{"value": "up", "name": "Up", "key": "1", "counts_as": "aligned"},
@@ -154,7 +154,8 @@ def test_a_new_file_of_each_works_end_to_end_through_the_api_and_is_gone_once_re
     assert response.status_code == 201, response.content
 
     # an upload in the new import format
-    upload = SimpleUploadedFile("Tale.bars", b"The cat sat on the mat. | A cat sat.\nIt was very happy. | It was glad.\n")
+    upload = SimpleUploadedFile("Tale.bars",
+                                b"The cat sat on the mat. | A cat sat.\nIt was very happy. | It was glad.\n")
     response = rita.post(f"/api/projects/{pid}/import/", {"files": [upload], "format": "bars"}, format="multipart")
     assert response.status_code == 201, response.content
     assert (response.json()["format"], response.json()["articles"], response.json()["sentences"]) == ("bars", 1, 4)

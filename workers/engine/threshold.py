@@ -8,6 +8,17 @@ Splits (one complex → several simple) come out because several simple sentence
 same complex sentence. Links are grouped with :func:`~workers.engine.grouping.group_links`, and a
 group is ``aligned`` when its joined-text similarity reaches ``aligned_threshold``, else
 ``partial``.
+
+The lexical baselines (``jaccard``, ``tfidf``, ``charngram``: paper §4.1) are each one module that registers
+:func:`threshold_method` with its similarity backend and defaults: the cut-offs at which a simple sentence is
+linked (``partial_threshold``) and a group is ``aligned`` (``aligned_threshold``), chosen to keep precision
+≥ 0.98 on the exhaustive ASSET-based dev set; tune them on labelled data with
+:func:`workers.engine.metrics.tune_threshold`.
+
+Example:
+    >>> from workers.engine.methods import get_aligner
+    >>> get_aligner("jaccard", {"partial_threshold": 0.15}).config.partial_threshold
+    0.15
 """
 from __future__ import annotations
 
@@ -22,7 +33,7 @@ from .options import Option, OptionError, build_config
 from .similarity import SimilarityModel
 from .types import Alignment, ArticlePair
 
-__all__ = ["ThresholdConfig", "ThresholdAligner", "threshold_links", "threshold_params"]
+__all__ = ["ThresholdConfig", "ThresholdAligner", "threshold_links", "threshold_method", "threshold_params"]
 
 
 @dataclass
@@ -103,3 +114,19 @@ class ThresholdAligner:
             if progress is not None:
                 progress((k + 1) / len(pairs), f"aligned {k + 1}/{len(pairs)} article pairs")
         return out
+
+
+def threshold_method(name: str, defaults: ThresholdConfig, doc: str) -> type[ThresholdAligner]:
+    """A method class thresholding the similarity backend ``name`` (:func:`~workers.engine.similarity.get_similarity`)
+    with these defaults; its option schema is ``PARAMS`` (:func:`threshold_params`). A method module registers it."""
+    from .similarity import get_similarity
+
+    class Method(ThresholdAligner):
+        __doc__ = doc
+        PARAMS = threshold_params(defaults)
+
+        def __init__(self, config: dict[str, Any] | None = None, model: str | None = None) -> None:
+            super().__init__(name, get_similarity(name), ThresholdConfig.build(defaults, dict(config or {})))
+
+    Method.__name__ = Method.__qualname__ = f"{name.title()}Aligner"
+    return Method

@@ -124,7 +124,7 @@ def available_methods() -> list[str]:
 
 
 def method_schema(name: str) -> tuple[Option, ...]:
-    """The options of method ``name`` (its module's ``PARAMS``): name, type, default, range, help.
+    """The options of method ``name`` (its class's or else its module's ``PARAMS``): name, type, default, range, help.
 
     Example:
         >>> [o.name for o in method_schema("jaccard")]
@@ -133,7 +133,8 @@ def method_schema(name: str) -> tuple[Option, ...]:
     Raises:
         ValueError: unknown method (the message lists the valid ones).
     """
-    return tuple(getattr(sys.modules[_METHODS.get(name).__module__], "PARAMS", ()))
+    factory = _METHODS.get(name)
+    return tuple(getattr(factory, "PARAMS", None) or getattr(sys.modules[factory.__module__], "PARAMS", ()))
 
 
 def method_defaults(name: str) -> dict[str, Any]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..options import Option, check_config
+from ..options import Option
 from ..simplicity.embedding import Encoder, LazyEncoder
 from ..simplicity.muss_mining import mine_paraphrases
 from ..types import AlignedPair, Alignment, ArticlePair
@@ -50,20 +50,12 @@ class MussAligner(LazyEncoder):
     name = "muss"
     model_kinds = ("bi-encoder",)
 
-    def __init__(
-        self, config: dict[str, Any] | None = None, model: str | None = None,
-        encoder: Encoder | None = None,
-    ) -> None:
-        config = dict(config or {})
-        check_config("muss", PARAMS, config)
+    def __init__(self, config: dict[str, Any] | None = None, model: str | None = None,
+                 encoder: Encoder | None = None) -> None:
+        config = self._configure("muss", PARAMS, config, model, encoder)
         self.params = {k: config.get(k, v) for k, v in DEFAULTS.items()}
         self.evaluation_set = list(config.get("evaluation_set", []))
-        self.select = str(config.get("select", "greedy"))
-        if self.select not in SELECT_MODES:
-            raise ValueError(f"unknown select {self.select!r}; choose one of: {', '.join(SELECT_MODES)}")
-        self.model = model
-        self.device = config.get("device")
-        self._encoder = encoder
+        self.select = str(config.get("select", "greedy"))  # one of SELECT_MODES (the option's choices)
 
 
     def align(self, pairs: Sequence[ArticlePair], progress: ProgressFn | None = None) -> list[Alignment]:

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ..options import Option, check_config
+from ..options import Option
 from ..simplicity.embedding import Encoder, LazyEncoder
 from ..types import AlignedPair, Alignment, ArticlePair
 from . import ProgressFn, register
@@ -143,13 +143,9 @@ class Sum4SimpAligner(LazyEncoder):
         self, config: dict[str, Any] | None = None, model: str | None = None,
         encoder: Encoder | None = None,
     ) -> None:
-        config = dict(config or {})
-        check_config("sum4simp", PARAMS, config)
+        config = self._configure("sum4simp", PARAMS, config, model, encoder)
         self.params = {k: config.get(k, v) for k, v in DEFAULTS.items()}
         self.params["l_max"] = int(self.params["l_max"])
-        self.model = model
-        self.device = config.get("device")
-        self._encoder = encoder
         self.keep_filtered = bool(config.get("keep_filtered", False))
         self.filter = None
         if config.get("filter"):

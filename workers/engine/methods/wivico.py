@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from ..options import Option, check_config
+from ..options import Option
 from ..simplicity.embedding import Encoder, LazyEncoder, max_tokens, token_lengths
 from ..simplicity.wivico_thresholds import PAPER_VALID_THRESHOLD, PROPAGATION_METHODS, propagate_thresholds
 from ..types import AlignedPair, Alignment, ArticlePair
@@ -159,8 +159,7 @@ class WivicoAligner(LazyEncoder):
         self, config: dict[str, Any] | None = None, model: str | None = None,
         encoder: Encoder | None = None,
     ) -> None:
-        config = dict(config or {})
-        check_config("wivico", PARAMS, config)
+        config = self._configure("wivico", PARAMS, config, model, encoder)
         self.threshold = float(config.get("threshold", PAPER_VALID_THRESHOLD))
         self.partial_threshold = float(config.get("partial_threshold", self.threshold - 0.15))
         if self.partial_threshold > self.threshold:
@@ -189,9 +188,6 @@ class WivicoAligner(LazyEncoder):
             )
         self._max_tokens = config.get("max_tokens")
         self.cache_bytes = int(float(config.get("cache_mb", 256)) * 2**20)
-        self.model = model
-        self.device = config.get("device")
-        self._encoder = encoder
         self._run: _Cutoffs | None = None
         self._cache: dict[str, tuple[int, _Scored]] = {}
         self._cache_size = 0

@@ -8,9 +8,12 @@ encoder instead so the algorithms can be checked without a neural model.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ..options import Option
 
 __all__ = ["Encoder", "default_encoder", "token_lengths", "max_tokens"]
 
@@ -36,6 +39,17 @@ class LazyEncoder:
     model: str | None = None
     device: str | None = None
     _encoder: Encoder | None = None
+
+    def _configure(self, method: str, schema: Sequence[Option], config: dict[str, Any] | None, model: str | None,
+                   encoder: Encoder | None) -> dict[str, Any]:
+        """``config`` checked against the method's ``schema`` (an ``OptionError`` naming every bad key); keeps the
+        ``model``, the ``device`` option and a ready ``encoder``. Returns the config (a copy) for the rest."""
+        from ..options import check_config
+
+        config = dict(config or {})
+        check_config(method, schema, config)
+        self.model, self.device, self._encoder = model, config.get("device"), encoder
+        return config
 
     @property
     def encoder(self) -> Encoder:
