@@ -44,7 +44,7 @@ class TrackedWork(models.Model):
 
 
 TRAIN_JOB = "train-aligner"
-"""The job kind that retrains the aligner (every job kind: ``services/background/registry.py``)."""
+"""The job kind that retrains the aligner (every job kind: a module of ``annotation/job_kinds/``)."""
 
 
 class Job(TrackedWork):

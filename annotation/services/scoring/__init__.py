@@ -1,2 +1,3 @@
-"""Scoring the pairs and calibrating thresholds from gold: the scoring jobs (one module per kind:
-access, sum4simp, wivico, gain, pivot; ``jobs`` checks, queues and runs them) and calibration."""
+"""Scoring the pairs and calibrating thresholds from gold: the scoring jobs (``jobs`` parses a request once,
+queues and runs it; ``kinds/`` is the registry of scoring kinds, one module per kind: access, sum4simp, wivico,
+gain, pivot) and calibration."""
