@@ -52,9 +52,9 @@ class ProjectViewSet(viewsets.ModelViewSet):
 
     @action(detail=True, methods=["post"], url_path="score")
     def score(self, request, pk=None):
-        """Queue a scoring job: ``{"kind": "access-attributes"|"sum4simp-filter"|"wivico-thresholds"|
-        "gain-classifier"|"pivot-select", "params": {...}}`` (params may also be given at the top
-        level). Researchers only; 202 with the job, poll ``/api/jobs/<id>/``."""
+        """Queue a scoring job: ``{"kind": <a registered scoring kind: access-attributes, sum4simp-filter, ...>,
+        "params": {...}}`` (params may also be given at the top level), parsed once against the kind's
+        declaration (``services/scoring/kinds/``). Researchers only; 202 with the job, poll ``/api/jobs/<id>/``."""
         project = self.get_object()
         data = request.data
         nested = data.get("params", {})
