@@ -214,8 +214,18 @@ def test_once_removed_each_is_unknown_again(throwaways, api, users, project):
     assert "length-ratio" in {kind for kind, _ in background_registry.jobs()}  # its job kind came with it
     methods.unregister("diagonal")
     scoring_kinds.unregister("length-ratio")
+    label_schemes.unregister("thumbs")
+    import_formats.unregister("bars")
     export_formats.unregister("pairs-csv")
     rita = api(users["rita"])
+    refused = api(users["admin"]).post("/api/label-schemes/", {"slug": "thumbs", "name": "Thumbs", "kind": "thumbs",
+                                                               "values": [{"value": "up", "name": "Up"}]},
+                                       format="json")
+    assert refused.status_code == 400 and "kind" in refused.json()
+    upload = SimpleUploadedFile("Tale.bars", b"A. | a.\n")
+    refused = rita.post(f"/api/projects/{project.pk}/import/", {"files": [upload], "format": "bars"},
+                        format="multipart")
+    assert refused.status_code == 400 and "bars" in json.dumps(refused.json())
     refused = rita.post("/api/runs/", {"project": project.pk, "method": "diagonal"}, format="json")
     assert refused.status_code == 400 and "diagonal" in json.dumps(refused.json())
     refused = rita.post(f"/api/projects/{project.pk}/score/", {"kind": "length-ratio"}, format="json")
