@@ -104,13 +104,6 @@ def test_a_job_resumes_where_it_stopped_and_ends_with_the_same_result(tmp_path):
     assert [p.to_dict() for p in again.pairs()] == [p.to_dict() for p in whole]
 
 
-def test_only_one_caller_claims_a_stage(tmp_path):
-    work = MiningWork.create(tmp_path / "job", _documents(), MiningConfig())
-    assert work.claim("dispatch-index") is True
-    assert work.claim("dispatch-index") is False
-    assert MiningWork(tmp_path / "job").claim("dispatch-index") is False
-
-
 def test_above_the_exact_limit_the_index_is_ivf_with_scalar_quantisation(tmp_path):
     docs = [CorpusDocument(f"d{i}", (f"Sentence number {i} talks about topic {i % 7} and colour {i % 5}.",))
             for i in range(300)]
