@@ -29,34 +29,30 @@ def _register(work: Work, body: Callable, **options: object) -> Task:
                        max_retries=retry.max_retries, **options)(body)
 
 
-def job_task(work: Work) -> Task:
-    """``service(job_id)`` of a job kind (imported when it runs, so the worker loads only what its jobs need)."""
+def _released(work: Work, model: str) -> Callable[[int], None]:
+    """``service(pk)``, after which the row of ``model`` (``Job``, ``AlignmentRun``) is released (its
+    heartbeat stops; imported when it runs, so the worker loads only what its work needs)."""
 
-    def run(job_id: int) -> None:
-        from annotation.models import Job
+    def run(pk: int) -> None:
+        from annotation import models
         from annotation.services.background import progress
 
         try:
-            work.function()(job_id)
+            work.function()(pk)
         finally:
-            progress.release(Job, job_id)
+            progress.release(getattr(models, model), pk)
 
-    return _register(work, run)
+    return run
+
+
+def job_task(work: Work) -> Task:
+    """``service(job_id)`` of a job kind."""
+    return _register(work, _released(work, "Job"))
 
 
 def run_task(work: Work) -> Task:
     """``service(run_id)`` of an alignment run (uses CUDA when the worker has it, CPU otherwise)."""
-
-    def run(run_id: int) -> None:
-        from annotation.models import AlignmentRun
-        from annotation.services.background import progress
-
-        try:
-            work.function()(run_id)
-        finally:
-            progress.release(AlignmentRun, run_id)
-
-    return _register(work, run)
+    return _register(work, _released(work, "AlignmentRun"))
 
 
 def run_chunk_task(work: Work) -> Task:

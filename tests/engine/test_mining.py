@@ -53,7 +53,7 @@ def _keys(pairs):
 
 
 def test_chunked_mining_finds_the_same_pairs_as_the_in_memory_miner(tmp_path):
-    expected, stats = mine_paraphrases(DOCS, encoder=HashedWords(), same_document="any", **LOOSE)
+    expected, stats = mine_paraphrases(DOCS, MiningConfig.from_dict(LOOSE), encoder=HashedWords())
     work = MiningWork.create(tmp_path / "job", _documents(), MiningConfig.from_dict({**LOOSE, "shard_size": 3}))
     assert work.n_shards == 4 and work.plan["noisy"] == 1
     run_local(work, encoder=HashedWords())

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..mining.config import MiningConfig
 from ..options import Option, check_config
 from ..simplicity.embedding import Encoder, LazyEncoder
 from ..simplicity.muss_mining import mine_paraphrases
@@ -54,25 +55,23 @@ class MussAligner(LazyEncoder):
         encoder: Encoder | None = None,
     ) -> None:
         config = dict(config or {})
-        check_config("muss", PARAMS, config)
+        check_config("muss", PARAMS, config)  # the schema's choices refuse an unknown select
         self.params = {k: config.get(k, v) for k, v in DEFAULTS.items()}
         self.evaluation_set = list(config.get("evaluation_set", []))
         self.select = str(config.get("select", "greedy"))
-        if self.select not in SELECT_MODES:
-            raise ValueError(f"unknown select {self.select!r}; choose one of: {', '.join(SELECT_MODES)}")
         self.model = model
         self.device = config.get("device")
         self._encoder = encoder
+        # parsed once into the miner's options object (the article's two documents never share an id,
+        # so the same-document rule does not apply)
+        self.options = MiningConfig.from_dict({**self.params, "evaluation_set": self.evaluation_set})
 
 
     def align(self, pairs: Sequence[ArticlePair], progress: ProgressFn | None = None) -> list[Alignment]:
         out = []
         for n_done, ap in enumerate(pairs, start=1):
-            mined, stats = mine_paraphrases(
-                {"simple": list(ap.simple.sentences)},
-                queries={"complex": list(ap.complex.sentences)},
-                encoder=self.encoder, evaluation_set=self.evaluation_set, **self.params,
-            )
+            mined, stats = mine_paraphrases({"simple": list(ap.simple.sentences)}, self.options,
+                                            queries={"complex": list(ap.complex.sentences)}, encoder=self.encoder)
             mined.sort(key=lambda p: p.distance)
             used_c: set[int] = set()
             used_s: set[int] = set()

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from ..options import Option, OptionError, build_config, defaults
-from ..simplicity.muss_mining import SAME_DOCUMENT_MODES
+from ..simplicity.muss_index import SAME_DOCUMENT_MODES
 
 __all__ = ["MINING_PARAMS", "MiningConfig"]
 
