@@ -227,7 +227,8 @@ def align_chunk(run: AlignmentRun, chunk: RunChunk) -> dict:
 
 def maybe_finish(run_id: int) -> bool:
     """Finalise the run once every chunk is done (a conditional UPDATE: exactly once)."""
-    run = AlignmentRun.objects.filter(pk=run_id, status=Status.RUNNING).select_related("project", "model_version").first()
+    run = (AlignmentRun.objects.filter(pk=run_id, status=Status.RUNNING)
+           .select_related("project", "model_version").first())
     return run is not None and run_result.finish_chunks(run, executor_of(run).result)
 
 
@@ -274,4 +275,5 @@ ALIGNER = run_work.Executor(plan=_plan, run=_align, report=run_result.report, re
 """An aligner's run: chunks of document pairs, any of which may run at any time."""
 chunk_summary = run_result.chunk_summary
 
-__all__ = ["executor_of", "plan_run", "run_chunk", "align_chunk", "maybe_finish", "chunk_summary", "sweep_lost_chunks", "run_inline"]
+__all__ = ["executor_of", "plan_run", "run_chunk", "align_chunk", "maybe_finish", "chunk_summary", "sweep_lost_chunks",
+           "run_inline"]
