@@ -23,8 +23,8 @@ exports. A pair of two documents of different articles belongs to the complex do
 ``complex`` is the side with the lower Flesch Reading Ease.
 
 Run params: the engine's mining options (:class:`~workers.engine.mining.MiningConfig`), plus the
-app's options (:func:`~annotation.services.alignment.run_options.app_options`: ``access_attributes``,
-``keep_files``). The encoder, the ACCESS scorer, the writing of pairs and the run's result are every
+app's options (``access_attributes``, ``keep_files``), parsed into one
+:class:`~annotation.services.alignment.run_options.MiningRequest` when the run is started and by its plan. The encoder, the ACCESS scorer, the writing of pairs and the run's result are every
 run's (:mod:`.run_setup`, :mod:`.run_saving`, :mod:`.run_result`).
 """
 from __future__ import annotations
@@ -77,7 +77,8 @@ def plan(run: AlignmentRun) -> Planned:
     """The run's job folder (created from the project's documents unless it exists) and its chunk rows."""
     folder = folder_of(run)
     work = MiningWork(folder) if MiningWork.exists(folder) else MiningWork.create(
-        folder, project_documents(run.project), run_options.mining_config(run.params), model=run_setup.encoder_of(run))
+        folder, project_documents(run.project), run_options.MiningRequest.parse(run.params).config,
+        model=run_setup.encoder_of(run))
     stages = layout(work.n_shards)
     total = sum(n for _, n in stages)
     RunChunk.objects.bulk_create([RunChunk(run=run, index=i, work=[]) for i in range(total)], ignore_conflicts=True)
@@ -217,7 +218,7 @@ def result(run: AlignmentRun) -> tuple[dict, dict]:
         "mined_pairs": work.n_pairs(), "mining": work.stats(), "stages": stages,
         "chunks": run_result.chunk_summary(run.pk), **run_result.describe(run, missing=missing),
     }
-    if not run.params.get("keep_files"):
+    if not run_options.MiningRequest.parse(run.params).keep_files:
         work.remove_intermediates()
     return out, timings
 

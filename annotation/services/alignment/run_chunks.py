@@ -268,10 +268,18 @@ def run_inline(run_id: int) -> None:
 
 
 def _align(run: AlignmentRun, chunk: RunChunk) -> dict:
-    return align_chunk(run, chunk)  # looked up when called: tests replace it
+    return align_chunk(run, chunk)  # looked up when called (as the two below): tests replace them
 
 
-ALIGNER = run_work.Executor(plan=_plan, run=_align, report=run_result.report, result=run_result.of_chunks)
+def _report(run_id: int) -> None:
+    run_result.report(run_id)
+
+
+def _result(run: AlignmentRun) -> tuple[dict, dict]:
+    return run_result.of_chunks(run)
+
+
+ALIGNER = run_work.Executor(plan=_plan, run=_align, report=_report, result=_result)
 """An aligner's run: chunks of document pairs, any of which may run at any time."""
 chunk_summary = run_result.chunk_summary
 

@@ -240,3 +240,17 @@ def test_an_auto_export_of_a_mining_run_holds_pairs_across_articles(corpus, brok
     rows = all_pairs(root)
     assert len(rows) == AlignmentRun.objects.get(pk=run.pk).pair_count
     assert any(r["complex_level"] == "report" or r["simple_level"] == "report" for r in rows)
+
+
+def test_a_mining_runs_params_are_parsed_once_into_its_request(corpus, api):
+    from workers.engine import OptionError
+
+    request = run_options.MiningRequest.parse({"k": 3, "keep_files": True})
+    assert request.config.k == 3 and request.config.shard_size == 4096 and request.keep_files and request.access_attributes
+    with pytest.raises(OptionError, match="keep_files"):
+        run_options.MiningRequest.parse({"keep_files": "yes"})
+    client = api(corpus.memberships.get(role="researcher").user)
+    refused = client.post("/api/runs/", {"project": corpus.pk, "method": "muss-corpus", "params": {"keep_files": 2}},
+                          format="json")
+    assert refused.status_code == 400 and "keep_files" in refused.json()["detail"], refused.content
+    assert not AlignmentRun.objects.exists()
