@@ -1,7 +1,7 @@
 """Thin Celery tasks, one per task name of the registry (``annotation/services/background/registry.py``):
 each takes ids, calls its service, and lets the service record status on the row.
 
-Five generic bodies — a job, an alignment run, a chunk of an alignment run, a chunk of a mining run, the
+Four generic bodies — a job, an alignment run, a chunk of an alignment run (a mining run's chunks too), the
 reaper — are registered
 under the registry's task names with its retry rule, so adding a job kind changes nothing here.
 Every task is idempotent (a conditional claim: QUEUED, or RUNNING with a lost worker → RUNNING;
@@ -29,54 +29,35 @@ def _register(work: Work, body: Callable, **options: object) -> Task:
                        max_retries=retry.max_retries, **options)(body)
 
 
-def job_task(work: Work) -> Task:
-    """``service(job_id)`` of a job kind (imported when it runs, so the worker loads only what its jobs need)."""
+def _released(work: Work, model: str) -> Callable[[int], None]:
+    """``service(pk)``, after which the row of ``model`` (``Job``, ``AlignmentRun``) is released (its
+    heartbeat stops; imported when it runs, so the worker loads only what its work needs)."""
 
-    def run(job_id: int) -> None:
-        from annotation.models import Job
+    def run(pk: int) -> None:
+        from annotation import models
         from annotation.services.background import progress
 
         try:
-            work.function()(job_id)
+            work.function()(pk)
         finally:
-            progress.release(Job, job_id)
+            progress.release(getattr(models, model), pk)
 
-    return _register(work, run)
+    return run
+
+
+def job_task(work: Work) -> Task:
+    """``service(job_id)`` of a job kind."""
+    return _register(work, _released(work, "Job"))
 
 
 def run_task(work: Work) -> Task:
     """``service(run_id)`` of an alignment run (uses CUDA when the worker has it, CPU otherwise)."""
-
-    def run(run_id: int) -> None:
-        from annotation.models import AlignmentRun
-        from annotation.services.background import progress
-
-        try:
-            work.function()(run_id)
-        finally:
-            progress.release(AlignmentRun, run_id)
-
-    return _register(work, run)
-
-
-def chunk_task(stage: str, work: Work) -> Task:
-    """One chunk of a mining run: ``service(run_id, stage, chunk, last_try=...)``. Chunks are idempotent
-    (a chunk whose output file exists is skipped; database writes are upserts). A transient error is
-    retried; on the last try, or on any other error, the service marks the run failed."""
-
-    def run(self: Task, run_id: int, chunk: int = 0) -> None:
-        from annotation.models import AlignmentRun
-        from annotation.services.background import progress
-
-        with progress.heartbeat(AlignmentRun, run_id):  # the run is alive while any of its chunks runs
-            work.function()(run_id, stage, chunk, last_try=self.request.retries >= self.max_retries)
-
-    return _register(work, run, bind=True)
+    return _register(work, _released(work, "AlignmentRun"))
 
 
 def run_chunk_task(work: Work) -> Task:
-    """One chunk of an alignment run: ``service(run_id, chunk, last_try=...)``; the chunk claims its
-    own row and keeps its own and the run's heartbeat (idempotent: pair writes are upserts)."""
+    """One chunk of an alignment run or a mining run: ``service(run_id, chunk, last_try=...)``; the chunk
+    claims its own row and keeps its own and the run's heartbeat (idempotent: pair writes are upserts)."""
 
     def run(self: Task, run_id: int, chunk: int = 0) -> None:
         work.function()(run_id, chunk, last_try=self.request.retries >= self.max_retries)
@@ -99,8 +80,6 @@ TASKS: dict[str, Task] = {registry.RUN.task: run_task(registry.RUN),
                           registry.RUN_CHUNK.task: run_chunk_task(registry.RUN_CHUNK),
                           registry.REAPER.task: reaper_task(registry.REAPER)}
 """Every task by name."""
-for _stage, _work in registry.MINING_STAGES.items():
-    TASKS[_work.task] = chunk_task(_stage, _work)
 for _kind, _work in registry.jobs():
     if _work.task not in TASKS:  # kinds sharing a task (paragraph-alignment, regenerate-candidates)
         TASKS[_work.task] = job_task(_work)

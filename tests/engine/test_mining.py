@@ -53,7 +53,7 @@ def _keys(pairs):
 
 
 def test_chunked_mining_finds_the_same_pairs_as_the_in_memory_miner(tmp_path):
-    expected, stats = mine_paraphrases(DOCS, encoder=HashedWords(), same_document="any", **LOOSE)
+    expected, stats = mine_paraphrases(DOCS, MiningConfig.from_dict(LOOSE), encoder=HashedWords())
     work = MiningWork.create(tmp_path / "job", _documents(), MiningConfig.from_dict({**LOOSE, "shard_size": 3}))
     assert work.n_shards == 4 and work.plan["noisy"] == 1
     run_local(work, encoder=HashedWords())
@@ -102,13 +102,6 @@ def test_a_job_resumes_where_it_stopped_and_ends_with_the_same_result(tmp_path):
     assert again.plan == work.plan and again.missing("encode") == work.chunks("encode")[2:]
     run_local(again, encoder=HashedWords())
     assert [p.to_dict() for p in again.pairs()] == [p.to_dict() for p in whole]
-
-
-def test_only_one_caller_claims_a_stage(tmp_path):
-    work = MiningWork.create(tmp_path / "job", _documents(), MiningConfig())
-    assert work.claim("dispatch-index") is True
-    assert work.claim("dispatch-index") is False
-    assert MiningWork(tmp_path / "job").claim("dispatch-index") is False
 
 
 def test_above_the_exact_limit_the_index_is_ivf_with_scalar_quantisation(tmp_path):

@@ -40,3 +40,31 @@ def test_the_cli_refuses_a_bad_option_with_exit_status_2(tmp_path, capsys):
     assert rc == 2
     err = capsys.readouterr().err
     assert "partial_threshold: must be <= 1, got 1.5" in err and "valid:" in err
+
+
+def test_a_config_class_takes_its_fields_from_its_option_schema():
+    from dataclasses import dataclass, fields
+
+    from workers.engine.crf.model import CRF_PARAMS, CRFConfig
+    from workers.engine.methods.crf_config import PARAMS as CRF_METHOD_PARAMS
+    from workers.engine.methods.crf_config import CRFAlignerConfig
+    from workers.engine.mining.config import MINING_PARAMS, MiningConfig
+    from workers.engine.options import Option, option_fields
+    from workers.engine.training_config import TRAIN_PARAMS, TrainConfig
+
+    @dataclass
+    @option_fields((Option("k", "int", 8), Option("names", "list", ["a"]), Option("seed", "int", 0)))
+    class Demo:
+        names: tuple[str, ...] = ()  # its own declaration, at the option's place
+        extra: str = "x"
+
+    assert [f.name for f in fields(Demo)] == ["k", "names", "seed", "extra"]
+    assert Demo() == Demo(k=8, names=(), seed=0, extra="x")
+    a, b = (dataclass(option_fields((Option("names", "list", ["a"]),))(type("Lists", (), {})))() for _ in range(2))
+    a.names.append("b")
+    assert b.names == ["a"]  # a mutable default is copied per instance
+    for cls, schema in ((MiningConfig, MINING_PARAMS), (TrainConfig, TRAIN_PARAMS), (CRFConfig, CRF_PARAMS),
+                        (CRFAlignerConfig, CRF_METHOD_PARAMS)):
+        assert [f.name for f in fields(cls)] == [o.name for o in schema], cls
+        assert {f.name: getattr(cls(), f.name) for f in fields(cls)} == {
+            o.name: tuple(o.default) if cls is MiningConfig and o.type == "list" else o.default for o in schema}

@@ -12,8 +12,7 @@ from workers.tasks import TASKS
     ("run_alignment", "gpu"), ("train_aligner", "gpu"), ("wivico_thresholds", "gpu"), ("gain_classifier", "gpu"),
     ("corpus_stats", "cpu"), ("access_attributes", "cpu"), ("export", "cpu"), ("import_corpus", "cpu"),
     ("paragraph_alignment", "cpu"), ("pivot_select", "cpu"), ("sum4simp_filter", "cpu"),
-    ("mine_encode_shard", "gpu"), ("mine_build_index", "cpu"), ("mine_search_shard", "cpu"),
-    ("mine_merge", "cpu"), ("mine_save_shard", "cpu"), ("reap_stale", "cpu"),
+    ("align_chunk", "gpu"), ("reap_stale", "cpu"),
 ])
 def test_each_task_goes_to_its_queue(name, queue):
     assert f"workers.tasks.{name}" in TASKS
@@ -30,15 +29,14 @@ def test_every_job_kind_has_an_idempotent_late_acked_task():
         assert task.acks_late and task.max_retries == 3 and task.autoretry_for == registry.TRANSIENT, kind
 
 
-def test_every_mining_chunk_task_is_idempotent_and_late_acked():
-    for stage, work in registry.MINING_STAGES.items():
-        task = app.tasks[work.task]
-        assert task.acks_late and task.max_retries == 3 and task.autoretry_for == registry.TRANSIENT, stage
+def test_the_chunk_task_of_every_run_is_idempotent_and_late_acked():
+    task = app.tasks[registry.RUN_CHUNK.task]
+    assert task.acks_late and task.max_retries == 3 and task.autoretry_for == registry.TRANSIENT
 
 
 def test_kinds_sharing_a_task_share_its_service_queue_and_retry_rule():
     by_task: dict[str, registry.Work] = {}
-    for work in [registry.RUN, *(w for _, w in registry.jobs()), *registry.MINING_STAGES.values(), registry.REAPER]:
+    for work in [registry.RUN, registry.RUN_CHUNK, *(w for _, w in registry.jobs()), registry.REAPER]:
         assert by_task.setdefault(work.task, work) == work, work.task
 
 

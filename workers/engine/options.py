@@ -20,16 +20,18 @@ import copy
 import math
 import numbers
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
-__all__ = ["Option", "OptionError", "OptionType", "build_config", "check_config", "defaults", "describe"]
+__all__ = ["Option", "OptionError", "OptionType", "build_config", "check_config", "defaults", "describe",
+           "option_fields"]
 
 OptionType = Literal["float", "int", "bool", "str", "path", "object", "list"]
 """``path``: a file or directory on the worker (the CLI's business; the web app refuses it and
 offers the project's model versions instead)."""
 
 C = TypeVar("C")
+T = TypeVar("T", bound=type)
 
 _PYTHON_TYPES: dict[str, tuple[type, ...]] = {  # numbers.*: numpy's scalars too (a tuned threshold)
     "float": (numbers.Real,), "int": (numbers.Integral,), "bool": (bool,), "str": (str,), "path": (str,),
@@ -159,3 +161,43 @@ def build_config(cls: Callable[..., C], what: str, schema: Iterable[Option], con
     floats = {o.name for o in schema if o.type == "float"}
     given = {k: float(v) if k in floats and v is not None else v for k, v in config.items()}
     return cls(**{**defaults(schema), **dict(base or {}), **given})
+
+
+_ANNOTATIONS = {"float": "float", "int": "int", "bool": "bool", "str": "str", "path": "str", "object": "dict[str, Any]",
+                "list": "list[Any]"}
+
+
+def option_fields(schema: Iterable[Option]) -> Callable[[T], T]:
+    """Class decorator, under ``@dataclass``: every option of ``schema`` becomes a field of the class, in
+    the schema's order, with the option's default — so a config class does not list its options a second
+    time. A field the class declares itself (another type or default) keeps its own declaration at the
+    option's place; the class's other fields follow.
+
+    Example:
+        >>> @dataclass(frozen=True)
+        ... @option_fields((Option("k", "int", 8), Option("names", "list", [])))
+        ... class Demo:
+        ...     seed: int = 0
+        >>> Demo(k=4)
+        Demo(k=4, names=[], seed=0)
+    """
+    schema = tuple(schema)
+
+    def add(cls: T) -> T:
+        own = dict(cls.__dict__.get("__annotations__", {}))
+        annotations: dict[str, Any] = {}
+        for o in schema:
+            if o.name in own:
+                annotations[o.name] = own.pop(o.name)
+                continue
+            kind = _ANNOTATIONS[o.type]
+            annotations[o.name] = f"{kind} | None" if o.nullable or o.default is None else kind
+            default = o.default
+            if isinstance(default, (list, dict)):
+                setattr(cls, o.name, field(default_factory=lambda d=default: copy.deepcopy(d)))
+            else:
+                setattr(cls, o.name, default)
+        cls.__annotations__ = {**annotations, **own}
+        return cls
+
+    return add

@@ -35,6 +35,7 @@ from typing import Literal
 
 import numpy as np
 
+from .options import Option, option_fields
 from .similarity import SimilarityModel
 from .types import ArticlePair
 
@@ -58,26 +59,21 @@ ParagraphVariant = Literal["newsela", "wiki"]
 PARAGRAPH_VARIANTS: tuple[str, ...] = ("newsela", "wiki")
 
 
+def _taus(*defaults: float) -> tuple[Option, ...]:
+    """The options τ1..τ5 of a variant's thresholds, with its defaults."""
+    return tuple(Option(f"tau{i}", "float", v) for i, v in enumerate(defaults, start=1))
+
+
 @dataclass(frozen=True)
+@option_fields(_taus(0.1, 0.34, 0.9998861788416304, 0.998915818299745, 0.5))
 class NewselaThresholds:
     """τ1..τ5 of Algorithm 2; defaults from Table 10 (fine-tuned BERT on Newsela-Manual dev)."""
 
-    tau1: float = 0.1
-    tau2: float = 0.34
-    tau3: float = 0.9998861788416304
-    tau4: float = 0.998915818299745
-    tau5: float = 0.5
-
 
 @dataclass(frozen=True)
+@option_fields(_taus(0.991775706637882, 0.8, 0.5, 5, 0.9958))
 class WikiThresholds:
     """τ1..τ5 of Algorithm 4; defaults from Table 11 (fine-tuned BERT on Wiki-Manual dev)."""
-
-    tau1: float = 0.991775706637882
-    tau2: float = 0.8
-    tau3: float = 0.5
-    tau4: float = 5
-    tau5: float = 0.9958
 
 
 Thresholds = NewselaThresholds | WikiThresholds

@@ -29,7 +29,7 @@ Example:
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -250,28 +250,24 @@ class CombinedSimilarity(SimilarityModel):
         self.parts = dict(parts)
         self._total = float(sum(parts.values()))
 
-    def similarity(self, complex_sents: Sequence[str], simple_sents: Sequence[str]) -> np.ndarray:
-        out = np.zeros((len(complex_sents), len(simple_sents)), dtype=np.float32)
+    def _mix(self, shape: int | tuple[int, int], score: Callable[[SimilarityModel], np.ndarray]) -> np.ndarray:
+        """The parts' scores, weighted and averaged."""
+        out = np.zeros(shape, dtype=np.float32)
         for model, w in self.parts.items():
             if w:
-                out += w * model.similarity(complex_sents, simple_sents)
+                out += w * score(model)
         return out / self._total
 
+    def similarity(self, complex_sents: Sequence[str], simple_sents: Sequence[str]) -> np.ndarray:
+        return self._mix((len(complex_sents), len(simple_sents)), lambda m: m.similarity(complex_sents, simple_sents))
+
     def paired(self, a: Sequence[str], b: Sequence[str]) -> np.ndarray:
-        out = np.zeros(len(a), dtype=np.float32)
-        for model, w in self.parts.items():
-            if w:
-                out += w * model.paired(a, b)
-        return out / self._total
+        return self._mix(len(a), lambda m: m.paired(a, b))
 
     def group_similarity(
         self, complex_groups: Sequence[Sequence[str]], simple_groups: Sequence[Sequence[str]]
     ) -> np.ndarray:
-        out = np.zeros(len(complex_groups), dtype=np.float32)
-        for model, w in self.parts.items():
-            if w:
-                out += w * model.group_similarity(complex_groups, simple_groups)
-        return out / self._total
+        return self._mix(len(complex_groups), lambda m: m.group_similarity(complex_groups, simple_groups))
 
 
 def get_similarity(

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .options import Option, build_config, defaults
+from .options import Option, build_config, option_fields
 from .similarity import SIMILARITY_NAMES
 
 __all__ = ["TRAIN_PARAMS", "TrainConfig"]
@@ -36,10 +36,10 @@ TRAIN_PARAMS: tuple[Option, ...] = (
            nullable=True),
 )
 """The training options (``--config`` keys, the API's ``config``): types, ranges, defaults and help."""
-_D = defaults(TRAIN_PARAMS)
 
 
 @dataclass
+@option_fields(TRAIN_PARAMS)
 class TrainConfig:
     """Options of aligner training.
 
@@ -73,22 +73,6 @@ class TrainConfig:
         device: ``None`` = CUDA when available, else CPU.
     """
 
-    epochs: int = _D["epochs"]
-    patience: int = _D["patience"]
-    lr: float = _D["lr"]
-    batch_size: int = _D["batch_size"]
-    warmup: float = _D["warmup"]
-    weight_decay: float = _D["weight_decay"]
-    max_length: int = _D["max_length"]
-    freeze_embeddings: bool = _D["freeze_embeddings"]
-    candidates_per_simple: int = _D["candidates_per_simple"]
-    negatives_per_simple: int = _D["negatives_per_simple"]
-    base_similarity: str = _D["base_similarity"]
-    pair_model_weight: float = _D["pair_model_weight"]
-    crf_epochs: int = _D["crf_epochs"]
-    crf_lr: float = _D["crf_lr"]
-    holdout_fraction: float = _D["holdout_fraction"]
-    device: str | None = _D["device"]
 
     @classmethod
     def build(cls, config: dict[str, Any] | None) -> TrainConfig:

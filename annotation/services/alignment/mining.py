@@ -1,24 +1,21 @@
-"""Mining runs: MUSS paraphrase mining over every document of a project, in idempotent Celery chunks.
+"""Mining runs: MUSS paraphrase mining over every document of a project, as a staged plan of chunks.
 
 A mining run is an :class:`AlignmentRun` with method ``muss-corpus``. It pools *all* the
 project's documents — any levels, or documents no article relates — and mines paraphrases
 across them (MUSS §3.1, App. A.1) with :mod:`workers.engine.mining`, whose job folder lives under
-``MEDIA_ROOT/mining/<run id>/``. The work is cut into chunks that any number of workers run in
-parallel::
+``MEDIA_ROOT/mining/<run id>/``. It runs on the one executor of every run (:mod:`.run_chunks`: the
+same claim, heartbeat, cancel, retry, liveness sweep and finish) as this module's :data:`EXECUTOR`,
+a plan of :class:`~annotation.models.RunChunk` rows in stages::
 
-    run_alignment ─ plan ─▶ mine_encode_shard × n ─▶ mine_build_index ─▶ mine_search_shard × n
-                                                    ─▶ mine_merge ─▶ mine_save_shard × m ─▶ done
+    run_alignment ─ plan (job folder + chunk rows) ─▶ encode × n ─▶ index ─▶ search × n ─▶ merge ─▶ save × n
 
-No result backend and no extra table coordinate them; files do:
-
-* A chunk is done when its output file exists; outputs are written under a temporary name and
-  renamed into place, so a chunk re-delivered after its worker died (``acks_late``), or run twice,
-  skips the work. Save chunks (the database writes) are upserts, recorded when committed.
-* Every chunk, after its own work, looks at the job: when its stage has no missing chunk left it
-  starts the next stage. An exclusively created marker file lets exactly one worker do that.
-* A run that failed — or one left running after its worker died and its messages were lost —
-  is resumed by :func:`~annotation.services.background.jobs.retry_run`: the plan task runs again, plans
-  nothing new and re-sends the missing chunks of the current stage.
+The stages take consecutive chunk indices (the layout is stored in the run's checkpoint,
+``checkpoint["stages"]``); a chunk may start once every chunk of the stages before it is done
+(:func:`due`), and the chunk that completes a stage sends the next stage's chunks (:func:`then`;
+if its worker dies first, the run's silent heartbeat re-queues the run and its plan task sends
+them). Encoding goes to the run's queue (gpu by default), the other stages to ``cpu``. A chunk's
+engine output is written atomically, so a chunk that runs twice finds its file and skips the work;
+save chunks (the database writes) are upserts.
 
 Mined pairs become the project's sentence pairs like any run's (``save_alignment``: the pair is
 upserted on its identity, the run attaches a :class:`Prediction`), so they enter the queue and
@@ -26,8 +23,8 @@ exports. A pair of two documents of different articles belongs to the complex do
 ``complex`` is the side with the lower Flesch Reading Ease.
 
 Run params: the engine's mining options (:class:`~workers.engine.mining.MiningConfig`), plus the
-app's options (:func:`~annotation.services.alignment.run_options.app_options`: ``access_attributes``,
-``keep_files``). The encoder, the ACCESS scorer, the writing of pairs and the run's result are every
+app's options (``access_attributes``, ``keep_files``), parsed into one
+:class:`~annotation.services.alignment.run_options.MiningRequest` when the run is started and by its plan. The encoder, the ACCESS scorer, the writing of pairs and the run's result are every
 run's (:mod:`.run_setup`, :mod:`.run_saving`, :mod:`.run_result`).
 """
 from __future__ import annotations
@@ -35,17 +32,17 @@ from __future__ import annotations
 import math
 import time
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 from django.conf import settings
 
-from annotation.models import AlignmentRun, Document, Status
+from annotation.models import AlignmentRun, Document, Prediction, RunChunk, Status
 from annotation.services.alignment import run_options, run_result, run_setup
 from annotation.services.alignment.run_saving import save_alignment
+from annotation.services.alignment.run_work import Executor, Planned
 from annotation.services.background import progress
-from annotation.services.background.dispatch import send_chunk
-from annotation.services.background.registry import TRANSIENT
+from annotation.services.background.registry import Queue
 from annotation.services.corpus.documents import stream_sentences
 from workers.engine import MINING_STAGES as STAGES
 from workers.engine import (
@@ -58,10 +55,7 @@ from workers.engine import (
 )
 from workers.engine import Document as EngineDocument
 
-SAVE_BATCH = 500
-"""Mined pairs written per save chunk."""
 RUN_STAGES = (*STAGES, "save")
-Send = Callable[[str, int, int], None]
 WEIGHTS = {"encode": 0.6, "index": 0.05, "search": 0.22, "merge": 0.03, "save": 0.1}
 """Share of the progress bar per stage (encoding dominates on CPU)."""
 
@@ -72,32 +66,23 @@ def folder_of(run: AlignmentRun) -> Path:
     return Path(settings.MEDIA_ROOT) / "mining" / f"{run.pk}-{run.created_at:%Y%m%dT%H%M%S%f}"
 
 
-# --- the plan (first task of a run, and of every retry) ---------------------------------------
+# --- the plan ---------------------------------------------------------------------------------------
 
-def execute(run_id: int, *, send: Send | None = None) -> None:
-    """Plan the run's job (once) and send the chunks of its current stage.
-
-    On a retry or a re-delivery the plan exists: nothing is re-planned, and the chunks still
-    missing are sent again (those already done are skipped by the workers)."""
-    if not progress.claim(AlignmentRun, run_id):
-        return
-    try:
-        run = AlignmentRun.objects.select_related("project", "model_version").get(pk=run_id)
-        work = plan(run)
-        AlignmentRun.objects.filter(pk=run_id).update(articles_total=int(work.plan["documents"]))
-        dispatch(run_id, work, resume=True, send=send)
-    except Exception as exc:  # noqa: BLE001 - stored on the run (errors as data), then re-raised
-        progress.fail(AlignmentRun, run_id, exc)
-        raise
+def layout(shards: int) -> list[list]:
+    """``[stage, chunks]`` in order: a chunk per shard to encode, search and save, one to index and merge."""
+    return [["encode", shards], ["index", 1], ["search", shards], ["merge", 1], ["save", max(1, shards)]]
 
 
-def plan(run: AlignmentRun) -> MiningWork:
-    """The run's job folder, created from the project's documents if it does not exist yet."""
+def plan(run: AlignmentRun) -> Planned:
+    """The run's job folder (created from the project's documents unless it exists) and its chunk rows."""
     folder = folder_of(run)
-    if MiningWork.exists(folder):
-        return MiningWork(folder)
-    return MiningWork.create(folder, project_documents(run.project), run_options.mining_config(run.params),
-                             model=run_setup.encoder_of(run))
+    work = MiningWork(folder) if MiningWork.exists(folder) else MiningWork.create(
+        folder, project_documents(run.project), run_options.MiningRequest.parse(run.params).config,
+        model=run_setup.encoder_of(run))
+    stages = layout(work.n_shards)
+    total = sum(n for _, n in stages)
+    RunChunk.objects.bulk_create([RunChunk(run=run, index=i, work=[]) for i in range(total)], ignore_conflicts=True)
+    return Planned(list(run.chunks.order_by("index")), int(work.plan["documents"]), {"stages": stages})
 
 
 def project_documents(project) -> Iterator[CorpusDocument]:
@@ -107,79 +92,69 @@ def project_documents(project) -> Iterator[CorpusDocument]:
         yield CorpusDocument(str(doc_id), tuple(s.text for s in sentences), language)
 
 
-# --- chunks -------------------------------------------------------------------------------------
-
-def run_chunk(run_id: int, stage: str, chunk: int = 0, *, last_try: bool = True, send: Send | None = None) -> None:
-    """Run one chunk of a mining run (the body of every ``mine_*`` task), then start the next stage
-    if this chunk completed the current one.
-
-    Nothing happens unless the run is RUNNING (a cancelled, failed or finished run's late chunks
-    are dropped). An error fails the run (errors as data) — except a transient database or
-    connection error on a try that Celery will repeat (``last_try=False``)."""
-    run = AlignmentRun.objects.filter(pk=run_id).select_related("project").first()
-    if run is None or run.status != Status.RUNNING:
-        return
-    try:
-        work = MiningWork(folder_of(run))
-        if stage == "save":
-            save_chunk(run, work, chunk)
-        else:
-            work.run_chunk(stage, chunk)
-        report(run_id, work)
-        dispatch(run_id, work, send=send)
-    except Exception as exc:  # noqa: BLE001 - stored on the run, then re-raised
-        if last_try or not isinstance(exc, TRANSIENT):
-            progress.fail(AlignmentRun, run_id, exc)
-        raise
+def stages_of(run: AlignmentRun) -> list[tuple[str, range]]:
+    """Each stage with its chunks' indices (from the plan stored in the run's checkpoint)."""
+    out, start = [], 0
+    for stage, n in (run.checkpoint or {}).get("stages", []):
+        out.append((stage, range(start, start + n)))
+        start += n
+    return out
 
 
-def save_chunks(work: MiningWork) -> list[int]:
-    return list(range(math.ceil(work.n_pairs() / SAVE_BATCH))) if work.is_done("merge") else []
+def stage_of(run: AlignmentRun, index: int) -> tuple[str, int, range]:
+    """The stage of chunk ``index``, its part within the stage, and the stage's indices."""
+    for stage, indices in stages_of(run):
+        if index in indices:
+            return stage, index - indices.start, indices
+    raise LookupError(f"run #{run.pk} has no chunk {index}")
 
 
-def missing(work: MiningWork, stage: str) -> list[int]:
-    if stage == "save":
-        return [c for c in save_chunks(work) if work.marked(f"save-{c:05d}") is None]
-    return work.missing(stage)
+def _left(run: AlignmentRun) -> list[int]:
+    return list(RunChunk.objects.filter(run=run).exclude(status=Status.SUCCEEDED).order_by("index")
+                .values_list("index", flat=True))
 
 
-def current_stage(work: MiningWork) -> str | None:
-    """The first stage with chunks to run (engine stages, then the database writes); None when done."""
-    stage = work.current_stage()
-    if stage is not None:
-        return stage
-    return "save" if missing(work, "save") else None
-
-
-def _send(stage: str, run_id: int, chunk: int) -> None:
-    """Queue a chunk's task (encoding on gpu, the rest on cpu)."""
-    send_chunk(stage, run_id, chunk)
-
-
-def dispatch(run_id: int, work: MiningWork, *, resume: bool = False, send: Send | None = None) -> list[tuple[str, int]]:
-    """Send the chunks of the current stage, once per stage (``resume``: again, the missing ones);
-    finish the run when nothing is left. Returns what was sent. ``send(stage, run_id, chunk)``
-    replaces queueing the chunk's task (running a run in one process)."""
-    stage = current_stage(work)
-    if stage is None:
-        if work.claim("finish") or resume:
-            finish(run_id, work)
+def due(run: AlignmentRun, left: list[int]) -> list[int]:
+    """Of the unfinished chunks ``left``, those of the first stage not done (the stages before it are)."""
+    if not left:
         return []
-    if not (work.claim(f"start-{stage}") or resume):
-        return []  # another worker started this stage, or it is still running
-    sent = [(stage, c) for c in missing(work, stage)]
-    for name, chunk in sent:
-        (send or _send)(name, run_id, chunk)
-    return sent
+    indices = stage_of(run, min(left))[2]
+    return [i for i in left if i in indices]
 
 
-def save_chunk(run: AlignmentRun, work: MiningWork, chunk: int) -> int:
-    """Write one slice of the mined pairs as sentence pairs with this run's predictions."""
-    name = f"save-{chunk:05d}"
-    if work.marked(name) is not None:
-        return 0
+def ready(run: AlignmentRun, index: int) -> bool:
+    return index in due(run, _left(run))
+
+
+def then(run: AlignmentRun, chunk: RunChunk) -> list[int]:
+    """The chunks to send now that ``chunk`` is done: the next stage's, if it completed its own."""
+    left = _left(run)
+    return [] if any(i in stage_of(run, chunk.index)[2] for i in left) else due(run, left)
+
+
+def queue(run: AlignmentRun, index: int) -> str:
+    """Encoding runs the encoder (the run's queue, gpu by default); the rest is ``cpu`` work."""
+    return run.queue if stage_of(run, index)[0] == "encode" else Queue.CPU.value
+
+
+# --- one chunk --------------------------------------------------------------------------------------
+
+def run_part(run: AlignmentRun, chunk: RunChunk) -> dict:
+    """One chunk's work: an engine stage's chunk (skipped if its file exists), or a slice of the pairs saved."""
+    stage, part, indices = stage_of(run, chunk.index)
+    progress.check_cancelled(AlignmentRun, run.pk)
+    work = MiningWork(folder_of(run))
+    if stage == "save":
+        return save_part(run, work, part, len(indices))
+    work.run_chunk(stage, part)
+    return {"stage": stage, "pairs": 0, "seconds": {f"{stage}_s": work.chunk_info(stage, part).get("seconds", 0.0)}}
+
+
+def save_part(run: AlignmentRun, work: MiningWork, part: int, parts: int) -> dict:
+    """Write slice ``part`` of ``parts`` of the mined pairs as sentence pairs with this run's predictions."""
     t0 = time.perf_counter()
-    pairs = list(work.pairs(chunk * SAVE_BATCH, (chunk + 1) * SAVE_BATCH))
+    size = math.ceil(work.n_pairs() / parts)
+    pairs = list(work.pairs(part * size, (part + 1) * size))
     groups: dict[tuple[str, str], list[CorpusPair]] = defaultdict(list)
     for p in pairs:
         groups[(p.complex.document, p.simple.document)].append(p)
@@ -187,6 +162,7 @@ def save_chunk(run: AlignmentRun, work: MiningWork, chunk: int) -> int:
     documents = Document.objects.select_related("article").in_bulk(doc_ids)
     sentences = {d.id: d.sentences for d in work.documents if int(d.id) in doc_ids}
     access = run_setup.access_scorer(run)
+    progress.check_cancelled(AlignmentRun, run.pk)
     written = 0
     for (c_id, s_id), group in groups.items():
         complex_doc, simple_doc = documents.get(int(c_id)), documents.get(int(s_id))
@@ -201,59 +177,51 @@ def save_chunk(run: AlignmentRun, work: MiningWork, chunk: int) -> int:
                 id=alignment.id, complex=EngineDocument(paragraphs=(sentences[c_id],)),
                 simple=EngineDocument(paragraphs=(sentences[s_id],))))
         written += save_alignment(run, complex_doc.article, complex_doc, simple_doc, alignment, extra)
-    work.mark(name, {"seconds": round(time.perf_counter() - t0, 4), "pairs": written,
-                     "missing_features": dict(access.skipped) if access is not None else {}})
-    return written
+    return {"stage": "save", "pairs": written, "seconds": {"save_s": round(time.perf_counter() - t0, 4)},
+            "missing_features": dict(access.skipped) if access is not None else {}}
 
 
-def report(run_id: int, work: MiningWork) -> None:
-    """Progress: the weighted share of chunks done, and a message naming the current stage."""
-    done = 0.0
-    message = "mining: done"
-    for stage in RUN_STAGES:
-        chunks = save_chunks(work) if stage == "save" else work.chunks(stage)
-        if stage == "save" and not work.is_done("merge"):
-            continue
-        left = len(missing(work, stage))
-        done += WEIGHTS[stage] * ((len(chunks) - left) / len(chunks) if chunks else 1.0)
-        if left and message == "mining: done":
-            message = f"mining: {stage} {len(chunks) - left}/{len(chunks)} chunks"
+# --- progress and result ----------------------------------------------------------------------------
+
+def report(run_id: int) -> None:
+    """Progress: the weighted share of each stage's chunks done, and a message naming the current stage."""
+    run = AlignmentRun.objects.get(pk=run_id)
+    states = dict(RunChunk.objects.filter(run_id=run_id).values_list("index", "status"))
+    done, message = 0.0, "mining: done"
+    for stage, indices in stages_of(run):
+        finished = sum(states.get(i) == Status.SUCCEEDED for i in indices)
+        done += WEIGHTS[stage] * (finished / len(indices) if indices else 1.0)
+        if finished < len(indices) and message == "mining: done":
+            message = f"mining: {stage} {finished}/{len(indices)} chunks"
+    written = Prediction.objects.filter(run_id=run_id).count()
     AlignmentRun.objects.filter(pk=run_id, status=Status.RUNNING).update(
-        progress=round(100.0 * min(done, 0.999), 1), message=message[:500])
+        progress=round(100.0 * min(done, 0.999), 1), pair_count=written, message=f"{message} · {written} pairs written")
 
 
-def finish(run_id: int, work: MiningWork) -> None:
-    """Record the result, per-stage timings and who ran the chunks; drop the bulky files."""
-    run = AlignmentRun.objects.select_related("project", "model_version").get(pk=run_id)
-    stage_times = work.timings()
-    saves = [work.marked(f"save-{c:05d}") or {} for c in save_chunks(work)]
-    stage_times["save"] = {"chunks": len(saves), "seconds": round(sum(s.get("seconds", 0.0) for s in saves), 3),
-                           "workers": sorted({s.get("worker", "") for s in saves})}
-    timings = {f"{stage}_s": t["seconds"] for stage, t in stage_times.items()}
+def result(run: AlignmentRun) -> tuple[dict, dict]:
+    """The finished run's result and per-stage timings (summed over its chunks; who ran them), from its
+    chunks and its job folder; the bulky files go unless ``keep_files``."""
+    work = MiningWork(folder_of(run))
+    stats = dict(RunChunk.objects.filter(run=run).values_list("index", "stats"))
+    workers = dict(RunChunk.objects.filter(run=run).values_list("index", "worker"))
+    stages: dict[str, dict] = {}
+    timings: dict[str, float] = {"plan_s": work.plan.get("plan_seconds", 0.0)}
+    for stage, indices in stages_of(run):
+        seconds = sum((stats[i] or {}).get("seconds", {}).get(f"{stage}_s", 0.0) for i in indices)
+        timings[f"{stage}_s"] = round(seconds, 3)
+        stages[stage] = {"chunks": len(indices), "workers": sorted({workers[i] for i in indices})}
     timings["total_s"] = run_result.total_seconds(run)
-    result = {
+    missing = {k: v for s in stats.values() for k, v in (s or {}).get("missing_features", {}).items()}
+    out = {
         "documents": work.plan["documents"], "sentences": work.plan["sentences"],
         "sequences": work.plan["sequences"], "shards": work.plan["shards"], "index": work.plan["index"],
-        "mined_pairs": work.n_pairs(),
-        "mining": work.stats(), "chunks": {stage: {"chunks": t["chunks"], "workers": t["workers"]}
-                                           for stage, t in stage_times.items()},
-        **run_result.describe(run, missing={k: v for s in saves for k, v in s.get("missing_features", {}).items()}),
+        "mined_pairs": work.n_pairs(), "mining": work.stats(), "stages": stages,
+        "chunks": run_result.chunk_summary(run.pk), **run_result.describe(run, missing=missing),
     }
-    if not run.params.get("keep_files"):
+    if not run_options.MiningRequest.parse(run.params).keep_files:
         work.remove_intermediates()
-    AlignmentRun.objects.filter(pk=run_id).update(articles_done=int(work.plan["documents"]))
-    run_result.succeed(run, result, timings)
+    return out, timings
 
 
-def run_inline(run_id: int) -> None:
-    """Run a mining run's chunks in this process, in order, as a single worker would
-    (``manage.py align --method muss-corpus --now``)."""
-    todo: list[tuple[str, int]] = []
-
-    def send(stage: str, _run: int, chunk: int) -> None:
-        todo.append((stage, chunk))
-
-    execute(run_id, send=send)
-    while todo:
-        stage, chunk = todo.pop(0)
-        run_chunk(run_id, stage, chunk, send=send)
+EXECUTOR = Executor(plan=plan, run=run_part, report=report, result=result, due=due, ready=ready, then=then, queue=queue)
+"""A mining run on the one executor (:mod:`.run_chunks`)."""

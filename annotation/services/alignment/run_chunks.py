@@ -8,7 +8,8 @@ The same plan runs on many workers or inline in one process (:func:`run_inline`:
 --now``, :func:`~annotation.services.alignment.alignment_runs.execute_run`, tests), with the same
 setup (:mod:`.run_setup`), work list (:mod:`.run_work`), saving (:mod:`.run_saving`) and result
 (:mod:`.run_result`), so a run gives the same pairs and describes itself the same way however it
-is executed. A mining run (``muss-corpus``) is planned by :mod:`.mining` (its own staged job).
+is executed. What differs between kinds of run is an :class:`~.run_work.Executor`: an aligner's run
+(:data:`ALIGNER`) or a mining run (:data:`.mining.EXECUTOR`, a staged plan whose chunks run stage by stage).
 
 * **Plan.** The run's task (``registry.RUN``) claims the run and cuts its document pairs into
   :class:`~annotation.models.RunChunk` rows (:func:`.run_work.plan`): a shared run (:func:`.run_setup.is_shared`)
@@ -60,29 +61,35 @@ most of the chunk (bench/align_scale.py: 1,100 s encoding of 1,212 s per chunk's
 
 # --- the plan -------------------------------------------------------------------------------------
 
+def _plan(run: AlignmentRun) -> run_work.Planned:
+    chunks = run_work.plan(run, shared=run_setup.is_shared(run))
+    return run_work.Planned(chunks, sum(len(c.work) for c in chunks))
+
+
+def executor_of(run: AlignmentRun) -> run_work.Executor:
+    """A mining run's executor (:data:`.mining.EXECUTOR`, a staged plan), or an aligner's (:data:`ALIGNER`)."""
+    return mining.EXECUTOR if run.method == MINING_METHOD else ALIGNER
+
+
 def plan_run(run_id: int, *, send: Send | None = None) -> None:
-    """The body of a run's task: plan the run into chunks (once) and send its missing chunks (a
-    mining run: plan its job, :func:`.mining.execute`)."""
-    run = AlignmentRun.objects.filter(pk=run_id).first()
-    if run is None:
-        return
-    if run.method == MINING_METHOD:
-        mining.execute(run_id)
-        return
+    """The body of a run's task: plan the run into chunks (once) and send the chunks that may start now."""
     if not progress.claim(AlignmentRun, run_id):
         return
     try:
-        chunks = run_work.plan(AlignmentRun.objects.select_related("project").get(pk=run_id), shared=run_setup.is_shared(run))
-        AlignmentRun.objects.filter(pk=run_id).update(
-            articles_total=sum(len(c.work) for c in chunks), checkpoint={**(run.checkpoint or {}), "chunks": len(chunks)})
+        run = AlignmentRun.objects.select_related("project", "model_version").get(pk=run_id)
+        executor = executor_of(run)
+        planned = executor.plan(run)
+        checkpoint = {**(run.checkpoint or {}), "chunks": len(planned.chunks), **planned.checkpoint}
+        AlignmentRun.objects.filter(pk=run_id).update(articles_total=planned.articles, checkpoint=checkpoint)
+        run.checkpoint = checkpoint
         # chunks lost with their worker (or failed) are due again; queued ones are sent again (a
         # duplicate delivery finds its chunk claimed or done and does nothing)
         now = timezone.now()
         RunChunk.objects.filter(Q(run_id=run_id) & (Q(status=Status.FAILED) | progress.lost(now))).update(status=Status.QUEUED)
         missing = list(RunChunk.objects.filter(run_id=run_id).exclude(status=Status.SUCCEEDED)
                        .order_by("index").values_list("index", flat=True))
-        run_result.report(run_id)
-        for index in missing:
+        executor.report(run_id)
+        for index in executor.due(run, missing):
             (send or _send)(run, index)
         if not missing:
             maybe_finish(run_id)
@@ -97,17 +104,21 @@ def plan_run(run_id: int, *, send: Send | None = None) -> None:
 
 
 def _send(run: AlignmentRun, index: int) -> None:
-    send_run_chunk(run, index)
+    send_run_chunk(run, index, queue=executor_of(run).queue(run, index))
 
 
 # --- one chunk ------------------------------------------------------------------------------------
 
-def run_chunk(run_id: int, index: int, *, last_try: bool = True) -> None:
-    """Align and save one chunk (the body of every ``align_chunk`` task), then finish the run if
-    this was its last chunk. Nothing happens unless the run is RUNNING and the chunk is free."""
+def run_chunk(run_id: int, index: int, *, last_try: bool = True, send: Send | None = None) -> None:
+    """Run one chunk (the body of every ``align_chunk`` task), send what it made due (the next stage of a
+    staged plan), then finish the run if this was its last chunk. Nothing happens unless the run is
+    RUNNING and the chunk is free and due."""
     run = AlignmentRun.objects.filter(pk=run_id).select_related("project", "model_version").first()
     if run is None or run.status != Status.RUNNING:
         return
+    executor = executor_of(run)
+    if not executor.ready(run, index):
+        return  # an early copy: the chunk is sent again when the stages before it are done
     now = timezone.now()
     claimed = RunChunk.objects.filter(Q(run_id=run_id, index=index) & (Q(status=Status.QUEUED) | progress.lost(now))).update(
         status=Status.RUNNING, worker=progress.worker_name(), started_at=now, heartbeat_at=now, attempts=F("attempts") + 1)
@@ -118,7 +129,7 @@ def run_chunk(run_id: int, index: int, *, last_try: bool = True) -> None:
     mine = RunChunk.objects.filter(pk=chunk.pk, status=Status.RUNNING, attempts=chunk.attempts)
     try:
         with progress.heartbeat(RunChunk, chunk.pk), progress.heartbeat(AlignmentRun, run_id):
-            stats = align_chunk(run, chunk)
+            stats = executor.run(run, chunk)
     except progress.Cancelled:
         mine.update(status=Status.QUEUED, heartbeat_at=None)  # a retry of the run sends it again
         return
@@ -137,7 +148,9 @@ def run_chunk(run_id: int, index: int, *, last_try: bool = True) -> None:
                 pass
         raise
     mine.update(status=Status.SUCCEEDED, finished_at=timezone.now(), pair_count=stats["pairs"], stats=stats)
-    run_result.report(run_id)
+    executor.report(run_id)
+    for later in executor.then(run, chunk):
+        (send or _send)(run, later)
     maybe_finish(run_id)
 
 
@@ -214,7 +227,9 @@ def align_chunk(run: AlignmentRun, chunk: RunChunk) -> dict:
 
 def maybe_finish(run_id: int) -> bool:
     """Finalise the run once every chunk is done (a conditional UPDATE: exactly once)."""
-    return run_result.finish_chunks(run_id)
+    run = (AlignmentRun.objects.filter(pk=run_id, status=Status.RUNNING)
+           .select_related("project", "model_version").first())
+    return run is not None and run_result.finish_chunks(run, executor_of(run).result)
 
 
 def sweep_lost_chunks() -> list[str]:
@@ -238,19 +253,35 @@ def run_inline(run_id: int) -> None:
     """Run the whole plan of a run in this process, chunk after chunk, as one worker would. A
     transient error leaves the run RUNNING and lost at once, for a retry that resumes at its first
     unfinished chunk; any other error fails the run."""
-    if AlignmentRun.objects.filter(pk=run_id, method=MINING_METHOD).exists():
-        mining.run_inline(run_id)
-        return
     todo: list[int] = []
-    plan_run(run_id, send=lambda _run, index: todo.append(index))
-    for index in todo:
+
+    def send(_run: AlignmentRun, index: int) -> None:
+        todo.append(index)
+
+    plan_run(run_id, send=send)
+    while todo:
         try:
-            run_chunk(run_id, index, last_try=False)
+            run_chunk(run_id, todo.pop(0), last_try=False, send=send)
         except TRANSIENT as exc:
             progress.interrupted(AlignmentRun, run_id, exc)
             raise
 
 
+def _align(run: AlignmentRun, chunk: RunChunk) -> dict:
+    return align_chunk(run, chunk)  # looked up when called (as the two below): tests replace them
+
+
+def _report(run_id: int) -> None:
+    run_result.report(run_id)
+
+
+def _result(run: AlignmentRun) -> tuple[dict, dict]:
+    return run_result.of_chunks(run)
+
+
+ALIGNER = run_work.Executor(plan=_plan, run=_align, report=_report, result=_result)
+"""An aligner's run: chunks of document pairs, any of which may run at any time."""
 chunk_summary = run_result.chunk_summary
 
-__all__ = ["plan_run", "run_chunk", "align_chunk", "maybe_finish", "chunk_summary", "sweep_lost_chunks", "run_inline"]
+__all__ = ["executor_of", "plan_run", "run_chunk", "align_chunk", "maybe_finish", "chunk_summary", "sweep_lost_chunks",
+           "run_inline"]

@@ -74,11 +74,32 @@ def engine_params(method: str, params: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in (params or {}).items() if k not in app}
 
 
-def mining_config(params: dict[str, Any]) -> MiningConfig:
-    """The engine options of a mining run's params; ``ValueError`` naming a bad one."""
-    from workers.engine import MiningConfig  # the miner's modules load on a mining run only
+@dataclass(frozen=True)
+class MiningRequest:
+    """A mining run's params parsed once, the object the mining service takes: the engine's mining
+    options (:class:`~workers.engine.MiningConfig`, declared by :data:`~workers.engine.MINING_PARAMS`) and
+    the app's own (:data:`APP_OPTIONS`, :data:`MINING_APP_OPTIONS`)."""
 
-    return MiningConfig.from_dict(engine_params(MINING_METHOD, params))
+    config: MiningConfig
+    access_attributes: bool = True
+    keep_files: bool = False
+
+    @classmethod
+    def parse(cls, params: dict[str, Any]) -> MiningRequest:
+        """Parse a mining run's params (when the run is started, and from the stored run in its worker).
+
+        Raises:
+            OptionError: an unknown or bad option (a refusal the API answers with 400, listing the valid ones).
+        """
+        from workers.engine import MiningConfig  # the miner's modules load on a mining run only
+
+        engine = engine_params(MINING_METHOD, params)
+        config = MiningConfig.from_dict(engine)
+        app = {k: v for k, v in (params or {}).items() if k not in engine}
+        schema = app_options(MINING_METHOD)
+        check_config(MINING_METHOD, schema, app)
+        values = {**{o.name: o.default for o in schema}, **app}
+        return cls(config, access_attributes=bool(values["access_attributes"]), keep_files=bool(values["keep_files"]))
 
 
 def method_options(method: str) -> tuple[Option, ...]:
@@ -120,8 +141,7 @@ def check(project: Project, method: str, params: dict[str, Any], model_version: 
         raise OptionError(method, {"model": MODEL_PATH_REFUSED}, (*method_options(method), *app))
     engine = engine_params(method, params)
     if method == MINING_METHOD:
-        mining_config(params)
-        check_config(method, app, {k: v for k, v in params.items() if k not in engine})
+        MiningRequest.parse(params)
     else:
         schema = method_options(method)
         check_config(method, (*schema, *app), params)

@@ -2,18 +2,19 @@
 the ACCESS attributes it could not score, timings), built and written here for every run, so a run
 describes itself the same way however it was executed.
 
-* An aligner's run: from its chunks' stats (:func:`finish_chunks`, exactly once: a conditional
-  RUNNING → SUCCEEDED update).
-* A mining run: from its job folder (:mod:`annotation.services.alignment.mining`), with the same
-  common part (:func:`describe`) and :func:`succeed`."""
+Every run is finalised by :func:`finish_chunks` (exactly once: a conditional RUNNING → SUCCEEDED
+update) with its executor's result: an aligner's run from its chunks' stats (:func:`of_chunks`), a
+mining run from its chunks and its job folder (:func:`annotation.services.alignment.mining.result`),
+both with the same common part (:func:`describe`)."""
 from __future__ import annotations
 
-from django.db.models import Count, Q
+from collections.abc import Callable
+
+from django.db.models import Count, F, Q
 from django.utils import timezone
 
 from annotation.models import AlignmentRun, Prediction, RunChunk, Status
 from annotation.services.alignment.run_setup import defaults_of, language_tools
-from annotation.services.background import progress
 
 ACCESS_OFF = {"access_*": "ACCESS attributes switched off for this run (params.access_attributes = false)"}
 
@@ -27,11 +28,6 @@ def describe(run: AlignmentRun, *, missing: dict[str, str]) -> dict:
 
 def total_seconds(run: AlignmentRun) -> float:
     return round((timezone.now() - (run.started_at or run.created_at)).total_seconds(), 3)
-
-
-def succeed(run: AlignmentRun, result: dict, timings: dict) -> None:
-    """Record a finished run (a mining run: its last chunk, once)."""
-    progress.succeed(AlignmentRun, run.pk, result=result, timings=timings, pair_count=result["pairs"])
 
 
 def chunk_summary(run_id: int) -> dict:
@@ -76,18 +72,16 @@ def of_chunks(run: AlignmentRun) -> tuple[dict, dict]:
     return result, timings
 
 
-def finish_chunks(run_id: int) -> bool:
-    """Finalise the run once every chunk is done (a conditional UPDATE: exactly once)."""
-    chunks = RunChunk.objects.filter(run_id=run_id)
+def finish_chunks(run: AlignmentRun, describe_run: Callable[[AlignmentRun], tuple[dict, dict]] = of_chunks) -> bool:
+    """Finalise the run once every chunk is done (a conditional UPDATE: exactly once), with the result
+    and timings ``describe_run`` gives (an aligner's run: :func:`of_chunks`)."""
+    chunks = RunChunk.objects.filter(run_id=run.pk)
     if not chunks.exists() or chunks.exclude(status=Status.SUCCEEDED).exists():
         return False
-    run = AlignmentRun.objects.filter(pk=run_id, status=Status.RUNNING).select_related("project", "model_version").first()
-    if run is None:
-        return False
-    result, timings = of_chunks(run)
-    return bool(AlignmentRun.objects.filter(pk=run_id, status=Status.RUNNING).update(
+    result, timings = describe_run(run)
+    return bool(AlignmentRun.objects.filter(pk=run.pk, status=Status.RUNNING).update(
         status=Status.SUCCEEDED, progress=100.0, message="done", finished_at=timezone.now(), result=result,
-        timings=timings, pair_count=result["pairs"], articles_done=result["document_pairs"]))
+        timings=timings, pair_count=result["pairs"], articles_done=F("articles_total")))
 
 
 def fraction_done(run_id: int) -> float:

@@ -62,7 +62,7 @@ def encoder_of(run: AlignmentRun) -> str | None:
 def is_shared(run: AlignmentRun) -> bool:
     """Whether the run's document pairs are cut into many chunks that any workers share. Not for a
     run-level method (WIVICO: one chunk, after a first pass over every document pair) nor for
-    mining (its own staged job); decided from the method's name, no aligner or model is loaded.
+    mining (a staged plan of its own chunks, :mod:`.mining`); decided from the method's name, no aligner or model is loaded.
 
     Raises:
         ValueError: an unknown method.

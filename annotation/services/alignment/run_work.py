@@ -3,8 +3,12 @@
 Every run is a plan of :class:`~annotation.models.RunChunk` rows over the same list (the project's
 articles by id, minus ``skip_articles``; per article its level pairs): a shared run in chunks of
 about ``RUN_CHUNK_SENTENCES`` sentences (so chunks cost about the same), a run-level method in one
-chunk (its first pass needs every document pair at once)."""
+chunk (its first pass needs every document pair at once). :class:`Executor` is what a kind of run (an
+aligner's, a mining run's) gives the one executor of :mod:`.run_chunks`."""
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from django.conf import settings
 from django.db.models import Count
@@ -63,3 +67,51 @@ def load(chunk: RunChunk) -> list[WorkItem]:
     documents = Document.objects.in_bulk({d for _, c, s in chunk.work for d in (c, s)})
     return [(articles[a], documents[c], documents[s]) for a, c, s in chunk.work
             if a in articles and c in documents and s in documents]
+
+
+@dataclass(frozen=True)
+class Planned:
+    """A run's plan: its chunks, the number of items it works through (``articles_total``), and what
+    the plan adds to the run's checkpoint."""
+
+    chunks: list[RunChunk]
+    articles: int
+    checkpoint: dict = field(default_factory=dict)
+
+
+def _always(_run: AlignmentRun, _index: int) -> bool:
+    return True
+
+
+def _nothing(_run: AlignmentRun, _chunk: RunChunk) -> list[int]:
+    return []
+
+
+def _all(_run: AlignmentRun, left: list[int]) -> list[int]:
+    return left
+
+
+def _runs_queue(run: AlignmentRun, _index: int) -> str:
+    return run.queue
+
+
+@dataclass(frozen=True)
+class Executor:
+    """What differs between kinds of run; claiming, heartbeats, cancel, retry, liveness and finishing
+    are :mod:`.run_chunks`' for every run. An aligner's run and a mining run are each one of these.
+
+    ``plan(run)`` creates the run's chunk rows (once: a second call returns the same); ``run(run, chunk)``
+    does one chunk's work and returns its stats (``pairs`` written, ``seconds``); ``report(run_id)``
+    writes the run's progress; ``result(run)`` the finished run's result and timings. A staged plan
+    (mining) also says which unfinished chunks may start now (``due``, of those left in index order),
+    whether one may (``ready``), which chunks a finished chunk made due (``then``), and each chunk's
+    queue (``queue``)."""
+
+    plan: Callable[[AlignmentRun], Planned]
+    run: Callable[[AlignmentRun, RunChunk], dict]
+    report: Callable[[int], None]
+    result: Callable[[AlignmentRun], tuple[dict, dict]]
+    due: Callable[[AlignmentRun, list[int]], list[int]] = _all
+    ready: Callable[[AlignmentRun, int], bool] = _always
+    then: Callable[[AlignmentRun, RunChunk], list[int]] = _nothing
+    queue: Callable[[AlignmentRun, int], str] = _runs_queue

@@ -23,11 +23,6 @@ def send_job(job: Job) -> None:
     send(registry.job(job.kind), job.pk)
 
 
-def send_chunk(stage: str, run_id: int, chunk: int) -> None:
-    """One chunk of a mining run (encoding on gpu, the other stages on cpu)."""
-    send(registry.MINING_STAGES[stage], run_id, chunk)
-
-
-def send_run_chunk(run: AlignmentRun, chunk: int) -> None:
-    """One chunk of an alignment run, on the run's own queue (like the run)."""
-    send(registry.RUN_CHUNK, run.pk, chunk, queue=run.queue)
+def send_run_chunk(run: AlignmentRun, chunk: int, *, queue: str | None = None) -> None:
+    """One chunk of an alignment run, on ``queue`` (else the run's own queue, like the run)."""
+    send(registry.RUN_CHUNK, run.pk, chunk, queue=queue or run.queue)

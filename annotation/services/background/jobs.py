@@ -6,7 +6,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from annotation.models import MINING_METHOD, AlignmentRun, Job, Project, Status
+from annotation.models import AlignmentRun, Job, Project, Status
 from annotation.services import audit
 from annotation.services.background import dispatch, liveness, progress, registry
 
@@ -38,9 +38,8 @@ def retry_run(run: AlignmentRun, *, user=None) -> AlignmentRun:
     heartbeat for ``WORKER_STALE_SECONDS``). Pairs it already wrote are kept (writes are idempotent)
     and it resumes from its checkpoint: the document pairs it had finished are not aligned again.
 
-    A mining run (``muss-corpus``) resumes the same way from its finished chunks (files), and may be
-    resumed while RUNNING even with a live heartbeat: a chunk that runs twice is skipped or rewrites
-    the same file."""
+    A planned run (its chunks, mining runs too) may be resumed while RUNNING even with a live heartbeat:
+    the plan task re-sends only its missing chunks, and a chunk a live worker holds is not claimed twice."""
     run = _retry(run)
     audit.record("run.retry", actor=user, project=run.project, target=f"run #{run.pk}", method=run.method)
     return run
@@ -58,23 +57,23 @@ def can_retry(work: AlignmentRun | Job) -> bool:
     """Whether :func:`retry_run` / :func:`retry_job` would accept it now (the page's Retry button)."""
     if work.status == Status.SUCCEEDED:
         return False
-    return work.status != Status.RUNNING or _is_mining(work) or liveness.is_lost(work)
+    return work.status != Status.RUNNING or _is_chunked(work) or liveness.is_lost(work)
 
 
-def _is_mining(work: AlignmentRun | Job) -> bool:
-    """A run shared by workers in chunks (mining, or a chunked alignment run): a retry re-sends its missing chunks."""
-    return isinstance(work, AlignmentRun) and (work.method == MINING_METHOD or "chunks" in (work.checkpoint or {}))
+def _is_chunked(work: AlignmentRun | Job) -> bool:
+    """A run planned into chunks that workers share: a retry re-sends its missing chunks."""
+    return isinstance(work, AlignmentRun) and "chunks" in (work.checkpoint or {})
 
 
 def _retry(work: AlignmentRun | Job) -> AlignmentRun | Job:
     model = type(work)
     name = f"{'run' if model is AlignmentRun else 'job'} #{work.pk}"
-    mining = _is_mining(work)
+    chunked = _is_chunked(work)
     now = timezone.now()
     if work.status == Status.SUCCEEDED:
         raise ValueError(f"{name} succeeded; start a new one instead of retrying it")
     condition = Q(pk=work.pk, status=work.status)
-    if work.status == Status.RUNNING and not mining:
+    if work.status == Status.RUNNING and not chunked:
         if not liveness.is_lost(work, now):
             seen = work.heartbeat_at or work.started_at
             ago = f"last heartbeat {(now - seen).total_seconds():.0f} s ago" if seen else "no heartbeat yet"

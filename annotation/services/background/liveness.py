@@ -5,7 +5,7 @@ RUNNING work with no heartbeat for ``WORKER_STALE_SECONDS`` lost its worker — 
 its machine gone; on the filesystem broker its message went with it, on Redis it would only come
 back after the visibility timeout. :func:`reap_stale` re-queues such work, which then resumes from
 its checkpoint; the ``MAX_ATTEMPTS``-th loss in a row fails it with the reason instead (retrying it
-by hand starts the count again). A mining run, or a chunked alignment run, is always re-queued: it
+by hand starts the count again). A run planned into chunks (mining runs too) is always re-queued: it
 resumes from the chunks already done, and a run whose chunks merely wait in a busy queue is not a failure. A job with
 ``params["resumable"] = False`` (an import run in the web process) is failed at its first loss.
 When a job is failed, its kind's ``lost`` hook (``registry``) removes what it had written; each
@@ -29,7 +29,7 @@ from django.db import DatabaseError
 from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
-from annotation.models import MINING_METHOD, AlignmentRun, Job, Status
+from annotation.models import AlignmentRun, Job, Status
 from annotation.services import audit
 from annotation.services.background import dispatch, progress, registry
 
@@ -58,8 +58,8 @@ def reap_stale(now: datetime | None = None) -> Reaped:
     reaped = Reaped()
     for model in (AlignmentRun, Job):
         for work in model.objects.filter(progress.lost(now)).select_related("project").order_by("pk"):
-            # a mining run or a chunked run resumes from its chunks: re-queued, never failed for a loss
-            shared = model is AlignmentRun and (work.method == MINING_METHOD or "chunks" in (work.checkpoint or {}))
+            # a run planned into chunks (mining runs too) resumes from them: re-queued, never failed for a loss
+            shared = model is AlignmentRun and "chunks" in (work.checkpoint or {})
             _reap(work, now, reaped, may_fail=not shared)
     for sweep in registry.sweeps():
         try:

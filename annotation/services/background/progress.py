@@ -53,7 +53,7 @@ def lost(now: datetime | None = None) -> Q:
 
 @dataclass
 class _Claim:
-    attempt: int | None  # None: keep a row alive without owning it (a mining chunk)
+    attempt: int | None  # None: keep a row alive without owning it (a run, from one of its chunks)
     stop: threading.Event = field(default_factory=threading.Event)
 
 
@@ -72,7 +72,7 @@ def _mine(model: type[Model], pk: int) -> _Claim | None:
 
 def _owned(model: type[Model], pk: int) -> QuerySet:
     """The row if this process may still write it: its own attempt while RUNNING; without a claim
-    here (a service called directly, a mining chunk) any row that was not cancelled."""
+    here (a service called directly, a run kept alive by its chunk) any row that was not cancelled."""
     mine = _mine(model, pk)
     if mine is None:
         return model.objects.filter(pk=pk).exclude(status=Status.CANCELLED)
@@ -108,7 +108,7 @@ def release(model: type[Model], pk: int) -> None:
 @contextlib.contextmanager
 def heartbeat(model: type[Model], pk: int) -> Iterator[None]:
     """Keep a RUNNING row's heartbeat fresh while the block runs, without owning the row (a chunk
-    of a mining run: many workers run its chunks, none claims the run)."""
+    of a run keeps the run alive: many workers run its chunks, none claims the run)."""
     model.objects.filter(pk=pk, status=Status.RUNNING).update(heartbeat_at=timezone.now())
     beat = _Claim(None)
     _start_beating(model, pk, beat)

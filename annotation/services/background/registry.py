@@ -1,5 +1,5 @@
-"""The one table of background work: each job kind — and alignment runs, the chunk stages of a mining
-run and the reaper — with its Celery task name, its service function, its queue and its retry rule.
+"""The one table of background work: each job kind — and alignment runs (mining runs too), their chunks
+and the reaper — with its Celery task name, its service function, its queue and its retry rule.
 
 Everything else reads this table: ``workers/tasks.py`` registers one thin task per task name,
 ``alignapp/celery.py`` routes by it, and services send work by task name through
@@ -108,19 +108,9 @@ RUN = Work(_task("run_alignment"), "annotation.services.alignment.run_chunks.pla
 """An alignment run (``AlignmentRun``); the service is called as ``service(run_id)``."""
 
 RUN_CHUNK = Work(_task("align_chunk"), "annotation.services.alignment.run_chunks.run_chunk", Queue.GPU,
-                 "Align and save one chunk of an alignment run's document pairs (sent to the run's own queue).")
+                 "Run one chunk of an alignment run: document pairs aligned and saved, or a mining run's stage "
+                 "chunk (sent to the queue its run's executor gives it).")
 """One chunk of an alignment run; the service is called as ``service(run_id, chunk, last_try=...)``."""
-
-_MINING = "annotation.services.alignment.mining.run_chunk"
-MINING_STAGES: dict[str, Work] = {
-    "encode": Work(_task("mine_encode_shard"), _MINING, Queue.GPU, "Embed one shard of a mining run's sequences."),
-    "index": Work(_task("mine_build_index"), _MINING, Queue.CPU, "Build a mining run's faiss index from its shards."),
-    "search": Work(_task("mine_search_shard"), _MINING, Queue.CPU, "Search one shard's top-k neighbours and filter them."),
-    "merge": Work(_task("mine_merge"), _MINING, Queue.CPU, "Merge, de-duplicate and orient a mining run's pairs."),
-    "save": Work(_task("mine_save_shard"), _MINING, Queue.CPU, "Write one slice of mined pairs as sentence pairs."),
-}
-"""The chunk stages of a mining run (method ``muss-corpus``: ``RUN`` plans it, these run its chunks);
-the service is called as ``service(run_id, stage, chunk, last_try=...)``."""
 
 REAPER = Work(_task("reap_stale"), "annotation.services.background.liveness.reap_stale", Queue.CPU,
               "Re-queue (or fail) work whose worker was lost.", retry=NO_RETRY)
@@ -149,7 +139,7 @@ def job(kind: str) -> Work:
 
 def every() -> list[Work]:
     """Every entry, one per task name."""
-    entries = [RUN, RUN_CHUNK, *_JOBS.entries(), *MINING_STAGES.values(), REAPER]
+    entries = [RUN, RUN_CHUNK, *_JOBS.entries(), REAPER]
     return list({work.task: work for work in entries}.values())
 
 

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 from tests.engine.simplicity._fakes import BagOfWordsEncoder
+from workers.engine.mining import MiningConfig
 from workers.engine.simplicity.muss_mining import (
     build_index,
     contained,
@@ -14,6 +15,12 @@ from workers.engine.simplicity.muss_mining import (
     near_identical,
 )
 
+
+def mine(documents, encoder=None, **options):
+    """The in-memory miner with ``options`` parsed once into its options object (these tests' default:
+    only overlapping windows of one document are never paired)."""
+    return mine_paraphrases(documents, MiningConfig.from_dict({"same_document": "overlapping", **options}),
+                            encoder=encoder)
 
 def test_sequences_are_adjacent_runs_up_to_the_character_limit():
     sents = ["a" * 100, "b" * 100, "c" * 98, "d" * 400]
@@ -60,7 +67,7 @@ DOCS = {
 
 def test_mining_keeps_paraphrases_and_drops_near_identical_and_evaluation_pairs():
     enc = BagOfWordsEncoder()
-    kept, stats = mine_paraphrases(DOCS, encoder=enc, max_distance=1.0, max_relative=1.0)
+    kept, stats = mine(DOCS, encoder=enc, max_distance=1.0, max_relative=1.0)
     keys = {frozenset({(p.query.doc, p.query.start, p.query.end), (p.neighbour.doc, p.neighbour.start, p.neighbour.end)}) for p in kept}
     assert frozenset({("d1", 0, 1), ("d2", 0, 1)}) in keys
     assert frozenset({("d1", 0, 1), ("d3", 0, 1)}) not in keys  # same words, only "."→"!"
@@ -69,7 +76,7 @@ def test_mining_keeps_paraphrases_and_drops_near_identical_and_evaluation_pairs(
     assert len(keys) == len(kept)  # symmetric duplicates reported once
     for p in kept:
         assert not p.query.overlaps(p.neighbour)
-    kept2, stats2 = mine_paraphrases(
+    kept2, stats2 = mine(
         DOCS, encoder=enc, max_distance=1.0, max_relative=1.0,
         evaluation_set=["Alpha beta gamma delta eta theta."],
     )
@@ -79,11 +86,11 @@ def test_mining_keeps_paraphrases_and_drops_near_identical_and_evaluation_pairs(
 
 def test_the_distance_bound_and_margin_cut_weak_neighbours():
     enc = BagOfWordsEncoder()
-    loose, _ = mine_paraphrases(DOCS, encoder=enc, max_distance=2.0, max_relative=10.0)
-    tight, stats = mine_paraphrases(DOCS, encoder=enc, max_distance=0.9, max_relative=10.0)
+    loose, _ = mine(DOCS, encoder=enc, max_distance=2.0, max_relative=10.0)
+    tight, stats = mine(DOCS, encoder=enc, max_distance=0.9, max_relative=10.0)
     assert len(tight) < len(loose) and stats["too_far"] > 0
     assert all(p.distance <= 0.9 for p in tight)
-    margin, mstats = mine_paraphrases(DOCS, encoder=enc, max_distance=2.0, max_relative=0.6)
+    margin, mstats = mine(DOCS, encoder=enc, max_distance=2.0, max_relative=0.6)
     assert all(p.relative_distance <= 0.6 for p in margin) and mstats["margin"] > 0
 
 
@@ -91,10 +98,10 @@ def test_same_document_modes():
     doc = {"d": ["one two three four five six.", "seven eight nine ten eleven twelve."],
            "e": ["one two three four five six seven eight nine ten eleven twelve thirteen."]}
     enc = BagOfWordsEncoder()
-    kept, stats = mine_paraphrases(doc, encoder=enc, max_distance=2.0, max_relative=10.0, same_document="any")
+    kept, stats = mine(doc, encoder=enc, max_distance=2.0, max_relative=10.0, same_document="any")
     assert all(p.query.doc != p.neighbour.doc for p in kept)
     with pytest.raises(ValueError, match="choose one of"):
-        mine_paraphrases(doc, encoder=enc, same_document="never")  # type: ignore[arg-type]
+        mine(doc, encoder=enc, same_document="never")  # type: ignore[arg-type]
 
 
 def _pair_keys(kept):
@@ -115,7 +122,7 @@ WINDOWS = {
 def test_same_document_windows_no_longer_block_a_cross_document_paraphrase():
     enc = BagOfWordsEncoder()
     params = dict(encoder=enc, k=3, max_distance=1.0, max_relative=0.6)
-    kept, stats = mine_paraphrases(WINDOWS, **params)
+    kept, stats = mine(WINDOWS, **params)
     # the candidates of a:[0,1) are b (d = 2 − 2·4/6 ≈ 0.667) and the two fillers (d = 2):
     # relative distance 0.667 / 1.556 ≈ 0.43 ≤ 0.6 — kept
     assert frozenset({("a", 0, 1), ("b", 0, 1)}) in _pair_keys(kept)
@@ -127,7 +134,7 @@ def test_same_document_windows_no_longer_block_a_cross_document_paraphrase():
         assert not p.query.overlaps(p.neighbour)
     # Reference-code order (margin on the raw top-k, same-document pairs dropped afterwards): the
     # windows [s0,s1] and [s0,s1,s2] take two of the three slots and the margin rejects b.
-    old, old_stats = mine_paraphrases(WINDOWS, exclude_same_document_first=False, **params)
+    old, old_stats = mine(WINDOWS, exclude_same_document_first=False, **params)
     assert frozenset({("a", 0, 1), ("b", 0, 1)}) not in _pair_keys(old)
     assert old_stats["margin"] > 0
 
@@ -138,11 +145,11 @@ def test_blocked_neighbours_beyond_the_first_search_surplus_are_skipped_too():
     doc_a = ["Alpha beta gamma delta."] + [f"Alpha beta gamma w{i}." for i in range(39)]
     docs = {"a": doc_a, "b": ["Alpha beta gamma epsilon zeta."]}
     enc = BagOfWordsEncoder()
-    kept, stats = mine_paraphrases(docs, encoder=enc, k=1, max_distance=1.0, same_document="any")
+    kept, stats = mine(docs, encoder=enc, k=1, max_distance=1.0, same_document="any")
     assert frozenset({("a", 0, 1), ("b", 0, 1)}) in _pair_keys(kept)
     assert all(p.query.doc != p.neighbour.doc for p in kept)
     assert stats["same_document"] > 32
-    old, _ = mine_paraphrases(docs, encoder=enc, k=1, max_distance=1.0, same_document="any",
+    old, _ = mine(docs, encoder=enc, k=1, max_distance=1.0, same_document="any",
                               exclude_same_document_first=False)
     assert frozenset({("a", 0, 1), ("b", 0, 1)}) not in _pair_keys(old)
 
@@ -163,7 +170,7 @@ HUB = {
 def test_the_margin_still_rejects_a_hub_like_candidate():
     enc = BagOfWordsEncoder()
     params = dict(encoder=enc, k=4, max_distance=0.6)
-    kept, stats = mine_paraphrases(HUB, max_relative=0.6, **params)
+    kept, stats = mine(HUB, max_relative=0.6, **params)
     keys = _pair_keys(kept)
     assert frozenset({("q", 0, 1), ("p", 0, 1)}) in keys
     assert frozenset({("q", 0, 1), ("h", 0, 1)}) not in keys
@@ -171,7 +178,7 @@ def test_the_margin_still_rejects_a_hub_like_candidate():
     # q's candidates are cross-document only (its window with "Engines hum …" was skipped):
     # p (cos 4/√20 ≈ 0.894, d ≈ 0.211), h (cos 4/√32 ≈ 0.707, d ≈ 0.586), two of x1–x3 (d = 1):
     # relative distances 0.211/0.699 ≈ 0.30 and 0.586/0.699 ≈ 0.84.
-    loose, _ = mine_paraphrases(HUB, max_relative=10.0, **params)
+    loose, _ = mine(HUB, max_relative=10.0, **params)
     hub = [p for p in loose if {p.query.doc, p.neighbour.doc} == {"q", "h"} and p.query.end - p.query.start == 1
            and p.neighbour.end - p.neighbour.start == 1]
     assert hub, "without the margin the hub pair passes the distance bound"

@@ -19,7 +19,7 @@ import torch
 from torch import nn
 
 from ..errors import EngineError
-from ..options import Option, build_config, defaults
+from ..options import Option, build_config, option_fields
 from .chain import gold_score, log_partition, viterbi
 
 __all__ = ["CRFConfig", "NeuralCRF", "transition_features"]
@@ -59,10 +59,10 @@ CRF_PARAMS: tuple[Option, ...] = (
     Option("null_floor", "float", 0.15, help="lowest similarity the relative criterion may align"),
 )
 """The CRF's hyper-parameters (the ``crf`` method's ``crf`` option): types, defaults and help."""
-_D = defaults(CRF_PARAMS)
 
 
 @dataclass
+@option_fields(CRF_PARAMS)
 class CRFConfig:
     """Hyper-parameters and hand-set initial values of :class:`NeuralCRF`.
 
@@ -88,17 +88,6 @@ class CRFConfig:
         null_floor: lowest similarity at which the relative criterion may align a sentence.
     """
 
-    hidden: int = _D["hidden"]
-    sim_scale: float = _D["sim_scale"]
-    null_threshold: float = _D["null_threshold"]
-    same_cost: float = _D["same_cost"]
-    jump_cost: float = _D["jump_cost"]
-    max_jump: int = _D["max_jump"]
-    null_enter_cost: float = _D["null_enter_cost"]
-    null_exit_cost: float = _D["null_exit_cost"]
-    null_stay_cost: float = _D["null_stay_cost"]
-    null_margin: float | None = _D["null_margin"]
-    null_floor: float = _D["null_floor"]
 
     @classmethod
     def from_dict(cls, d: dict[str, object]) -> CRFConfig:

@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..crf import CRFConfig
-from ..options import Option, build_config, defaults
+from ..options import Option, build_config, option_fields
 from ..paragraph_alignment import PARAGRAPH_VARIANTS, NewselaThresholds, WikiThresholds
 from ..similarity import SIMILARITY_NAMES
 
@@ -64,10 +64,10 @@ PARAMS: tuple[Option, ...] = (
            "as the untrained aligner does"),
 )
 """The option schema of the ``crf`` method (the fields of :class:`CRFAlignerConfig`)."""
-_D = defaults(PARAMS)
 
 
 @dataclass
+@option_fields(PARAMS)
 class CRFAlignerConfig:
     """Options of the ``crf`` method (keys of its ``config`` dict).
 
@@ -99,24 +99,7 @@ class CRFAlignerConfig:
             (:class:`~workers.engine.pair_similarity.PairModelSimilarity`).
     """
 
-    similarity: str = _D["similarity"]
-    sbert_weight: float = _D["sbert_weight"]
-    device: str | None = _D["device"]
-    aligned_threshold: float = _D["aligned_threshold"]
-    merge_threshold: float = _D["merge_threshold"]
-    merge_window: int = _D["merge_window"]
-    paragraph_alignment: str = _D["paragraph_alignment"]
-    paragraph_thresholds: dict[str, float] | None = _D["paragraph_thresholds"]
-    paragraph_mode: str = _D["paragraph_mode"]
-    batch_size: int = _D["batch_size"]
-    min_link_score: float = _D["min_link_score"]
     crf: dict[str, Any] = field(default_factory=dict)
-    label_rule: str = _D["label_rule"]
-    group_aligned_threshold: float | None = _D["group_aligned_threshold"]
-    base_similarity: str = _D["base_similarity"]
-    pair_model_weight: float = _D["pair_model_weight"]
-    candidates_per_simple: int = _D["candidates_per_simple"]
-    domain_check: bool = _D["domain_check"]
 
     @classmethod
     def build(cls, config: dict[str, Any]) -> CRFAlignerConfig:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..mining.config import MiningConfig
 from ..options import Option
 from ..simplicity.embedding import Encoder, LazyEncoder
 from ..simplicity.muss_mining import mine_paraphrases
@@ -52,20 +53,20 @@ class MussAligner(LazyEncoder):
 
     def __init__(self, config: dict[str, Any] | None = None, model: str | None = None,
                  encoder: Encoder | None = None) -> None:
-        config = self._configure("muss", PARAMS, config, model, encoder)
+        config = self._configure("muss", PARAMS, config, model, encoder)  # the schema's choices refuse a bad select
         self.params = {k: config.get(k, v) for k, v in DEFAULTS.items()}
         self.evaluation_set = list(config.get("evaluation_set", []))
-        self.select = str(config.get("select", "greedy"))  # one of SELECT_MODES (the option's choices)
+        self.select = str(config.get("select", "greedy"))
+        # parsed once into the miner's options object (the article's two documents never share an id,
+        # so the same-document rule does not apply)
+        self.options = MiningConfig.from_dict({**self.params, "evaluation_set": self.evaluation_set})
 
 
     def align(self, pairs: Sequence[ArticlePair], progress: ProgressFn | None = None) -> list[Alignment]:
         out = []
         for n_done, ap in enumerate(pairs, start=1):
-            mined, stats = mine_paraphrases(
-                {"simple": list(ap.simple.sentences)},
-                queries={"complex": list(ap.complex.sentences)},
-                encoder=self.encoder, evaluation_set=self.evaluation_set, **self.params,
-            )
+            mined, stats = mine_paraphrases({"simple": list(ap.simple.sentences)}, self.options,
+                                            queries={"complex": list(ap.complex.sentences)}, encoder=self.encoder)
             mined.sort(key=lambda p: p.distance)
             used_c: set[int] = set()
             used_s: set[int] = set()

@@ -5,8 +5,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from ..options import Option, OptionError, build_config, defaults
-from ..simplicity.muss_mining import SAME_DOCUMENT_MODES
+from ..options import Option, OptionError, build_config, option_fields
+from ..simplicity.muss_index import SAME_DOCUMENT_MODES
 
 __all__ = ["MINING_PARAMS", "MiningConfig"]
 
@@ -30,10 +30,10 @@ MINING_PARAMS: tuple[Option, ...] = (
            nullable=True),
 )
 """The mining options (``mine --config`` keys, a ``muss-corpus`` run's params): types, ranges, defaults, help."""
-_D = defaults(MINING_PARAMS)
 
 
 @dataclass(frozen=True)
+@option_fields(MINING_PARAMS)
 class MiningConfig:
     """Parameters of a mining job (``--config`` keys; defaults of MUSS A.1 where they carry over).
 
@@ -47,21 +47,7 @@ class MiningConfig:
     miner's pairs; with exact ∝ N² and IVF ∝ N (training) + N^1.5 (search) they cross near 13k.
     """
 
-    max_chars: int = _D["max_chars"]
-    max_punctuation: float = _D["max_punctuation"]
-    k: int = _D["k"]
-    max_distance: float = _D["max_distance"]
-    max_relative: float = _D["max_relative"]
-    min_change: float = _D["min_change"]
-    same_document: str = _D["same_document"]
-    exclude_same_document_first: bool = _D["exclude_same_document_first"]
     evaluation_set: tuple[str, ...] = ()
-    exact_limit: int = _D["exact_limit"]
-    nlist: int | None = _D["nlist"]
-    nprobe: int = _D["nprobe"]
-    shard_size: int = _D["shard_size"]
-    seed: int = _D["seed"]
-    device: str | None = _D["device"]
 
     @classmethod
     def from_dict(cls, config: Mapping[str, Any] | None) -> MiningConfig:

@@ -1,4 +1,4 @@
-"""The job folder of a corpus mining job: plan, file layout, claims, data and results.
+"""The job folder of a corpus mining job: plan, file layout, data and results.
 
 Every output is written to a temporary name and renamed into place (:func:`atomic_write`), so a
 file that exists is complete; a chunk whose output exists is done. The stages that write the
@@ -13,7 +13,7 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import fields
 from pathlib import Path
 from typing import IO, Any, Self
@@ -59,7 +59,7 @@ STAT_KEYS = ("sequences", "noisy", "candidates", "too_far", "margin", "near_iden
 
 
 class JobFolder:
-    """A mining job's folder: its plan, file layout, claims, data and results.
+    """A mining job's folder: its plan, file layout, data and results.
 
     :class:`~workers.engine.mining.work.MiningWork` adds the stages that write the files.
     """
@@ -175,17 +175,6 @@ class JobFolder:
                 return stage
         return None
 
-    def claim(self, name: str) -> bool:
-        """True for exactly one caller per ``name`` (an exclusively created marker file): lets the
-        worker that completes a stage, and only it, start the next one."""
-        path = self.folder / "claims" / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
-        except FileExistsError:
-            return False
-        return True
-
     # -- data ------------------------------------------------------------------------------
 
     @property
@@ -278,15 +267,6 @@ class JobFolder:
             out[stage] = {"chunks": len(infos), "seconds": round(sum(i.get("seconds", 0.0) for i in infos), 3),
                           "workers": sorted({i.get("worker", "") for i in infos})}
         return out
-
-    def mark(self, name: str, info: Mapping[str, Any] | None = None) -> None:
-        """Record a step done outside the engine (the application's database writes) as
-        ``records/<name>.json``; :meth:`marked` tells whether it was."""
-        atomic_json(self.folder / "records" / f"{name}.json", {"worker": worker_name(), **(info or {})})
-
-    def marked(self, name: str) -> dict[str, Any] | None:
-        path = self.folder / "records" / f"{name}.json"
-        return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
 
     def remove_intermediates(self) -> None:
         """Delete the embeddings and the index (the bulk of the folder) once the pairs are merged."""

@@ -10,9 +10,10 @@ from typing import Literal
 
 import numpy as np
 
-__all__ = ["PoolMeta", "SameDocument", "blocked_counts", "build_index", "search_admissible"]
+__all__ = ["PoolMeta", "SAME_DOCUMENT_MODES", "SameDocument", "blocked_counts", "build_index", "search_admissible"]
 
 SameDocument = Literal["overlapping", "any", "keep"]
+SAME_DOCUMENT_MODES: tuple[str, ...] = ("overlapping", "any", "keep")
 
 
 def build_index(vectors: np.ndarray, exact_limit: int = 50_000, nprobe: int = 16, seed: int = 0):  # type: ignore[no-untyped-def]

@@ -6,7 +6,7 @@
    sequences a kenlm 3-gram LM finds improbable; no LM is available offline, so that filter is
    left out.)
 3. **Index** unit-length embeddings with faiss: exact ``IndexFlatIP`` up to
-   ``exact_limit`` sequences (default 50,000: brute force is fast and exact there), else
+   ``exact_limit`` sequences (default 20,000, see :class:`~workers.engine.mining.MiningConfig`), else
    ``IVF{nlist},SQ8`` (8-bit scalar quantisation as in A.1, nlist ≈ 4√N, nprobe 16).
 4. **Query** each sequence for its top-``k`` (8) neighbours; distances are squared L2 between unit
    vectors (= 2 − 2·cosine). When the pool queries itself, the query's own sequence and the
@@ -47,12 +47,16 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from rapidfuzz.distance import Levenshtein
 
 from .embedding import Encoder, default_encoder
 from .muss_index import PoolMeta, SameDocument, blocked_counts, build_index, search_admissible
+
+if TYPE_CHECKING:
+    from ..mining.config import MiningConfig
 
 __all__ = [
     "MinedPair",
@@ -70,7 +74,6 @@ __all__ = [
     "search_admissible",
 ]
 
-SAME_DOCUMENT_MODES = ("overlapping", "any", "keep")
 _STAT_KEYS = ("sequences", "noisy", "candidates", "too_far", "margin", "near_identical", "contained",
               "same_document", "evaluation_set", "duplicate", "kept")
 
@@ -152,60 +155,55 @@ def contained(a: str, b: str) -> bool:
 
 def mine_paraphrases(
     documents: Mapping[str, Sequence[str]],
+    options: MiningConfig | None = None,
     *,
     encoder: Encoder | None = None,
     model: str | None = None,
     queries: Mapping[str, Sequence[str]] | None = None,
-    max_chars: int = 300,
-    max_punctuation: float = 0.10,
-    k: int = 8,
-    max_distance: float = 0.5,
-    max_relative: float = 0.6,
-    min_change: float = 0.20,
-    same_document: SameDocument = "overlapping",
-    evaluation_set: Iterable[str] = (),
-    exact_limit: int = 50_000,
-    exclude_same_document_first: bool = True,
 ) -> tuple[list[MinedPair], dict[str, int]]:
     """Mine paraphrase pairs from a pool of documents (``{doc_id: sentences}``).
 
     Args:
         documents: the pool indexed with faiss.
+        options: the mining options, parsed once by their caller from the one schema
+            (:data:`~workers.engine.mining.config.MINING_PARAMS`, ``MiningConfig.from_dict``: an unknown
+            key or a bad value is refused there); None = the defaults. Read here: ``max_chars``,
+            ``max_punctuation``, ``k``, ``max_distance``, ``max_relative``, ``min_change``,
+            ``same_document`` (only with ``queries=None``: separate query documents are never the
+            pool's documents), ``exclude_same_document_first`` (drop same-document neighbours before
+            the top-k and the margin rather than after them, the reference code's order),
+            ``evaluation_set`` (texts, sentences or sequences, that must not appear in a mined pair)
+            and ``exact_limit``.
         queries: documents whose sequences query the index; None = the pool itself (MUSS).
-        same_document: one of ``"overlapping"``, ``"any"``, ``"keep"`` (only with ``queries=None``:
-            separate query documents are never the pool's documents).
-        exclude_same_document_first: drop same-document neighbours before the top-k and the
-            margin (default) rather than after them (reference-code order).
-        evaluation_set: texts (sentences or sequences) that must not appear in a mined pair.
 
     Returns:
         Kept pairs (best first per query) and counts of sequences/candidates and of each filter.
-
-    Raises:
-        ValueError: unknown ``same_document`` mode (valid ones listed).
     """
-    if same_document not in SAME_DOCUMENT_MODES:
-        raise ValueError(f"unknown same_document {same_document!r}; choose one of: {', '.join(SAME_DOCUMENT_MODES)}")
+    if options is None:
+        from ..mining.config import MiningConfig
+
+        options = MiningConfig()
+    o = options
     stats = dict.fromkeys(_STAT_KEYS, 0)
-    evalset = {_norm(t) for t in evaluation_set}
+    evalset = {_norm(t) for t in o.evaluation_set}
     # Steps 1-2: sequences, noise filter.
-    pool = _collect_sequences(documents, max_chars, max_punctuation, stats)
-    qseqs = pool if queries is None else _collect_sequences(queries, max_chars, max_punctuation, stats)
+    pool = _collect_sequences(documents, o.max_chars, o.max_punctuation, stats)
+    qseqs = pool if queries is None else _collect_sequences(queries, o.max_chars, o.max_punctuation, stats)
     if not pool or not qseqs:
         return [], stats
     self_query = queries is None
-    exclude_first = self_query and exclude_same_document_first
+    exclude_first = self_query and o.exclude_same_document_first
     # Steps 3-4: index, query ("keep": only the query itself is excluded before the top-k).
     rows_of, skipped = _embed_and_search(
-        encoder or default_encoder(model), pool, qseqs, self_query=self_query, k=k, exact_limit=exact_limit,
-        block_rule=same_document if exclude_first else "keep")
+        encoder or default_encoder(model), pool, qseqs, self_query=self_query, k=o.k, exact_limit=o.exact_limit,
+        block_rule=o.same_document if exclude_first else "keep")
     if exclude_first:
         stats["same_document"] += skipped
     # Step 5: filters, in the order of §3.1.
     passed = filter_candidates(
         rows_of, [q.text for q in qseqs], lambda j: pool[j].text, stats,
-        max_distance=max_distance, max_relative=max_relative, min_change=min_change,
-        blocked=None if exclude_first else _same_document_test(qseqs, pool, self_query, same_document),
+        max_distance=o.max_distance, max_relative=o.max_relative, min_change=o.min_change,
+        blocked=None if exclude_first else _same_document_test(qseqs, pool, self_query, o.same_document),
         in_evaluation_set=_evaluation_set_test(evalset, qseqs, queries or documents, pool, documents),
     )
     return _drop_symmetric_duplicates(passed, qseqs, pool, symmetric=self_query, stats=stats), stats

@@ -41,15 +41,10 @@ def read_pairs(path: str | Path) -> Iterator[TextPair]:
     Raises:
         EngineInputError: a line is not valid JSON or lacks ``complex``/``simple`` strings.
     """
-    with open(path, encoding="utf-8") as fh:
-        for i, raw in enumerate(fh, start=1):
-            if not raw.strip():
-                continue
-            try:
-                obj = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise EngineInputError(f"invalid JSON ({exc.msg})", source=str(path), line=i) from exc
-            yield _parse(obj, str(path), i)
+    from ..io import _iter_json  # the engine's one JSONL reader (line numbers, bad JSON, not UTF-8)
+
+    for obj, name, line in _iter_json(path):
+        yield _parse(obj, name, line)
 
 
 def write_jsonl(path: str | Path, rows: Iterable[dict[str, object]]) -> int:

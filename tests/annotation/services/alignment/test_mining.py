@@ -1,11 +1,11 @@
-"""Mining runs (``muss-corpus``) driven chunk by chunk, the way workers run them: every task body is
-called in the order the chunks are queued; duplicates, a lost message, a failure and a retry."""
+"""Mining runs (``muss-corpus``) on the one executor, driven chunk by chunk the way workers run them: every
+task body is called in the order the chunks are queued; duplicates, a lost message, a failure, a retry."""
 from __future__ import annotations
 
 import pytest
 
-from annotation.models import AlignmentRun, CandidatePair, Prediction, Status
-from annotation.services.alignment import alignment_runs, mining, run_options
+from annotation.models import AlignmentRun, CandidatePair, Prediction, RunChunk, Status
+from annotation.services.alignment import alignment_runs, mining, run_chunks, run_options
 from annotation.services.background import jobs, progress, registry
 from annotation.services.review.queue_serving import queue_pairs
 from tests import factories
@@ -13,7 +13,7 @@ from tests.engine.test_mining import HashedWords
 from workers.tasks import TASKS
 
 run_alignment = TASKS[registry.RUN.task]
-CHUNK_TASKS = {stage: TASKS[work.task] for stage, work in registry.MINING_STAGES.items()}
+align_chunk = TASKS[registry.RUN_CHUNK.task]
 PARAMS = {"max_distance": 1.5, "max_relative": 0.95, "k": 4, "shard_size": 4}
 
 
@@ -49,7 +49,11 @@ def broker(monkeypatch, settings, tmp_path):
     monkeypatch.setattr("workers.engine.simplicity.embedding.default_encoder",
                         lambda model=None, device=None: HashedWords())
     queued: list[tuple[str, int]] = []
-    monkeypatch.setattr(mining, "_send", lambda stage, run_id, chunk: queued.append((stage, chunk)))
+
+    def send(run, index: int) -> None:
+        queued.append((mining.stage_of(run, index)[0], index))
+
+    monkeypatch.setattr(run_chunks, "_send", send)
     return queued
 
 
@@ -57,10 +61,10 @@ def deliver(run_id: int, queued: list, *, twice: bool = False, limit: int | None
     """Run queued chunk tasks in order (each twice: an ``acks_late`` re-delivery); returns them."""
     done = []
     while queued and (limit is None or len(done) < limit):
-        stage, chunk = queued.pop(0)
+        stage, index = queued.pop(0)
         for _ in range(2 if twice else 1):
-            CHUNK_TASKS[stage](run_id, chunk)
-        done.append((stage, chunk))
+            align_chunk(run_id, index)
+        done.append((stage, index))
     return done
 
 
@@ -73,6 +77,8 @@ def test_a_mining_run_plans_then_runs_its_chunks_stage_by_stage(corpus, broker):
     run_alignment(run.pk)  # the plan
     work = mining.MiningWork(mining.folder_of(run))
     assert broker == [("encode", c) for c in range(work.n_shards)] and work.n_shards > 1
+    run.refresh_from_db()
+    assert run.chunks.count() == 3 * work.n_shards + 2 and run.checkpoint["chunks"] == run.chunks.count()
     ran = deliver(run.pk, broker)
     stages = [s for s, _ in ran]
     assert stages == sorted(stages, key=mining.RUN_STAGES.index)  # each stage after the one before
@@ -82,7 +88,8 @@ def test_a_mining_run_plans_then_runs_its_chunks_stage_by_stage(corpus, broker):
     assert run.progress == 100.0 and run.articles_total == run.articles_done == 5
     assert run.result["mined_pairs"] == run.pair_count == Prediction.objects.filter(run=run).count() > 0
     assert set(run.timings) >= {"plan_s", "encode_s", "index_s", "search_s", "merge_s", "save_s", "total_s"}
-    assert run.result["index"] == "IndexFlatIP" and run.result["chunks"]["encode"]["chunks"] == work.n_shards
+    assert run.result["index"] == "IndexFlatIP" and run.result["stages"]["encode"]["chunks"] == work.n_shards
+    assert run.result["chunks"]["done"] == run.result["chunks"]["total"] == run.chunks.count()
     assert not list(work.folder.glob("vectors/*.npy"))  # embeddings dropped once saved
     assert run.result["language_tools"]["encoder"] == "all-MiniLM-L6-v2 (bundled)"
 
@@ -132,8 +139,8 @@ def test_re_delivered_chunks_change_nothing_and_a_second_run_reuses_the_pairs(co
     assert run.status == Status.SUCCEEDED, run.error
     pairs = CandidatePair.objects.count()
     assert Prediction.objects.filter(run=run).count() == run.pair_count
-    for stage in mining.RUN_STAGES:  # a late delivery after the run finished is dropped
-        CHUNK_TASKS[stage](run.pk, 0)
+    for index in range(run.chunks.count()):  # a late delivery after the run finished is dropped
+        align_chunk(run.pk, index)
     assert broker == [] and CandidatePair.objects.count() == pairs
     second = start(corpus)
     run_alignment(second.pk)
@@ -150,7 +157,7 @@ def test_a_run_whose_worker_died_resumes_from_the_chunks_it_had_finished(corpus,
     broker.clear()                     # ... and the broker lost the remaining messages
     stamps = {c: work.output("encode", c).stat().st_mtime_ns for c in (0, 1)}
     assert AlignmentRun.objects.get(pk=run.pk).status == Status.RUNNING
-    jobs.retry_run(AlignmentRun.objects.get(pk=run.pk))  # a stalled mining run may be resumed while RUNNING
+    jobs.retry_run(AlignmentRun.objects.get(pk=run.pk))  # a stalled chunked run may be resumed while RUNNING
     run_alignment(run.pk)                           # the plan task, as the broker delivers it
     assert broker == [("encode", c) for c in range(2, work.n_shards)]
     deliver(run.pk, broker)
@@ -176,6 +183,7 @@ def test_a_failed_chunk_fails_the_run_and_a_retry_goes_on_from_there(corpus, bro
     assert run.status == Status.FAILED and "the encoder broke" in run.error
     deliver(run.pk, broker)  # the rest of the queued chunks: the run failed, they do nothing
     monkeypatch.setattr("workers.engine.simplicity.embedding.default_encoder", lambda model=None, device=None: HashedWords())
+    assert RunChunk.objects.get(run=run, index=1).status == Status.FAILED
     jobs.retry_run(run)
     run_alignment(run.pk)
     assert broker and all(stage == "encode" for stage, _ in broker) and ("encode", 0) not in broker
@@ -192,6 +200,17 @@ def test_a_cancelled_run_stops_at_its_next_chunk(corpus, broker):
     deliver(run.pk, broker)
     assert broker == [] and AlignmentRun.objects.get(pk=run.pk).status == Status.CANCELLED
     assert not Prediction.objects.filter(run=run).exists()
+    assert RunChunk.objects.filter(run=run, status=Status.SUCCEEDED).count() == 1
+
+
+def test_a_chunk_delivered_before_its_stage_is_due_does_nothing(corpus, broker):
+    run = start(corpus)
+    run_alignment(run.pk)
+    run.refresh_from_db()
+    search = mining.stage_of(run, 0)[2].stop + 1  # the first search chunk, while encoding is not done
+    align_chunk(run.pk, search)
+    assert RunChunk.objects.get(run=run, index=search).status == Status.QUEUED
+    assert AlignmentRun.objects.get(pk=run.pk).status == Status.RUNNING
 
 
 def test_bad_mining_options_are_refused_when_the_run_is_started(corpus):
@@ -221,3 +240,17 @@ def test_an_auto_export_of_a_mining_run_holds_pairs_across_articles(corpus, brok
     rows = all_pairs(root)
     assert len(rows) == AlignmentRun.objects.get(pk=run.pk).pair_count
     assert any(r["complex_level"] == "report" or r["simple_level"] == "report" for r in rows)
+
+
+def test_a_mining_runs_params_are_parsed_once_into_its_request(corpus, api):
+    from workers.engine import OptionError
+
+    request = run_options.MiningRequest.parse({"k": 3, "keep_files": True})
+    assert request.config.k == 3 and request.config.shard_size == 4096 and request.keep_files and request.access_attributes
+    with pytest.raises(OptionError, match="keep_files"):
+        run_options.MiningRequest.parse({"keep_files": "yes"})
+    client = api(corpus.memberships.get(role="researcher").user)
+    refused = client.post("/api/runs/", {"project": corpus.pk, "method": "muss-corpus", "params": {"keep_files": 2}},
+                          format="json")
+    assert refused.status_code == 400 and "keep_files" in refused.json()["detail"], refused.content
+    assert not AlignmentRun.objects.exists()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import MINING_METHOD, AlignmentRun, Prediction, Status
-from annotation.services.alignment import alignment_runs, mining, run_chunks
+from annotation.services.alignment import alignment_runs, run_chunks
 from annotation.services.projects.language_tools import BUNDLED_ENCODER
 from tests.annotation.services.alignment.test_mining import PARAMS as MINING_PARAMS
 from tests.annotation.services.alignment.test_mining import health_and_penguins  # the same two articles
@@ -53,14 +53,10 @@ def _description(run: AlignmentRun) -> dict:
 def _chunked(run: AlignmentRun, monkeypatch) -> None:
     """The run's task, then each chunk task it sends, in order (as workers would take them)."""
     sent: list = []
-    monkeypatch.setattr(mining, "_send", lambda stage, _run, chunk: sent.append((stage, chunk)))
-    run_chunks.plan_run(run.pk, send=lambda _run, index: sent.append(index))
+    monkeypatch.setattr(run_chunks, "_send", lambda _run, index: sent.append(index))
+    run_chunks.plan_run(run.pk)
     while sent:
-        task = sent.pop(0)
-        if isinstance(task, tuple):
-            mining.run_chunk(run.pk, *task)
-        else:
-            run_chunks.run_chunk(run.pk, task)
+        run_chunks.run_chunk(run.pk, sent.pop(0))
 
 
 @pytest.mark.parametrize("method", list(METHODS))

@@ -78,9 +78,10 @@ def test_the_last_allowed_loss_fails_the_work_with_the_reason(project, settings,
     assert "the worker was lost 2 times in a row" in run.error and "MAX_ATTEMPTS=2" in run.error
 
 
-def test_a_mining_run_is_always_resumed(project, settings, sent):
+@pytest.mark.parametrize("method", ["jaccard", "muss-corpus"])
+def test_a_run_planned_into_chunks_is_always_resumed(project, settings, sent, method):
     settings.MAX_ATTEMPTS = 1
-    run = lost_run(project, settings, method="muss-corpus", checkpoint={"lost_workers": 4})
+    run = lost_run(project, settings, method=method, checkpoint={"lost_workers": 4, "chunks": 3})
     assert liveness.reap_stale().requeued == [f"run #{run.pk}"]
     assert AlignmentRun.objects.get(pk=run.pk).status == Status.QUEUED
 
