@@ -332,7 +332,10 @@ def queue(base: str, url: str, project: int, seconds: float) -> dict:
         for mode, think in (("paced_3s", 3000), ("closed_loop", 0)):
             log(f"queue {annotators} annotators, {mode}")
             args = SimpleNamespace(think_ms=think, iterations=10**9, seconds=seconds)
+            load_before = os.getloadavg()[0]
             out = run_load(base, project, tokens[:annotators], args)
+            # the machine is shared: each figure carries the 1-minute load average around it
+            out["load_avg_1m"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
             # every acknowledged label stored exactly once, no pair past its overlap (the build's own
             # double-labelled pairs are older than the load and count in max_annotators_per_pair)
             out["integrity"] = integrity(project, overlap, out.pop("acknowledged"))
