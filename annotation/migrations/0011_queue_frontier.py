@@ -9,6 +9,15 @@ import django.db.models.deletion
 from django.db import migrations, models
 
 TRIGGERS = """
+-- where a project's frontier starts (again): its first pair, or past every pair id handed out so far when
+-- it has none (its pairs will all be newer)
+CREATE FUNCTION annotation_frontier_start(project bigint) RETURNS bigint LANGUAGE sql AS $$
+    SELECT COALESCE((SELECT min(c.id) FROM annotation_candidatepair c WHERE c.article_id IN (
+                         SELECT a.id FROM annotation_article a WHERE a.project_id = project)),
+                    pg_sequence_last_value(pg_get_serial_sequence('annotation_candidatepair', 'id')) + 1,
+                    (SELECT COALESCE(max(id), 0) + 1 FROM annotation_candidatepair));
+$$;
+
 CREATE FUNCTION annotation_frontier_lower(low bigint) RETURNS void LANGUAGE sql AS $$
     UPDATE annotation_queuefrontier f SET below = LEAST(f.below, low), version = f.version + 1
     FROM annotation_candidatepair c JOIN annotation_article a ON a.id = c.article_id
@@ -32,15 +41,29 @@ END $$;
 
 CREATE FUNCTION annotation_frontier_reset_member() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    UPDATE annotation_queuefrontier SET below = 0, version = version + 1 WHERE project_id = NEW.project_id;
+    UPDATE annotation_queuefrontier SET below = LEAST(below, annotation_frontier_start(NEW.project_id)),
+        version = version + 1 WHERE project_id = NEW.project_id;
     RETURN NULL;
 END $$;
 
 CREATE FUNCTION annotation_frontier_reset_project() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    UPDATE annotation_queuefrontier SET below = 0, version = version + 1 WHERE project_id = NEW.id;
+    UPDATE annotation_queuefrontier SET below = LEAST(below, annotation_frontier_start(NEW.id)),
+        version = version + 1 WHERE project_id = NEW.id;
     RETURN NULL;
 END $$;
+
+-- a new project: its pairs will all be newer than every pair there is now
+CREATE FUNCTION annotation_frontier_new_project() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO annotation_queuefrontier (project_id, below, version)
+    VALUES (NEW.id, annotation_frontier_start(NEW.id), 0) ON CONFLICT DO NOTHING;
+    RETURN NULL;
+END $$;
+CREATE TRIGGER frontier_new_project AFTER INSERT ON annotation_project FOR EACH ROW
+    EXECUTE FUNCTION annotation_frontier_new_project();
+INSERT INTO annotation_queuefrontier (project_id, below, version) SELECT id, 0, 0 FROM annotation_project
+    ON CONFLICT DO NOTHING;
 
 -- a place given back: skipped, made a test question, moved, deleted (an open or done, non-test assignment)
 CREATE TRIGGER frontier_assignment_changed AFTER UPDATE ON annotation_assignment FOR EACH ROW
@@ -64,7 +87,7 @@ CREATE TRIGGER frontier_pair_changed AFTER UPDATE ON annotation_candidatepair FO
     WHEN (OLD.origin IS DISTINCT FROM NEW.origin OR OLD.identical IS DISTINCT FROM NEW.identical
           OR OLD.article_id <> NEW.article_id)
     EXECUTE FUNCTION annotation_frontier_new_pair();
--- an annotator excluded (their places are free again) or the project's settings changed: start over
+-- an annotator excluded (their places are free again) or the project's settings changed: start again
 CREATE TRIGGER frontier_member_excluded AFTER UPDATE ON annotation_membership FOR EACH ROW
     WHEN (OLD.excluded_at IS NULL AND NEW.excluded_at IS NOT NULL)
     EXECUTE FUNCTION annotation_frontier_reset_member();
@@ -82,9 +105,11 @@ DROP TRIGGER IF EXISTS frontier_pairs_inserted ON annotation_candidatepair;
 DROP TRIGGER IF EXISTS frontier_pair_changed ON annotation_candidatepair;
 DROP TRIGGER IF EXISTS frontier_member_excluded ON annotation_membership;
 DROP TRIGGER IF EXISTS frontier_project_config ON annotation_project;
+DROP TRIGGER IF EXISTS frontier_new_project ON annotation_project;
 DROP FUNCTION IF EXISTS annotation_frontier_old_pair(), annotation_frontier_new_pair(),
-    annotation_frontier_pairs_inserted(), annotation_frontier_reset_member(), annotation_frontier_reset_project();
-DROP FUNCTION IF EXISTS annotation_frontier_lower(bigint);
+    annotation_frontier_pairs_inserted(), annotation_frontier_reset_member(), annotation_frontier_reset_project(),
+    annotation_frontier_new_project();
+DROP FUNCTION IF EXISTS annotation_frontier_lower(bigint), annotation_frontier_start(bigint);
 """
 
 

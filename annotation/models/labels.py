@@ -99,8 +99,8 @@ class QueueFrontier(models.Model):
     raises it (``review.queue_serving.advance_frontier``); database triggers lower it in the same
     statement as whatever frees a place or adds a pair to the queue (an assignment skipped, deleted or
     made a test, gold removed, a pair inserted or changed, an annotator excluded, the project's config
-    changed) and bump ``version``, so an advance computed before such a change is never stored
-    (PostgreSQL only; migration 0011 installs the triggers).
+    changed) and bump ``version``. A new project's row starts above every pair there is (its own pairs
+    all come later). PostgreSQL only: migration 0011 installs the triggers.
     """
 
     project = models.OneToOneField("annotation.Project", on_delete=models.CASCADE, primary_key=True,

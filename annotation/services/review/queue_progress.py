@@ -49,12 +49,17 @@ def queue_size(project: Project, newest_pair: int | None = None) -> int:
         newest_pair = CandidatePair.objects.order_by("-id").values_list("id", flat=True).first()
     changes = reviewing_changes(project)
     changes = f"{changes['old']}-{changes['new']}" if changes else ""
-    key = f"alignapp:queue-size:{project.pk}:{_stamp(project)}:{run}:{changes}:{newest_pair}"
-    size = cache.get(key)
-    if size is None:
-        size = queue_pairs(project).count()
-        cache.set(key, size, QUEUE_SIZE_TTL_S)
-    return size
+    return _cached_count(f"alignapp:queue-size:{project.pk}:{_stamp(project)}:{run}:{changes}:{newest_pair}",
+                         lambda: queue_pairs(project))
+
+
+def _cached_count(key: str, pairs) -> int:
+    """``pairs().count()``, cached for ``QUEUE_SIZE_TTL_S`` under ``key``."""
+    count = cache.get(key)
+    if count is None:
+        count = pairs().count()
+        cache.set(key, count, QUEUE_SIZE_TTL_S)
+    return count
 
 
 def _stamp(project: Project) -> str:
@@ -120,12 +125,7 @@ def changes_progress(user, project: Project, config: qc.QcConfig, excluded) -> P
 
 def _test_pair_count(project: Project) -> int:
     """The project's test questions (pairs with gold), cached like the queue's size."""
-    key = f"alignapp:queue-tests:{project.pk}:{_stamp(project)}"
-    count = cache.get(key)
-    if count is None:
-        count = test_pairs(project).count()
-        cache.set(key, count, QUEUE_SIZE_TTL_S)
-    return count
+    return _cached_count(f"alignapp:queue-tests:{project.pk}:{_stamp(project)}", lambda: test_pairs(project))
 
 
 def planned_tests(user, project: Project, config: qc.QcConfig, *, assigned: int, fresh: int, answered: int) -> int:
