@@ -58,6 +58,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--skip", default="", help="comma-separated: pages, lists, queue, client")
+    parser.add_argument("--profile-queue", type=int, default=0, metavar="N",
+                        help="also time N submit→next in this process (this checkout): ms and queries each")
     return parser.parse_args()
 
 
@@ -344,6 +346,39 @@ def queue(base: str, url: str, project: int, seconds: float) -> dict:
     return result
 
 
+def profile_queue(project: int, n: int) -> dict:
+    """``n`` submit→next of one annotator in this process (this checkout, not ``--code``): the time of
+    each, its statements and the slowest of them, so a missed target comes with where the time goes."""
+    from django.contrib.auth import get_user_model
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from annotation.services.review import annotator, queue
+    from annotation.services.review.label_input import LabelInput
+
+    user = get_user_model().objects.get(username=f"{TAG}-a{ANNOTATORS + 199:03d}")
+    actor = annotator.load(user, project)
+    pair = queue.next_item(actor)
+    runs, slowest = [], {}
+    for _ in range(n):
+        actor = annotator.load(user, project)  # as a request does
+        label = LabelInput.parse(actor.project.label_scheme, value="aligned", seconds=11.0,
+                                 client_token=str(uuid.uuid4()))
+        with CaptureQueriesContext(connection) as queries:
+            t0 = time.perf_counter()
+            _, _, state = queue.submit_and_next(actor, pair.pk, label)
+            took = (time.perf_counter() - t0) * 1000
+        runs.append((took, len(queries.captured_queries)))
+        for q in queries.captured_queries:
+            key = q["sql"][:90]
+            slowest[key] = slowest.get(key, 0.0) + float(q["time"]) * 1000 / n
+        pair = SimpleNamespace(pk=state["item"]["pair"])
+    times = [t for t, _ in runs]
+    return {"submits": n, "ms_p50": round(statistics.median(times), 1), "ms_max": round(max(times), 1),
+            "queries": sorted({q for _, q in runs}),
+            "slowest_statements_ms_each": {k: round(v, 2) for k, v in sorted(slowest.items(), key=lambda kv: -kv[1])[:8]}}
+
+
 def forget_queue_labels(project: int) -> None:
     """Delete what the queue load wrote (the load's annotators' labels and assignments), so every
     measurement of the data set — before or after a change — sees the same 50 annotators' labels
@@ -413,6 +448,9 @@ def main() -> int:
     skip = set(filter(None, args.skip.split(",")))
     forget_queue_labels(project)  # an earlier measurement stopped before it cleaned up
     cache.clear()
+    if args.profile_queue:
+        report["queue_profile"] = profile_queue(project, args.profile_queue)
+        forget_queue_labels(project)
     server, base = start_server(url, args.code, args.workers, args.threads)
     try:
         if "pages" not in skip:

@@ -37,16 +37,19 @@ ACTIVE = (Assignment.OPEN, Assignment.DONE)
 MAX_LOCK_TRIES = 50
 
 
-def queue_pairs(project: Project) -> QuerySet[CandidatePair]:
+def queue_pairs(project: Project, *, start=None) -> QuerySet[CandidatePair]:
     """Every sentence pair of the project's queue (before quotas): each pair once, whichever runs
     predicted it (or only those the run ``config["queue_run"]`` predicted); work origins only, no
-    gold, and no pair whose two sides are identical unless ``config["queue_identical"]``."""
+    gold, and no pair whose two sides are identical unless ``config["queue_identical"]``.
+    ``start``: only pairs from this id on (an expression: the frontier)."""
     # NOT EXISTS rather than ``gold__isnull`` (a LEFT JOIN … IS NULL): the planner estimates an anti-join
     # well, and with a good estimate it walks the pair index in id order for ``available``'s LIMIT 1
     # instead of sorting every candidate.
     config = project.config or {}
     qs = CandidatePair.objects.filter(article__project=project, origin__in=QUEUE_ORIGINS).filter(
-        ~Exists(Adjudication.objects.filter(pair=OuterRef("pk"))))
+        ~Exists(_from(Adjudication.objects.filter(pair=OuterRef("pk")), start)))
+    if start is not None:
+        qs = qs.filter(id__gte=start)
     if not config.get("queue_identical"):
         qs = qs.filter(identical=False)
     changes = reviewing_changes(project)
@@ -110,17 +113,26 @@ def available(user, project: Project, config: qc.QcConfig, excluded) -> QuerySet
     37, 15,000 pairs walked on a loaded machine: 27–51 ms → 6–11 ms a claim). It still grows with the
     taken prefix, only about 5× slower. With k > 1 the places are counted. Only the article is joined
     (its title is shown); the documents come with the pair's sentences."""
-    fresh = (queue_pairs(project).select_related("article")
-             .filter(~Exists(Assignment.objects.filter(pair=OuterRef("pk"), annotator=user))))
-    if frontier_applies(project):
-        fresh = fresh.annotate(queue_frontier=_frontier(project)).filter(id__gte=F("queue_frontier"))
-    return with_free_place(fresh, config, excluded).order_by(*queue_order(project))
+    start = _frontier(project) if frontier_applies(project) else None
+    fresh = (queue_pairs(project, start=start).select_related("article")
+             .filter(~Exists(_from(Assignment.objects.filter(pair=OuterRef("pk"), annotator=user), start))))
+    if start is not None:  # the claim's caller learns where the walk started
+        fresh = fresh.annotate(queue_frontier=start)
+    return with_free_place(fresh, config, excluded, start=start).order_by(*queue_order(project))
 
 
-def with_free_place(pairs: QuerySet[CandidatePair], config: qc.QcConfig, excluded) -> QuerySet[CandidatePair]:
-    """``pairs`` that have fewer than ``overlap`` active places taken (whoever took them)."""
+def _from(related: QuerySet, start) -> QuerySet:
+    # The anti-joins' own side bounded by the frontier too: PostgreSQL merges each NOT EXISTS with the
+    # pair walk, and a merge join does not carry ``id >= start`` over to the other index by itself.
+    return related if start is None else related.filter(pair_id__gte=start)
+
+
+def with_free_place(pairs: QuerySet[CandidatePair], config: qc.QcConfig, excluded, *, start=None
+                    ) -> QuerySet[CandidatePair]:
+    """``pairs`` that have fewer than ``overlap`` active places taken (whoever took them); ``start``:
+    the frontier the pairs start at, if any."""
     if config.overlap == 1:
-        return pairs.filter(~Exists(taken_places(excluded).filter(pair=OuterRef("pk"))))
+        return pairs.filter(~Exists(_from(taken_places(excluded).filter(pair=OuterRef("pk")), start)))
     taken = (taken_places(excluded).filter(pair=OuterRef("pk")).order_by().values("pair")
              .annotate(n=Count("pk")).values("n"))
     return pairs.annotate(taken=Coalesce(Subquery(taken), Value(0))).filter(taken__lt=config.overlap)
@@ -170,7 +182,8 @@ def advance_frontier(project: Project, config: qc.QcConfig, excluded) -> int | N
         if below is None:  # none yet (or being moved): make one at 0, moved next time
             QueueFrontier.objects.bulk_create([QueueFrontier(project_id=project.pk)], ignore_conflicts=True)
             return None
-        first = (with_free_place(queue_pairs(project).filter(id__gte=below), config, excluded)
+        start = Value(below)
+        first = (with_free_place(queue_pairs(project, start=start), config, excluded, start=start)
                  .order_by("id").values_list("id", flat=True).first())
         if first is None or first <= below:
             return None
