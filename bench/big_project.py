@@ -359,7 +359,7 @@ def profile_queue(project: int, n: int) -> dict:
     user = get_user_model().objects.get(username=f"{TAG}-a{ANNOTATORS + 199:03d}")
     actor = annotator.load(user, project)
     pair = queue.next_item(actor)
-    runs, slowest = [], {}
+    runs, slowest, db_ms = [], {}, []
     for _ in range(n):
         actor = annotator.load(user, project)  # as a request does
         label = LabelInput.parse(actor.project.label_scheme, value="aligned", seconds=11.0,
@@ -369,12 +369,14 @@ def profile_queue(project: int, n: int) -> dict:
             _, _, state = queue.submit_and_next(actor, pair.pk, label)
             took = (time.perf_counter() - t0) * 1000
         runs.append((took, len(queries.captured_queries)))
+        db_ms.append(sum(float(q["time"]) for q in queries.captured_queries) * 1000)
         for q in queries.captured_queries:
             key = q["sql"][:90]
             slowest[key] = slowest.get(key, 0.0) + float(q["time"]) * 1000 / n
         pair = SimpleNamespace(pk=state["item"]["pair"])
     times = [t for t, _ in runs]
     return {"submits": n, "ms_p50": round(statistics.median(times), 1), "ms_max": round(max(times), 1),
+            "db_ms_p50": round(statistics.median(db_ms), 1), "load_avg_1m": round(os.getloadavg()[0], 2),
             "queries": sorted({q for _, q in runs}),
             "slowest_statements_ms_each": {k: round(v, 2) for k, v in sorted(slowest.items(), key=lambda kv: -kv[1])[:8]}}
 
