@@ -1,7 +1,8 @@
 """What the annotator is told about their queue: items done and an estimate of those left.
 
 The annotator's own counts are exact (one query); the queue's size and its taken places are cached
-for a few seconds, so the estimate can come with every answer of the queue.
+for a few seconds (one request recounts while the others use the last count), so the estimate can come
+with every answer of the queue.
 """
 from __future__ import annotations
 
@@ -53,12 +54,30 @@ def queue_size(project: Project, newest_pair: int | None = None) -> int:
                          lambda: queue_pairs(project))
 
 
-def _cached_count(key: str, pairs) -> int:
-    """``pairs().count()``, cached for ``QUEUE_SIZE_TTL_S`` under ``key``."""
+LAST_TTL_S = 600  # how long the last count is kept for the requests that arrive while it is counted again
+COUNTING_S = 60  # one process recounts at a time; a recount that died frees the turn after this
+
+
+def _cached_count(key: str, rows, ttl: int = QUEUE_SIZE_TTL_S) -> int:
+    """``rows().count()``, cached for ``ttl`` seconds under ``key``.
+
+    When it expires, one request counts again and the others answer with the last count meanwhile
+    (issue 37: at a million pairs a count takes about half a second, and every request of the queue
+    missing it at the same moment counted it at once)."""
     count = cache.get(key)
-    if count is None:
-        count = pairs().count()
-        cache.set(key, count, QUEUE_SIZE_TTL_S)
+    if count is not None:
+        return count
+    last, turn = f"{key}:last", f"{key}:counting"
+    if not cache.add(turn, 1, COUNTING_S):
+        count = cache.get(last)
+        if count is not None:
+            return count
+    try:
+        count = rows().count()
+        cache.set(key, count, ttl)
+        cache.set(last, count, LAST_TTL_S)
+    finally:
+        cache.delete(turn)
     return count
 
 
@@ -74,12 +93,8 @@ def _taken_key(project: Project) -> str:
 def _taken(project: Project, excluded) -> int:
     """Places taken in the whole queue (a count over every active assignment of the project): cached
     for ``TAKEN_TTL_S`` per process, and counted up when this process serves a fresh pair."""
-    key = _taken_key(project)
-    taken = cache.get(key)
-    if taken is None:
-        taken = taken_places(excluded).filter(pair__article__project=project, pair__gold__isnull=True).count()
-        cache.set(key, taken, TAKEN_TTL_S)
-    return taken
+    return _cached_count(_taken_key(project), lambda: taken_places(excluded).filter(
+        pair__article__project=project, pair__gold__isnull=True), TAKEN_TTL_S)
 
 
 def count_served(project: Project) -> None:
