@@ -38,7 +38,7 @@ class Progress:
 
 
 QUEUE_SIZE_TTL_S = 30
-TAKEN_TTL_S = 5
+TAKEN_TTL_S = 30  # counted up on every serve meanwhile; at 1M pairs a recount is ~0.5 s (issue 37: was 5)
 
 
 def queue_size(project: Project, newest_pair: int | None = None) -> int:
@@ -92,7 +92,8 @@ def _taken_key(project: Project) -> str:
 
 def _taken(project: Project, excluded) -> int:
     """Places taken in the whole queue (a count over every active assignment of the project): cached
-    for ``TAKEN_TTL_S`` per process, and counted up when this process serves a fresh pair."""
+    for ``TAKEN_TTL_S`` in the cache (shared by every process with ``CACHE_URL``), and counted up when a
+    fresh pair is served."""
     return _cached_count(_taken_key(project), lambda: taken_places(excluded).filter(
         pair__article__project=project, pair__gold__isnull=True), TAKEN_TTL_S)
 
