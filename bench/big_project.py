@@ -346,41 +346,6 @@ def queue(base: str, url: str, project: int, seconds: float) -> dict:
     return result
 
 
-def profile_queue(project: int, n: int) -> dict:
-    """``n`` submit→next of one annotator in this process (this checkout, not ``--code``): the time of
-    each, its statements and the slowest of them, so a missed target comes with where the time goes."""
-    from django.contrib.auth import get_user_model
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
-    from annotation.services.review import annotator, queue
-    from annotation.services.review.label_input import LabelInput
-
-    user = get_user_model().objects.get(username=f"{TAG}-a{ANNOTATORS + 199:03d}")
-    actor = annotator.load(user, project)
-    pair = queue.next_item(actor)
-    runs, slowest, db_ms = [], {}, []
-    for _ in range(n):
-        actor = annotator.load(user, project)  # as a request does
-        label = LabelInput.parse(actor.project.label_scheme, value="aligned", seconds=11.0,
-                                 client_token=str(uuid.uuid4()))
-        with CaptureQueriesContext(connection) as queries:
-            t0 = time.perf_counter()
-            _, _, state = queue.submit_and_next(actor, pair.pk, label)
-            took = (time.perf_counter() - t0) * 1000
-        runs.append((took, len(queries.captured_queries)))
-        db_ms.append(sum(float(q["time"]) for q in queries.captured_queries) * 1000)
-        for q in queries.captured_queries:
-            key = q["sql"][:90]
-            slowest[key] = slowest.get(key, 0.0) + float(q["time"]) * 1000 / n
-        pair = SimpleNamespace(pk=state["item"]["pair"])
-    times = [t for t, _ in runs]
-    return {"submits": n, "ms_p50": round(statistics.median(times), 1), "ms_max": round(max(times), 1),
-            "db_ms_p50": round(statistics.median(db_ms), 1), "load_avg_1m": round(os.getloadavg()[0], 2),
-            "queries": sorted({q for _, q in runs}),
-            "slowest_statements_ms_each": {k: round(v, 2) for k, v in sorted(slowest.items(), key=lambda kv: -kv[1])[:8]}}
-
-
 def forget_queue_labels(project: int) -> None:
     """Delete what the queue load wrote (the load's annotators' labels and assignments), so every
     measurement of the data set — before or after a change — sees the same 50 annotators' labels
@@ -451,7 +416,9 @@ def main() -> int:
     forget_queue_labels(project)  # an earlier measurement stopped before it cleaned up
     cache.clear()
     if args.profile_queue:
-        report["queue_profile"] = profile_queue(project, args.profile_queue)
+        from bench.queue_profile import profile_queue
+
+        report["queue_profile"] = profile_queue(project, f"{TAG}-a{ANNOTATORS + 199:03d}", args.profile_queue)
         forget_queue_labels(project)
     server, base = start_server(url, args.code, args.workers, args.threads)
     try:
