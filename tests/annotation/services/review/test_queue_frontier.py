@@ -176,6 +176,17 @@ def test_a_pair_put_back_into_the_queue_or_added_lowers_it(project, annotators):
     assert labels.next_item(annotators[2], project) == more[0]
 
 
+def test_with_two_annotators_a_pair_it_passes_only_full_pairs(project, annotators):  # noqa: F811
+    set_qc(project, overlap=2)
+    work, _ = build_queue(project, 6)
+    anna, bob, cleo = annotators[:3]
+    label_first(anna, project, 3)
+    assert moved(project) == work[0].pk, "one place of each is still free"
+    label_first(bob, project, 2)
+    assert moved(project) == work[2].pk
+    assert labels.next_item(cleo, project) == work[2], "work[2]'s second place"
+
+
 def test_the_frontier_is_not_used_for_other_orders_or_a_runs_queue(project, annotators):  # noqa: F811
     set_qc(project, overlap=1)
     build_queue(project, 3)
