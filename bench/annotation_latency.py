@@ -253,7 +253,11 @@ def annotate(base: str, project_id: int, token: str, args, start: threading.Barr
     api = f"{base}/api/projects/{project_id}/queue/"
     session = requests.Session()
     session.headers["Authorization"] = f"Token {token}"
-    item = session.get(api + "next/", timeout=30).json()["item"]  # warm-up, not measured
+    try:  # warm-up, not measured (a slow first item is an error, and the others still start)
+        item = session.get(api + "next/", timeout=120).json()["item"]
+    except (requests.RequestException, ValueError, KeyError) as exc:
+        errors.append(f"warm-up {type(exc).__name__}: {exc}"[:200])
+        item = None
     start.wait()
     pace = random.Random(token)
     if args.think_ms:  # annotators don't start in lockstep

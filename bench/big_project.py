@@ -58,6 +58,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--skip", default="", help="comma-separated: pages, lists, queue, client")
+    parser.add_argument("--profile-queue", type=int, default=0, metavar="N",
+                        help="also time N submit→next in this process (this checkout): ms and queries each")
     return parser.parse_args()
 
 
@@ -332,7 +334,10 @@ def queue(base: str, url: str, project: int, seconds: float) -> dict:
         for mode, think in (("paced_3s", 3000), ("closed_loop", 0)):
             log(f"queue {annotators} annotators, {mode}")
             args = SimpleNamespace(think_ms=think, iterations=10**9, seconds=seconds)
+            load_before = os.getloadavg()[0]
             out = run_load(base, project, tokens[:annotators], args)
+            # the machine is shared: each figure carries the 1-minute load average around it
+            out["load_avg_1m"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
             # every acknowledged label stored exactly once, no pair past its overlap (the build's own
             # double-labelled pairs are older than the load and count in max_annotators_per_pair)
             out["integrity"] = integrity(project, overlap, out.pop("acknowledged"))
@@ -410,6 +415,11 @@ def main() -> int:
     skip = set(filter(None, args.skip.split(",")))
     forget_queue_labels(project)  # an earlier measurement stopped before it cleaned up
     cache.clear()
+    if args.profile_queue:
+        from bench.queue_profile import profile_queue
+
+        report["queue_profile"] = profile_queue(project, f"{TAG}-a{ANNOTATORS + 199:03d}", args.profile_queue)
+        forget_queue_labels(project)
     server, base = start_server(url, args.code, args.workers, args.threads)
     try:
         if "pages" not in skip:

@@ -16,12 +16,21 @@ from .audit import AuditEvent
 from .corpus import Article, Document, Paragraph, Sentence
 from .exports import Export, SplitChange
 from .jobs import TRAIN_JOB, Job, Status
-from .labels import Adjudication, AdjudicationChange, ArticleCompletion, Assignment, Label, LabelChange, Split
+from .labels import (
+    Adjudication,
+    AdjudicationChange,
+    ArticleCompletion,
+    Assignment,
+    Label,
+    LabelChange,
+    QueueFrontier,
+    Split,
+)
 from .projects import LabelScheme, Membership, Project, Role
 
 __all__ = [
     "MINING_METHOD", "TRAIN_JOB", "Adjudication", "AdjudicationChange", "AlignmentRun", "ArticleCompletion", "AuditEvent", "LabelChange", "ParagraphProposal",
-    "Prediction", "Article", "Assignment", "CandidatePair", "Document", "Export", "Job", "Label",
+    "Prediction", "QueueFrontier", "Article", "Assignment", "CandidatePair", "Document", "Export", "Job", "Label",
     "LabelScheme", "Membership", "ModelVersion", "PairSentence", "Paragraph", "ParagraphAlignment", "Project",
     "Role", "RunChunk", "Sentence", "Side", "Split", "SplitChange", "Status", "indices_key",
     "key_indices",

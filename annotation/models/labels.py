@@ -92,6 +92,23 @@ class Assignment(models.Model):
                    models.Index(fields=["pair", "status"], name="assignment_quota_idx")]
 
 
+class QueueFrontier(models.Model):
+    """A lower bound of a project's queue, so serving need not walk every pair already taken (issue 37).
+
+    Every pair of the project's queue with an id below ``below`` has all its places taken. Serving
+    raises it (``review.queue_serving.advance_frontier``); database triggers lower it in the same
+    statement as whatever frees a place or adds a pair to the queue (an assignment skipped, deleted or
+    made a test, gold removed, a pair inserted or changed, an annotator excluded, the project's config
+    changed) and bump ``version``. A new project's row starts above every pair there is (its own pairs
+    all come later). PostgreSQL only: migration 0011 installs the triggers.
+    """
+
+    project = models.OneToOneField("annotation.Project", on_delete=models.CASCADE, primary_key=True,
+                                   related_name="+")
+    below = models.BigIntegerField(default=0)
+    version = models.BigIntegerField(default=0)
+
+
 class Adjudication(models.Model):
     """The final gold label of a pair; what exports and training use."""
 

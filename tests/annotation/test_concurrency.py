@@ -190,3 +190,32 @@ def test_parallel_first_decisions_on_one_pair_answer_one_201_and_the_rest_200(po
     codes = in_threads(20, decide)
     assert sorted(codes) == [200] * 19 + [201]
     assert Adjudication.objects.filter(pair=pair).count() == 1
+
+
+def test_with_the_frontier_moving_on_every_claim_skips_still_leave_no_pair_behind(crowd, monkeypatch):
+    """Issue 37's claim frontier under concurrency: it moves after every claim that lands past it while
+    other threads skip (lowering it in the same statement): every pair ends labelled exactly once, none
+    left behind below the frontier, no pair past its one place."""
+    monkeypatch.setattr(queue_serving, "FRONTIER_GAP", 0)
+    project, people = crowd
+    set_qc(project, overlap=1)
+    work, _ = build_queue(project, 48)
+
+    def annotate(i):
+        n = 0
+        pair = labels.next_item(people[i], project)
+        while pair is not None:
+            n += 1
+            if (i + n) % 3 == 0 and Assignment.objects.get(pair=pair, annotator=people[i]).completed_at is None:
+                queue.skip(people[i], project, pair.pk)  # every third item, on a first serving
+                pair = labels.next_item(people[i], project)
+            else:
+                _, _, answer = labels.submit_and_next(people[i], project, pair.pk, value="aligned",
+                                                     client_token=uuid.uuid4())
+                pair = answer["item"] and type(work[0]).objects.get(pk=answer["item"]["pair"])
+        return n
+
+    in_threads(12, annotate)
+    active = Counter(Assignment.objects.filter(status__in=queue_serving.ACTIVE).values_list("pair_id", flat=True))
+    assert max(active.values()) == 1
+    assert Counter(Label.objects.values_list("pair_id", flat=True)) == {p.pk: 1 for p in work}

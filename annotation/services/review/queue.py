@@ -24,6 +24,7 @@ from annotation.services.review.queue_progress import Progress, count_served, pr
 from annotation.services.review.queue_serving import (
     Mine,
     Retry,
+    after_claim,
     assignments_of,
     available,
     claim,
@@ -130,6 +131,7 @@ def _submit(actor: Annotator, pair_id: int, label: LabelInput, *, serve: bool
     stored = labelling.submit_served(actor, pair_id, assignment, label, then=claim_next if inline else None)
     if stored.then is not None:
         count_served(project)
+        after_claim(project, config, qc.excluded_annotators(project), stored.then)
     return stored.label, stored.created, mine, stored.then, stored.excluded_now
 
 

@@ -1,7 +1,8 @@
 """What the annotator is told about their queue: items done and an estimate of those left.
 
 The annotator's own counts are exact (one query); the queue's size and its taken places are cached
-for a few seconds, so the estimate can come with every answer of the queue.
+for a few seconds (one request recounts while the others use the last count), so the estimate can come
+with every answer of the queue.
 """
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ class Progress:
 
 
 QUEUE_SIZE_TTL_S = 30
-TAKEN_TTL_S = 5
+TAKEN_TTL_S = 30  # counted up on every serve meanwhile; at 1M pairs a recount is ~0.5 s (issue 37: was 5)
 
 
 def queue_size(project: Project, newest_pair: int | None = None) -> int:
@@ -49,12 +50,35 @@ def queue_size(project: Project, newest_pair: int | None = None) -> int:
         newest_pair = CandidatePair.objects.order_by("-id").values_list("id", flat=True).first()
     changes = reviewing_changes(project)
     changes = f"{changes['old']}-{changes['new']}" if changes else ""
-    key = f"alignapp:queue-size:{project.pk}:{_stamp(project)}:{run}:{changes}:{newest_pair}"
-    size = cache.get(key)
-    if size is None:
-        size = queue_pairs(project).count()
-        cache.set(key, size, QUEUE_SIZE_TTL_S)
-    return size
+    return _cached_count(f"alignapp:queue-size:{project.pk}:{_stamp(project)}:{run}:{changes}:{newest_pair}",
+                         lambda: queue_pairs(project))
+
+
+LAST_TTL_S = 600  # how long the last count is kept for the requests that arrive while it is counted again
+COUNTING_S = 60  # one process recounts at a time; a recount that died frees the turn after this
+
+
+def _cached_count(key: str, rows, ttl: int = QUEUE_SIZE_TTL_S) -> int:
+    """``rows().count()``, cached for ``ttl`` seconds under ``key``.
+
+    When it expires, one request counts again and the others answer with the last count meanwhile
+    (issue 37: at a million pairs a count takes about half a second, and every request of the queue
+    missing it at the same moment counted it at once)."""
+    count = cache.get(key)
+    if count is not None:
+        return count
+    last, turn = f"{key}:last", f"{key}:counting"
+    if not cache.add(turn, 1, COUNTING_S):
+        count = cache.get(last)
+        if count is not None:
+            return count
+    try:
+        count = rows().count()
+        cache.set(key, count, ttl)
+        cache.set(last, count, LAST_TTL_S)
+    finally:
+        cache.delete(turn)
+    return count
 
 
 def _stamp(project: Project) -> str:
@@ -68,13 +92,10 @@ def _taken_key(project: Project) -> str:
 
 def _taken(project: Project, excluded) -> int:
     """Places taken in the whole queue (a count over every active assignment of the project): cached
-    for ``TAKEN_TTL_S`` per process, and counted up when this process serves a fresh pair."""
-    key = _taken_key(project)
-    taken = cache.get(key)
-    if taken is None:
-        taken = taken_places(excluded).filter(pair__article__project=project, pair__gold__isnull=True).count()
-        cache.set(key, taken, TAKEN_TTL_S)
-    return taken
+    for ``TAKEN_TTL_S`` in the cache (shared by every process with ``CACHE_URL``), and counted up when a
+    fresh pair is served."""
+    return _cached_count(_taken_key(project), lambda: taken_places(excluded).filter(
+        pair__article__project=project, pair__gold__isnull=True), TAKEN_TTL_S)
 
 
 def count_served(project: Project) -> None:
@@ -120,12 +141,7 @@ def changes_progress(user, project: Project, config: qc.QcConfig, excluded) -> P
 
 def _test_pair_count(project: Project) -> int:
     """The project's test questions (pairs with gold), cached like the queue's size."""
-    key = f"alignapp:queue-tests:{project.pk}:{_stamp(project)}"
-    count = cache.get(key)
-    if count is None:
-        count = test_pairs(project).count()
-        cache.set(key, count, QUEUE_SIZE_TTL_S)
-    return count
+    return _cached_count(f"alignapp:queue-tests:{project.pk}:{_stamp(project)}", lambda: test_pairs(project))
 
 
 def planned_tests(user, project: Project, config: qc.QcConfig, *, assigned: int, fresh: int, answered: int) -> int:

@@ -12,6 +12,9 @@
 * **Order** of fresh pairs: :func:`queue_order`. A hidden test question goes once in every
   ``qc.test_every`` items, at a pseudo-random position within each block (:func:`test_slot`).
 * Never the same pair twice for one annotator (a unique constraint, too).
+* **Frontier** (issue 37, PostgreSQL, corpus order, the whole queue): the walk in id order starts at
+  the project's ``QueueFrontier`` (every queue pair below it is full) instead of passing every pair
+  already taken; :func:`advance_frontier` raises it, the database's triggers lower it.
 
 ``services.review.queue`` puts these together (what comes next, submit, skip, undo).
 """
@@ -26,7 +29,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotation.label_schemes import scheme_kind
-from annotation.models import Adjudication, Assignment, CandidatePair, Prediction, Project
+from annotation.models import Adjudication, Assignment, CandidatePair, Prediction, Project, QueueFrontier
 from annotation.services.review import qc
 
 QUEUE_ORIGINS = ("model", "candidate", "import")
@@ -34,16 +37,19 @@ ACTIVE = (Assignment.OPEN, Assignment.DONE)
 MAX_LOCK_TRIES = 50
 
 
-def queue_pairs(project: Project) -> QuerySet[CandidatePair]:
+def queue_pairs(project: Project, *, start=None) -> QuerySet[CandidatePair]:
     """Every sentence pair of the project's queue (before quotas): each pair once, whichever runs
     predicted it (or only those the run ``config["queue_run"]`` predicted); work origins only, no
-    gold, and no pair whose two sides are identical unless ``config["queue_identical"]``."""
+    gold, and no pair whose two sides are identical unless ``config["queue_identical"]``.
+    ``start``: only pairs from this id on (an expression: the frontier)."""
     # NOT EXISTS rather than ``gold__isnull`` (a LEFT JOIN … IS NULL): the planner estimates an anti-join
     # well, and with a good estimate it walks the pair index in id order for ``available``'s LIMIT 1
     # instead of sorting every candidate.
     config = project.config or {}
     qs = CandidatePair.objects.filter(article__project=project, origin__in=QUEUE_ORIGINS).filter(
-        ~Exists(Adjudication.objects.filter(pair=OuterRef("pk"))))
+        ~Exists(_from(Adjudication.objects.filter(pair=OuterRef("pk")), start)))
+    if start is not None:
+        qs = qs.filter(id__gte=start)
     if not config.get("queue_identical"):
         qs = qs.filter(identical=False)
     changes = reviewing_changes(project)
@@ -107,15 +113,82 @@ def available(user, project: Project, config: qc.QcConfig, excluded) -> QuerySet
     37, 15,000 pairs walked on a loaded machine: 27–51 ms → 6–11 ms a claim). It still grows with the
     taken prefix, only about 5× slower. With k > 1 the places are counted. Only the article is joined
     (its title is shown); the documents come with the pair's sentences."""
-    fresh = (queue_pairs(project).select_related("article")
-             .filter(~Exists(Assignment.objects.filter(pair=OuterRef("pk"), annotator=user))))
+    start = _frontier(project) if frontier_applies(project) else None
+    fresh = (queue_pairs(project, start=start).select_related("article")
+             .filter(~Exists(_from(Assignment.objects.filter(pair=OuterRef("pk"), annotator=user), start))))
+    if start is not None:  # the claim's caller learns where the walk started
+        fresh = fresh.annotate(queue_frontier=start)
+    return with_free_place(fresh, config, excluded, start=start).order_by(*queue_order(project))
+
+
+def _from(related: QuerySet, start) -> QuerySet:
+    # The anti-joins' own side bounded by the frontier too: PostgreSQL merges each NOT EXISTS with the
+    # pair walk, and a merge join does not carry ``id >= start`` over to the other index by itself.
+    return related if start is None else related.filter(pair_id__gte=start)
+
+
+def with_free_place(pairs: QuerySet[CandidatePair], config: qc.QcConfig, excluded, *, start=None
+                    ) -> QuerySet[CandidatePair]:
+    """``pairs`` that have fewer than ``overlap`` active places taken (whoever took them); ``start``:
+    the frontier the pairs start at, if any."""
     if config.overlap == 1:
-        fresh = fresh.filter(~Exists(taken_places(excluded).filter(pair=OuterRef("pk"))))
-    else:
-        taken = (taken_places(excluded).filter(pair=OuterRef("pk")).order_by().values("pair")
-                 .annotate(n=Count("pk")).values("n"))
-        fresh = fresh.annotate(taken=Coalesce(Subquery(taken), Value(0))).filter(taken__lt=config.overlap)
-    return fresh.order_by(*queue_order(project))
+        return pairs.filter(~Exists(_from(taken_places(excluded).filter(pair=OuterRef("pk")), start)))
+    taken = (taken_places(excluded).filter(pair=OuterRef("pk")).order_by().values("pair")
+             .annotate(n=Count("pk")).values("n"))
+    return pairs.annotate(taken=Coalesce(Subquery(taken), Value(0))).filter(taken__lt=config.overlap)
+
+
+# -- the frontier ------------------------------------------------------------------------------------
+# How far past the frontier a claimed pair may lie before the frontier is moved up to it: each move is
+# three short statements, so it is made once every few dozen claims, not on every one.
+FRONTIER_GAP = 64
+
+
+def frontier_applies(project: Project) -> bool:
+    """Whether serving starts at the project's frontier: on PostgreSQL (its triggers keep the frontier
+    right), in corpus order (the walk is in id order) and over the whole queue (no ``queue_run``, no
+    review of changes: those depend on predictions, whose inserts do not lower it)."""
+    config = project.config or {}
+    return (connection.vendor == "postgresql" and config.get("queue_order", "corpus") == "corpus"
+            and config.get("queue_run") in (None, "") and reviewing_changes(project) is None)
+
+
+def _frontier(project: Project):
+    # a scalar subquery (an InitPlan: the index scan starts at its value), 0 while the project has none
+    return Coalesce(Subquery(QueueFrontier.objects.filter(project_id=project.pk).values("below")[:1]), Value(0))
+
+
+def after_claim(project: Project, config: qc.QcConfig, excluded, pair: CandidatePair) -> None:
+    """Move the frontier up when the pair just claimed (outside its transaction) lay far past it."""
+    below = getattr(pair, "queue_frontier", None)
+    if below is not None and pair.pk - below > FRONTIER_GAP:
+        advance_frontier(project, config, excluded)
+
+
+def advance_frontier(project: Project, config: qc.QcConfig, excluded) -> int | None:
+    """Raise the project's frontier to its first queue pair with a free place; returns the new value
+    (None: not moved).
+
+    The frontier's row is locked first (``SKIP LOCKED``: when another process is moving it, or a
+    change that lowers it is being committed, this one gives up; moving it is never needed for a
+    right answer), and only then is the first free pair looked up: every change committed before the
+    lock is seen, and every trigger that would lower it waits for this transaction. So no free pair
+    is ever left below it."""
+    if not frontier_applies(project):
+        return None
+    with transaction.atomic():
+        below = (QueueFrontier.objects.select_for_update(skip_locked=True).filter(project_id=project.pk)
+                 .values_list("below", flat=True).first())
+        if below is None:  # none yet (or being moved): make one at 0, moved next time
+            QueueFrontier.objects.bulk_create([QueueFrontier(project_id=project.pk)], ignore_conflicts=True)
+            return None
+        start = Value(below)
+        first = (with_free_place(queue_pairs(project, start=start), config, excluded, start=start)
+                 .order_by("id").values_list("id", flat=True).first())
+        if first is None or first <= below:
+            return None
+        QueueFrontier.objects.filter(project_id=project.pk).update(below=first)
+    return first
 
 
 ORDERS = ("corpus", "random", "uncertainty")
@@ -256,9 +329,12 @@ def serve_fresh(user, project: Project, config: qc.QcConfig, excluded) -> Candid
     for _ in range(MAX_LOCK_TRIES):
         try:
             with transaction.atomic():
-                return claim(candidates, user, config, excluded, wait=True)
+                pair = claim(candidates, user, config, excluded, wait=True)
         except Retry:
             continue
+        if pair is not None:
+            after_claim(project, config, excluded, pair)
+        return pair
     return None
 
 

@@ -1,0 +1,30 @@
+"""The queue's progress counts (``queue_progress``): cached, and recounted by one request at a time."""
+from __future__ import annotations
+
+from django.core.cache import cache
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from annotation.services.review import qc, queue_progress
+from tests import labels
+from tests.annotation.services.review.test_queue import build_queue, set_qc
+
+
+def test_while_one_request_recounts_the_others_answer_with_the_last_count(project, users):
+    """Issue 37: at a million pairs a count takes about half a second, and every request that found it
+    expired counted it again at the same moment."""
+    set_qc(project)
+    build_queue(project, 3)
+    excluded, key = qc.excluded_annotators(project), queue_progress._taken_key(project)
+    assert queue_progress._taken(project, excluded) == 0
+    labels.next_item(users["anna"], project)  # one place taken
+    cache.delete(key)  # expired
+    assert cache.add(f"{key}:counting", 1), "no recount under way"
+    with CaptureQueriesContext(connection) as queries:  # another request is recounting
+        assert queue_progress._taken(project, excluded) == 0, "the last count"
+    assert not queries.captured_queries
+    cache.delete(f"{key}:counting")  # that recount ended without storing (its process died)
+    with CaptureQueriesContext(connection) as queries:
+        assert queue_progress._taken(project, excluded) == 1, "counted again"
+    assert len(queries.captured_queries) == 1
+    assert cache.get(f"{key}:counting") is None, "the turn is given back"
