@@ -20,7 +20,7 @@ from ..permissions import can_create_projects, can_research, role_in, sees_predi
 from ..services.alignment import alignment_runs, run_options
 from ..services.corpus import article_size, importing
 from ..services.corpus.importing import formats as import_formats
-from ..services.corpus.importing import gold as import_gold
+from ..services.corpus.importing import gold_meanings
 from ..services.corpus.importing import uploads as import_uploads
 from ..services.editing import workflow
 from ..services.projects import creation as project_service
@@ -119,15 +119,15 @@ def project_import(request: HttpRequest, project: Project) -> HttpResponse:
     context = {"project": project, "formats": ("auto",) + importing.format_names(),
                "format_help": import_formats.formats(), "problems": [], "result": None,
                "job": None, "limits": importing.Limits.from_settings(),
-               "gold_meanings": list(import_gold.HELP.items()), "gold_meaning": import_gold.DEFAULT_MEANING,
+               "gold_meanings": list(gold_meanings.HELP.items()), "gold_meaning": gold_meanings.DEFAULT_MEANING,
                "test_questions": False, "on_conflict": "error"}
     status = 200
     if request.method == "POST":
         uploads = request.FILES.getlist("files")
         fmt = request.POST.get("format", "auto")
         context["format"] = fmt
-        context["gold_meaning"] = gold_meaning = request.POST.get("gold_meaning") or import_gold.DEFAULT_MEANING
-        context["test_questions"] = test_questions = import_gold.truthy(request.POST.get("test_questions"))
+        context["gold_meaning"] = gold_meaning = request.POST.get("gold_meaning") or gold_meanings.DEFAULT_MEANING
+        context["test_questions"] = test_questions = gold_meanings.truthy(request.POST.get("test_questions"))
         context["on_conflict"] = on_conflict = "skip" if request.POST.get("on_conflict") == "skip" else "error"
         cut_off = import_uploads.upload_problem(request)
         try:

@@ -26,13 +26,13 @@ from annotation.models import (
 )
 from annotation.services.corpus.documents import paragraphs, stream_sentences
 from annotation.services.export import derived as derive
-from annotation.services.export import gold
+from annotation.services.export import label_classes
 from annotation.services.export.grouping import assign_groups
 from annotation.services.export.options import ExportError, ExportOptions
 from annotation.services.export.records import ArticleBatch, PairRecord
 from annotation.services.projects.pseudonyms import name_scrubber, project_user_ids, pseudonym
 from annotation.services.review import gold_reading, qc
-from annotation.services.review.gold import UNDECIDED, Gold
+from annotation.services.review.gold_rule import UNDECIDED, Gold
 
 ARTICLE_CHUNK = 200
 LEFT_OUT = "left out"
@@ -68,11 +68,11 @@ class PairSource:
 
     def __init__(self, project: Project, options: ExportOptions, *, chunk: int = ARTICLE_CHUNK,
                  planned: dict[int, str] | None = None, policies: tuple[str, ...] = ()) -> None:
-        gold.check_scheme(project, options.kind)
+        label_classes.check_scheme(project, options.kind)
         self.project, self.options, self.chunk = project, options, chunk
         self.planned = planned or {}  # splits a policy would give articles that have none (preview)
-        self.counts_as = gold.counts_as_map(project)
-        self.class_values = gold.class_values(project, options.kind)
+        self.counts_as = label_classes.counts_as_map(project)
+        self.class_values = label_classes.class_values(project, options.kind)
         self.runs = export_runs(project, options)
         self.run_ids = [r.pk for r in self.runs]
         self.run_rank = {r.pk: k for k, r in enumerate(self.runs)}
@@ -202,11 +202,11 @@ class PairSource:
     def _label_of(self, pair_id: int, predicted: str | None, pair_votes: list[dict], stored: dict[int, Gold],
                   documents: tuple[int, int]) -> tuple[str, str, str | None, bool, str] | None:
         """``(label, provenance, reviewer, stored gold?, counts as)`` of a pair; None when a manual export
-        has no value for it under the precedence rule (:func:`~annotation.services.review.gold.resolve`;
+        has no value for it under the precedence rule (:func:`~annotation.services.review.gold_rule.resolve`;
         a tie counts only inside an exhaustively annotated document pair, as :data:`UNDECIDED`)."""
         if self.options.kind == "auto":
             label = predicted or ""
-            return label, "model", None, False, gold.auto_class(label, self.counts_as)
+            return label, "model", None, False, label_classes.auto_class(label, self.counts_as)
         found = {p: self._gold_of(p, pair_id, documents) for p in self.policies}
         for p, (value, reason) in found.items():
             if value is None and reason:
@@ -221,7 +221,7 @@ class PairSource:
             resolved = Gold(UNDECIDED, LEFT_OUT)
         reviewer = stored[pair_id].reviewer if resolved.stored and pair_id in stored else None
         return (resolved.value, resolved.provenance, reviewer, resolved.stored,
-                gold.class_of(resolved.value, self.counts_as))
+                label_classes.class_of(resolved.value, self.counts_as))
 
     def _records(self, rows: list[tuple[int, str, str]], pair_rows: list[tuple], texts: _ChunkTexts,
                  stored: dict[int, Gold], notes: dict[int, str],

@@ -9,7 +9,7 @@ sees every vote and decides; the decision is the pair's :class:`~annotation.mode
 Pairs nobody needs to discuss get gold automatically with :func:`auto_gold`: the majority of k
 crowd votes (provenance ``majority``) or the only annotator's label (``single``). Automatic gold is
 recomputed when votes change (:func:`refresh_majority`); adjudicated and imported gold is never
-overwritten by it. The rule is :mod:`annotation.services.review.gold`'s, as everywhere else. The page
+overwritten by it. The rule is :mod:`annotation.services.review.gold_rule`'s, as everywhere else. The page
 asks before deciding many pairs at once: :func:`auto_gold_preview` counts what :func:`auto_gold` would do.
 
 Every change of a pair's gold leaves an :class:`~annotation.models.AdjudicationChange` (old → new,
@@ -36,7 +36,7 @@ from annotation.label_schemes import UNKNOWN_KIND, scheme_kind, value_classes
 from annotation.models import Adjudication, AdjudicationChange, CandidatePair, Project
 from annotation.services.corpus.documents import pair_texts
 from annotation.services.review import gold_reading, qc
-from annotation.services.review.gold import UNDECIDED, pair_gold
+from annotation.services.review.gold_rule import UNDECIDED, pair_gold
 
 MODES = ("disagreements", "all")
 POLICIES = ("majority", "single")
@@ -124,7 +124,7 @@ class Vote:
 def queue_items(project: Project, pair_ids: list[int], *, with_score: bool | None = None) -> list[dict]:
     """The review payload of each pair: both sides' text, every counted vote, the tally, the stored
     gold (if any) and ``decided``: the pair's value as exports and training read it (the one gold
-    reading, :func:`annotation.services.review.gold.pair_gold`, ties as undecided); the model's score and predicted label when ``with_score``."""
+    reading, :func:`annotation.services.review.gold_rule.pair_gold`, ties as undecided); the model's score and predicted label when ``with_score``."""
     with_score = shows_score(project) if with_score is None else with_score
     pairs = {p.pk: p for p in CandidatePair.objects.filter(pk__in=pair_ids, article__project=project)
              .select_related("article", "complex_document", "simple_document", "gold__reviewer")}

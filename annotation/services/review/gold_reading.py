@@ -1,10 +1,10 @@
 """The ONE reading of the gold (issue 34): everything that decides a document pair's gold, gathered
-in one place and read by the one rule (:func:`annotation.services.review.gold.resolve`).
+in one place and read by the one rule (:func:`annotation.services.review.gold_rule.resolve`).
 
 Every consumer — each export format and its preview, the manifest and README counts, run scores, the
 training set and model metrics, calibration, hidden test questions, agreement, the curation and
 adjudication pages, the dashboard, the client's ``gold()`` — reads gold through :func:`read` (or
-:func:`annotation.services.review.gold.pair_gold`, which is built on it). No other module queries
+:func:`annotation.services.review.gold_rule.pair_gold`, which is built on it). No other module queries
 votes, completions, adjudications or imported gold to decide gold (``tests/test_repository_gold.py``).
 
 What decides a sentence pair (a cell) of a document pair:
@@ -46,7 +46,7 @@ from annotation.label_schemes import class_values, value_classes
 from annotation.models import Adjudication, Article, ArticleCompletion, CandidatePair, Project
 from annotation.services.review import qc
 from annotation.services.review.exhaustive import imported_exhaustive
-from annotation.services.review.gold import TIE, UNDECIDED, Gold, _check, qualifies, resolve
+from annotation.services.review.gold_rule import TIE, UNDECIDED, Gold, _check, qualifies, resolve
 
 DocKey = tuple[int, int]
 CHUNK = 200

@@ -135,11 +135,11 @@ def test_labels(project: Project) -> QuerySet[Label]:
 
 def test_accuracy(project: Project, user=None) -> dict[int, TestAccuracy]:
     """Per annotator: how many test questions they answered and how many matched the pair's value by
-    the one precedence rule (``review.gold``: its stored gold, unless annotators' counted labels refine
+    the one precedence rule (``review.gold_rule``: its stored gold, unless annotators' counted labels refine
     imported gold). A value of unknown kind (an imported link without gold_labels) is matched by any
     linking answer."""
     from annotation.models import CandidatePair
-    from annotation.services.review.gold import pair_gold  # gold reads counted_labels from here
+    from annotation.services.review.gold_rule import pair_gold  # gold reads counted_labels from here
 
     qs = test_labels(project)
     if user is not None:

@@ -2,7 +2,7 @@
 gold label says how it was obtained").
 
 Gold export: each pair's value is the one gold reading's
-(:mod:`annotation.services.review.gold_reading`, the rule :func:`annotation.services.review.gold.resolve`
+(:mod:`annotation.services.review.gold_reading`, the rule :func:`annotation.services.review.gold_rule.resolve`
 over everything that decides it — review, curation, training, run scores and calibration read the same;
 nothing is written): adjudicated (or automatic) gold wins, else the votes as the label policy reads
 them (counted labels plus the "not aligned" each completion implies on the pairs its completer left
@@ -29,7 +29,7 @@ from annotation.label_schemes import UNKNOWN_KIND, scheme_kind, value_classes
 from annotation.label_schemes import class_values as first_values
 from annotation.models import Project
 from annotation.services.export.options import ExportError
-from annotation.services.review.gold import UNDECIDED
+from annotation.services.review.gold_rule import UNDECIDED
 
 CLASS_NAMES = ("aligned", "partial", "not")
 UNLABELLED_CLASSES = (UNKNOWN_KIND, UNDECIDED)
