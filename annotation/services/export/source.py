@@ -31,7 +31,7 @@ from annotation.services.export.grouping import assign_groups
 from annotation.services.export.options import ExportError, ExportOptions
 from annotation.services.export.records import ArticleBatch, PairRecord
 from annotation.services.projects.pseudonyms import name_scrubber, project_user_ids, pseudonym
-from annotation.services.review import gold_reading, qc
+from annotation.services.review import counted_votes, gold_reading
 from annotation.services.review.gold_rule import UNDECIDED, Gold
 
 ARTICLE_CHUNK = 200
@@ -193,7 +193,7 @@ class PairSource:
         """The chunk's counted votes by pair, in label order."""
         votes: dict[int, list[dict]] = defaultdict(list)
         for pair_id, user_id, username, value, seconds, comment in (
-                qc.counted_labels(self.project).filter(pair__article_id__in=ids).order_by("pair_id", "id")
+                counted_votes.counted_labels(self.project).filter(pair__article_id__in=ids).order_by("pair_id", "id")
                 .values_list("pair_id", "annotator_id", "annotator__username", "value", "seconds", "comment")):
             votes[pair_id].append({"annotator": _pseudonym(user_id, username, self.options.annotator_names),
                                    "value": value, "seconds": round(seconds, 1), "comment": comment})

@@ -87,9 +87,9 @@ def _shown(label: Label) -> str:
 # --- Checks --------------------------------------------------------------------------------------
 
 def checked_fields(actor: Annotator, label: LabelInput, assignment: Assignment | None, source: str = QUEUE) -> dict:
-    """The label's stored fields once quality control lets ``label`` through (not excluded, not too
-    fast for a served item); raises ``qc.QualityControlError`` otherwise."""
-    actor.ensure_may_label()
+    """The label's stored fields once quality control lets ``label`` through (not too fast for a served
+    item); raises ``qc.QualityControlError`` otherwise. The caller checked that the annotator may label
+    (``actor.ensure_may_label()``, once per write)."""
     served_open = assignment is not None and assignment.status == Assignment.OPEN
     if source != ARTICLE:
         qc.check_seconds(actor.qc_config, label.seconds, assignment)
@@ -281,16 +281,14 @@ def _store(actor: Annotator, pair_id: int, fields: dict, label: LabelInput,
     return Stored(stored, created, done, excluded_now)
 
 
-def edit_label(actor: Annotator, label: Label, *, value: str, ratings: dict | None = None, comment: str | None = None,
-               source: str = MY_LABELS) -> Label:
-    """``actor`` changes one of their own labels (e.g. from "My labels"): same validation, no minimum
-    time (the item is not being served), the old value kept in the history. ``comment`` None keeps it."""
+def edit_label(actor: Annotator, label: Label, edit: LabelInput, *, source: str = MY_LABELS) -> Label:
+    """``actor`` changes one of their own labels (e.g. from "My labels") to ``edit`` (parsed at the edge,
+    :meth:`LabelInput.from_data` with ``editing=label``): no minimum time (the item is not being served),
+    the old value kept in the history."""
     if label.annotator_id != actor.user.pk:
         raise NotServed("you can only edit your own labels")
     actor.ensure_member()
     actor.ensure_may_label()
-    edit = LabelInput.parse(actor.project.label_scheme, value=value, ratings=ratings,
-                            comment=label.comment if comment is None else comment, seconds=label.seconds)
     with transaction.atomic():
         label = Label.objects.select_for_update().get(pk=label.pk)
         fields = edit.content()

@@ -42,7 +42,8 @@ from annotation.services.corpus.documents import engine_pair, pair_texts
 from annotation.services.editing.links import links_from
 from annotation.services.review import gold_reading
 from annotation.services.review.exhaustive import ExhaustivePair, exhaustive_pairs
-from annotation.services.review.gold_rule import UNDECIDED, pair_classes
+from annotation.services.review.gold_reading import pair_classes
+from annotation.services.review.gold_rule import UNDECIDED
 from workers.engine import ArticlePair
 
 LINK = ("aligned", "partial")
@@ -77,7 +78,7 @@ def article_splits(project: Project) -> dict[int, str]:
 
 def resolved_labels(project: Project, pairs) -> dict[int, str]:
     """``{pair id: class}`` (aligned/partial/not): gold where there is gold, else the counted majority
-    (:func:`annotation.services.review.gold_rule.pair_classes`)."""
+    (:func:`annotation.services.review.gold_reading.pair_classes`)."""
     return pair_classes(project, pairs)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Adjudication, CandidatePair
-from annotation.services.review import gold_rule
+from annotation.services.review import gold_reading, gold_rule
 
 from .test_adjudication import crowd, make_pairs, vote  # noqa: F401 - crowd is a fixture
 
@@ -13,7 +13,7 @@ pytestmark = pytest.mark.django_db
 
 
 def values(project, policy="majority-or-single", **kwargs):
-    return {pid: (g.value, g.provenance) for pid, g in gold_rule.pair_gold(
+    return {pid: (g.value, g.provenance) for pid, g in gold_reading.pair_gold(
         project, CandidatePair.objects.filter(article__project=project), policy=policy, **kwargs).items()}
 
 

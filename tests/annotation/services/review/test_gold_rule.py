@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Adjudication, CandidatePair
-from annotation.services.review import adjudication, gold_rule, qc
+from annotation.services.review import adjudication, gold_reading, gold_rule, qc
 
 from .test_adjudication import crowd, make_pairs, vote  # noqa: F401 - crowd is a fixture
 
@@ -26,7 +26,7 @@ def voted(project, crowd):  # noqa: F811 - the imported fixture
 
 
 def decided(project, policy):
-    return {pid: (g.value, g.provenance, g.stored) for pid, g in gold_rule.pair_gold(
+    return {pid: (g.value, g.provenance, g.stored) for pid, g in gold_reading.pair_gold(
         project, CandidatePair.objects.filter(article__project=project), policy=policy).items()}
 
 
@@ -60,16 +60,16 @@ def test_review_export_training_calibration_and_scoring_read_the_same_gold(proje
     from annotation.services.training import dataset
 
     pairs = CandidatePair.objects.filter(article__project=project)
-    classes = gold_rule.pair_classes(project, pairs)
+    classes = gold_reading.pair_classes(project, pairs)
     assert classes == {voted["decided"].pk: "partial", voted["majority"].pk: "aligned", voted["single"].pk: "not"}
     assert dataset.resolved_labels(project, pairs) == classes
     assert common.annotated_classes(project, pairs) == classes
     calibrated = sorted(value for _, value, _ in calibration.labelled_scores(project, None))
     assert calibrated == ["aligned", "not-aligned", "partial"]  # every scored pair with gold, and only those
     counts_as = label_classes.counts_as_map(project)
-    assert {pid: counts_as[g.value] for pid, g in gold_rule.pair_gold(project, pairs).items()} == classes
+    assert {pid: counts_as[g.value] for pid, g in gold_reading.pair_gold(project, pairs).items()} == classes
     adjudication.auto_gold(project, "majority")
     adjudication.auto_gold(project, "single")
     written = dict(Adjudication.objects.filter(pair__in=pairs).values_list("pair_id", "value"))
-    assert {pid: g.value for pid, g in gold_rule.pair_gold(project, pairs, policy="stored").items()} == written
+    assert {pid: g.value for pid, g in gold_reading.pair_gold(project, pairs, policy="stored").items()} == written
     assert {pid: counts_as[v] for pid, v in written.items()} == classes

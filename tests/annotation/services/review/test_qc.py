@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 
 from annotation.models import Assignment, Label, Membership
-from annotation.services.review import qc
+from annotation.services.review import counted_votes, qc
 from tests import labels
 from tests.annotation.services.review.test_queue import build_queue, set_qc
 
@@ -126,9 +126,9 @@ def test_excluded_annotators_labels_stop_counting(project, users):
     for user in (users["anna"], bob):
         for _ in work:
             labels.submit(user, project, labels.next_item(user, project).pk, value="aligned")
-    assert qc.counted_labels(project).count() == 4
+    assert counted_votes.counted_labels(project).count() == 4
     qc.exclude(users["anna"], project, "low accuracy")
-    assert set(qc.counted_labels(project).values_list("annotator__username", flat=True)) == {"rita"}
+    assert set(counted_votes.counted_labels(project).values_list("annotator__username", flat=True)) == {"rita"}
 
 
 def test_test_answers_are_not_counted_as_votes(project, users):
@@ -138,7 +138,7 @@ def test_test_answers_are_not_counted_as_votes(project, users):
     while (pair := labels.next_item(anna, project)) is not None:
         labels.submit(anna, project, pair.pk, value="aligned")
     assert Label.objects.filter(is_test_question=True).exists()
-    assert not qc.counted_labels(project).filter(is_test_question=True).exists()
+    assert not counted_votes.counted_labels(project).filter(is_test_question=True).exists()
 
 
 def test_excluded_annotators_cannot_submit_through_the_labels_api_either(project, users):
