@@ -15,7 +15,8 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def docs(project):
-    article = factories.make_article(project, "Flood", {"adv": [["C0 a.", "C1 b.", "C2 c."]], "int": [["S0 a.", "S1 b."]]})
+    article = factories.make_article(project, "Flood", {"adv": [["C0 a.", "C1 b.", "C2 c."]],
+                                                        "int": [["S0 a.", "S1 b."]]})
     return article, *article.documents.order_by("rank")
 
 
