@@ -36,7 +36,6 @@ from annotation.label_schemes import UNKNOWN_KIND, scheme_kind, value_classes
 from annotation.models import Adjudication, AdjudicationChange, CandidatePair, Project
 from annotation.services.corpus.documents import pair_texts
 from annotation.services.review import counted_votes, gold_reading
-from annotation.services.review.gold_reading import pair_gold
 from annotation.services.review.gold_rule import UNDECIDED
 
 MODES = ("disagreements", "all")
@@ -137,7 +136,7 @@ def queue_items(project: Project, pair_ids: list[int], *, with_score: bool | Non
         votes[label.pair_id].append(Vote(label.annotator.username, label.value, label.ratings, label.seconds,
                                          label.comment, label.created_at.isoformat()))
     # what exports and training read: the one gold reading (completions' implied nots included)
-    exported = pair_gold(project, list(pairs), ties=True) if pairs else {}
+    exported = gold_reading.pair_gold(project, list(pairs), ties=True) if pairs else {}
     out = []
     for pid in pair_ids:
         pair = pairs.get(pid)
