@@ -2,6 +2,8 @@
 invited person opens to choose a password. The logic lives in ``services.people``."""
 from __future__ import annotations
 
+import functools
+
 from django.contrib import messages
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
@@ -46,8 +48,18 @@ def _render(request: HttpRequest, *, refused: str = "", error: DomainError | Non
     return render(request, "people/people.html", context, status=status)
 
 
-def _refused(form: str):
-    return refuses_with(lambda request, error: _render(request, refused=form, error=error, status=error.status))
+def _admins_form(form: str):
+    """Declares the POST view of an admins' form: site admins only; a refusal shows the page again, ``form`` with
+    what was submitted and the error (``views.forms``)."""
+    refused = refuses_with(lambda request, error: _render(request, refused=form, error=error, status=error.status))
+
+    def declare(view):
+        @functools.wraps(view)
+        def admins_only(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+            _admin_only(request)
+            return view(request, *args, **kwargs)
+        return login_required(require_POST(refused(admins_only)))
+    return declare
 
 
 def _same_passwords(request: HttpRequest) -> str:
@@ -64,11 +76,8 @@ def people_page(request: HttpRequest) -> HttpResponse:
     return _render(request)
 
 
-@login_required
-@require_POST
-@_refused("create")
+@_admins_form("create")
 def create_user(request: HttpRequest) -> HttpResponse:
-    _admin_only(request)
     form = _user_input(request)
     user = people.create_user(form["username"], _same_passwords(request), email=form["email"],
                               researcher=form["researcher"], by=request.user)
@@ -76,11 +85,8 @@ def create_user(request: HttpRequest) -> HttpResponse:
     return redirect("people")
 
 
-@login_required
-@require_POST
-@_refused("invite")
+@_admins_form("invite")
 def invite_user(request: HttpRequest) -> HttpResponse:
-    _admin_only(request)
     form = _user_input(request)
     user, token = people.invite_user(form["username"], email=form["email"], researcher=form["researcher"],
                                      by=request.user)

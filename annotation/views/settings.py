@@ -83,10 +83,15 @@ def _render(request: HttpRequest, project: Project, *, refused: str = "", error:
     return render(request, "projects/settings.html", context, status=status)
 
 
-def _refused(form: str):
-    """The answer of the settings forms: the page again, ``form`` with what was submitted and the error."""
-    return refuses_with(lambda request, error, project: _render(request, project, refused=form, error=error,
-                                                                 status=error.status))
+def _settings_form(form: str):
+    """Declares the POST view of a settings form: researchers only; a refusal shows the page again, ``form``
+    with what was submitted and the error (``views.forms``)."""
+    refused = refuses_with(lambda request, error, project: _render(request, project, refused=form, error=error,
+                                                                    status=error.status))
+
+    def declare(view):
+        return login_required(require_POST(researchers_only(SETTERS_ONLY)(refused(view))))
+    return declare
 
 
 @login_required
@@ -95,40 +100,28 @@ def settings_page(request: HttpRequest, project: Project) -> HttpResponse:
     return _render(request, project)
 
 
-@login_required
-@require_POST
-@researchers_only(SETTERS_ONLY)
-@_refused("general")
+@_settings_form("general")
 def save_general(request: HttpRequest, project: Project) -> HttpResponse:
     service.update_general(project, **_general_input(request, project), by=request.user)
     messages.success(request, "General settings saved.")
     return redirect("project-settings", pk=project.pk)
 
 
-@login_required
-@require_POST
-@researchers_only(SETTERS_ONLY)
-@_refused("tools")
+@_settings_form("tools")
 def save_language_tools(request: HttpRequest, project: Project) -> HttpResponse:
     service.update_language_tools(project, **_tools_input(request), by=request.user)
     messages.success(request, "Language tools saved.")
     return redirect("project-settings", pk=project.pk)
 
 
-@login_required
-@require_POST
-@researchers_only(SETTERS_ONLY)
-@_refused("qc")
+@_settings_form("qc")
 def save_qc(request: HttpRequest, project: Project) -> HttpResponse:
     service.update_qc(project, service.parse_qc_form(request.POST), by=request.user)
     messages.success(request, "Quality-control settings saved.")
     return redirect("project-settings", pk=project.pk)
 
 
-@login_required
-@require_POST
-@researchers_only(SETTERS_ONLY)
-@_refused("guidelines")
+@_settings_form("guidelines")
 def save_guidelines(request: HttpRequest, project: Project) -> HttpResponse:
     project = guidelines.update(project, request.POST.get("guidelines", ""), by=request.user)
     messages.success(request, "Guidelines saved: annotators see them on their next visit to the labelling page."
@@ -137,6 +130,11 @@ def save_guidelines(request: HttpRequest, project: Project) -> HttpResponse:
 
 
 _back_to_settings = refuses_with(back_with_message("project-settings", pk_of=lambda project, *args: project.pk))
+
+
+def _member_form(view):
+    """Declares the POST view of a member action: researchers only (its refusal: the action's own message)."""
+    return login_required(require_POST(researchers_only(SETTERS_ONLY)(view)))
 
 
 @_back_to_settings
@@ -149,32 +147,24 @@ def _member_action(request: HttpRequest, project: Project, act, success: str, *a
     return redirect("project-settings", pk=project.pk)
 
 
-@login_required
-@require_POST
-@researchers_only(SETTERS_ONLY)
+@_member_form
 def add_member(request: HttpRequest, project: Project) -> HttpResponse:
     return _member_action(request, project, service.add_member, "{user} added as {role}.",
                           request.POST.get("username", ""), request.POST.get("role", ""))
 
 
-@login_required
-@require_POST
-@researchers_only(SETTERS_ONLY)
+@_member_form
 def change_role(request: HttpRequest, project: Project, membership_pk: int) -> HttpResponse:
     return _member_action(request, project, service.change_role, "{user} is now {role}.",
                           membership_pk, request.POST.get("role", ""))
 
 
-@login_required
-@require_POST
-@researchers_only(SETTERS_ONLY)
+@_member_form
 def remove_member(request: HttpRequest, project: Project, membership_pk: int) -> HttpResponse:
     return _member_action(request, project, service.remove_member, "{user} removed from the project.", membership_pk)
 
 
-@login_required
-@require_POST
-@researchers_only(SETTERS_ONLY)
+@_member_form
 def reinstate_member(request: HttpRequest, project: Project, membership_pk: int) -> HttpResponse:
     return _member_action(request, project, service.reinstate_member,
                           "{user} reinstated: they get items again and their labels count.", membership_pk)
