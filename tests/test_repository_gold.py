@@ -14,7 +14,7 @@ RULE_PIECES = {"resolve", "vote_gold", "majority_value", "qualifies", "imported_
 """The rule and its evidence-gathering pieces: applied outside the reading, they decide gold a second way."""
 CONSUMERS = (
     "annotation/services/export/source.py", "annotation/services/export/breakdown.py",
-    "annotation/services/export/completeness.py", "annotation/services/export/label_classes.py",
+    "annotation/services/export/completeness.py",
     "annotation/services/export/manifest.py", "annotation/services/export/__init__.py",
     "annotation/services/export/formats", "annotation/services/training/dataset.py",
     "annotation/services/training/run_scores.py", "annotation/services/training/metrics.py",

@@ -67,7 +67,6 @@ BACKLOG: dict[str, str] = {
     "export/metrics.py": "export/test_filters.py, test_formats.py",
     "export/options.py": "export/test_pseudonymity.py, views/test_export*",
     "export/records.py": "export/test_derived.py, test_grouping.py",
-    "export/source.py": "export/test_gold_export.py, test_precedence.py",
     "export/spreadsheet.py": "export/test_formats.py",
     "projects/creation.py": "projects/test_model_paths.py, test_audit.py",
     "projects/pseudonyms.py": "export/test_pseudonymity.py",

@@ -35,7 +35,7 @@ from annotation.errors import DomainError
 from annotation.label_schemes import UNKNOWN_KIND, scheme_kind, value_classes
 from annotation.models import Adjudication, AdjudicationChange, CandidatePair, Project
 from annotation.services.corpus.documents import pair_texts
-from annotation.services.review import counted_votes, gold_reading
+from annotation.services.review import gold_reading
 from annotation.services.review.gold_rule import UNDECIDED
 
 MODES = ("disagreements", "all")
@@ -61,7 +61,7 @@ def shows_score(project: Project) -> bool:
 
 def _vote_counts(project: Project) -> QuerySet:
     """Per pair of the project: number of counted votes and of distinct values among them."""
-    return (counted_votes.counted_labels(project).order_by().values("pair_id")
+    return (gold_reading.counted_labels(project).order_by().values("pair_id")
             .annotate(votes=Count("id"), distinct=Count("value", distinct=True)))
 
 
@@ -89,7 +89,7 @@ def imported_disagreements(project: Project) -> set[int]:
     classes = value_classes(project.label_scheme)
     out: set[int] = set()
     seen: dict[int, set[str]] = defaultdict(set)  # votes differing among themselves: a tie, undecided (issue 34)
-    for pid, value, gold in (counted_votes.counted_labels(project).filter(pair__gold__provenance=Adjudication.IMPORTED)
+    for pid, value, gold in (gold_reading.counted_labels(project).filter(pair__gold__provenance=Adjudication.IMPORTED)
                              .values_list("pair_id", "value", "pair__gold__value")):
         seen[pid].add(value)
         if value != gold and not (gold == UNKNOWN_KIND and classes.get(value) in ("aligned", "partial")):
@@ -102,7 +102,7 @@ def _ratings_disagreements(project: Project) -> list[int]:
     ratings: dict[int, set[tuple]] = defaultdict(set)
     settled = set(Adjudication.objects.filter(pair__article__project=project, provenance__in=SETTLED)
                   .values_list("pair_id", flat=True))
-    for pair_id, r in counted_votes.counted_labels(project).values_list("pair_id", "ratings"):
+    for pair_id, r in gold_reading.counted_labels(project).values_list("pair_id", "ratings"):
         if pair_id not in settled:
             ratings[pair_id].add(tuple(sorted((r or {}).items())))
     return sorted(pid for pid, distinct in ratings.items() if len(distinct) >= 2)
@@ -130,7 +130,7 @@ def queue_items(project: Project, pair_ids: list[int], *, with_score: bool | Non
              .select_related("article", "complex_document", "simple_document", "gold__reviewer")}
     texts_of = pair_texts(pairs)
     votes: dict[int, list[Vote]] = defaultdict(list)
-    labels = (counted_votes.counted_labels(project).filter(pair_id__in=pair_ids).select_related("annotator")
+    labels = (gold_reading.counted_labels(project).filter(pair_id__in=pair_ids).select_related("annotator")
               .order_by("pair_id", "created_at", "id"))
     for label in labels:
         votes[label.pair_id].append(Vote(label.annotator.username, label.value, label.ratings, label.seconds,

@@ -4,7 +4,7 @@ training, test questions, model metrics, calibration and the scoring jobs use (S
 Everything known about a pair — its stored :class:`~annotation.models.Adjudication` (adjudicated
 in-house, imported with the corpus, or automatic gold written earlier by
 :func:`annotation.services.review.adjudication.auto_gold`) and its **counted** votes
-(:func:`annotation.services.review.counted_votes.counted_labels`: no test answers, no excluded
+(:func:`annotation.services.review.gold_reading.counted_labels`: no test answers, no excluded
 annotators) — decides its value, first match wins (:func:`resolve`):
 
 1. **adjudication** — gold a person decided (provenance ``adjudicated``), and automatic gold

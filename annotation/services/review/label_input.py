@@ -71,7 +71,8 @@ class LabelInput:
     @classmethod
     def parse(cls, scheme: LabelScheme, *, value="", ratings=None, comment="", seconds=0.0,
               client_token: uuid.UUID | None = None, change: bool = False) -> LabelInput:
-        """The validated input for a label of ``scheme``; raises LabelInputError.
+        """The validated input for a label of ``scheme`` from keyword fields (code: the article editor, tests);
+        raises LabelInputError. The request's fields go through :meth:`from_data`, which holds the rules.
 
         Example:
             >>> from annotation.models import Label, LabelScheme
@@ -83,23 +84,13 @@ class LabelInput:
             ...
             annotation.services.review.label_input.LabelInputError: value: 'maybe' is not a label of scheme ''; choose one of: aligned, not-aligned
         """
-        kind = scheme_kind(scheme)
-        value, comment = (clean_text(name, text, limit) for name, text, limit in
-                          (("value", value, kind.value_chars), ("comment", comment, kind.comment_chars)))
-        if ratings is None:
-            ratings = {}
-        if not isinstance(ratings, dict):
-            raise LabelInputError("ratings: must be an object of {dimension: rating}")
-        try:
-            ratings = kind.validate(scheme, value, ratings)
-        except InvalidValue as exc:
-            raise LabelInputError(str(exc)) from exc
-        return cls(value, ratings, comment, clean_seconds(seconds), client_token, bool(change))
+        return cls.from_data(scheme, {"value": value, "ratings": ratings, "comment": comment, "seconds": seconds,
+                                      "client_token": client_token, "change": change})
 
     @classmethod
     def from_data(cls, scheme: LabelScheme, data: Mapping, *, editing: Label | None = None) -> LabelInput:
         """The input from a request's fields (``value``, ``ratings``, ``comment``, ``seconds``,
-        ``client_token``, ``change``; a field left out or null takes its default), parsed by :meth:`parse`.
+        ``client_token``, ``change``; a field left out or null takes its default), checked by the rules above.
 
         ``editing``: the stored label an edit changes ("My labels", ``PATCH /api/labels/<id>/``): a comment
         left out (or null) keeps the label's, and the label keeps its seconds (an edit is not timed).
@@ -113,9 +104,20 @@ class LabelInput:
         comment, seconds = data.get("comment"), data.get("seconds")
         if editing is not None:
             comment, seconds = editing.comment if comment is None else comment, editing.seconds
-        return cls.parse(scheme, value=data.get("value"), ratings=data.get("ratings"), comment=comment,
-                         seconds=0.0 if seconds is None else seconds, client_token=data.get("client_token"),
-                         change=bool(data.get("change")))
+        seconds, value, ratings = 0.0 if seconds is None else seconds, data.get("value"), data.get("ratings")
+        client_token, change = data.get("client_token"), data.get("change")
+        kind = scheme_kind(scheme)
+        value, comment = (clean_text(name, text, limit) for name, text, limit in
+                          (("value", value, kind.value_chars), ("comment", comment, kind.comment_chars)))
+        if ratings is None:
+            ratings = {}
+        if not isinstance(ratings, dict):
+            raise LabelInputError("ratings: must be an object of {dimension: rating}")
+        try:
+            ratings = kind.validate(scheme, value, ratings)
+        except InvalidValue as exc:
+            raise LabelInputError(str(exc)) from exc
+        return cls(value, ratings, comment, clean_seconds(seconds), client_token, bool(change))
 
     def content(self) -> dict:
         """The label's stored content fields: ``value``, ``ratings``, ``comment``, ``seconds``."""

@@ -22,9 +22,8 @@ labels" — goes through here, so the same rules hold everywhere:
   change (``change=True``); every change and every deletion (undo) leaves a :class:`LabelChange`
   with old → new, who, when and from which screen.
 * **The same effects on every path.** The three writes (a new label, a change, a deletion)
-  each schedule the pair's vote refresh after the commit (:func:`_votes_changed`: its automatic
-  single/majority gold is recomputed by ``adjudication.refresh_majority``; adjudicated gold is not
-  touched), and a new test answer re-scores the annotator (``qc.record_test_answer``).
+  each schedule the pair's vote refresh after the commit (its automatic single/majority gold is
+  recomputed by ``adjudication.refresh_majority``; adjudicated gold is not touched), and a new test answer re-scores the annotator (``qc.record_test_answer``).
 
 This module is the only writer of ``Label`` and ``LabelChange`` rows (``tests/test_repository.py``
 checks it). The queue (``services.review.queue``) decides what to serve and calls
@@ -44,6 +43,7 @@ from annotation.errors import DomainError
 from annotation.label_schemes import SchemeKind
 from annotation.models import Assignment, CandidatePair, Label, LabelChange
 from annotation.services.review import qc
+from annotation.services.review.adjudication import refresh_majority
 from annotation.services.review.annotator import Annotator
 from annotation.services.review.label_input import LabelInput, LabelInputError
 
@@ -118,16 +118,10 @@ def _record_change(label: Label, *, new: dict | None, source: str, by=None) -> L
         source=source)
 
 
-def _votes_changed(pair_id: int) -> None:
-    from annotation.services.review.adjudication import refresh_majority
-
-    refresh_majority(pair_id)
-
-
 def _after_vote(pair_id: int) -> None:
     """The after-commit effects of any write of a pair's votes (every write below calls this; a
     rolled-back write's callback is discarded with it)."""
-    transaction.on_commit(lambda: _votes_changed(pair_id))
+    transaction.on_commit(lambda: refresh_majority(pair_id))
 
 
 # --- Writing -------------------------------------------------------------------------------------

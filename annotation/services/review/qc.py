@@ -11,7 +11,7 @@ here::
 Test questions are pairs with an :class:`~annotation.models.Adjudication` (gold). The queue
 (``services.queue``) serves them hidden among the real items; the label is stored with
 ``is_test_question=True`` and scored against the gold value here. Excluded annotators get no more
-items, and :func:`~annotation.services.review.counted_votes.counted_labels` (what agreement, training and
+items, and :func:`~annotation.services.review.gold_reading.counted_labels` (what agreement, training and
 export use) leaves their labels out.
 """
 from __future__ import annotations

@@ -34,7 +34,7 @@ from django.utils import timezone
 from annotation.errors import DomainError
 from annotation.label_schemes import scheme_kind, value_classes
 from annotation.models import AlignmentRun, CandidatePair, Prediction, Project
-from annotation.services.review import counted_votes
+from annotation.services.review import gold_reading
 from annotation.services.review.gold_reading import pair_gold
 
 METHODS = ("mean-valid", "max-f1")
@@ -54,7 +54,7 @@ class CalibrationError(DomainError, ValueError):
 
 def _labelled(pairs, project: Project):
     """The pairs with gold or with a counted vote (subqueries: no id lists, whatever the size)."""
-    return pairs.filter(Q(gold__isnull=False) | Q(pk__in=counted_votes.counted_labels(project).values("pair_id")))
+    return pairs.filter(Q(gold__isnull=False) | Q(pk__in=gold_reading.counted_labels(project).values("pair_id")))
 
 
 def _scored_pairs(project: Project, run: int | None):

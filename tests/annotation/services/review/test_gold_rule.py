@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from annotation.label_schemes import value_classes
 from annotation.models import Adjudication, CandidatePair
 from annotation.services.review import adjudication, gold_reading, gold_rule, qc
 
@@ -55,7 +56,6 @@ def test_an_unknown_policy_is_refused_with_the_valid_ones():
 
 
 def test_review_export_training_calibration_and_scoring_read_the_same_gold(project, voted):
-    from annotation.services.export import label_classes
     from annotation.services.scoring import calibration, common
     from annotation.services.training import dataset
 
@@ -66,7 +66,7 @@ def test_review_export_training_calibration_and_scoring_read_the_same_gold(proje
     assert common.annotated_classes(project, pairs) == classes
     calibrated = sorted(value for _, value, _ in calibration.labelled_scores(project, None))
     assert calibrated == ["aligned", "not-aligned", "partial"]  # every scored pair with gold, and only those
-    counts_as = label_classes.counts_as_map(project)
+    counts_as = value_classes(project.label_scheme)
     assert {pid: counts_as[g.value] for pid, g in gold_reading.pair_gold(project, pairs).items()} == classes
     adjudication.auto_gold(project, "majority")
     adjudication.auto_gold(project, "single")
