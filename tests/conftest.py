@@ -101,6 +101,7 @@ BACKEND_MODULES = (
     # select_for_update(skip_locked/of) with its SQLite fallback
     "tests/annotation/services/alignment/test_alignment_runs.py",
     "tests/annotation/services/alignment/test_run_chunks.py",
+    "tests/annotation/services/alignment/test_run_saving.py",
     "tests/annotation/services/editing/test_paragraph_correction.py",
     "tests/annotation/services/review/test_adjudication.py",
     "tests/annotation/services/review/test_queue.py",
