@@ -94,8 +94,8 @@ def redis_url() -> str:
 BACKEND_MODULES = (
     # SQLite-only code: imports write in batches outside one transaction, WAL and busy timeout, and a
     # failed or killed import must still leave nothing behind
-    "tests/annotation/services/corpus/test_importing_limits.py",
-    "tests/annotation/services/corpus/test_importing_errors.py",
+    "tests/annotation/services/corpus/importing/test_limits.py",
+    "tests/annotation/services/corpus/importing/test_validation.py",
     "tests/annotation/views/test_import_crash_safety.py",
     # SQL that each backend writes its own way: upserts (bulk_create on conflict), JSON key lookups,
     # select_for_update(skip_locked/of) with its SQLite fallback
