@@ -85,7 +85,8 @@ def gold_deciders(root: Path = ROOT) -> list[str]:
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").endswith(("review.gold_rule", "review.exhaustive",
+            if isinstance(node, ast.ImportFrom) and (node.module or "").endswith(("review.gold_rule",
+                                                                                 "review.exhaustive",
                                                                                  "review.gold_reading")):
                 for alias in node.names:
                     if alias.name in RULE_PIECES:

@@ -95,7 +95,8 @@ class CorpusUploadView(ProjectFromUrl, APIView):
         received = uploads_service.receive(project, uploads, request.data.get("format", "auto"), user=request.user,
                                            language=request.data.get("language") or None,
                                            on_conflict=request.data.get("on_conflict", "error"),
-                                           gold_meaning=request.data.get("gold_meaning") or gold_meanings.DEFAULT_MEANING,
+                                           gold_meaning=(request.data.get("gold_meaning")
+                                                         or gold_meanings.DEFAULT_MEANING),
                                            test_questions=gold_meanings.truthy(request.data.get("test_questions")),
                                            columns=str(request.data.get("columns") or "") or None,
                                            paths=request.data.getlist("paths") if hasattr(request.data, "getlist")

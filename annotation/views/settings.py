@@ -62,7 +62,8 @@ def _render(request: HttpRequest, project: Project, *, refused: str = "", error:
         "general_error": message.get("general", ""),
         "language_tools": language_tools.describe(project),
         "tools": _tools_input(request) if refused == "tools" else {
-            "encoder": config.get(language_tools.ENCODER, ""), "spacy_pipeline": config.get(language_tools.PIPELINE, "")},
+            "encoder": config.get(language_tools.ENCODER, ""),
+            "spacy_pipeline": config.get(language_tools.PIPELINE, "")},
         "tools_error": message.get("tools", ""),
         "languages": SUPPORTED_LANGUAGES,
         "adjudication_modes": service.ADJUDICATION_MODES,

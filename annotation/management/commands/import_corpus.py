@@ -35,7 +35,8 @@ class Command(BaseCommand):
                             help="with --create: the account that becomes the new project's researcher (default: the "
                                  "only non-admin account in the researchers group, if there is exactly one)")
         parser.add_argument("--on-conflict", default="error", choices=list(ON_CONFLICT), help="an article title already in the project: error (default) or skip it")
-        parser.add_argument("--gold-meaning", default=gold_meanings.DEFAULT_MEANING, choices=list(gold_meanings.GOLD_MEANINGS),
+        parser.add_argument("--gold-meaning", default=gold_meanings.DEFAULT_MEANING,
+                            choices=list(gold_meanings.GOLD_MEANINGS),
                             help="what the file's gold links mean: " + "; ".join(gold_meanings.HELP.values()))
         parser.add_argument("--columns", metavar="COMPLEX,SIMPLE[,LABEL]",
                             help="format hf: a pair dataset's two text columns and optional label column "

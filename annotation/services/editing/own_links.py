@@ -32,7 +32,8 @@ def counts_as(scheme: LabelScheme) -> dict[str, str | None]:
 
 def own_links(user, complex_doc: Document, simple_doc: Document, scheme: LabelScheme) -> list[Link] | None:
     """The links the user's labels on this document pair make (None when the user has no label here)."""
-    labels = list(Label.objects.filter(annotator=user, pair__complex_document=complex_doc, pair__simple_document=simple_doc)
+    labels = list(Label.objects.filter(annotator=user, pair__complex_document=complex_doc,
+                                       pair__simple_document=simple_doc)
                   .values_list("pair__complex_key", "pair__simple_key", "value"))
     if not labels:
         return None
@@ -80,4 +81,5 @@ def not_aligned_if_completed(user, complex_doc: Document, simple_doc: Document) 
     """How many sentence pairs of the document pair would count as "not aligned" once the user marks
     it complete: every complex × simple sentence pair the user's links leave out."""
     links = own_links(user, complex_doc, simple_doc, complex_doc.article.project.label_scheme) or []
-    return Sentence.objects.filter(document=complex_doc).count() * Sentence.objects.filter(document=simple_doc).count() - len(links)
+    cells = Sentence.objects.filter(document=complex_doc).count() * Sentence.objects.filter(document=simple_doc).count()
+    return cells - len(links)

@@ -146,7 +146,8 @@ class ArticleRows:
 
 
 def write_split_metadata(folder: Path, split: str, schema) -> list[Path]:
-    """``dataset_info.json`` and ``state.json`` as ``Dataset.save_to_disk`` writes them (both hf folders: pairs and articles)."""
+    """``dataset_info.json`` and ``state.json`` as ``Dataset.save_to_disk`` writes them (both hf folders:
+    pairs and articles)."""
     import hashlib
 
     features = None

@@ -122,9 +122,9 @@ class Vote:
 
 
 def queue_items(project: Project, pair_ids: list[int], *, with_score: bool | None = None) -> list[dict]:
-    """The review payload of each pair: both sides' text, every counted vote, the tally, the stored
-    gold (if any) and ``decided``: the pair's value as exports and training read it (the one gold
-    reading, :func:`annotation.services.review.gold_reading.pair_gold`, ties as undecided); the model's score and predicted label when ``with_score``."""
+    """The review payload of each pair: both sides' text, every counted vote, the tally, the stored gold (if
+    any) and ``decided``: the pair's value as exports and training read it (``gold_reading.pair_gold``, ties
+    as undecided); the model's score and predicted label when ``with_score``."""
     with_score = shows_score(project) if with_score is None else with_score
     pairs = {p.pk: p for p in CandidatePair.objects.filter(pk__in=pair_ids, article__project=project)
              .select_related("article", "complex_document", "simple_document", "gold__reviewer")}

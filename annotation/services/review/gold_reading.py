@@ -374,7 +374,8 @@ def pair_gold(project: Project, pairs, *, policy: str = "majority-or-single", ti
     ``policy`` (:func:`~annotation.services.review.gold_rule.resolve` over what :func:`pair_values` gathers,
     completions' implied nots included); pairs without any are left out, and so are ties unless ``ties``."""
     _check(policy)
-    rows = CandidatePair.objects.filter(article__project=project, pk__in=pairs).order_by().values_list("pk", "article_id")
+    rows = (CandidatePair.objects.filter(article__project=project, pk__in=pairs).order_by()
+            .values_list("pk", "article_id"))
     ids, articles = set(), set()
     for pk, article_id in rows:  # one query for both
         ids.add(pk)
@@ -393,7 +394,6 @@ def pair_classes(project: Project, pairs, *, policy: str = "majority-or-single",
     return {pid: cls for pid, cls in out.items() if cls is not None}
 
 
-__all__ = ["COMPLETED", "REASONS", "TIE", "DocumentGold", "cell_classes", "completed_cells", "completion_effect", "counted_labels",
-           "decide",
-           "exhaustive_documents", "not_value", "pair_classes", "pair_gold", "pair_values", "read",
-           "counted_rows", "read_chunks", "rest_of", "vote_rows"]
+__all__ = ["COMPLETED", "REASONS", "TIE", "DocumentGold", "cell_classes", "completed_cells", "completion_effect",
+           "counted_labels", "decide", "exhaustive_documents", "not_value", "pair_classes", "pair_gold",
+           "pair_values", "read", "counted_rows", "read_chunks", "rest_of", "vote_rows"]

@@ -23,7 +23,8 @@ labels" — goes through here, so the same rules hold everywhere:
   with old → new, who, when and from which screen.
 * **The same effects on every path.** The three writes (a new label, a change, a deletion)
   each schedule the pair's vote refresh after the commit (its automatic single/majority gold is
-  recomputed by ``adjudication.refresh_majority``; adjudicated gold is not touched), and a new test answer re-scores the annotator (``qc.record_test_answer``).
+  recomputed by ``adjudication.refresh_majority``; adjudicated gold is not touched), and a new test
+  answer re-scores the annotator (``qc.record_test_answer``).
 
 This module is the only writer of ``Label`` and ``LabelChange`` rows (``tests/test_repository.py``
 checks it). The queue (``services.review.queue``) decides what to serve and calls

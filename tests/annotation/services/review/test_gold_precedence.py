@@ -47,7 +47,8 @@ def test_a_tie_is_undecided_even_on_imported_gold(project, crowd):  # noqa: F811
     for pair in (tie, imported_tie):
         vote(pair, anna, "aligned"), vote(pair, bob, "partial")
     assert values(project) == {}  # ties left out by default
-    assert values(project, ties=True) == {tie.pk: (gold_rule.UNDECIDED, gold_rule.TIE), imported_tie.pk: (gold_rule.UNDECIDED, gold_rule.TIE)}
+    undecided = (gold_rule.UNDECIDED, gold_rule.TIE)
+    assert values(project, ties=True) == {tie.pk: undecided, imported_tie.pk: undecided}
     assert values(project, "stored") == {imported_tie.pk: ("aligned-or-partial", "imported")}
     assert imported_tie.pk in adjudication.queue_pair_ids(project)
     assert gold_rule.resolve(None, ["aligned", "partial"], "majority").value == gold_rule.UNDECIDED
@@ -72,7 +73,8 @@ def test_a_test_answer_is_scored_against_the_value_the_rule_gives(project, crowd
     refined, unknown, tie = make_pairs(project, 3)
     for pair in (refined, unknown):
         Adjudication.objects.create(pair=pair, value="aligned-or-partial", provenance=Adjudication.IMPORTED)
-    Adjudication.objects.create(pair=tie, value=gold_rule.UNDECIDED, provenance=Adjudication.IMPORTED)  # an exported tie
+    # an exported tie
+    Adjudication.objects.create(pair=tie, value=gold_rule.UNDECIDED, provenance=Adjudication.IMPORTED)
     vote(tie, bob, "aligned", test=True)  # nothing to score it against: not counted
     vote(refined, anna, "partial")  # her (counted) label refines the imported link: the pair is partial
     vote(refined, bob, "aligned", test=True), vote(unknown, bob, "aligned", test=True)  # any link matches unknown kind
