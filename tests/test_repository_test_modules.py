@@ -48,7 +48,6 @@ BACKLOG: dict[str, str] = {
     "export/formats/jsonl.py": "export/test_formats.py",
     "export/formats/parallel.py": "export/test_formats.py",
     "export/formats/tsv.py": "export/test_formats.py, test_round_trip.py",
-    "export/identity.py": "export/test_round_trip_matrix.py",
     "export/options.py": "export/test_pseudonymity.py, views/test_export*",
     "export/records.py": "export/test_derived.py, test_grouping.py",
     "export/spreadsheet.py": "export/test_formats.py",
