@@ -36,7 +36,6 @@ BACKLOG: dict[str, str] = {
     "corpus/importing/uploads.py": "views/test_api_import.py, test_api_import_shapes.py",
     "corpus/importing/wiki_manual_sidecar.py": "corpus/importing/formats/test_wiki_manual.py",
     "corpus/importing/writer.py": "corpus/importing/**/test_*.py (every import writes)",
-    "editing/links.py": "editing/test_article_alignment.py, test_curation.py",
     "editing/workflow.py": "editing/test_curation.py, views/test_articles*",
     "export/__init__.py": "export/test_round_trip*.py, test_formats.py (19 files use it)",
     "export/breakdown.py": "export/test_surfaces.py (the preview)",
