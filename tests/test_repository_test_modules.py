@@ -50,7 +50,6 @@ BACKLOG: dict[str, str] = {
     "export/options.py": "export/test_pseudonymity.py, views/test_export*",
     "export/records.py": "export/test_derived.py, test_grouping.py",
     "export/spreadsheet.py": "export/test_formats.py",
-    "projects/creation.py": "projects/test_model_paths.py, test_audit.py",
     "review/queue_progress.py": "review/test_queue.py, alignment/test_run_comparison.py",
     "scoring/access.py": "scoring/test_jobs.py",
     "scoring/common.py": "scoring/test_jobs.py, review/test_gold_rule.py",
