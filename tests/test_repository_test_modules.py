@@ -24,7 +24,6 @@ BACKLOG: dict[str, str] = {
     "background/dispatch.py": "workers/ integration tests (a real worker receives what it sends)",
     "background/jobs.py": "alignment/test_alignment_runs.py, test_mining.py, test_run_chunks.py",
     "background/registry.py": "workers/test_queues.py, test_repository.py",
-    "corpus/article_size.py": "views/test_articles*",
     "corpus/corpus_stats.py": "commands/test_corpus_stats*",
     "corpus/demo.py": "review/test_queue_pair_identity.py, browser tests",
     "corpus/importing/__init__.py": "corpus/importing/**/test_*.py (34 files use it)",
