@@ -83,13 +83,16 @@ logger = logging.getLogger(__name__)
 
 
 def reap_now() -> None:
-    """One reaping pass in the worker's main process (errors logged: the next pass tries again)."""
+    """One reaping pass in the worker's main process (errors logged: the next pass tries again).
+
+    The reaper is the registry's ``REAPER`` service, loaded by its name: this module sits at the top (the
+    services' dispatcher sends through ``app``), so it imports no service that would import it back."""
     from django.db import DatabaseError, connection
 
-    from annotation.services.background.liveness import reap_stale
+    from annotation.services.background.registry import REAPER
 
     try:
-        reaped = reap_stale()
+        reaped = REAPER.function()()
         if reaped.requeued or reaped.failed:
             logger.warning("lost workers: re-queued %s, failed %s", reaped.requeued or "nothing", reaped.failed or "nothing")
     except DatabaseError:

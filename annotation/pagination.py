@@ -207,3 +207,12 @@ class KeysetPagination(BasePagination):
         if number < 1:
             raise NotFound("invalid page")
         return number
+
+
+def numbered_pages(size: int, most: int) -> type:
+    """A page-number paginator (``?page=``, ``?page_size=`` up to ``most``, ``size`` by default) for the short
+    lists that page by number: one declaration instead of a class per view."""
+    from rest_framework.pagination import PageNumberPagination
+
+    return type(f"NumberedPages{size}", (PageNumberPagination,),
+                {"page_size": size, "page_size_query_param": "page_size", "max_page_size": most})

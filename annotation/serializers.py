@@ -234,16 +234,25 @@ class CandidatePairSerializer(serializers.ModelSerializer):
         return self._text(pair, models.Side.SIMPLE)
 
 
-class LabelSerializer(serializers.ModelSerializer):
-    annotator = serializers.SlugRelatedField(slug_field="username", read_only=True)
+class LabelInputFields(serializers.Serializer):
+    """A label's input fields, declared once for every endpoint that writes a label (the queue's submit,
+    ``POST`` and ``PATCH /api/labels/``): their JSON types only. Trimming, the scheme's values and text
+    limits are :meth:`annotation.services.review.label_input.LabelInput.from_data`'s, one rule for all."""
+
+    value = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
+    ratings = serializers.DictField(required=False, default=dict)
+    comment = serializers.CharField(required=False, allow_blank=True, allow_null=True, default=None,
+                                    trim_whitespace=False, help_text="null or left out: empty (an edit keeps it)")
+    seconds = serializers.FloatField(required=False, default=0.0)
+    client_token = serializers.UUIDField(required=False, allow_null=True, default=None)
     change = serializers.BooleanField(write_only=True, required=False, default=False,
                                       help_text="change a label given before (else a different value answers 409)")
+
+
+class LabelSerializer(LabelInputFields, serializers.ModelSerializer):
+    annotator = serializers.SlugRelatedField(slug_field="username", read_only=True)
     article = serializers.IntegerField(source="pair.article_id", read_only=True)
     article_title = serializers.CharField(source="pair.article.title", read_only=True)
-    # the text limits are the project's label scheme's, checked once by ``LabelInput.parse``
-    value = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
-    comment = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
-    seconds = serializers.FloatField(required=False, default=0.0)
     is_test_question = serializers.BooleanField(read_only=True, allow_null=True,
                                                 help_text="a hidden test question's answer; null for annotators")
 
@@ -260,11 +269,12 @@ class LabelSerializer(serializers.ModelSerializer):
         return data
 
 
-class LabelEdit(serializers.Serializer):
-    value = serializers.CharField(required=False, allow_blank=True, default="", trim_whitespace=False)
-    ratings = serializers.DictField(required=False, default=dict)
-    comment = serializers.CharField(required=False, allow_blank=True, allow_null=True, default=None,
-                                    trim_whitespace=False)  # limits: the scheme's (edit_label checks them)
+class LabelEdit(LabelInputFields):
+    """An edit of one's own label: the value, ratings and comment (no timing, no token)."""
+
+    seconds = None
+    client_token = None
+    change = None
 
 
 class MyLabelSerializer(LabelSerializer):
@@ -342,14 +352,8 @@ class PromoteInput(serializers.Serializer):
     confirm = serializers.BooleanField(required=False, default=False)
 
 
-class SubmitInput(serializers.Serializer):
+class SubmitInput(LabelInputFields):
     pair = serializers.IntegerField(min_value=1, max_value=MAX_ID)
-    value = serializers.CharField(required=False, allow_blank=True, default="")  # limits: the scheme's (LabelInput)
-    ratings = serializers.DictField(required=False, default=dict)
-    comment = serializers.CharField(required=False, allow_blank=True, default="")
-    seconds = serializers.FloatField(required=False, default=0.0)
-    client_token = serializers.UUIDField(required=False, allow_null=True, default=None)
-    change = serializers.BooleanField(required=False, default=False)
 
 
 class PairInput(serializers.Serializer):

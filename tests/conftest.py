@@ -94,13 +94,14 @@ def redis_url() -> str:
 BACKEND_MODULES = (
     # SQLite-only code: imports write in batches outside one transaction, WAL and busy timeout, and a
     # failed or killed import must still leave nothing behind
-    "tests/annotation/services/corpus/test_importing_limits.py",
-    "tests/annotation/services/corpus/test_importing_errors.py",
+    "tests/annotation/services/corpus/importing/test_limits.py",
+    "tests/annotation/services/corpus/importing/test_validation.py",
     "tests/annotation/views/test_import_crash_safety.py",
     # SQL that each backend writes its own way: upserts (bulk_create on conflict), JSON key lookups,
     # select_for_update(skip_locked/of) with its SQLite fallback
     "tests/annotation/services/alignment/test_alignment_runs.py",
     "tests/annotation/services/alignment/test_run_chunks.py",
+    "tests/annotation/services/alignment/test_run_saving.py",
     "tests/annotation/services/editing/test_paragraph_correction.py",
     "tests/annotation/services/review/test_adjudication.py",
     "tests/annotation/services/review/test_queue.py",

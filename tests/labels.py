@@ -33,4 +33,7 @@ def submit_label(user, pair: CandidatePair, *, source: str = labelling.API, **fi
 
 
 def edit_label(user, label: Label, **fields) -> Label:
-    return labelling.edit_label(annotator.of(user, label.pair.article.project), label, **fields)
+    """As "My labels" edits: ``fields`` (value, ratings, comment) parsed as the API parses them."""
+    project = label.pair.article.project
+    return labelling.edit_label(annotator.of(user, project), label,
+                                LabelInput.from_data(project.label_scheme, fields, editing=label))

@@ -1,5 +1,5 @@
 """One gold reading (issue 34, deliverable 1): only ``review/gold_reading.py`` (with the rule in
-``review/gold.py`` and the imported meaning in ``review/exhaustive.py``) gathers votes, completions,
+``review/gold_rule.py`` and the imported meaning in ``review/exhaustive.py``) gathers votes, completions,
 adjudications and imported gold to decide gold; every consumer reads it from there."""
 from __future__ import annotations
 
@@ -8,13 +8,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
-READING = ("annotation/services/review/gold_reading.py", "annotation/services/review/gold.py",
+READING = ("annotation/services/review/gold_reading.py", "annotation/services/review/gold_rule.py",
            "annotation/services/review/exhaustive.py")
 RULE_PIECES = {"resolve", "vote_gold", "majority_value", "qualifies", "imported_exhaustive", "decide", "rest_of"}
 """The rule and its evidence-gathering pieces: applied outside the reading, they decide gold a second way."""
 CONSUMERS = (
     "annotation/services/export/source.py", "annotation/services/export/breakdown.py",
-    "annotation/services/export/completeness.py", "annotation/services/export/gold.py",
+    "annotation/services/export/completeness.py",
     "annotation/services/export/manifest.py", "annotation/services/export/__init__.py",
     "annotation/services/export/formats", "annotation/services/training/dataset.py",
     "annotation/services/training/run_scores.py", "annotation/services/training/metrics.py",
@@ -85,13 +85,14 @@ def gold_deciders(root: Path = ROOT) -> list[str]:
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").endswith(("review.gold", "review.exhaustive",
+            if isinstance(node, ast.ImportFrom) and (node.module or "").endswith(("review.gold_rule",
+                                                                                 "review.exhaustive",
                                                                                  "review.gold_reading")):
                 for alias in node.names:
                     if alias.name in RULE_PIECES:
                         problems.append(f"{rel}:{node.lineno} imports the rule's piece {alias.name}")
             if isinstance(node, ast.Attribute) and node.attr in RULE_PIECES and isinstance(node.value, ast.Name) \
-                    and node.value.id in ("gold", "gold_reading", "exhaustive"):
+                    and node.value.id in ("gold_rule", "gold_reading", "exhaustive"):
                 problems.append(f"{rel}:{node.lineno} applies {node.value.id}.{node.attr}")
     for entry in CONSUMERS:
         for path in _files(root, entry):
@@ -126,7 +127,7 @@ def test_the_check_catches_a_consumer_that_decides_gold_itself(tmp_path):
     for rel in READING + ("annotation/services/training/run_scores.py",):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
     (tmp_path / "annotation/services/training/run_scores.py").write_text(
-        "from annotation.services.review.gold import resolve\n"
+        "from annotation.services.review.gold_rule import resolve\n"
         "def gold_pairs(project):\n"
         "    votes = qc.counted_labels(project).filter(pair__gold__isnull=True)\n"
         "    return [resolve(None, v, 'majority') for v in Adjudication.objects.all()]\n")

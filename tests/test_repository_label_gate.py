@@ -125,7 +125,8 @@ LABEL_PATH = ("annotation/services/review/labelling.py", "annotation/services/re
 LABEL_SERIALIZERS = ("annotation/views/api_queue.py", "annotation/views/api_labels.py", "annotation/serializers.py")
 GATE_AND_QUEUE = ("annotation/services/review/labelling.py", "annotation/services/review/queue.py")
 MAX_LABEL_PATH_PARAMETERS = 6  # before issue 29: submit_and_next took 13, submit_served 12, _submit 11, checked_fields 9
-CLEAN_TEXT_CALLERS = {("label_input.py", "parse")}  # a label's text, once (the list's query filters: mixins.text_param)
+# a label's text, once (the list's query filters: mixins.text_param)
+CLEAN_TEXT_CALLERS = {("label_input.py", "from_data")}
 
 
 def label_path_problems(root: Path) -> list[str]:
@@ -133,7 +134,8 @@ def label_path_problems(root: Path) -> list[str]:
     checks an input or loads the annotator a second time: the ``NOT_LOADED`` sentinel or an
     ``exclusion`` parameter (the annotator context carries it), a function with more than
     :data:`MAX_LABEL_PATH_PARAMETERS` parameters in the gate or the queue, a call of ``clean_text``
-    other than the one in ``LabelInput.parse`` (and the list's query filters), a look-up of the exclusion or the QC settings (``qc.exclusion_reason`` /
+    other than the one in ``LabelInput.from_data`` (and the list's query filters), a look-up of the exclusion
+    or the QC settings (``qc.exclusion_reason`` /
     ``qc.qc_config`` / ``qc.ensure_not_excluded``) outside the context's module, and a label
     serializer's ``value`` / ``comment`` field with its own ``max_length`` (the scheme's limits hold)."""
     import ast
@@ -164,7 +166,7 @@ def label_path_problems(root: Path) -> list[str]:
                 while owner is not None and not isinstance(owner, ast.FunctionDef):
                     owner = parents.get(owner)
                 if name == "clean_text" and (rel.rsplit("/", 1)[1], getattr(owner, "name", "")) not in CLEAN_TEXT_CALLERS:
-                    problems.append(f"{where} clean_text outside LabelInput.parse")
+                    problems.append(f"{where} clean_text outside LabelInput.from_data")
                 if name in ("exclusion_reason", "qc_config", "ensure_not_excluded") and not rel.endswith("annotator.py") \
                         and isinstance(func, ast.Attribute):
                     problems.append(f"{where} qc.{name} outside the annotator context")
@@ -206,5 +208,5 @@ def test_the_label_path_scan_sees_the_old_ways(tmp_path):
     found = label_path_problems(tmp_path)
     assert sorted(p.split(" ", 1)[1] for p in found) == sorted([
         "checked_fields takes 9 parameters", "checked_fields takes the exclusion apart from the annotator context",
-        "NOT_LOADED sentinel", "clean_text outside LabelInput.parse", "qc.qc_config outside the annotator context",
+        "NOT_LOADED sentinel", "clean_text outside LabelInput.from_data", "qc.qc_config outside the annotator context",
         "SubmitInput limits a label's text itself"]), found

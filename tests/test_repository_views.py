@@ -1,5 +1,6 @@
 """Errors and permissions declared (issue 29, item 3): the API views catch no refusal (one exception
-handler answers them, ``annotation/views/refusals.py``), check no role by hand (permission classes
+handler answers them, ``annotation/views/refusals.py``), nor do the page views (one form-error path,
+``annotation/views/forms.py``, issue 38), check no role by hand (permission classes
 declared per view), and no view module imports another view module's private name."""
 from __future__ import annotations
 
@@ -16,6 +17,8 @@ EXCEPT_ALLOWED = {
     ("mixins.py", "int_param"): "a query parameter's parse error becomes DRF's 400 naming the parameter",
     ("mixins.py", "text_param"): "a query parameter's parse error becomes DRF's 400 naming the parameter",
     ("mixins.py", "date_param"): "a well-formed date that does not exist (2024-02-30) is no date",
+    ("forms.py", "page"): "the page views' one form-error path (refuses_with): a refusal re-renders the form",
+    ("errors.py", "server_error"): "the page that reports an error must not raise one itself",
 }
 #: Role checks that refuse by hand: an API view declares a permission class instead.
 ROLE_CHECKS = {"can_research", "can_annotate", "role_in"}
@@ -34,9 +37,11 @@ def _functions(tree: ast.AST):
 
 
 def caught_errors(views: Path) -> list[str]:
-    """``module:line function`` for every ``except`` of an API module outside :data:`EXCEPT_ALLOWED`."""
+    """``module:line function`` for every ``except`` of a view module (API or page) outside
+    :data:`EXCEPT_ALLOWED`: the API's refusals are the exception handler's, the pages' the one form-error
+    path's (``views/forms.py``, issue 38)."""
     problems = []
-    for path in api_modules(views):
+    for path in sorted(views.glob("*.py")):
         tree = ast.parse(path.read_text())
         owner = {id(handler): fn.name for fn in _functions(tree) for handler in ast.walk(fn)
                  if isinstance(handler, ast.ExceptHandler)}
@@ -111,6 +116,9 @@ def test_the_view_scans_see_what_they_forbid(tmp_path):
     (tmp_path / "api_curation.py").write_text("from .api_articles import ArticleView, _problem\n")
     (tmp_path / "training_page.py").write_text("from . import review\nproject = review._researched_project(1, 2)\n")
     (tmp_path / "review.py").write_text("def _researched_project(request, pk):\n    return pk\n")
-    assert caught_errors(tmp_path) == ["api_articles.py:6 get", "api_labels.py:9 create"]
+    (tmp_path / "settings.py").write_text(  # a page view's own try/except/render (before issue 38)
+        "def save_qc(request, project):\n    try:\n        pass\n    except ValueError as exc:\n"
+        "        return render(request, exc)\n")
+    assert caught_errors(tmp_path) == ["api_articles.py:6 get", "api_labels.py:9 create", "settings.py:4 save_qc"]
     assert role_checks(tmp_path) == ["api_labels.py:5 can_annotate"]
     assert private_view_imports(tmp_path) == ["api_curation.py:1 _problem", "training_page.py:2 review._researched_project"]

@@ -67,6 +67,13 @@ class Role(models.TextChoices):
     ANNOTATOR = "annotator", "Annotator"
 
 
+class MembershipQuerySet(models.QuerySet):
+    def excluded(self, project: Project) -> models.QuerySet:
+        """The user ids of the project's members quality control excluded, as a subquery
+        (``annotator_id__in=...``): no query of its own."""
+        return self.filter(project=project, excluded_at__isnull=False).values("user_id")
+
+
 class Membership(models.Model):
     """A user's role in one project. Site admins (``is_staff``) can do everything everywhere.
 
@@ -81,6 +88,8 @@ class Membership(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     excluded_at = models.DateTimeField(null=True, blank=True, help_text="set when quality control removed the annotator")
     exclusion_reason = models.CharField(max_length=300, blank=True)
+
+    objects = MembershipQuerySet.as_manager()
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["project", "user"], name="one_membership_per_user")]

@@ -12,6 +12,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from ..services.projects import accounts
+from .forms import refuses_with
 
 
 class LoginView(auth_views.LoginView):
@@ -71,12 +72,11 @@ def revoke_token(request: HttpRequest) -> HttpResponse:
 @never_cache
 @login_required
 @require_POST
+@refuses_with(lambda request, error: _render(request, password_errors=getattr(error, "messages", [str(error)]),
+                                             status=error.status))
 def change_password(request: HttpRequest) -> HttpResponse:
-    try:
-        accounts.change_password(request.user, old=request.POST.get("old_password", ""),
-                                 new=request.POST.get("new_password1", ""), repeat=request.POST.get("new_password2", ""))
-    except accounts.AccountError as exc:
-        return _render(request, password_errors=exc.messages, status=400)
+    accounts.change_password(request.user, old=request.POST.get("old_password", ""),
+                             new=request.POST.get("new_password1", ""), repeat=request.POST.get("new_password2", ""))
     update_session_auth_hash(request, request.user)  # stay signed in here; other sessions end
     messages.success(request, "Password changed. Your API token (if you had one) was revoked: make a new one below.")
     return redirect("account")

@@ -8,19 +8,15 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import generics
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import IsAuthenticated
 
+from ..pagination import numbered_pages
 from ..permissions import IsProjectResearcher
 from ..serializers import AuditEventSerializer
 from ..services import audit
 from .mixins import ProjectFromUrl
 
-
-class AuditPagination(PageNumberPagination):
-    page_size = 50
-    page_size_query_param = "page_size"
-    max_page_size = 500
+AuditPagination = numbered_pages(50, 500)
 
 
 @extend_schema_view(get=extend_schema(parameters=[

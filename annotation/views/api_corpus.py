@@ -16,7 +16,7 @@ from ..permissions import IsProjectResearcher, visible_projects
 from ..schema import ids
 from ..serializers import ArticleSerializer, DocumentDetailSerializer, DocumentSerializer, JobSerializer
 from ..services.corpus import article_size, importing
-from ..services.corpus.importing import gold as import_gold
+from ..services.corpus.importing import gold_meanings
 from ..services.corpus.importing import uploads as uploads_service
 from .mixins import ProjectFromUrl, int_param
 
@@ -95,8 +95,9 @@ class CorpusUploadView(ProjectFromUrl, APIView):
         received = uploads_service.receive(project, uploads, request.data.get("format", "auto"), user=request.user,
                                            language=request.data.get("language") or None,
                                            on_conflict=request.data.get("on_conflict", "error"),
-                                           gold_meaning=request.data.get("gold_meaning") or import_gold.DEFAULT_MEANING,
-                                           test_questions=import_gold.truthy(request.data.get("test_questions")),
+                                           gold_meaning=(request.data.get("gold_meaning")
+                                                         or gold_meanings.DEFAULT_MEANING),
+                                           test_questions=gold_meanings.truthy(request.data.get("test_questions")),
                                            columns=str(request.data.get("columns") or "") or None,
                                            paths=request.data.getlist("paths") if hasattr(request.data, "getlist")
                                            else None)

@@ -17,22 +17,18 @@ Curation: annotators of the project get 403, anyone else 404.
 from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from ..pagination import numbered_pages
 from ..permissions import IsProjectMember, IsProjectResearcher
 from ..services.editing import curation, workflow
 from .api_articles import DOCUMENTS, ArticleView
 from .mixins import ProjectFromUrl
 from .refusals import Refusals
 
-
-class ArticlePagination(PageNumberPagination):
-    page_size = 50
-    page_size_query_param = "page_size"
-    max_page_size = 200
+ArticlePagination = numbered_pages(50, 200)
 
 
 class MyArticlesView(ProjectFromUrl, APIView):

@@ -100,11 +100,7 @@ class LabelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
         actor = annotator.load(request.user, pair.article.project_id)  # None: not a member (can_annotate's rule)
         if actor is None:
             raise PermissionDenied("you are not a member of this pair's project")
-        data = serializer.validated_data
-        label_input = LabelInput.parse(
-            actor.project.label_scheme, value=data.get("value", ""), ratings=data.get("ratings") or {},
-            comment=data.get("comment", ""), seconds=data.get("seconds", 0.0), client_token=data.get("client_token"),
-            change=bool(data.get("change")))
+        label_input = LabelInput.from_data(actor.project.label_scheme, serializer.validated_data)
         label, created = labelling.submit_label(actor, pair, label_input)
         return Response(self.get_serializer(label).data, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
@@ -114,9 +110,9 @@ class LabelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
             raise PermissionDenied("you can only edit your own labels")
         edit = LabelEdit(data=request.data)
         edit.is_valid(raise_exception=True)
-        d = edit.validated_data
-        label = labelling.edit_label(annotator.of(request.user, label.pair.article.project), label,
-                                     value=d["value"], ratings=d["ratings"], comment=d["comment"])
+        project = label.pair.article.project
+        label = labelling.edit_label(annotator.of(request.user, project), label,
+                                     LabelInput.from_data(project.label_scheme, edit.validated_data, editing=label))
         return Response(self.get_serializer(label).data)
 
     @action(detail=True, methods=["get"])

@@ -15,12 +15,12 @@ from __future__ import annotations
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ..models import ParagraphProposal
+from ..pagination import numbered_pages
 from ..permissions import IsProjectMember, IsProjectResearcher, IsResearcherOrProposalAuthor, visible_projects
 from ..schema import PAGES, ids
 from ..serializers import ProposalDecisionInput
@@ -37,10 +37,7 @@ def _with_urls(item: dict) -> dict:
             "page_url": f"{page}?complex={item['complex']['id']}&simple={item['simple']['id']}"}
 
 
-class ProposalPagination(PageNumberPagination):
-    page_size = 50
-    page_size_query_param = "page_size"
-    max_page_size = 200
+ProposalPagination = numbered_pages(50, 200)
 
 
 class ProjectProposalsView(ProjectFromUrl, APIView):
@@ -55,14 +52,9 @@ class ProjectProposalsView(ProjectFromUrl, APIView):
         filters = {"status": None if raw_status == "all" else raw_status}
         if not IsProjectResearcher.holds(request, self):  # annotators see their own proposals only
             filters["proposed_by"] = request.user
-        article_id, complex_id, simple_id = (int_param(request, n) for n in ("article", "complex", "simple"))
-        rows = paragraph_proposals.proposals(project, **filters)
-        if article_id is not None:
-            rows = rows.filter(article_id=article_id)
-        if complex_id is not None:
-            rows = rows.filter(complex_document_id=complex_id)
-        if simple_id is not None:
-            rows = rows.filter(simple_document_id=simple_id)
+        rows = paragraph_proposals.proposals(project, **filters, article_id=int_param(request, "article"),
+                                             complex_id=int_param(request, "complex"),
+                                             simple_id=int_param(request, "simple"))
         paginator = ProposalPagination()
         page = paginator.paginate_queryset(rows, request, view=self)
         return paginator.get_paginated_response([_with_urls(paragraph_proposals.payload(p)) for p in page])

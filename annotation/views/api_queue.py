@@ -84,9 +84,7 @@ class SubmitView(QueueView):
         data.is_valid(raise_exception=True)
         d = data.validated_data
         seat = self.get_seat()
-        label_input = LabelInput.parse(seat.project.label_scheme, value=d["value"], ratings=d["ratings"],
-                                       comment=d["comment"], seconds=d["seconds"],
-                                       client_token=d["client_token"], change=d["change"])
+        label_input = LabelInput.from_data(seat.project.label_scheme, d)
         label, created, state = queue.submit_and_next(seat, d["pair"], label_input, with_context=self.with_context())
         saved = {"id": label.pk, "pair": label.pair_id, "value": label.value, "ratings": label.ratings,
                  "client_token": str(label.client_token)}

@@ -9,12 +9,12 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.exceptions import NotFound
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ..models import CandidatePair
+from ..pagination import numbered_pages
 from ..permissions import IsProjectResearcher
 from ..schema import PAGES, flags, ids
 from ..serializers import AutoGoldInput, CalibrateInput, DecisionInput
@@ -28,10 +28,7 @@ class ReviewView(ProjectFromUrl, APIView):
     permission_classes = [IsAuthenticated & IsProjectResearcher]
 
 
-class QueuePagination(PageNumberPagination):
-    page_size = 20
-    page_size_query_param = "page_size"
-    max_page_size = 100
+QueuePagination = numbered_pages(20, 100)
 
 
 def _gold_payload(gold) -> dict:

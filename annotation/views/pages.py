@@ -20,11 +20,12 @@ from ..permissions import can_create_projects, can_research, role_in, sees_predi
 from ..services.alignment import alignment_runs, run_options
 from ..services.corpus import article_size, importing
 from ..services.corpus.importing import formats as import_formats
-from ..services.corpus.importing import gold as import_gold
+from ..services.corpus.importing import gold_meanings
 from ..services.corpus.importing import uploads as import_uploads
 from ..services.editing import workflow
 from ..services.projects import creation as project_service
 from .common import researchers_only
+from .forms import back_with_message, refuses_with
 
 
 def _home(request: HttpRequest, *, new: dict | None = None, error: str = "", status: int = 200) -> HttpResponse:
@@ -42,17 +43,18 @@ def home(request: HttpRequest) -> HttpResponse:
     return _home(request)
 
 
+def _new_project(request: HttpRequest) -> dict:
+    return {name: request.POST.get(name, "") for name in ("name", "language", "label_scheme", "encoder", "guidelines")}
+
+
 @login_required
 @require_POST
+@refuses_with(lambda request, error: _home(request, new=_new_project(request), error=str(error), status=error.status))
 def create_project(request: HttpRequest) -> HttpResponse:
     """Admins and members of the researchers group; the creator becomes the project's first researcher."""
     if not can_create_projects(request.user):
         raise PermissionDenied("only admins and researchers create projects")
-    new = {name: request.POST.get(name, "") for name in ("name", "language", "label_scheme", "encoder", "guidelines")}
-    try:
-        project = project_service.create_project(request.user, **new)
-    except project_service.ProjectError as exc:
-        return _home(request, new=new, error=str(exc), status=400)
+    project = project_service.create_project(request.user, **_new_project(request))
     messages.success(request, f"Project {project.name} created. Import a corpus and add members (Settings).")
     return redirect("project-detail", pk=project.pk)
 
@@ -113,57 +115,60 @@ def article_detail(request: HttpRequest, pk: int) -> HttpResponse:
                                                      "is_researcher": can_research(request.user, article.project)})
 
 
+def _import_form(request: HttpRequest, project: Project) -> dict:
+    """The import page's context: the choices, and what was submitted (a POST)."""
+    post = request.POST if request.method == "POST" else {}
+    return {"project": project, "formats": ("auto",) + importing.format_names(),
+            "format_help": import_formats.formats(), "problems": [], "result": None,
+            "job": None, "limits": importing.Limits.from_settings(),
+            "gold_meanings": list(gold_meanings.HELP.items()),
+            "format": post.get("format", "auto"),
+            "gold_meaning": post.get("gold_meaning") or gold_meanings.DEFAULT_MEANING,
+            "test_questions": gold_meanings.truthy(post.get("test_questions")),
+            "on_conflict": "skip" if post.get("on_conflict") == "skip" else "error"}
+
+
+def _import_refused(request: HttpRequest, error: Exception, project: Project) -> HttpResponse:
+    """Nothing imported: the form again with every problem (413 when the upload is over a size limit)."""
+    context = {**_import_form(request, project), "problems": [str(p) for p in getattr(error, "problems", [error])]}
+    return render(request, "projects/import.html", context, status=error.status)
+
+
 @login_required
 @researchers_only("only researchers import corpora")
+@refuses_with(_import_refused)
 def project_import(request: HttpRequest, project: Project) -> HttpResponse:
-    context = {"project": project, "formats": ("auto",) + importing.format_names(),
-               "format_help": import_formats.formats(), "problems": [], "result": None,
-               "job": None, "limits": importing.Limits.from_settings(),
-               "gold_meanings": list(import_gold.HELP.items()), "gold_meaning": import_gold.DEFAULT_MEANING,
-               "test_questions": False, "on_conflict": "error"}
-    status = 200
-    if request.method == "POST":
-        uploads = request.FILES.getlist("files")
-        fmt = request.POST.get("format", "auto")
-        context["format"] = fmt
-        context["gold_meaning"] = gold_meaning = request.POST.get("gold_meaning") or import_gold.DEFAULT_MEANING
-        context["test_questions"] = test_questions = import_gold.truthy(request.POST.get("test_questions"))
-        context["on_conflict"] = on_conflict = "skip" if request.POST.get("on_conflict") == "skip" else "error"
-        cut_off = import_uploads.upload_problem(request)
-        try:
-            if cut_off is not None:
-                raise importing.CorpusImportError(cut_off)
-            if not uploads:
-                raise importing.CorpusImportError.one("", "Choose at least one file.")
-            received = import_uploads.receive(project, uploads, fmt, user=request.user, gold_meaning=gold_meaning,
-                                              test_questions=test_questions, on_conflict=on_conflict,
-                                              columns=request.POST.get("columns") or None,
-                                              paths=request.POST.getlist("paths") or None)
-        except importing.CorpusImportError as exc:
-            context["problems"] = [str(p) for p in exc.problems]
-            status = 413 if exc.too_large else 400
-        else:
-            context["result"], context["job"] = received.result, received.job
-            if received.job is not None:  # static/js/import.js polls the job until it ends
-                context["job_page"] = {"job": received.job.pk, "job_api": reverse("job-detail", args=[received.job.pk]),
-                                       "cancel_api": reverse("job-cancel", args=[received.job.pk]),
-                                       "project_url": reverse("project-detail", args=[project.pk])}
-            status = 202 if received.job is not None else 200
-    return render(request, "projects/import.html", context, status=status)
+    context = _import_form(request, project)
+    if request.method != "POST":
+        return render(request, "projects/import.html", context)
+    uploads = request.FILES.getlist("files")
+    cut_off = import_uploads.upload_problem(request)
+    if cut_off is not None:
+        raise importing.CorpusImportError(cut_off)
+    if not uploads:
+        raise importing.CorpusImportError.one("", "Choose at least one file.")
+    received = import_uploads.receive(project, uploads, context["format"], user=request.user,
+                                      gold_meaning=context["gold_meaning"], test_questions=context["test_questions"],
+                                      on_conflict=context["on_conflict"], columns=request.POST.get("columns") or None,
+                                      paths=request.POST.getlist("paths") or None)
+    context["result"], context["job"] = received.result, received.job
+    if received.job is not None:  # static/js/import.js polls the job until it ends
+        context["job_page"] = {"job": received.job.pk, "job_api": reverse("job-detail", args=[received.job.pk]),
+                               "cancel_api": reverse("job-cancel", args=[received.job.pk]),
+                               "project_url": reverse("project-detail", args=[project.pk])}
+    return render(request, "projects/import.html", context, status=202 if received.job is not None else 200)
 
 
 @login_required
 @require_POST
 @researchers_only("only researchers start alignment runs")
+@refuses_with(back_with_message("project-detail", prefix="Run not started: ", pk_of=lambda project: project.pk),
+              also=(ValueError,))  # validation.InputError, OptionError, a bad method: plain ValueErrors still
 def start_run(request: HttpRequest, project: Project) -> HttpResponse:
-    try:
-        params = validation.load_json(request.POST.get("params") or "{}", what="params")
-        run = alignment_runs.start_run(project, request.POST.get("method", ""), params=params, user=request.user)
-    except ValueError as exc:  # validation.InputError, OptionError, a bad method
-        messages.error(request, f"Run not started: {exc}")
-    else:
-        # the run-<id> tag lets static/js/project.js clear the message once the run has finished
-        messages.success(request, f"Alignment run #{run.pk} ({run.method}) queued.", extra_tags=f"run-{run.pk}")
+    params = validation.load_json(request.POST.get("params") or "{}", what="params")
+    run = alignment_runs.start_run(project, request.POST.get("method", ""), params=params, user=request.user)
+    # the run-<id> tag lets static/js/project.js clear the message once the run has finished
+    messages.success(request, f"Alignment run #{run.pk} ({run.method}) queued.", extra_tags=f"run-{run.pk}")
     return redirect("project-detail", pk=project.pk)
 
 

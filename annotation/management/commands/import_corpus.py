@@ -7,8 +7,13 @@ from annotation.label_schemes import DEFAULT_SCHEME
 from annotation.management.progress import showing
 from annotation.models import AuditEvent, LabelScheme, Project
 from annotation.services import audit
-from annotation.services.corpus.importing import ON_CONFLICT, CorpusImportError, format_names, import_path
-from annotation.services.corpus.importing import gold as import_gold
+from annotation.services.corpus.importing import (
+    ON_CONFLICT,
+    CorpusImportError,
+    format_names,
+    gold_meanings,
+    import_path,
+)
 from annotation.services.corpus.importing.base import language_problem
 from annotation.services.projects.creation import add_researcher, command_researcher, find_project
 
@@ -30,8 +35,9 @@ class Command(BaseCommand):
                             help="with --create: the account that becomes the new project's researcher (default: the "
                                  "only non-admin account in the researchers group, if there is exactly one)")
         parser.add_argument("--on-conflict", default="error", choices=list(ON_CONFLICT), help="an article title already in the project: error (default) or skip it")
-        parser.add_argument("--gold-meaning", default=import_gold.DEFAULT_MEANING, choices=list(import_gold.GOLD_MEANINGS),
-                            help="what the file's gold links mean: " + "; ".join(import_gold.HELP.values()))
+        parser.add_argument("--gold-meaning", default=gold_meanings.DEFAULT_MEANING,
+                            choices=list(gold_meanings.GOLD_MEANINGS),
+                            help="what the file's gold links mean: " + "; ".join(gold_meanings.HELP.values()))
         parser.add_argument("--columns", metavar="COMPLEX,SIMPLE[,LABEL]",
                             help="format hf: a pair dataset's two text columns and optional label column "
                                  "(default: the usual names, e.g. complex,simple or src,dst)")
@@ -68,7 +74,7 @@ class Command(BaseCommand):
         for warning in result.warnings:
             self.stderr.write(f"warning: {warning}")
         self.stdout.write(f"imported {result.describe()} into {project.name!r}")
-        if result.gold or result.gold_meaning != import_gold.DEFAULT_MEANING:  # the file had gold links
+        if result.gold or result.gold_meaning != gold_meanings.DEFAULT_MEANING:  # the file had gold links
             self.stdout.write(f"gold: {result.gold_summary()}" + (f" (alignment run #{result.run})" if result.run else ""))
         if created and researcher is not None:
             self.stdout.write(f"researcher of the new project: {researcher.username}")

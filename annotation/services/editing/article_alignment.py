@@ -34,11 +34,8 @@ opened or last saved) are shared out over the labels it writes.
 """
 from __future__ import annotations
 
-import math
-
 from django.db import IntegrityError, transaction
 
-from annotation.label_schemes import class_values, scheme_kind, value_classes
 from annotation.models import (
     AlignmentRun,
     Article,
@@ -46,7 +43,6 @@ from annotation.models import (
     CandidatePair,
     Document,
     Label,
-    LabelScheme,
     Prediction,
     Project,
     Status,
@@ -67,6 +63,13 @@ from annotation.services.editing.links import (
     links_from,
     parse_links,
     version,
+)
+from annotation.services.editing.own_links import (
+    EmptyCompletion,
+    checked_seconds,
+    not_aligned_if_completed,
+    own_links,
+    scheme_values,
 )
 from annotation.services.review import annotator
 from annotation.services.review.label_input import MAX_SECONDS, LabelInput
@@ -127,19 +130,6 @@ def shows_predictions(user, project: Project) -> bool:
     return can_research(user, project) or bool((project.config or {}).get("show_predictions"))
 
 
-def scheme_values(scheme: LabelScheme) -> dict[str, str | None]:
-    """The first value of the scheme counting as aligned, partial and not (partial may be None)."""
-    if not scheme_kind(scheme).gold:
-        raise AlignmentInputError(f"the project's label scheme {scheme.name!r} has no aligned / not-aligned values: "
-                                  "the whole-article view needs a categorical scheme")
-    first = class_values(scheme)
-    found: dict[str, str | None] = {kind: first.get(kind) for kind in ("aligned", "partial", "not")}
-    missing = [k for k in ("aligned", "not") if found[k] is None]
-    if missing:
-        raise AlignmentInputError(f"the label scheme {scheme.name!r} has no value counting as {' or '.join(missing)}")
-    return found
-
-
 # --- Reading links -----------------------------------------------------------------------------
 
 def model_links(run: AlignmentRun | None, complex_doc: Document, simple_doc: Document) -> list[Link]:
@@ -150,20 +140,6 @@ def model_links(run: AlignmentRun | None, complex_doc: Document, simple_doc: Doc
                                       predicted_label__in=LINK_LABELS)
             .values_list("pair__complex_key", "pair__simple_key", "predicted_label"))
     return links_from((key_indices(c), key_indices(s), label) for c, s, label in rows)
-
-
-def counts_as(scheme: LabelScheme) -> dict[str, str | None]:
-    return value_classes(scheme) if scheme_kind(scheme).gold else {}
-
-
-def own_links(user, complex_doc: Document, simple_doc: Document, scheme: LabelScheme) -> list[Link] | None:
-    """The links the user's labels on this document pair make (None when the user has no label here)."""
-    labels = list(Label.objects.filter(annotator=user, pair__complex_document=complex_doc, pair__simple_document=simple_doc)
-                  .values_list("pair__complex_key", "pair__simple_key", "value"))
-    if not labels:
-        return None
-    counts = counts_as(scheme)
-    return links_from((key_indices(c), key_indices(s), counts.get(value)) for c, s, value in labels)
 
 
 def load_alignment(user, article: Article, complex_doc: Document, simple_doc: Document, run: AlignmentRun | None) -> dict:
@@ -250,7 +226,6 @@ def save_links(user, article: Article, complex_doc: Document, simple_doc: Docume
     pair of it "not aligned": the question marking it complete asks, asked again; ``allow_empty``
     confirms); nothing is written then.
     """
-    from annotation.services.editing.completion import EmptyCompletion, not_aligned_if_completed
     from annotation.services.review.gold_reading import completion_effect
 
     project = article.project
@@ -291,12 +266,6 @@ def save_links(user, article: Article, complex_doc: Document, simple_doc: Docume
                                   completion_effect(complex_doc.pk, simple_doc.pk), saving=True)
     return {"links": len(links), "pairs_created": created, "labels_written": len(writes), "not_aligned": not_aligned,
             "version": version(user, complex_doc, simple_doc)}
-
-
-def checked_seconds(seconds) -> float:
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) or seconds < 0:
-        raise AlignmentInputError("'seconds' must be a non-negative number")
-    return float(seconds)
 
 
 # --- Completion state (declaring, reopening: services.editing.completion) ----------------------

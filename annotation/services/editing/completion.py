@@ -13,50 +13,19 @@ from datetime import datetime
 
 from django.db import IntegrityError, transaction
 
-from annotation.errors import DomainError
-from annotation.models import Article, ArticleCompletion, Document, Label, Project, Sentence, key_indices
-from annotation.services.editing.article_alignment import checked_seconds, counts_as, own_links, scheme_values
+from annotation.models import Article, ArticleCompletion, Document, Label, Project, key_indices
 from annotation.services.editing.links import Group, Link, groups, links_from
+from annotation.services.editing.own_links import (
+    EmptyCompletion,
+    checked_seconds,
+    counts_as,
+    not_aligned_if_completed,
+    own_links,
+    scheme_values,
+)
 from annotation.services.review import qc
 from annotation.services.review.gold_reading import completion_effect
 from annotation.services.review.label_input import MAX_SECONDS
-
-
-class EmptyCompletion(DomainError):
-    """Marking a document pair complete without a single link of the user's: asked first
-    (``allow_empty=True`` confirms). The question names exactly what will be stored
-    (:func:`annotation.services.review.gold_reading.completion_effect`): the user's "not aligned" on
-    every sentence pair, the imported links among them included — their vote outweighs imported gold,
-    not adjudicated gold nor other annotators' votes."""
-
-    def __init__(self, pairs: int, effect: dict | None = None, *, saving: bool = False) -> None:
-        self.pairs = pairs
-        self.effect = effect or {}
-        imported, adjudicated = self.effect.get("imported_links", 0), self.effect.get("adjudicated", 0)
-        action = ("This document pair is marked complete and the save leaves you no link in it: saving"
-                  if saving else "You have no links in this document pair: marking it complete")
-        parts = [f"{action} stores your \"not aligned\" on all {pairs} of its sentence pairs"]
-        if imported:
-            parts.append(f", including the {imported} imported link{'s' if imported != 1 else ''} (your \"not "
-                         "aligned\" outweighs imported gold: with no other vote they become not aligned)")
-        if adjudicated:
-            parts.append(f"; {adjudicated} adjudicated pair{'s' if adjudicated != 1 else ''} keep their gold")
-        parts.append(". Other annotators' votes still count. Confirm to "
-                     + ("save anyway (o reopens it)." if saving else "mark it complete anyway."))
-        super().__init__("".join(parts))
-
-    status, code = 409, "empty"
-
-    def payload(self) -> dict:
-        return {**super().payload(), "not_aligned": self.pairs, "imported_links": self.effect.get("imported_links", 0),
-                "adjudicated": self.effect.get("adjudicated", 0)}
-
-
-def not_aligned_if_completed(user, complex_doc: Document, simple_doc: Document) -> int:
-    """How many sentence pairs of the document pair would count as "not aligned" once the user marks
-    it complete: every complex × simple sentence pair the user's links leave out."""
-    links = own_links(user, complex_doc, simple_doc, complex_doc.article.project.label_scheme) or []
-    return Sentence.objects.filter(document=complex_doc).count() * Sentence.objects.filter(document=simple_doc).count() - len(links)
 
 
 def mark_complete(user, article: Article, complex_doc: Document, simple_doc: Document, *,

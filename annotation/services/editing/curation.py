@@ -41,11 +41,12 @@ from annotation.models import Adjudication, Article, ArticleCompletion, Candidat
 from annotation.services import audit
 from annotation.services.alignment.run_saving import link_sentences
 from annotation.services.corpus.documents import document_pair_payload
-from annotation.services.editing.article_alignment import counts_as, link_pair, scheme_values
+from annotation.services.editing.article_alignment import link_pair
 from annotation.services.editing.links import LINK_LABELS, Link, expand, links_from
+from annotation.services.editing.own_links import counts_as, scheme_values
 from annotation.services.projects.pseudonyms import pseudonym
 from annotation.services.review import adjudication
-from annotation.services.review.gold import pair_gold
+from annotation.services.review.gold_reading import pair_gold
 
 AGREE, DISAGREE, ONLY_A, ONLY_B, GOLD_ONLY = "agree", "disagree", "only_a", "only_b", "gold_only"
 CATEGORIES: tuple[str, ...] = (AGREE, DISAGREE, ONLY_A, ONLY_B, GOLD_ONLY)
@@ -102,7 +103,7 @@ def _judgement(said: dict, complete: bool, key: tuple[int, int]) -> str | None:
 
 def gold_links(complex_doc: Document, simple_doc: Document, classes: dict) -> dict[tuple[int, int], dict]:
     """The gold of each link of the document pair — its 1:1 pair's value by the one precedence rule
-    (:func:`annotation.services.review.gold.pair_gold`: adjudication, else the counted votes, else
+    (:func:`annotation.services.review.gold_reading.pair_gold`: adjudication, else the counted votes, else
     imported gold; a tie as ``undecided``), else the value of an n:m pair covering it (positive values count
     for each of its links). ``{"label": class, "value", "provenance", "reviewer"}``."""
     pairs = CandidatePair.objects.filter(complex_document=complex_doc, simple_document=simple_doc)

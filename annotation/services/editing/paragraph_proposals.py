@@ -14,7 +14,7 @@ from django.db.models import QuerySet
 from django.utils import timezone
 
 from annotation.errors import DomainError
-from annotation.models import Article, Document, ParagraphProposal, Project
+from annotation.models import ParagraphProposal, Project
 from annotation.services.editing import paragraph_correction as pc
 
 STATUSES = (ParagraphProposal.PENDING, ParagraphProposal.ACCEPTED, ParagraphProposal.REJECTED)
@@ -27,25 +27,18 @@ class ProposalError(DomainError, ValueError):
 
 
 def proposals(project: Project, *, status: str | None = ParagraphProposal.PENDING, proposed_by=None,
-              article: Article | None = None, complex_doc: Document | None = None,
-              simple_doc: Document | None = None) -> QuerySet[ParagraphProposal]:
+              article_id: int | None = None, complex_id: int | None = None,
+              simple_id: int | None = None) -> QuerySet[ParagraphProposal]:
     """The project's proposals, newest first; ``status`` None = any; the other filters narrow them
-    to one annotator's, one article's or one document pair's."""
+    to one annotator's, one article's or one document pair's (ids; None: any)."""
     if status is not None and status not in STATUSES:
         raise ProposalError(f"status must be one of: {', '.join(STATUSES)} (got {status!r})")
     rows = ParagraphProposal.objects.filter(article__project=project).select_related(
         "article", "complex_document", "simple_document", "proposed_by", "decided_by")
-    if status is not None:
-        rows = rows.filter(status=status)
-    if proposed_by is not None:
-        rows = rows.filter(proposed_by=proposed_by)
-    if article is not None:
-        rows = rows.filter(article=article)
-    if complex_doc is not None:
-        rows = rows.filter(complex_document=complex_doc)
-    if simple_doc is not None:
-        rows = rows.filter(simple_document=simple_doc)
-    return rows.order_by("-created_at", "-pk")
+    wanted = {"status": status, "proposed_by": proposed_by, "article_id": article_id,
+              "complex_document_id": complex_id, "simple_document_id": simple_id}
+    return rows.filter(**{field: value for field, value in wanted.items() if value is not None}).order_by(
+        "-created_at", "-pk")
 
 
 def proposed_links(proposal: ParagraphProposal) -> set[tuple[int, int]]:

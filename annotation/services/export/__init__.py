@@ -48,9 +48,8 @@ from annotation.services.export import formats as export_formats
 from annotation.services.export import manifest as manifests
 from annotation.services.export.completeness import reimport_guide, reimport_readme
 from annotation.services.export.filters import FilterChain
-from annotation.services.export.gold import UNLABELLED_CLASSES
 from annotation.services.export.options import KINDS, LABEL_POLICIES, ExportError, ExportOptions, validate
-from annotation.services.export.source import LEFT_OUT, PairSource
+from annotation.services.export.source import LEFT_OUT, UNLABELLED_CLASSES, PairSource
 from annotation.services.projects import job_access
 
 PREVIEW_SECONDS = 20.0

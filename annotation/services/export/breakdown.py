@@ -22,7 +22,7 @@ from collections import Counter
 from dataclasses import replace
 
 from annotation.services.export import derived as derive
-from annotation.services.export import gold as export_gold
+from annotation.services.export import source
 from annotation.services.export.filters import FilterChain
 from annotation.services.export.options import LABEL_POLICIES
 from annotation.services.export.records import ArticleBatch, PairRecord
@@ -41,7 +41,7 @@ def for_policy(record: PairRecord, policy: str, counts_as: dict[str, str] | None
         return None
     if decided.value == record.label and decided.provenance == record.provenance:
         return record
-    klass = export_gold.class_of(decided.value, counts_as or {}) if counts_as is not None else record.counts_as
+    klass = source.class_of(decided.value, counts_as or {}) if counts_as is not None else record.counts_as
     return replace(record, label=decided.value, provenance=decided.provenance, counts_as=klass,
                    stored_gold=decided.stored)
 

@@ -132,16 +132,37 @@ class ArticleRows:
 
     def close(self) -> list[Path]:
         """The files written (none when no document pair was exported)."""
-        from annotation.services.export.formats.hf import _write_split_metadata
-
         paths: list[Path] = []
         for split in list(self.buffers):
             self._flush(split)
         for split, stream in self.streams.items():
             stream.close()
             paths += [self.root / split / "data-00000-of-00001.arrow",
-                      *_write_split_metadata(self.root / split, split, self.schema)]
+                      *write_split_metadata(self.root / split, split, self.schema)]
         if self.streams:
             (self.root / "dataset_dict.json").write_text(json.dumps({"splits": list(self.streams)}))
             paths.append(self.root / "dataset_dict.json")
         return paths
+
+
+def write_split_metadata(folder: Path, split: str, schema) -> list[Path]:
+    """``dataset_info.json`` and ``state.json`` as ``Dataset.save_to_disk`` writes them (both hf folders:
+    pairs and articles)."""
+    import hashlib
+
+    features = None
+    try:
+        from datasets import Features
+
+        features = Features.from_arrow_schema(schema).to_dict()
+    except ImportError:  # the directory still loads: datasets infers the features from the Arrow schema
+        pass
+    info = {"description": "alignapp export: complex→simple sentence pairs with labels, provenance and votes",
+            "citation": "", "homepage": "", "license": "", "features": features, "splits": None}
+    (folder / "dataset_info.json").write_text(json.dumps(info, indent=2))
+    fingerprint = hashlib.sha256(f"{folder.resolve()}:{split}".encode()).hexdigest()[:16]
+    state = {"_data_files": [{"filename": "data-00000-of-00001.arrow"}], "_fingerprint": fingerprint,
+             "_format_columns": None, "_format_kwargs": {}, "_format_type": None, "_output_all_columns": False,
+             "_split": split}
+    (folder / "state.json").write_text(json.dumps(state, indent=2))
+    return [folder / "dataset_info.json", folder / "state.json"]

@@ -4,6 +4,31 @@ Articles are read by keyset pagination (``id > last`` … ``LIMIT n``), and for 
 of queries fetch its splits, documents, sentences, pairs, stored gold and counted votes as plain
 tuples (``values_list``; no model instances). Memory therefore depends on the chunk size and the
 largest article, never on the corpus size; the same code runs on SQLite and PostgreSQL.
+
+How each exported pair's label is obtained, and what it says about it (issue: "every exported
+gold label says how it was obtained").
+
+Gold export: each pair's value is the one gold reading's
+(:mod:`annotation.services.review.gold_reading`, the rule :func:`annotation.services.review.gold_rule.resolve`
+over everything that decides it — review, curation, training, run scores and calibration read the same;
+nothing is written): adjudicated (or automatic) gold wins, else the votes as the label policy reads
+them (counted labels plus the "not aligned" each completion implies on the pairs its completer left
+unlinked), a qualifying tie being ``undecided`` (class ``undecided``; written only inside a document
+pair complete under the policy, else left out and counted), else imported gold with its meaning
+(``aligned-or-partial`` stays that), else no value (left out, counted by reason):
+
+* ``majority-or-single`` (the default: the export keeps the annotators' work) — the single most
+  frequent of ≥ 2 votes, provenance ``majority``, and a pair with exactly one vote takes it,
+  provenance ``single``;
+* ``majority`` — as ``majority-or-single`` without the single votes (an article one annotator
+  completed is not complete under it);
+* ``stored`` — only stored gold (imported or adjudicated), the votes alone left out.
+
+The preview counts, per policy, where the pairs come from (``breakdown.py``).
+
+Auto export: the model's predicted label, provenance ``model``; the label's class comes from the
+scheme when the value is one of its values, else ``aligned``/``partial`` stand for themselves and
+anything else counts as ``not``.
 """
 from __future__ import annotations
 
@@ -12,6 +37,8 @@ from collections.abc import Callable, Iterator
 
 from django.db.models import Exists, OuterRef, Subquery
 
+from annotation.label_schemes import UNKNOWN_KIND, scheme_kind, value_classes
+from annotation.label_schemes import class_values as first_values
 from annotation.models import (
     Adjudication,
     AlignmentRun,
@@ -26,13 +53,42 @@ from annotation.models import (
 )
 from annotation.services.corpus.documents import paragraphs, stream_sentences
 from annotation.services.export import derived as derive
-from annotation.services.export import gold
 from annotation.services.export.grouping import assign_groups
 from annotation.services.export.options import ExportError, ExportOptions
 from annotation.services.export.records import ArticleBatch, PairRecord
 from annotation.services.projects.pseudonyms import name_scrubber, project_user_ids, pseudonym
-from annotation.services.review import gold_reading, qc
-from annotation.services.review.gold import UNDECIDED, Gold
+from annotation.services.review import gold_reading
+from annotation.services.review.gold_rule import UNDECIDED, Gold
+
+CLASS_NAMES = ("aligned", "partial", "not")
+UNLABELLED_CLASSES = (UNKNOWN_KIND, UNDECIDED)
+"""Classes that say less than aligned / partial / not: a link of unknown kind and an undecided tie.
+A format that can only say aligned / partialAligned / notAligned leaves them out (and counts them)."""
+
+
+def class_values(project: Project, kind: str) -> dict[str, str]:
+    """Class → the label written for derived pairs of that class."""
+    if kind == "auto":
+        return {c: c for c in CLASS_NAMES}
+    return first_values(project.label_scheme)
+
+
+def check_scheme(project: Project, kind: str) -> None:
+    scheme = scheme_kind(project.label_scheme)
+    if kind == "gold" and not scheme.gold:
+        raise ExportError(f"gold export needs a categorical label scheme; {scheme.why_no_gold}")
+
+
+def auto_class(label: str, counts_as: dict[str, str]) -> str:
+    if label in counts_as:
+        return counts_as[label]
+    return label if label in ("aligned", "partial") else "not"
+
+
+def class_of(value: str, counts_as: dict[str, str]) -> str:
+    """The class of a gold value: its scheme class, :data:`UNDECIDED` for a tie, else ``not``."""
+    return UNDECIDED if value == UNDECIDED else counts_as.get(value, "not")
+
 
 ARTICLE_CHUNK = 200
 LEFT_OUT = "left out"
@@ -68,11 +124,11 @@ class PairSource:
 
     def __init__(self, project: Project, options: ExportOptions, *, chunk: int = ARTICLE_CHUNK,
                  planned: dict[int, str] | None = None, policies: tuple[str, ...] = ()) -> None:
-        gold.check_scheme(project, options.kind)
+        check_scheme(project, options.kind)
         self.project, self.options, self.chunk = project, options, chunk
         self.planned = planned or {}  # splits a policy would give articles that have none (preview)
-        self.counts_as = gold.counts_as_map(project)
-        self.class_values = gold.class_values(project, options.kind)
+        self.counts_as = value_classes(project.label_scheme)  # scheme value → aligned / partial / not
+        self.class_values = class_values(project, options.kind)
         self.runs = export_runs(project, options)
         self.run_ids = [r.pk for r in self.runs]
         self.run_rank = {r.pk: k for k, r in enumerate(self.runs)}
@@ -193,7 +249,7 @@ class PairSource:
         """The chunk's counted votes by pair, in label order."""
         votes: dict[int, list[dict]] = defaultdict(list)
         for pair_id, user_id, username, value, seconds, comment in (
-                qc.counted_labels(self.project).filter(pair__article_id__in=ids).order_by("pair_id", "id")
+                gold_reading.counted_labels(self.project).filter(pair__article_id__in=ids).order_by("pair_id", "id")
                 .values_list("pair_id", "annotator_id", "annotator__username", "value", "seconds", "comment")):
             votes[pair_id].append({"annotator": _pseudonym(user_id, username, self.options.annotator_names),
                                    "value": value, "seconds": round(seconds, 1), "comment": comment})
@@ -202,11 +258,11 @@ class PairSource:
     def _label_of(self, pair_id: int, predicted: str | None, pair_votes: list[dict], stored: dict[int, Gold],
                   documents: tuple[int, int]) -> tuple[str, str, str | None, bool, str] | None:
         """``(label, provenance, reviewer, stored gold?, counts as)`` of a pair; None when a manual export
-        has no value for it under the precedence rule (:func:`~annotation.services.review.gold.resolve`;
+        has no value for it under the precedence rule (:func:`~annotation.services.review.gold_rule.resolve`;
         a tie counts only inside an exhaustively annotated document pair, as :data:`UNDECIDED`)."""
         if self.options.kind == "auto":
             label = predicted or ""
-            return label, "model", None, False, gold.auto_class(label, self.counts_as)
+            return label, "model", None, False, auto_class(label, self.counts_as)
         found = {p: self._gold_of(p, pair_id, documents) for p in self.policies}
         for p, (value, reason) in found.items():
             if value is None and reason:
@@ -221,7 +277,7 @@ class PairSource:
             resolved = Gold(UNDECIDED, LEFT_OUT)
         reviewer = stored[pair_id].reviewer if resolved.stored and pair_id in stored else None
         return (resolved.value, resolved.provenance, reviewer, resolved.stored,
-                gold.class_of(resolved.value, self.counts_as))
+                class_of(resolved.value, self.counts_as))
 
     def _records(self, rows: list[tuple[int, str, str]], pair_rows: list[tuple], texts: _ChunkTexts,
                  stored: dict[int, Gold], notes: dict[int, str],

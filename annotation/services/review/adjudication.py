@@ -9,7 +9,7 @@ sees every vote and decides; the decision is the pair's :class:`~annotation.mode
 Pairs nobody needs to discuss get gold automatically with :func:`auto_gold`: the majority of k
 crowd votes (provenance ``majority``) or the only annotator's label (``single``). Automatic gold is
 recomputed when votes change (:func:`refresh_majority`); adjudicated and imported gold is never
-overwritten by it. The rule is :mod:`annotation.services.review.gold`'s, as everywhere else. The page
+overwritten by it. The rule is :mod:`annotation.services.review.gold_rule`'s, as everywhere else. The page
 asks before deciding many pairs at once: :func:`auto_gold_preview` counts what :func:`auto_gold` would do.
 
 Every change of a pair's gold leaves an :class:`~annotation.models.AdjudicationChange` (old → new,
@@ -35,8 +35,8 @@ from annotation.errors import DomainError
 from annotation.label_schemes import UNKNOWN_KIND, scheme_kind, value_classes
 from annotation.models import Adjudication, AdjudicationChange, CandidatePair, Project
 from annotation.services.corpus.documents import pair_texts
-from annotation.services.review import gold_reading, qc
-from annotation.services.review.gold import UNDECIDED, pair_gold
+from annotation.services.review import gold_reading
+from annotation.services.review.gold_rule import UNDECIDED
 
 MODES = ("disagreements", "all")
 POLICIES = ("majority", "single")
@@ -61,7 +61,7 @@ def shows_score(project: Project) -> bool:
 
 def _vote_counts(project: Project) -> QuerySet:
     """Per pair of the project: number of counted votes and of distinct values among them."""
-    return (qc.counted_labels(project).order_by().values("pair_id")
+    return (gold_reading.counted_labels(project).order_by().values("pair_id")
             .annotate(votes=Count("id"), distinct=Count("value", distinct=True)))
 
 
@@ -89,7 +89,7 @@ def imported_disagreements(project: Project) -> set[int]:
     classes = value_classes(project.label_scheme)
     out: set[int] = set()
     seen: dict[int, set[str]] = defaultdict(set)  # votes differing among themselves: a tie, undecided (issue 34)
-    for pid, value, gold in (qc.counted_labels(project).filter(pair__gold__provenance=Adjudication.IMPORTED)
+    for pid, value, gold in (gold_reading.counted_labels(project).filter(pair__gold__provenance=Adjudication.IMPORTED)
                              .values_list("pair_id", "value", "pair__gold__value")):
         seen[pid].add(value)
         if value != gold and not (gold == UNKNOWN_KIND and classes.get(value) in ("aligned", "partial")):
@@ -102,7 +102,7 @@ def _ratings_disagreements(project: Project) -> list[int]:
     ratings: dict[int, set[tuple]] = defaultdict(set)
     settled = set(Adjudication.objects.filter(pair__article__project=project, provenance__in=SETTLED)
                   .values_list("pair_id", flat=True))
-    for pair_id, r in qc.counted_labels(project).values_list("pair_id", "ratings"):
+    for pair_id, r in gold_reading.counted_labels(project).values_list("pair_id", "ratings"):
         if pair_id not in settled:
             ratings[pair_id].add(tuple(sorted((r or {}).items())))
     return sorted(pid for pid, distinct in ratings.items() if len(distinct) >= 2)
@@ -122,21 +122,21 @@ class Vote:
 
 
 def queue_items(project: Project, pair_ids: list[int], *, with_score: bool | None = None) -> list[dict]:
-    """The review payload of each pair: both sides' text, every counted vote, the tally, the stored
-    gold (if any) and ``decided``: the pair's value as exports and training read it (the one gold
-    reading, :func:`annotation.services.review.gold.pair_gold`, ties as undecided); the model's score and predicted label when ``with_score``."""
+    """The review payload of each pair: both sides' text, every counted vote, the tally, the stored gold (if
+    any) and ``decided``: the pair's value as exports and training read it (``gold_reading.pair_gold``, ties
+    as undecided); the model's score and predicted label when ``with_score``."""
     with_score = shows_score(project) if with_score is None else with_score
     pairs = {p.pk: p for p in CandidatePair.objects.filter(pk__in=pair_ids, article__project=project)
              .select_related("article", "complex_document", "simple_document", "gold__reviewer")}
     texts_of = pair_texts(pairs)
     votes: dict[int, list[Vote]] = defaultdict(list)
-    labels = (qc.counted_labels(project).filter(pair_id__in=pair_ids).select_related("annotator")
+    labels = (gold_reading.counted_labels(project).filter(pair_id__in=pair_ids).select_related("annotator")
               .order_by("pair_id", "created_at", "id"))
     for label in labels:
         votes[label.pair_id].append(Vote(label.annotator.username, label.value, label.ratings, label.seconds,
                                          label.comment, label.created_at.isoformat()))
     # what exports and training read: the one gold reading (completions' implied nots included)
-    exported = pair_gold(project, list(pairs), ties=True) if pairs else {}
+    exported = gold_reading.pair_gold(project, list(pairs), ties=True) if pairs else {}
     out = []
     for pid in pair_ids:
         pair = pairs.get(pid)

@@ -100,13 +100,13 @@ def label_counts(project: Project) -> dict:
     else:
         gold = dict(Adjudication.objects.filter(pair__article__project=project).order_by().values_list("value")
                     .annotate(n=Count("id")))
-    return scheme_kind(scheme).label_counts(scheme, qc.counted_labels(project), gold)
+    return scheme_kind(scheme).label_counts(scheme, gold_reading.counted_labels(project), gold)
 
 
 def project_progress(project: Project) -> dict:
     """Pairs, how many have ≥ 1 and ≥ k (the QC overlap) counted votes, gold, and the review queue."""
     config = qc.qc_config(project)
-    per_pair = dict(qc.counted_labels(project).order_by().values_list("pair_id").annotate(n=Count("id")))
+    per_pair = dict(gold_reading.counted_labels(project).order_by().values_list("pair_id").annotate(n=Count("id")))
     try:
         queue = len(adjudication.queue_pair_ids(project))
     except adjudication.AdjudicationError:
@@ -129,7 +129,7 @@ def run_statuses(project: Project, limit: int = 20) -> list[dict]:
     pair labelled once counts for every run that predicted it: labels belong to the pair)."""
     runs = list(AlignmentRun.objects.filter(project=project).order_by("-created_at", "-pk")[:limit])
     ids = [r.pk for r in runs]
-    labelled = qc.counted_labels(project).values("pair_id")
+    labelled = gold_reading.counted_labels(project).values("pair_id")
     per_run = dict(Prediction.objects.filter(run_id__in=ids, pair__in=labelled).order_by().values_list("run_id")
                    .annotate(n=Count("pair_id", distinct=True)))
     earlier = Prediction.objects.filter(pair=OuterRef("pair"), run_id__lt=OuterRef("run_id"))

@@ -19,8 +19,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from annotation.models import Adjudication, Article, ArticleCompletion, CandidatePair, Document, Project
-from annotation.services.review import qc
+from annotation.models import Adjudication, Article, ArticleCompletion, CandidatePair, Document, Membership, Project
 
 
 class ExhaustivePair(NamedTuple):
@@ -63,7 +62,7 @@ def imported_exhaustive(project: Project) -> set[tuple[int, int, int]]:
 def exhaustive_pairs(project: Project) -> list[ExhaustivePair]:
     """Every exhaustively annotated document pair of the project, in (article, documents) order."""
     found: dict[tuple[int, int, int], tuple[list[int], bool]] = {}
-    excluded = qc.excluded_annotators(project)  # quality control applies to completed article pairs too
+    excluded = Membership.objects.excluded(project)  # quality control applies to completed article pairs too
     for article, c, s, annotator in (ArticleCompletion.objects.filter(article__project=project)
                                      .exclude(annotator_id__in=excluded)
                                      .values_list("article_id", "complex_document_id", "simple_document_id",

@@ -1,16 +1,16 @@
 """The ONE reading of the gold (issue 34): everything that decides a document pair's gold, gathered
-in one place and read by the one rule (:func:`annotation.services.review.gold.resolve`).
+in one place and read by the one rule (:func:`annotation.services.review.gold_rule.resolve`).
 
 Every consumer — each export format and its preview, the manifest and README counts, run scores, the
 training set and model metrics, calibration, hidden test questions, agreement, the curation and
 adjudication pages, the dashboard, the client's ``gold()`` — reads gold through :func:`read` (or
-:func:`annotation.services.review.gold.pair_gold`, which is built on it). No other module queries
+:func:`pair_gold`, built on it). No other module queries
 votes, completions, adjudications or imported gold to decide gold (``tests/test_repository_gold.py``).
 
 What decides a sentence pair (a cell) of a document pair:
 
 * its **stored adjudication** (adjudicated in-house, automatic, or imported with its meaning);
-* its **counted votes** (:func:`~annotation.services.review.qc.counted_labels`: no test answers, no
+* its **counted votes** (:func:`counted_labels`: no test answers, no
   excluded annotators), from the queue or the whole-article view;
 * each **completion** of the document pair (an annotator declared it complete in the whole-article
   view; excluded annotators do not count): a completer who gave the cell no label **votes "not"**
@@ -42,11 +42,12 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from django.db.models import QuerySet
+
 from annotation.label_schemes import class_values, value_classes
-from annotation.models import Adjudication, Article, ArticleCompletion, CandidatePair, Project
-from annotation.services.review import qc
+from annotation.models import Adjudication, Article, ArticleCompletion, CandidatePair, Label, Membership, Project
 from annotation.services.review.exhaustive import imported_exhaustive
-from annotation.services.review.gold import TIE, UNDECIDED, Gold, _check, qualifies, resolve
+from annotation.services.review.gold_rule import TIE, UNDECIDED, Gold, _check, qualifies, resolve
 
 DocKey = tuple[int, int]
 CHUNK = 200
@@ -92,6 +93,13 @@ class DocumentGold:
     @property
     def undecided(self) -> set[int]:
         return {pid for pid, g in self.pairs.items() if g.value == UNDECIDED}
+
+
+def counted_labels(project: Project) -> QuerySet[Label]:
+    """The labels that count as votes (gold, agreement, adjudication, training, export): the project's
+    labels minus hidden test answers and minus every label of an excluded annotator."""
+    return (Label.objects.filter(pair__article__project=project, is_test_question=False)
+            .exclude(annotator_id__in=Membership.objects.excluded(project)))
 
 
 def decide(stored: Gold | None, votes: list[str], policy: str) -> tuple[Gold | None, str | None]:
@@ -159,14 +167,14 @@ def _read(project: Project, policy: str, ids: list[int], imported: set[tuple[int
         who = (reviewers or {}).get(reviewer_id) if reviewer_id else None
         stored[pid] = Gold(value, provenance, stored=True, reviewer=who)
     votes: dict[int, list[tuple[int, str]]] = defaultdict(list)
-    for pid, annotator, value in (qc.counted_labels(project).filter(pair__article_id__in=ids)
+    for pid, annotator, value in (counted_labels(project).filter(pair__article_id__in=ids)
                                   .values_list("pair_id", "annotator_id", "value")):
         if value:
             votes[pid].append((annotator, value))
     completers: dict[DocKey, list[int]] = defaultdict(list)
     article_of: dict[DocKey, int] = {}
     for article, c, s, annotator in (ArticleCompletion.objects.filter(article_id__in=ids)
-                                     .exclude(annotator_id__in=qc.excluded_annotators(project))
+                                     .exclude(annotator_id__in=Membership.objects.excluded(project))
                                      .values_list("article_id", "complex_document_id", "simple_document_id",
                                                   "annotator_id")):
         completers[(c, s)].append(annotator)
@@ -216,7 +224,7 @@ def exhaustive_documents(project: Project, policy: str = "majority-or-single") -
         return out
     count: dict[DocKey, int] = defaultdict(int)
     for c, s in (ArticleCompletion.objects.filter(article__project=project)
-                 .exclude(annotator_id__in=qc.excluded_annotators(project))
+                 .exclude(annotator_id__in=Membership.objects.excluded(project))
                  .values_list("complex_document_id", "simple_document_id")):
         count[(c, s)] += 1
     return out | {key for key, n in count.items() if qualifies(n, policy)}
@@ -246,7 +254,7 @@ def completion_effect(complex_document: int, simple_document: int) -> dict[str, 
 def counted_rows(project: Project) -> list[tuple]:
     """The counted labels as agreement rows ``(pair id, annotator, value, ratings)`` (a scheme without
     gold classes: no completion implies anything)."""
-    return list(qc.counted_labels(project).values_list("pair_id", "annotator__username", "value", "ratings"))
+    return list(counted_labels(project).values_list("pair_id", "annotator__username", "value", "ratings"))
 
 
 def vote_rows(project: Project) -> list[tuple]:
@@ -260,7 +268,7 @@ def vote_rows(project: Project) -> list[tuple]:
     rows = counted_rows(project)
     completions: dict[DocKey, list[str]] = defaultdict(list)
     for c, s, user in (ArticleCompletion.objects.filter(article__project=project)
-                       .exclude(annotator_id__in=qc.excluded_annotators(project))
+                       .exclude(annotator_id__in=Membership.objects.excluded(project))
                        .values_list("complex_document_id", "simple_document_id", "annotator__username")):
         completions[(c, s)].append(user)
     if not completions:
@@ -300,7 +308,7 @@ def completed_cells(project: Project) -> dict[DocKey, dict[tuple[int, int], dict
 
     completers: dict[DocKey, dict[int, str]] = defaultdict(dict)
     for c, s, user_id, user in (ArticleCompletion.objects.filter(article__project=project)
-                                .exclude(annotator_id__in=qc.excluded_annotators(project))
+                                .exclude(annotator_id__in=Membership.objects.excluded(project))
                                 .values_list("complex_document_id", "simple_document_id", "annotator_id",
                                              "annotator__username")):
         completers[(c, s)][user_id] = user
@@ -314,7 +322,7 @@ def completed_cells(project: Project) -> dict[DocKey, dict[tuple[int, int], dict
         sizes[doc] += 1
     out = {key: {(ci, si): {user: "not" for user in users.values()} for ci in range(sizes[key[0]])
                  for si in range(sizes[key[1]])} for key, users in completers.items()}
-    rows = (qc.counted_labels(project).filter(pair__complex_document_id__in={k[0] for k in completers})
+    rows = (counted_labels(project).filter(pair__complex_document_id__in={k[0] for k in completers})
             .values_list("pair__complex_document_id", "pair__simple_document_id", "annotator_id", "pair__complex_key",
                          "pair__simple_key", "value"))
     for c, s, user_id, complex_key, simple_key, value in sorted(rows, key=lambda r: len(r[3]) + len(r[4]),
@@ -361,5 +369,31 @@ def cell_classes(project: Project, doc: DocumentGold) -> dict[tuple[int, int], s
     return {**wide, **single}
 
 
-__all__ = ["COMPLETED", "REASONS", "TIE", "DocumentGold", "cell_classes", "completed_cells", "completion_effect", "decide", "exhaustive_documents", "not_value", "pair_values", "read",
-           "counted_rows", "read_chunks", "rest_of", "vote_rows"]
+def pair_gold(project: Project, pairs, *, policy: str = "majority-or-single", ties: bool = False) -> dict[int, Gold]:
+    """``{pair id: Gold}`` of the project's ``pairs`` (a queryset or ids) that have a value under
+    ``policy`` (:func:`~annotation.services.review.gold_rule.resolve` over what :func:`pair_values` gathers,
+    completions' implied nots included); pairs without any are left out, and so are ties unless ``ties``."""
+    _check(policy)
+    rows = (CandidatePair.objects.filter(article__project=project, pk__in=pairs).order_by()
+            .values_list("pk", "article_id"))
+    ids, articles = set(), set()
+    for pk, article_id in rows:  # one query for both
+        ids.add(pk)
+        articles.add(article_id)
+    if not articles:
+        return {}
+    return {pid: g for pid, g in pair_values(project, policy, articles=articles, ties=ties).items() if pid in ids}
+
+
+def pair_classes(project: Project, pairs, *, policy: str = "majority-or-single",
+                 default: str | None = "not") -> dict[int, str]:
+    """``{pair id: class}`` of the pairs with gold under ``policy`` (see :func:`pair_gold`); a gold
+    value outside the scheme, or without a class, counts as ``default`` (None: the pair is left out)."""
+    classes = value_classes(project.label_scheme, default)
+    out = {pid: classes.get(gold.value, default) for pid, gold in pair_gold(project, pairs, policy=policy).items()}
+    return {pid: cls for pid, cls in out.items() if cls is not None}
+
+
+__all__ = ["COMPLETED", "REASONS", "TIE", "DocumentGold", "cell_classes", "completed_cells", "completion_effect",
+           "counted_labels", "decide", "exhaustive_documents", "not_value", "pair_classes", "pair_gold",
+           "pair_values", "read", "counted_rows", "read_chunks", "rest_of", "vote_rows"]

@@ -22,9 +22,9 @@ labels" — goes through here, so the same rules hold everywhere:
   change (``change=True``); every change and every deletion (undo) leaves a :class:`LabelChange`
   with old → new, who, when and from which screen.
 * **The same effects on every path.** The three writes (a new label, a change, a deletion)
-  each schedule the pair's vote refresh after the commit (:func:`_votes_changed`: its automatic
-  single/majority gold is recomputed by ``adjudication.refresh_majority``; adjudicated gold is not
-  touched), and a new test answer re-scores the annotator (``qc.record_test_answer``).
+  each schedule the pair's vote refresh after the commit (its automatic single/majority gold is
+  recomputed by ``adjudication.refresh_majority``; adjudicated gold is not touched), and a new test
+  answer re-scores the annotator (``qc.record_test_answer``).
 
 This module is the only writer of ``Label`` and ``LabelChange`` rows (``tests/test_repository.py``
 checks it). The queue (``services.review.queue``) decides what to serve and calls
@@ -44,6 +44,7 @@ from annotation.errors import DomainError
 from annotation.label_schemes import SchemeKind
 from annotation.models import Assignment, CandidatePair, Label, LabelChange
 from annotation.services.review import qc
+from annotation.services.review.adjudication import refresh_majority
 from annotation.services.review.annotator import Annotator
 from annotation.services.review.label_input import LabelInput, LabelInputError
 
@@ -87,9 +88,9 @@ def _shown(label: Label) -> str:
 # --- Checks --------------------------------------------------------------------------------------
 
 def checked_fields(actor: Annotator, label: LabelInput, assignment: Assignment | None, source: str = QUEUE) -> dict:
-    """The label's stored fields once quality control lets ``label`` through (not excluded, not too
-    fast for a served item); raises ``qc.QualityControlError`` otherwise."""
-    actor.ensure_may_label()
+    """The label's stored fields once quality control lets ``label`` through (not too fast for a served
+    item); raises ``qc.QualityControlError`` otherwise. The caller checked that the annotator may label
+    (``actor.ensure_may_label()``, once per write)."""
     served_open = assignment is not None and assignment.status == Assignment.OPEN
     if source != ARTICLE:
         qc.check_seconds(actor.qc_config, label.seconds, assignment)
@@ -118,16 +119,10 @@ def _record_change(label: Label, *, new: dict | None, source: str, by=None) -> L
         source=source)
 
 
-def _votes_changed(pair_id: int) -> None:
-    from annotation.services.review.adjudication import refresh_majority
-
-    refresh_majority(pair_id)
-
-
 def _after_vote(pair_id: int) -> None:
     """The after-commit effects of any write of a pair's votes (every write below calls this; a
     rolled-back write's callback is discarded with it)."""
-    transaction.on_commit(lambda: _votes_changed(pair_id))
+    transaction.on_commit(lambda: refresh_majority(pair_id))
 
 
 # --- Writing -------------------------------------------------------------------------------------
@@ -281,16 +276,14 @@ def _store(actor: Annotator, pair_id: int, fields: dict, label: LabelInput,
     return Stored(stored, created, done, excluded_now)
 
 
-def edit_label(actor: Annotator, label: Label, *, value: str, ratings: dict | None = None, comment: str | None = None,
-               source: str = MY_LABELS) -> Label:
-    """``actor`` changes one of their own labels (e.g. from "My labels"): same validation, no minimum
-    time (the item is not being served), the old value kept in the history. ``comment`` None keeps it."""
+def edit_label(actor: Annotator, label: Label, edit: LabelInput, *, source: str = MY_LABELS) -> Label:
+    """``actor`` changes one of their own labels (e.g. from "My labels") to ``edit`` (parsed at the edge,
+    :meth:`LabelInput.from_data` with ``editing=label``): no minimum time (the item is not being served),
+    the old value kept in the history."""
     if label.annotator_id != actor.user.pk:
         raise NotServed("you can only edit your own labels")
     actor.ensure_member()
     actor.ensure_may_label()
-    edit = LabelInput.parse(actor.project.label_scheme, value=value, ratings=ratings,
-                            comment=label.comment if comment is None else comment, seconds=label.seconds)
     with transaction.atomic():
         label = Label.objects.select_for_update().get(pk=label.pk)
         fields = edit.content()

@@ -11,7 +11,8 @@ here::
 Test questions are pairs with an :class:`~annotation.models.Adjudication` (gold). The queue
 (``services.queue``) serves them hidden among the real items; the label is stored with
 ``is_test_question=True`` and scored against the gold value here. Excluded annotators get no more
-items, and :func:`counted_labels` (what agreement, training and export use) leaves their labels out.
+items, and :func:`~annotation.services.review.gold_reading.counted_labels` (what agreement, training and
+export use) leaves their labels out.
 """
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ from django.utils import timezone
 
 from annotation.errors import DomainError
 from annotation.label_schemes import UNKNOWN_KIND, value_classes
-from annotation.models import Assignment, Label, Membership, Project
+from annotation.models import Assignment, CandidatePair, Label, Membership, Project
+from annotation.services.review.gold_reading import pair_gold
 
 MAX_OVERLAP = 10
 MAX_REASON = 300  # Membership.exclusion_reason's length
@@ -135,12 +137,9 @@ def test_labels(project: Project) -> QuerySet[Label]:
 
 def test_accuracy(project: Project, user=None) -> dict[int, TestAccuracy]:
     """Per annotator: how many test questions they answered and how many matched the pair's value by
-    the one precedence rule (``review.gold``: its stored gold, unless annotators' counted labels refine
+    the one precedence rule (``review.gold_rule``: its stored gold, unless annotators' counted labels refine
     imported gold). A value of unknown kind (an imported link without gold_labels) is matched by any
     linking answer."""
-    from annotation.models import CandidatePair
-    from annotation.services.review.gold import pair_gold  # gold reads counted_labels from here
-
     qs = test_labels(project)
     if user is not None:
         qs = qs.filter(annotator=user)
@@ -155,11 +154,6 @@ def test_accuracy(project: Project, user=None) -> dict[int, TestAccuracy]:
         answers[annotator_id] += 1
         correct[annotator_id] += value == gold.value or (gold.value == UNKNOWN_KIND and value in linking)
     return {a: TestAccuracy(a, n, correct[a]) for a, n in answers.items()}
-
-
-def excluded_annotators(project: Project) -> QuerySet[Membership]:
-    """The excluded annotators' user ids as a subquery (``annotator_id__in=...``): no query of its own."""
-    return Membership.objects.filter(project=project, excluded_at__isnull=False).values("user_id")
 
 
 def exclusion_message(excluded_at, reason: str) -> str | None:
@@ -224,11 +218,3 @@ def reevaluate(project: Project) -> list[int]:
                                                                 f"{config.exclusion_threshold:.0%}."):
                 newly.append(annotator_id)
     return newly
-
-
-def counted_labels(project: Project) -> QuerySet[Label]:
-    """The labels that count as votes (agreement, adjudication, training, export): the project's
-    labels minus hidden test answers and minus every label of an excluded annotator."""
-    return (Label.objects.filter(pair__article__project=project, is_test_question=False)
-            .exclude(annotator_id__in=Membership.objects.filter(project=project, excluded_at__isnull=False)
-                     .values("user_id")))

@@ -15,7 +15,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
-from annotation.models import Assignment, CandidatePair, Label, Project
+from annotation.models import Assignment, CandidatePair, Label, Membership, Project
 from annotation.services.review import labelling, qc
 from annotation.services.review.annotator import Annotator
 from annotation.services.review.label_input import LabelInput
@@ -49,7 +49,7 @@ def next_item(actor: Annotator) -> CandidatePair | None:
     so serving can never deadlock. Raises ``qc.AnnotatorExcluded`` for annotators removed by QC.
     """
     actor.ensure_may_label()
-    return _next(actor, qc.excluded_annotators(actor.project), my_counts(actor.user, actor.project))[0]
+    return _next(actor, Membership.objects.excluded(actor.project), my_counts(actor.user, actor.project))[0]
 
 
 def _next(actor: Annotator, excluded, mine: Mine) -> tuple[CandidatePair | None, Mine]:
@@ -95,7 +95,7 @@ def submit_and_next(actor: Annotator, pair_id: int, label: LabelInput, *, with_c
     stored, created, mine, served, excluded_now = _submit(actor, pair_id, label, serve=True)
     if excluded_now:  # this test answer just excluded them: the label stays, no next item
         raise qc.AnnotatorExcluded(excluded_now)
-    excluded = qc.excluded_annotators(actor.project)
+    excluded = Membership.objects.excluded(actor.project)
     closed = mine.target.status == Assignment.OPEN  # the label closed it
     mine = replace(mine, done=mine.done + closed, open=mine.open - closed)
     if served is None:
@@ -122,7 +122,7 @@ def _submit(actor: Annotator, pair_id: int, label: LabelInput, *, serve: bool
               and not test_due(user, project, config, mine.total))
 
     def claim_next() -> CandidatePair | None:
-        excluded = qc.excluded_annotators(project)
+        excluded = Membership.objects.excluded(project)
         try:  # no waiting for locks here: the label's transaction stays short
             return claim(available(user, project, config, excluded), user, config, excluded, wait=False)
         except Retry:
@@ -165,7 +165,7 @@ def undo(actor: Annotator) -> CandidatePair:
 def state(actor: Annotator, *, with_context: bool = False, pair: CandidatePair | None = None) -> dict:
     """What the queue endpoints answer: the next item (or None), progress and the label scheme
     (``pair``: the item to answer with, else the next one)."""
-    excluded = qc.excluded_annotators(actor.project)
+    excluded = Membership.objects.excluded(actor.project)
     mine = my_counts(actor.user, actor.project)
     if pair is None:
         actor.ensure_may_label()

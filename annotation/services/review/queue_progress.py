@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from django.core.cache import cache
 from django.db.models import Count, Q
 
-from annotation.models import Assignment, CandidatePair, Project
+from annotation.models import Assignment, CandidatePair, Membership, Project
 from annotation.services import audit
 from annotation.services.review import qc
 from annotation.services.review.queue_serving import (
@@ -110,7 +110,7 @@ def progress(user, project: Project, excluded=None) -> Progress:
     open and skipped items plus the smaller of the queue's free places and the pairs they have not
     seen. Cheap enough to come with every answer: the annotator's own counts are exact (one query),
     the queue's size and its taken places are cached for a few seconds."""
-    excluded = qc.excluded_annotators(project) if excluded is None else excluded
+    excluded = Membership.objects.excluded(project) if excluded is None else excluded
     mine = my_counts(user, project)
     return estimate(project, qc.qc_config(project), excluded, done=mine.done, waiting=mine.waiting, seen=mine.seen,
                      user=user, assigned=mine.total)

@@ -99,7 +99,7 @@ def assignments_of(user, project: Project) -> QuerySet[Assignment]:
 
 def taken_places(excluded) -> QuerySet[Assignment]:
     """Queryset of the active (place-taking) assignments of each pair, for counting. ``excluded``:
-    the excluded annotators' ids, a set or a subquery (``qc.excluded_annotators``)."""
+    the excluded annotators' ids, a set or a subquery (``Membership.objects.excluded``)."""
     return Assignment.objects.filter(status__in=ACTIVE, is_test=False).exclude(annotator_id__in=excluded)
 
 

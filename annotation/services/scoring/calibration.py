@@ -12,7 +12,7 @@ is the threshold that **maximises F1** of the model's predictions against the hu
 data).
 
 A pair's human label is its gold (:class:`~annotation.models.Adjudication`) when it has one, else
-the majority of its counted votes (ties: unlabelled) — :func:`annotation.services.review.gold.pair_gold`,
+the majority of its counted votes (ties: unlabelled) — :func:`annotation.services.review.gold_reading.pair_gold`,
 policy ``majority-or-single``. Classes come from the scheme's ``counts_as``.
 
 :func:`calibrate` stores the result where later runs and jobs read it::
@@ -34,8 +34,8 @@ from django.utils import timezone
 from annotation.errors import DomainError
 from annotation.label_schemes import scheme_kind, value_classes
 from annotation.models import AlignmentRun, CandidatePair, Prediction, Project
-from annotation.services.review import qc
-from annotation.services.review.gold import pair_gold
+from annotation.services.review import gold_reading
+from annotation.services.review.gold_reading import pair_gold
 
 METHODS = ("mean-valid", "max-f1")
 #: What the maximum-F1 threshold's F1 is computed over, as the dashboard says it (issue 28 §3).
@@ -54,7 +54,7 @@ class CalibrationError(DomainError, ValueError):
 
 def _labelled(pairs, project: Project):
     """The pairs with gold or with a counted vote (subqueries: no id lists, whatever the size)."""
-    return pairs.filter(Q(gold__isnull=False) | Q(pk__in=qc.counted_labels(project).values("pair_id")))
+    return pairs.filter(Q(gold__isnull=False) | Q(pk__in=gold_reading.counted_labels(project).values("pair_id")))
 
 
 def _scored_pairs(project: Project, run: int | None):

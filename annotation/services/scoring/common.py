@@ -107,6 +107,6 @@ def annotated_classes(project: Project, pairs) -> dict[int, str]:
     """``{pair id: aligned|partial|not}`` of annotated pairs: the stored gold when there is one,
     else the strict majority of the counted labels (ties count as not annotated); a value without a
     class leaves the pair out."""
-    from annotation.services.review.gold import pair_classes
+    from annotation.services.review.gold_reading import pair_classes
 
     return pair_classes(project, pairs, default=None)

@@ -7,7 +7,7 @@ with the project's split policy when an article has none):
   one definition that model metrics use too) train the CRF and the pair model: document pairs an
   annotator declared complete in the whole-article view (their links; every unlinked pair = not
   aligned), and document pairs whose imported gold is exhaustive. Each pair's value is the one
-  precedence rule's (:func:`annotation.services.review.gold.resolve`): adjudicated gold, else the
+  precedence rule's (:func:`annotation.services.review.gold_rule.resolve`): adjudicated gold, else the
   completers' labels (a completer who did not link a pair they left unlinked votes "not"), else
   imported gold — so a completer's label refines imported sparse gold. The CRF needs a class for
   every pair, so an undecided tie takes the stronger judgement (aligned over partial over not), and
@@ -42,7 +42,8 @@ from annotation.services.corpus.documents import engine_pair, pair_texts
 from annotation.services.editing.links import links_from
 from annotation.services.review import gold_reading
 from annotation.services.review.exhaustive import ExhaustivePair, exhaustive_pairs
-from annotation.services.review.gold import UNDECIDED, pair_classes
+from annotation.services.review.gold_reading import pair_classes
+from annotation.services.review.gold_rule import UNDECIDED
 from workers.engine import ArticlePair
 
 LINK = ("aligned", "partial")
@@ -77,7 +78,7 @@ def article_splits(project: Project) -> dict[int, str]:
 
 def resolved_labels(project: Project, pairs) -> dict[int, str]:
     """``{pair id: class}`` (aligned/partial/not): gold where there is gold, else the counted majority
-    (:func:`annotation.services.review.gold.pair_classes`)."""
+    (:func:`annotation.services.review.gold_reading.pair_classes`)."""
     return pair_classes(project, pairs)
 
 

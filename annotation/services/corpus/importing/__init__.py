@@ -41,7 +41,7 @@ from annotation.models import Project
 from annotation.services import audit
 from annotation.services.background.progress import Superseded
 from annotation.services.corpus.importing import formats as registry
-from annotation.services.corpus.importing import gold as gold_meanings
+from annotation.services.corpus.importing import gold_meanings
 from annotation.services.corpus.importing.archive import bytes_inputs, collect, path_inputs, read_path, work_folder
 from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle, TextFile, language_problem
 from annotation.services.corpus.importing.limits import Limits, over

@@ -26,7 +26,7 @@ SPLIT_KEYWORDS = {"train": "train", "training": "train", "validation": "dev", "v
 as alignapp's splits (validation → ``dev``)."""
 _NAME_WORDS = re.compile(r"[-._ 0-9]+")
 UNDECIDED = "undecided"
-"""An exported tie (``review.gold.UNDECIDED``: the annotators' votes tie and nothing decided it): a
+"""An exported tie (``review.gold_rule.UNDECIDED``: the annotators' votes tie and nothing decided it): a
 ``jsonl`` / ``hf`` label imported as this value (provenance ``imported``), so the pair stays undecided
 — waiting in adjudication — and is never read as aligned, partial or not aligned."""
 

@@ -28,7 +28,7 @@ from django.db import transaction
 
 from annotation.models import Article, Job, Project, Status
 from annotation.services.corpus.importing.archive import import_root
-from annotation.services.corpus.importing.gold import drop_run
+from annotation.services.corpus.importing.gold_meanings import drop_run
 
 logger = logging.getLogger(__name__)
 

@@ -29,7 +29,7 @@ from annotation.models import Job, Project, Status
 from annotation.services.background import jobs, progress
 from annotation.services.corpus.importing import ImportResult, check_options, import_inputs
 from annotation.services.corpus.importing.archive import import_root, is_archive, path_inputs
-from annotation.services.corpus.importing.gold import DEFAULT_MEANING
+from annotation.services.corpus.importing.gold_meanings import DEFAULT_MEANING
 from annotation.services.corpus.importing.limits import Limits, over
 from annotation.services.corpus.importing.problems import CorpusImportError, Problem, without_server_paths
 from annotation.services.corpus.importing.recovery import IMPORT_JOB, remove_upload, undo_import

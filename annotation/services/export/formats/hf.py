@@ -16,7 +16,7 @@ from pathlib import Path
 from annotation.services.export.completeness import complete_documents, pair_fields
 from annotation.services.export.formats import register
 from annotation.services.export.formats.base import Writer, pair_dict
-from annotation.services.export.hf_articles import ArticleRows
+from annotation.services.export.hf_articles import ArticleRows, write_split_metadata
 from annotation.services.export.records import ArticleBatch, PairRecord
 from annotation.services.export.source import attribute_types
 
@@ -125,7 +125,7 @@ class HfWriter(Writer):
             self.streams[split].close()
             self.parquets[split].close()
             paths += [self.root / split / "data-00000-of-00001.arrow", self.parquet_root / f"{split}.parquet"]
-            paths += _write_split_metadata(self.root / split, split, self.schema)
+            paths += write_split_metadata(self.root / split, split, self.schema)
         if self.streams:
             (self.root / "dataset_dict.json").write_text(json.dumps({"splits": list(self.streams)}))
             paths.append(self.root / "dataset_dict.json")
@@ -169,25 +169,3 @@ def hf_schema(attributes: dict[str, str] | None = None):
         ("complex_sentence_count", pa.int32()), ("simple_sentence_count", pa.int32()),
         *((ATTRIBUTE_PREFIX + key, arrow[kind]) for key, kind in (attributes or {}).items()),
     ])
-
-
-def _write_split_metadata(folder: Path, split: str, schema) -> list[Path]:
-    """``dataset_info.json`` and ``state.json`` as ``Dataset.save_to_disk`` writes them."""
-    import hashlib
-
-    features = None
-    try:
-        from datasets import Features
-
-        features = Features.from_arrow_schema(schema).to_dict()
-    except ImportError:  # the directory still loads: datasets infers the features from the Arrow schema
-        pass
-    info = {"description": "alignapp export: complex→simple sentence pairs with labels, provenance and votes",
-            "citation": "", "homepage": "", "license": "", "features": features, "splits": None}
-    (folder / "dataset_info.json").write_text(json.dumps(info, indent=2))
-    fingerprint = hashlib.sha256(f"{folder.resolve()}:{split}".encode()).hexdigest()[:16]
-    state = {"_data_files": [{"filename": "data-00000-of-00001.arrow"}], "_fingerprint": fingerprint,
-             "_format_columns": None, "_format_kwargs": {}, "_format_type": None, "_output_all_columns": False,
-             "_split": split}
-    (folder / "state.json").write_text(json.dumps(state, indent=2))
-    return [folder / "dataset_info.json", folder / "state.json"]

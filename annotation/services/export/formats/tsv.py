@@ -39,7 +39,7 @@ from annotation.services.export.formats.base import Writer, clean_line
 from annotation.services.export.identity import source_identity
 from annotation.services.export.metrics import gleu_of, profile
 from annotation.services.export.records import ArticleBatch, PairRecord
-from annotation.services.review.gold import UNDECIDED
+from annotation.services.review.gold_rule import UNDECIDED
 
 WIKI_LABELS = {"aligned": "aligned", "partial": "partialAligned", "not": "notAligned"}
 LEFT_OUT = {UNKNOWN_KIND: "aligned-or-partial: a link of unknown kind (imported without a label)",

@@ -52,6 +52,10 @@ def test_a_pending_proposal_shows_its_diff_against_the_links_in_force(users, art
     assert proposals.diff(proposal) == {"added": [[2, 1]], "removed": [[2, 2]], "kept": 2}
     assert proposals.payload(proposal)["diff"]["added"] == [[2, 1]]
     assert list(proposals.proposals(article.project, proposed_by=users["rita"])) == []
+    c, s = docs
+    assert list(proposals.proposals(article.project, article_id=article.pk, complex_id=c.pk, simple_id=s.pk)) == [
+        proposal]
+    assert list(proposals.proposals(article.project, simple_id=c.pk)) == []  # the complex side is no simple one
     with pytest.raises(proposals.ProposalError, match="pending, accepted, rejected"):
         proposals.proposals(article.project, status="open")
 

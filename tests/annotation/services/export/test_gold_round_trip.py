@@ -44,7 +44,8 @@ from annotation.models import (
 from annotation.services.corpus.importing import import_path
 from annotation.services.corpus.importing.formats.wiki_manual import SIDECAR
 from annotation.services.review.exhaustive import exhaustive_pairs
-from annotation.services.review.gold import UNDECIDED, pair_gold
+from annotation.services.review.gold_reading import pair_gold
+from annotation.services.review.gold_rule import UNDECIDED
 from tests import factories
 
 from .conftest import gold, make_pair, vote

@@ -327,7 +327,7 @@ def _unknown_and_tie(tmp: Path):
 def _gold(project) -> dict[tuple, str]:
     """Every sentence pair's value as the gold reading gives it (ties included), by the sentences' texts."""
     from annotation.models import CandidatePair, PairSentence
-    from annotation.services.review.gold import pair_gold
+    from annotation.services.review.gold_reading import pair_gold
 
     pairs = CandidatePair.objects.filter(article__project=project)
     values = pair_gold(project, pairs, ties=True)

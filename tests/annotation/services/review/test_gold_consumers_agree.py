@@ -35,7 +35,8 @@ from annotation.services import export
 from annotation.services.alignment.run_saving import link_sentences
 from annotation.services.editing import curation
 from annotation.services.review import adjudication, gold_reading
-from annotation.services.review.gold import UNDECIDED, pair_gold
+from annotation.services.review.gold_reading import pair_gold
+from annotation.services.review.gold_rule import UNDECIDED
 from annotation.services.training import dataset, run_scores
 from tests import factories
 from tests.annotation.services.export.helpers import all_pairs, jsonl, run

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import Adjudication, CandidatePair
-from annotation.services.review import gold
+from annotation.services.review import gold_reading, gold_rule
 
 from .test_adjudication import crowd, make_pairs, vote  # noqa: F401 - crowd is a fixture
 
@@ -13,7 +13,7 @@ pytestmark = pytest.mark.django_db
 
 
 def values(project, policy="majority-or-single", **kwargs):
-    return {pid: (g.value, g.provenance) for pid, g in gold.pair_gold(
+    return {pid: (g.value, g.provenance) for pid, g in gold_reading.pair_gold(
         project, CandidatePair.objects.filter(article__project=project), policy=policy, **kwargs).items()}
 
 
@@ -47,11 +47,12 @@ def test_a_tie_is_undecided_even_on_imported_gold(project, crowd):  # noqa: F811
     for pair in (tie, imported_tie):
         vote(pair, anna, "aligned"), vote(pair, bob, "partial")
     assert values(project) == {}  # ties left out by default
-    assert values(project, ties=True) == {tie.pk: (gold.UNDECIDED, gold.TIE), imported_tie.pk: (gold.UNDECIDED, gold.TIE)}
+    undecided = (gold_rule.UNDECIDED, gold_rule.TIE)
+    assert values(project, ties=True) == {tie.pk: undecided, imported_tie.pk: undecided}
     assert values(project, "stored") == {imported_tie.pk: ("aligned-or-partial", "imported")}
     assert imported_tie.pk in adjudication.queue_pair_ids(project)
-    assert gold.resolve(None, ["aligned", "partial"], "majority").value == gold.UNDECIDED
-    assert gold.resolve(None, ["aligned", "partial"], "stored") is None
+    assert gold_rule.resolve(None, ["aligned", "partial"], "majority").value == gold_rule.UNDECIDED
+    assert gold_rule.resolve(None, ["aligned", "partial"], "stored") is None
 
 
 def test_the_adjudication_page_shows_the_value_exports_read_beside_the_stored_gold(project, crowd):  # noqa: F811
@@ -72,7 +73,8 @@ def test_a_test_answer_is_scored_against_the_value_the_rule_gives(project, crowd
     refined, unknown, tie = make_pairs(project, 3)
     for pair in (refined, unknown):
         Adjudication.objects.create(pair=pair, value="aligned-or-partial", provenance=Adjudication.IMPORTED)
-    Adjudication.objects.create(pair=tie, value=gold.UNDECIDED, provenance=Adjudication.IMPORTED)  # an exported tie
+    # an exported tie
+    Adjudication.objects.create(pair=tie, value=gold_rule.UNDECIDED, provenance=Adjudication.IMPORTED)
     vote(tie, bob, "aligned", test=True)  # nothing to score it against: not counted
     vote(refined, anna, "partial")  # her (counted) label refines the imported link: the pair is partial
     vote(refined, bob, "aligned", test=True), vote(unknown, bob, "aligned", test=True)  # any link matches unknown kind

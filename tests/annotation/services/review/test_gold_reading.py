@@ -9,15 +9,16 @@ import json
 
 import pytest
 
-from annotation.models import Adjudication, AlignmentRun, CandidatePair, Membership, Status, indices_key
+from annotation.models import Adjudication, AlignmentRun, CandidatePair, Label, Membership, Status, indices_key
 from annotation.services.alignment.run_saving import link_sentences
 from annotation.services.editing import article_alignment as aa
 from annotation.services.editing import completion as ac
-from annotation.services.review import adjudication, gold_reading
+from annotation.services.review import adjudication, gold_reading, qc
 from annotation.services.training import dataset
 from annotation.services.training.run_scores import run_scores
-from tests import factories
+from tests import factories, labels
 from tests.annotation.services.export.helpers import all_pairs, jsonl, run
+from tests.annotation.services.review.test_queue import build_queue, set_qc
 
 pytestmark = pytest.mark.django_db
 
@@ -173,3 +174,35 @@ def test_the_preview_has_a_tie_column_and_the_agreement_counts_implied_not_align
     assert per_pair["kappa"] is not None and per_pair["kappa"] < 1
     assert "completion" in (root / "README.txt").read_text()
     assert json.loads((root / "manifest.json").read_text())["label_policy"] == "majority-or-single"
+
+
+# --- Which labels count as votes (counted_labels) ---------------------------------------------------
+
+def test_excluded_annotators_labels_stop_counting(project, users):
+    set_qc(project, overlap=2)
+    work, _ = build_queue(project, 2)
+    bob = users["rita"]  # a researcher may label too
+    for user in (users["anna"], bob):
+        for _ in work:
+            labels.submit(user, project, labels.next_item(user, project).pk, value="aligned")
+    assert gold_reading.counted_labels(project).count() == 4
+    qc.exclude(users["anna"], project, "low accuracy")
+    assert set(gold_reading.counted_labels(project).values_list("annotator__username", flat=True)) == {"rita"}
+
+
+def test_test_answers_are_not_counted_as_votes(project, users):
+    set_qc(project, test_every=1)
+    build_queue(project, 2, gold=2)
+    anna = users["anna"]
+    while (pair := labels.next_item(anna, project)) is not None:
+        labels.submit(anna, project, pair.pk, value="aligned")
+    assert Label.objects.filter(is_test_question=True).exists()
+    assert not gold_reading.counted_labels(project).filter(is_test_question=True).exists()
+
+
+def test_the_excluded_members_are_a_subquery_of_user_ids(project, users):
+    assert list(Membership.objects.excluded(project)) == []
+    qc.exclude(users["anna"], project, "low accuracy")
+    excluded = Membership.objects.excluded(project)
+    assert [row["user_id"] for row in excluded] == [users["anna"].pk]
+    assert list(Membership.objects.filter(user_id__in=excluded).values_list("user__username", flat=True)) == ["anna"]

@@ -119,28 +119,6 @@ def test_an_accurate_annotator_stays(project, users):
     assert qc.exclusion_reason(users["anna"], project) is None
 
 
-def test_excluded_annotators_labels_stop_counting(project, users):
-    set_qc(project, overlap=2)
-    work, _ = build_queue(project, 2)
-    bob = users["rita"]  # a researcher may label too
-    for user in (users["anna"], bob):
-        for _ in work:
-            labels.submit(user, project, labels.next_item(user, project).pk, value="aligned")
-    assert qc.counted_labels(project).count() == 4
-    qc.exclude(users["anna"], project, "low accuracy")
-    assert set(qc.counted_labels(project).values_list("annotator__username", flat=True)) == {"rita"}
-
-
-def test_test_answers_are_not_counted_as_votes(project, users):
-    set_qc(project, test_every=1)
-    build_queue(project, 2, gold=2)
-    anna = users["anna"]
-    while (pair := labels.next_item(anna, project)) is not None:
-        labels.submit(anna, project, pair.pk, value="aligned")
-    assert Label.objects.filter(is_test_question=True).exists()
-    assert not qc.counted_labels(project).filter(is_test_question=True).exists()
-
-
 def test_excluded_annotators_cannot_submit_through_the_labels_api_either(project, users):
     set_qc(project)
     work, _ = build_queue(project, 1)

@@ -10,7 +10,7 @@ from annotation.services.corpus.importing import import_files, read_path
 
 pytestmark = pytest.mark.django_db
 
-DEMO = Path(__file__).resolve().parents[4] / "annotation" / "fixtures" / "demo_corpus"
+DEMO = Path(__file__).resolve().parents[6] / "annotation" / "fixtures" / "demo_corpus"
 
 
 def levels_of(title: str) -> list[tuple[str, int]]:

@@ -207,10 +207,30 @@ def test_a_removed_member_writes_nothing_through_the_gate(users, project, served
     label, _ = labels.submit(anna, project, served.pk, value="aligned", seconds=2.0)
     Membership.objects.filter(project=project, user=anna).delete()
     actor = annotator.of(anna, project)
-    for write in (lambda: labelling.edit_label(annotator.of(anna, project), label, value="not-aligned"),
+    edit = LabelInput.parse(project.label_scheme, value="not-aligned")
+    for write in (lambda: labelling.edit_label(annotator.of(anna, project), label, edit),
                   lambda: labelling.submit_label(actor, served, LabelInput.parse(project.label_scheme, value="not-aligned",
                                                                                  change=True)),
                   lambda: queue.undo(annotator.of(anna, project))):
         with pytest.raises(annotator.NotMember):
             write()
     assert list(Label.objects.values_list("value", flat=True)) == ["aligned"] and not LabelChange.objects.exists()
+
+
+def test_the_permission_to_label_is_checked_once_per_write(users, project, served, work, monkeypatch):
+    """Issue 38, item 4: ``ensure_may_label`` runs once for each write (the queue's submit, the API's
+    submit, an edit); ``checked_fields`` no longer asks again."""
+    from annotation.services.review.annotator import Annotator
+
+    anna = users["anna"]
+    label, _ = labels.submit(anna, project, served.pk, value="aligned", seconds=2.0)
+    second = labels.next_item(anna, project)
+    calls = []
+    real = Annotator.ensure_may_label
+    monkeypatch.setattr(Annotator, "ensure_may_label", lambda self: calls.append(1) or real(self))
+    labels.submit(anna, project, second.pk, value="aligned", seconds=2.0)  # the queue's submit
+    assert len(calls) == 1
+    labels.submit_label(anna, second, value="partial", seconds=2.0, change=True)  # the API's submit
+    assert len(calls) == 2
+    labels.edit_label(anna, label, value="partial")
+    assert len(calls) == 3

@@ -14,7 +14,7 @@ from annotation.services.review.exhaustive import exhaustive_pairs
 from tests import factories
 
 pytestmark = pytest.mark.django_db
-ONESTOP = Path(__file__).resolve().parents[4].parent / "shared" / "bench" / "onestop_manual_dev_ADV-ELE.jsonl"
+ONESTOP = Path(__file__).resolve().parents[6].parent / "shared" / "bench" / "onestop_manual_dev_ADV-ELE.jsonl"
 
 # article 7: complex (level 1) 2 paragraphs, 3 sentences; simple (level 0) 2 sentences; all 6 pairs listed
 FULL = [

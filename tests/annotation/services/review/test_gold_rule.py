@@ -1,11 +1,12 @@
-"""The gold label of a pair: one rule (review.gold), read alike by review, export, training,
+"""The gold label of a pair: one rule (review.gold_rule), read alike by review, export, training,
 calibration and the scoring jobs."""
 from __future__ import annotations
 
 import pytest
 
+from annotation.label_schemes import value_classes
 from annotation.models import Adjudication, CandidatePair
-from annotation.services.review import adjudication, gold, qc
+from annotation.services.review import adjudication, gold_reading, gold_rule, qc
 
 from .test_adjudication import crowd, make_pairs, vote  # noqa: F401 - crowd is a fixture
 
@@ -26,7 +27,7 @@ def voted(project, crowd):  # noqa: F811 - the imported fixture
 
 
 def decided(project, policy):
-    return {pid: (g.value, g.provenance, g.stored) for pid, g in gold.pair_gold(
+    return {pid: (g.value, g.provenance, g.stored) for pid, g in gold_reading.pair_gold(
         project, CandidatePair.objects.filter(article__project=project), policy=policy).items()}
 
 
@@ -51,25 +52,24 @@ def test_test_answers_and_excluded_annotators_do_not_vote(project, voted):
 
 def test_an_unknown_policy_is_refused_with_the_valid_ones():
     with pytest.raises(ValueError, match="stored, majority, single, majority-or-single"):
-        gold.resolve(None, ["aligned"], "most")
+        gold_rule.resolve(None, ["aligned"], "most")
 
 
 def test_review_export_training_calibration_and_scoring_read_the_same_gold(project, voted):
-    from annotation.services.export import gold as export_gold
     from annotation.services.scoring import calibration, common
     from annotation.services.training import dataset
 
     pairs = CandidatePair.objects.filter(article__project=project)
-    classes = gold.pair_classes(project, pairs)
+    classes = gold_reading.pair_classes(project, pairs)
     assert classes == {voted["decided"].pk: "partial", voted["majority"].pk: "aligned", voted["single"].pk: "not"}
     assert dataset.resolved_labels(project, pairs) == classes
     assert common.annotated_classes(project, pairs) == classes
     calibrated = sorted(value for _, value, _ in calibration.labelled_scores(project, None))
     assert calibrated == ["aligned", "not-aligned", "partial"]  # every scored pair with gold, and only those
-    counts_as = export_gold.counts_as_map(project)
-    assert {pid: counts_as[g.value] for pid, g in gold.pair_gold(project, pairs).items()} == classes
+    counts_as = value_classes(project.label_scheme)
+    assert {pid: counts_as[g.value] for pid, g in gold_reading.pair_gold(project, pairs).items()} == classes
     adjudication.auto_gold(project, "majority")
     adjudication.auto_gold(project, "single")
     written = dict(Adjudication.objects.filter(pair__in=pairs).values_list("pair_id", "value"))
-    assert {pid: g.value for pid, g in gold.pair_gold(project, pairs, policy="stored").items()} == written
+    assert {pid: g.value for pid, g in gold_reading.pair_gold(project, pairs, policy="stored").items()} == written
     assert {pid: counts_as[v] for pid, v in written.items()} == classes

@@ -4,8 +4,8 @@ training, test questions, model metrics, calibration and the scoring jobs use (S
 Everything known about a pair — its stored :class:`~annotation.models.Adjudication` (adjudicated
 in-house, imported with the corpus, or automatic gold written earlier by
 :func:`annotation.services.review.adjudication.auto_gold`) and its **counted** votes
-(:func:`annotation.services.review.qc.counted_labels`: no test answers, no excluded annotators) —
-decides its value, first match wins (:func:`resolve`):
+(:func:`annotation.services.review.gold_reading.counted_labels`: no test answers, no excluded
+annotators) — decides its value, first match wins (:func:`resolve`):
 
 1. **adjudication** — gold a person decided (provenance ``adjudicated``), and automatic gold
    (``majority`` / ``single``, itself written from the votes), wins over everything;
@@ -21,7 +21,8 @@ decides its value, first match wins (:func:`resolve`):
 3. **imported gold**, with the meaning it was imported with (``aligned-or-partial`` stays that:
    a link of unknown kind, never read as ``aligned``);
    — but when the votes qualify and tie, the pair is **undecided** (:data:`UNDECIDED`, provenance
-   ``tie``), imported gold or not: a disagreement waits in adjudication (issue 34; :func:`pair_gold`
+   ``tie``), imported gold or not: a disagreement waits in adjudication (issue 34;
+   :func:`~annotation.services.review.gold_reading.pair_gold`
    leaves it out unless asked); else it has no value.
 
 The *inputs* of the rule — which votes count, the "not" each completion of a document pair implies,
@@ -49,8 +50,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from annotation.label_schemes import value_classes
-from annotation.models import Adjudication, CandidatePair, Project
+from annotation.models import Adjudication
 
 POLICIES: tuple[str, ...] = ("stored", "majority", "single", "majority-or-single")
 UNDECIDED = "undecided"
@@ -126,30 +126,4 @@ def resolve(stored: Gold | None, values: Iterable[str], policy: str) -> Gold | N
     return stored
 
 
-def pair_gold(project: Project, pairs, *, policy: str = "majority-or-single", ties: bool = False) -> dict[int, Gold]:
-    """``{pair id: Gold}`` of the project's ``pairs`` (a queryset or ids) that have a value under
-    ``policy`` (:func:`resolve` over what :mod:`~annotation.services.review.gold_reading` gathers,
-    completions' implied nots included); pairs without any are left out, and so are ties unless ``ties``."""
-    from annotation.services.review.gold_reading import pair_values
-
-    _check(policy)
-    rows = CandidatePair.objects.filter(article__project=project, pk__in=pairs).order_by().values_list("pk", "article_id")
-    ids, articles = set(), set()
-    for pk, article_id in rows:  # one query for both
-        ids.add(pk)
-        articles.add(article_id)
-    if not articles:
-        return {}
-    return {pid: g for pid, g in pair_values(project, policy, articles=articles, ties=ties).items() if pid in ids}
-
-
-def pair_classes(project: Project, pairs, *, policy: str = "majority-or-single",
-                 default: str | None = "not") -> dict[int, str]:
-    """``{pair id: class}`` of the pairs with gold under ``policy`` (see :func:`pair_gold`); a gold
-    value outside the scheme, or without a class, counts as ``default`` (None: the pair is left out)."""
-    classes = value_classes(project.label_scheme, default)
-    out = {pid: classes.get(gold.value, default) for pid, gold in pair_gold(project, pairs, policy=policy).items()}
-    return {pid: cls for pid, cls in out.items() if cls is not None}
-
-
-__all__ = ["Gold", "POLICIES", "TIE", "UNDECIDED", "majority_value", "pair_classes", "pair_gold", "qualifies", "resolve", "vote_gold"]
+__all__ = ["Gold", "POLICIES", "TIE", "UNDECIDED", "majority_value", "qualifies", "resolve", "vote_gold"]
