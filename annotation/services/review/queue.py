@@ -131,7 +131,7 @@ def _submit(actor: Annotator, pair_id: int, label: LabelInput, *, serve: bool
     stored = labelling.submit_served(actor, pair_id, assignment, label, then=claim_next if inline else None)
     if stored.then is not None:
         count_served(project)
-        after_claim(project, config, qc.excluded_annotators(project), stored.then)
+        after_claim(project, config, Membership.objects.excluded(project), stored.then)
     return stored.label, stored.created, mine, stored.then, stored.excluded_now
 
 

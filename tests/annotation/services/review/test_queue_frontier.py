@@ -34,7 +34,7 @@ def frontier(project) -> int:
 def moved(project) -> int:
     """The frontier once moved up to the first pair with a free place (serving moves it once a claim
     lands past it, so it may lag one claim behind)."""
-    queue_serving.advance_frontier(project, qc.qc_config(project), qc.excluded_annotators(project))
+    queue_serving.advance_frontier(project, qc.qc_config(project), Membership.objects.excluded(project))
     return frontier(project)
 
 
@@ -79,7 +79,7 @@ def test_a_claim_starts_at_the_frontier_and_walks_the_same_rows_however_much_is_
     anna, bob = annotators[:2]
 
     def walked() -> tuple[str, int]:
-        config, excluded = qc.qc_config(project), qc.excluded_annotators(project)
+        config, excluded = qc.qc_config(project), Membership.objects.excluded(project)
         plan = queue_serving.available(bob, project, config, excluded)[:1].explain(analyze=True)
         scan = next(line for line in plan.splitlines() if "annotation_candidatepair" in line and "Index" in line)
         return plan, int(re.search(r"actual time=\S+ rows=(\d+)", scan).group(1))

@@ -5,7 +5,8 @@ from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotation.services.review import qc, queue_progress
+from annotation.models import Membership
+from annotation.services.review import queue_progress
 from tests import labels
 from tests.annotation.services.review.test_queue import build_queue, set_qc
 
@@ -15,7 +16,7 @@ def test_while_one_request_recounts_the_others_answer_with_the_last_count(projec
     expired counted it again at the same moment."""
     set_qc(project)
     build_queue(project, 3)
-    excluded, key = qc.excluded_annotators(project), queue_progress._taken_key(project)
+    excluded, key = Membership.objects.excluded(project), queue_progress._taken_key(project)
     assert queue_progress._taken(project, excluded) == 0
     labels.next_item(users["anna"], project)  # one place taken
     cache.delete(key)  # expired
