@@ -50,8 +50,8 @@ def _render(request: HttpRequest, project: Project, *, general: dict | None = No
         "correction_modes": service.CORRECTION_MODES,
         "has_labels": service.has_labels(project),
         "schemes": LabelScheme.objects.order_by("name"),
-        "qc_fields": [(name, current_qc.get(name, ""), qc.DEFAULTS[name], (qc_errors or {}).get(name, ""))
-                      for name in service.QC_FIELDS],
+        "qc_fields": [(o.name, current_qc.get(o.name, ""), o.default, (qc_errors or {}).get(o.name, ""), o.help)
+                      for o in qc.QC_OPTIONS],
         "qc_error": (qc_errors or {}).get("__all__", ""),
         "members": service.member_rows(project),
         "roles": Role.choices,
@@ -106,12 +106,12 @@ def save_language_tools(request: HttpRequest, project: Project) -> HttpResponse:
 @require_POST
 @researchers_only(SETTERS_ONLY)
 def save_qc(request: HttpRequest, project: Project) -> HttpResponse:
-    values = service.parse_qc_form(request.POST)
     try:
-        service.update_qc(project, values, by=request.user)
-    except service.QcSettingsError as exc:
+        service.update_qc(project, service.parse_qc_form(request.POST), by=request.user)
+    except qc.QcConfigError as exc:
         submitted = {name: request.POST.get(name, "") for name in service.QC_FIELDS}
-        return _render(request, project, qc_values=submitted, qc_errors=exc.errors, status=400)
+        errors = {name if name in service.QC_FIELDS else "__all__": why for name, why in exc.problems.items()}
+        return _render(request, project, qc_values=submitted, qc_errors=errors or {"__all__": str(exc)}, status=400)
     messages.success(request, "Quality-control settings saved.")
     return redirect("project-settings", pk=project.pk)
 

@@ -20,10 +20,11 @@ import copy
 import math
 import numbers
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
-__all__ = ["Option", "OptionError", "OptionType", "build_config", "check_config", "defaults", "describe"]
+__all__ = ["Option", "OptionError", "OptionType", "build_config", "check_config", "defaults", "describe",
+           "from_text"]
 
 OptionType = Literal["float", "int", "bool", "str", "path", "object", "list"]
 """``path``: a file or directory on the worker (the CLI's business; the web app refuses it and
@@ -49,6 +50,9 @@ class Option:
         help: one line for forms and error messages.
         choices: the valid values of a string option.
         nullable: ``null`` is accepted (= the default behaviour).
+        clean: for a value the type alone does not describe (a band, a list of rules, a language): a function
+            that returns the value as the command uses it or raises ``ValueError`` saying why it is wrong. It
+            runs after the type, range and choices passed; its message is the option's problem.
     """
 
     name: str
@@ -59,6 +63,7 @@ class Option:
     help: str = ""
     choices: tuple[str, ...] | None = None
     nullable: bool = False
+    clean: Callable[[Any], Any] | None = field(default=None, compare=False, repr=False)
 
     def describe(self) -> str:
         """``name (type in [min, max], default d)`` for messages."""
@@ -91,6 +96,33 @@ class Option:
             return f"must be <= {self.max:g}, got {value!r}"
         return None
 
+    def from_text(self, raw: str) -> Any:
+        """A form field's, query string's or command-line flag's text as this option's type (``""`` = the
+        default); text that does not convert is returned unchanged, for :meth:`problem` to name.
+
+        Example:
+            >>> Option("k", "int", 8).from_text("12"), Option("on", "bool", False).from_text("on")
+            (12, True)
+        """
+        raw = raw.strip()
+        if raw == "" and self.type not in ("str", "path"):
+            return copy.deepcopy(self.default)
+        try:
+            if self.type == "int":
+                return int(raw)
+            if self.type == "float":
+                return float(raw)
+        except ValueError:
+            return raw
+        if self.type == "bool":
+            return {"true": True, "on": True, "1": True, "yes": True,
+                    "false": False, "off": False, "0": False, "no": False}.get(raw.lower(), raw)
+        if self.type == "list":
+            return [part.strip() for part in raw.split(",") if part.strip()]
+        if raw == "" and self.nullable:
+            return None
+        return raw
+
     def as_dict(self) -> dict[str, Any]:
         """JSON form for ``GET /api/methods/`` and the run form."""
         return {"name": self.name, "type": self.type, "default": self.default, "min": self.min,
@@ -114,8 +146,9 @@ def describe(schema: Iterable[Option]) -> list[dict[str, Any]]:
     return [o.as_dict() for o in schema]
 
 
-def check_config(method: str, schema: Iterable[Option], config: Mapping[str, Any]) -> None:
-    """Raise :class:`OptionError` when ``config`` has an unknown key or a bad value.
+def check_config(method: str, schema: Iterable[Option], config: Mapping[str, Any]) -> dict[str, Any]:
+    """Raise :class:`OptionError` when ``config`` has an unknown key or a bad value; else ``config``'s values
+    as each option's ``clean`` returns them.
 
     Raises:
         OptionError: every problem at once, with the valid options and their ranges.
@@ -123,14 +156,30 @@ def check_config(method: str, schema: Iterable[Option], config: Mapping[str, Any
     schema = tuple(schema)
     by_name = {o.name: o for o in schema}
     problems: dict[str, str] = {}
+    cleaned: dict[str, Any] = {}
     for key, value in config.items():
         option = by_name.get(key)
         if option is None:
             problems[key] = "unknown option"
         elif (why := option.problem(value)) is not None:
             problems[key] = why
+        elif option.clean is not None and value is not None:
+            try:
+                cleaned[key] = option.clean(value)
+            except ValueError as exc:
+                problems[key] = str(exc)
+        else:
+            cleaned[key] = value
     if problems:
         raise OptionError(method, problems, schema)
+    return cleaned
+
+
+def from_text(schema: Iterable[Option], raw: Mapping[str, Any]) -> dict[str, Any]:
+    """``raw``'s text values (a form, a query string, command-line flags) as their options' types; keys
+    without an option and values that are not text are kept as they are (:func:`check_config` names them)."""
+    by_name = {o.name: o for o in schema}
+    return {k: by_name[k].from_text(v) if k in by_name and isinstance(v, str) else v for k, v in raw.items()}
 
 
 def defaults(schema: Iterable[Option]) -> dict[str, Any]:
@@ -154,8 +203,7 @@ def build_config(cls: Callable[..., C], what: str, schema: Iterable[Option], con
         OptionError: an unknown key or a bad value (every problem at once).
     """
     schema = tuple(schema)
-    config = dict(config or {})
-    check_config(what, schema, config)
+    config = check_config(what, schema, dict(config or {}))
     floats = {o.name for o in schema if o.type == "float"}
     given = {k: float(v) if k in floats and v is not None else v for k, v in config.items()}
     return cls(**{**defaults(schema), **dict(base or {}), **given})

@@ -2,15 +2,15 @@
 
 The settings page (``project_settings``, ``guidelines``, ``language_tools``) and the API
 (``PATCH /api/projects/<id>/ {"config": {...}}``) both check a config through :func:`validate`, and
-each key's check is the one its own area uses when it reads the value (``qc.validate`` for ``qc``,
+each key's check is the one its own area uses when it reads the value (``qc.QcConfig.parse`` for ``qc``,
 ``paragraph_alignment.settings_for`` for the paragraph settings, the engine's option schema for
 ``wivico``...), so the API refuses exactly what the page refuses, and a value the API stores never
 breaks a page or a run later. Unknown keys are refused with the list of valid ones.
 
->>> validate({"qc": {"overlap": 0}})
+>>> validate({"qc": {"overlap": 0}})  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-annotation.services.settings.config_schema.ConfigError: qc: project config qc.overlap must be between 1 and 10, got 0
+annotation.services.settings.config_schema.ConfigError: qc: bad qc option(s): overlap: must be >= 1, got 0; valid: overlap (int in [1, 10], default 1), ...
 >>> validate({"colour": "red"})
 Traceback (most recent call last):
 ...
@@ -69,7 +69,7 @@ def _number(name: str, value: Any, *, nullable: bool = False) -> None:
 def _qc(value: Any) -> None:
     from annotation.services.review import qc
 
-    qc.validate(value)
+    qc.QcConfig.parse(value)
 
 
 def _adjudication_modes() -> tuple[str, ...]:

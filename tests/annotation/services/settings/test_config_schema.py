@@ -35,8 +35,8 @@ def test_valid_configs_pass(config):
     ({"colour": "red"}, "colour", "unknown setting; valid: adjudicate, adjudicate_show_score"),
     ({"show_predictions": "yes"}, "show_predictions", "must be true or false"),
     ({"adjudicate": "some"}, "adjudicate", "must be one of: disagreements, all"),
-    ({"qc": {"overlap": 11}}, "qc", "qc.overlap must be between 1 and 10, got 11"),
-    ({"qc": {"speed": 1}}, "qc", "unknown qc setting(s) speed"),
+    ({"qc": {"overlap": 11}}, "qc", "overlap: must be <= 10, got 11"),
+    ({"qc": {"speed": 1}}, "qc", "speed: unknown option"),
     ({"qc": [1]}, "qc", "must be an object"),
     ({"encoder": "a\nb"}, "encoder", "without line breaks"),
     ({"encoder": 5}, "encoder", "a string"),
@@ -90,7 +90,7 @@ def test_runs_and_model_versions_must_be_the_projects_own(users, project):
 def test_what_the_settings_page_and_the_services_write_passes_the_schema(users, project, labelled):  # noqa: F811
     project_settings.update_general(project, description="d", language="de", show_predictions=True, adjudicate="all",
                                     paragraph_corrections="direct")
-    project_settings.update_qc(project, {"overlap": 2, "min_seconds": 1.5})
+    project_settings.update_qc(project, project_settings.parse_qc_form({"overlap": "2", "min_seconds": "1.5"}))
     language_tools.update(project, encoder="all-MiniLM-L6-v2", spacy_pipeline="fr_core_news_sm")
     guidelines.update(project, "# Our rules")
     splits.assign(project, {"mode": "ratio", "train": 0.5, "dev": 0.25, "test": 0.25})
