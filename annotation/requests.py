@@ -22,7 +22,10 @@ from typing import Any, TypeVar
 from annotation.errors import DomainError
 from workers.engine.options import Option, OptionError, build_config, from_text
 
-__all__ = ["BadOptions", "Option", "parse_request"]
+__all__ = ["BadOptions", "Option", "json_schema", "parse_request"]
+
+_JSON_TYPES = {"float": "number", "int": "integer", "bool": "boolean", "str": "string", "path": "string",
+               "object": "object", "list": "array"}
 
 R = TypeVar("R")
 
@@ -61,3 +64,23 @@ def parse_request(cls: Callable[..., R], what: str, schema: Iterable[Option], ra
         return build_config(cls, what, schema, values)
     except OptionError as exc:
         raise error(exc) from exc
+
+
+def json_schema(schema: Iterable[Option]) -> dict[str, dict]:
+    """The OpenAPI properties of ``schema``'s options (type, enum, range, default, help): the API schema reads the
+    same declarations as the parser."""
+    out: dict[str, dict] = {}
+    for o in schema:
+        prop: dict[str, Any] = {"type": _JSON_TYPES[o.type], "description": o.help}
+        if o.default is not None:
+            prop["default"] = o.default
+        if o.choices:
+            prop["enum"] = list(o.choices)
+        if o.min is not None:
+            prop["minimum"] = o.min
+        if o.max is not None:
+            prop["maximum"] = o.max
+        if o.nullable:
+            prop["nullable"] = True
+        out[o.name] = prop
+    return out

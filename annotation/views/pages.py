@@ -22,6 +22,7 @@ from ..services.corpus import article_size, importing
 from ..services.corpus.importing import formats as import_formats
 from ..services.corpus.importing import gold as import_gold
 from ..services.corpus.importing import uploads as import_uploads
+from ..services.corpus.importing.request import import_options
 from ..services.editing import workflow
 from ..services.projects import creation as project_service
 from .common import researchers_only
@@ -124,20 +125,17 @@ def project_import(request: HttpRequest, project: Project) -> HttpResponse:
     status = 200
     if request.method == "POST":
         uploads = request.FILES.getlist("files")
-        fmt = request.POST.get("format", "auto")
-        context["format"] = fmt
-        context["gold_meaning"] = gold_meaning = request.POST.get("gold_meaning") or import_gold.DEFAULT_MEANING
-        context["test_questions"] = test_questions = import_gold.truthy(request.POST.get("test_questions"))
-        context["on_conflict"] = on_conflict = "skip" if request.POST.get("on_conflict") == "skip" else "error"
+        submitted = {o.name: request.POST.get(o.name, "") for o in import_options() if o.name in request.POST}
+        context.update({k: submitted[k] for k in ("format", "gold_meaning", "on_conflict") if submitted.get(k)})
+        context["test_questions"] = "test_questions" in submitted
         cut_off = import_uploads.upload_problem(request)
         try:
+            options = importing.ImportRequest.parse(submitted, text=True)
             if cut_off is not None:
                 raise importing.CorpusImportError(cut_off)
             if not uploads:
                 raise importing.CorpusImportError.one("", "Choose at least one file.")
-            received = import_uploads.receive(project, uploads, fmt, user=request.user, gold_meaning=gold_meaning,
-                                              test_questions=test_questions, on_conflict=on_conflict,
-                                              columns=request.POST.get("columns") or None,
+            received = import_uploads.receive(project, uploads, options, user=request.user,
                                               paths=request.POST.getlist("paths") or None)
         except importing.CorpusImportError as exc:
             context["problems"] = [str(p) for p in exc.problems]

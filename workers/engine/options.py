@@ -89,7 +89,7 @@ class Option:
         if self.type == "float" and not math.isfinite(value):  # NaN passes every comparison
             return f"must be a finite number, got {value!r}"
         if self.choices and value not in self.choices:
-            return f"got {value!r}; choose one of: {', '.join(self.choices)}"
+            return f"unknown {self.name} {value!r}; choose one of: {', '.join(self.choices)}"
         if self.min is not None and value < self.min:
             return f"must be >= {self.min:g}, got {value!r}"
         if self.max is not None and value > self.max:
@@ -97,7 +97,7 @@ class Option:
         return None
 
     def from_text(self, raw: str) -> Any:
-        """A form field's, query string's or command-line flag's text as this option's type (``""`` = the
+        """A form field's, query string's or command-line flag's text as this option's type (blank = the
         default); text that does not convert is returned unchanged, for :meth:`problem` to name.
 
         Example:
@@ -105,7 +105,7 @@ class Option:
             (12, True)
         """
         raw = raw.strip()
-        if raw == "" and self.type not in ("str", "path"):
+        if raw == "":
             return copy.deepcopy(self.default)
         try:
             if self.type == "int":
@@ -119,8 +119,6 @@ class Option:
                     "false": False, "off": False, "0": False, "no": False}.get(raw.lower(), raw)
         if self.type == "list":
             return [part.strip() for part in raw.split(",") if part.strip()]
-        if raw == "" and self.nullable:
-            return None
         return raw
 
     def as_dict(self) -> dict[str, Any]:
