@@ -7,6 +7,7 @@ from annotation.management.progress import showing_row
 from annotation.models import Job, ModelVersion
 from annotation.services.projects.creation import find_project
 from annotation.services.training import versions as training
+from annotation.services.training.request import TrainRequest
 
 
 class Command(BaseCommand):
@@ -22,13 +23,12 @@ class Command(BaseCommand):
 
     def handle(self, *args, project: str, config: str, seed: int, base: int | None, now: bool, **options):
         try:
-            training_config = json_object(config, "--config")
+            request = TrainRequest.parse({"config": json_object(config, "--config"), "seed": seed,
+                                          "base_version": base})
             target = find_project(project)
-            base_version = training.model_versions(target).get(pk=base) if base is not None else None
-            job = training.start_training(target, config=training_config, seed=seed, base_version=base_version,
-                                             enqueue=not now)
-        except ModelVersion.DoesNotExist:
-            raise CommandError(f"--base: no model version {base} in this project") from None
+            if base is not None and not training.model_versions(target).filter(pk=base).exists():
+                raise CommandError(f"--base: no model version {base} in this project")
+            job = training.start_training(target, request, enqueue=not now)
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
         if not now:

@@ -8,6 +8,7 @@ from annotation.services.alignment import alignment_runs, run_options, run_savin
 from annotation.services.review import qc
 from annotation.services.training import dataset
 from annotation.services.training import versions as training
+from annotation.services.training.request import TrainRequest
 from tests import factories
 
 
@@ -77,10 +78,14 @@ def test_labelled_pairs_outside_complete_article_pairs_train_the_pair_model(proj
 
 
 def test_training_refuses_to_start_without_data_or_with_a_bad_option(project, users, completed):
-    with pytest.raises(training.TrainingError, match="config"):
-        training.start_training(project, config={"epochs": 0})
+    with pytest.raises(training.TrainingError, match="config: bad train option"):
+        TrainRequest.parse({"config": {"epochs": 0}})
     with pytest.raises(training.TrainingError, match="unknown"):
-        training.start_training(project, config={"learning_rate": 1})
+        TrainRequest.parse({"config": {"learning_rate": 1}})
+    with pytest.raises(training.TrainingError, match="seed: must be >= 0"):
+        TrainRequest.parse({"seed": -1})
+    with pytest.raises(training.TrainingError, match="base_version: not a model version of this project"):
+        training.start_training(project, TrainRequest(base_version=99999))
     ArticleCompletion.objects.all().delete()
     with pytest.raises(training.TrainingError, match="exhaustively annotated"):
         training.start_training(project)
