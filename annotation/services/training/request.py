@@ -18,7 +18,7 @@ from typing import Any
 from annotation.requests import BadOptions, Option, parse_request
 from annotation.services.training.dataset import TrainingError
 from annotation.validation import MAX_ID
-from workers.engine.options import describe
+from workers.engine.options import OptionError, describe
 from workers.engine.training_config import TRAIN_PARAMS, TrainConfig
 
 
@@ -28,7 +28,10 @@ class TrainRequestError(BadOptions, TrainingError):
 
 def _config(value: dict) -> dict:
     """The training options as given (the job keeps them), once the engine's schema accepted them."""
-    TrainConfig.build(value)  # TRAIN_PARAMS: unknown keys, types, ranges (an OptionError is a ValueError)
+    try:
+        TrainConfig.build(value)  # TRAIN_PARAMS: unknown keys, types, ranges
+    except OptionError as exc:  # each training option with its own message (the form shows them by name)
+        raise ValueError("; ".join(f"{key}: {why}" for key, why in exc.problems.items())) from None
     return dict(value)
 
 
@@ -58,6 +61,11 @@ class TrainRequest:
 
 
 def form_fields() -> list[dict[str, Any]]:
-    """What the Models page's training form draws: every training option (name, type, range, default, help),
-    read from the engine's declarations, so the form, the API and the CLI cannot drift apart."""
+    """What the Models page's training form draws: every training option (name, type, range, default, help,
+    choices), read from the engine's declarations, so the form, the API and the CLI cannot drift apart."""
     return describe(TRAIN_PARAMS)
+
+
+def seed_field() -> dict[str, Any]:
+    """The request's ``seed`` option, for the form."""
+    return next(o for o in TRAIN_REQUEST_OPTIONS if o.name == "seed").as_dict()
