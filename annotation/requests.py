@@ -25,7 +25,7 @@ from workers.engine.options import Option, OptionError, build_config, from_text
 __all__ = ["BadOptions", "Option", "json_schema", "parse_request"]
 
 _JSON_TYPES = {"float": "number", "int": "integer", "bool": "boolean", "str": "string", "path": "string",
-               "object": "object", "list": "array"}
+               "object": "object", "list": "array", "json": None}
 
 R = TypeVar("R")
 
@@ -71,7 +71,9 @@ def json_schema(schema: Iterable[Option]) -> dict[str, dict]:
     same declarations as the parser."""
     out: dict[str, dict] = {}
     for o in schema:
-        prop: dict[str, Any] = {"type": _JSON_TYPES[o.type], "description": o.help}
+        prop: dict[str, Any] = {"description": o.help}
+        if _JSON_TYPES[o.type]:  # a json option: any JSON value, as its help says
+            prop["type"] = _JSON_TYPES[o.type]
         if o.default is not None:
             prop["default"] = o.default
         if o.choices:

@@ -26,15 +26,16 @@ from typing import Any, Literal, TypeVar
 __all__ = ["Option", "OptionError", "OptionType", "build_config", "check_config", "defaults", "describe",
            "from_text"]
 
-OptionType = Literal["float", "int", "bool", "str", "path", "object", "list"]
+OptionType = Literal["float", "int", "bool", "str", "path", "object", "list", "json"]
 """``path``: a file or directory on the worker (the CLI's business; the web app refuses it and
-offers the project's model versions instead)."""
+offers the project's model versions instead); ``json``: any JSON value, what it may be is said by the option's
+``clean`` (a band given as ``true`` or ``[low, high]``)."""
 
 C = TypeVar("C")
 
 _PYTHON_TYPES: dict[str, tuple[type, ...]] = {  # numbers.*: numpy's scalars too (a tuned threshold)
     "float": (numbers.Real,), "int": (numbers.Integral,), "bool": (bool,), "str": (str,), "path": (str,),
-    "object": (dict,), "list": (list,),
+    "object": (dict,), "list": (list,), "json": (object,),
 }
 
 
@@ -84,7 +85,7 @@ class Option:
         if value is None:
             return None if self.nullable or self.default is None else "must not be null"
         wanted = _PYTHON_TYPES[self.type]
-        if not isinstance(value, wanted) or (self.type != "bool" and isinstance(value, bool)):
+        if not isinstance(value, wanted) or (self.type not in ("bool", "json") and isinstance(value, bool)):
             return f"must be {'an' if self.type[0] in 'aeiou' else 'a'} {self.type}, got {value!r}"
         if self.type == "float" and not math.isfinite(value):  # NaN passes every comparison
             return f"must be a finite number, got {value!r}"

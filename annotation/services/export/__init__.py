@@ -21,7 +21,7 @@ written as one line per level pair, ids ``"<title> [<complex level>→<simple le
 back as one two-document article per level pair (an article with a single level pair keeps its title).
 
 Example:
-    >>> export = run_export(project, validate({"kind": "gold", "formats": ["jsonl", "hf"]}))  # doctest: +SKIP
+    >>> export = run_export(project, ExportOptions.parse({"kind": "gold", "formats": ["jsonl", "hf"]}))  # doctest: +SKIP
     >>> export.manifest["counts"]["pairs"]  # doctest: +SKIP
     1234
 """
@@ -49,7 +49,7 @@ from annotation.services.export import manifest as manifests
 from annotation.services.export.completeness import reimport_guide, reimport_readme
 from annotation.services.export.filters import FilterChain
 from annotation.services.export.gold import UNLABELLED_CLASSES
-from annotation.services.export.options import KINDS, LABEL_POLICIES, ExportError, ExportOptions, validate
+from annotation.services.export.options import KINDS, LABEL_POLICIES, ExportError, ExportOptions
 from annotation.services.export.source import LEFT_OUT, PairSource
 from annotation.services.projects import job_access
 
@@ -319,7 +319,7 @@ def run_export_job(job_id: int) -> None:
     try:
         job = Job.objects.select_related("project").get(pk=job_id)
         export = Export.objects.get(pk=job.params["export"])
-        options = validate(job.params.get("options") or export.options)
+        options = ExportOptions.parse(job.params.get("options") or export.options)
         # the creator's access now, not when it was queued: this project and each dedup project
         job_access.check(job.created_by, job.project, [spec["project"] for spec in options.dedup if "project" in spec])
         export = run_export(job.project, options, export=export, user=job.created_by,
@@ -338,4 +338,4 @@ def summary(export: Export) -> dict:
 
 
 __all__ = ["KINDS", "format_names", "ExportError", "ExportOptions", "archive_path", "export_dir", "preview", "run_export",
-           "run_export_job", "start_export", "summary", "validate"]
+           "run_export_job", "start_export", "summary"]

@@ -161,7 +161,7 @@ def test_unlocking_splits_is_recorded_once_for_the_project(project, users, artic
 
 def test_an_export_is_recorded_when_it_is_written(project, users, article, settings, tmp_path):
     settings.MEDIA_ROOT = str(tmp_path)
-    export = exporting.run_export(project, exporting.validate({"formats": ["jsonl"]}), user=users["rita"],
+    export = exporting.run_export(project, exporting.ExportOptions.parse({"formats": ["jsonl"]}), user=users["rita"],
                                   archive=False)
     event = only_event("export")
     assert (event.actor, event.project, event.target) == (users["rita"], project, f"export #{export.pk}")
