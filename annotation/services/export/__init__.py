@@ -158,15 +158,9 @@ def run_export(project: Project, options: ExportOptions, *, export: Export | Non
     (root / "README.txt").write_text(_readme(export.pk, options, project.name, left_out,
                                              {k: v for k, v in dropped.items() if v}, guide))
     paths.append(root / "README.txt")
-    data = manifests.build(
-        export_id=export.pk, project=project, options=options, split_policy=split_policy,
-        split_articles=split_articles, label_policy=options.label_policy if options.kind == "gold" else None,
-        filters=chain.describe(), dropped=dict(chain.dropped), tally=tally, left_out=left_out,
-        dropped_training=dict(chain.dropped_training),
-        model=manifests.model_description(options.model_version, source.runs),
-        agreement=manifests.agreement_summary(project), files=manifests.checksums(root, paths), timings=timings,
-        tools=manifests.language_tools(project, source.runs),
-    )
+    data = manifests.build(export.pk, project, options, manifests.Written(
+        split_policy, split_articles, chain.describe(), dict(chain.dropped), dict(chain.dropped_training), left_out,
+        tally, source.runs, manifests.checksums(root, paths), timings))
     data["reimport"] = guide
     (root / "manifest.json").write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str))
     archive_rel = ""
@@ -178,8 +172,7 @@ def run_export(project: Project, options: ExportOptions, *, export: Export | Non
         timings["zip_s"] = round(time.monotonic() - zip_started, 3)
     timings["total_s"] = round(time.monotonic() - started, 3)
     data["timings"] = timings
-    _record_finished(export, project, options, data, pairs=tally.total, archive_rel=archive_rel,
-                     exported_articles=exported_articles, user=user)
+    _record_finished(export, options, data, archive_rel, exported_articles, user)
     export.refresh_from_db()
     return export
 
@@ -219,9 +212,10 @@ def _write_formats(root: Path, project: Project, options: ExportOptions, source:
     return tally, exported_articles, paths, left_out, complete_back
 
 
-def _record_finished(export: Export, project: Project, options: ExportOptions, manifest: dict, *, pairs: int,
-                     archive_rel: str, exported_articles: list[int], user=None) -> None:
+def _record_finished(export: Export, options: ExportOptions, manifest: dict, archive_rel: str,
+                     exported_articles: list[int], user) -> None:
     """Store the manifest on the Export row, lock the exported articles' splits and audit it, in one transaction."""
+    project, pairs = export.project, manifest["counts"]["pairs"]
     with transaction.atomic():
         Export.objects.filter(pk=export.pk).update(manifest=manifest, pair_count=pairs, archive=archive_rel,
                                                    finished_at=timezone.now())
