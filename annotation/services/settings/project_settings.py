@@ -118,7 +118,7 @@ def check_scheme_change(project: Project, scheme: LabelScheme) -> None:
 def checked_config(config: dict, *, keys: list[str] | None = None, project: Project | None = None) -> dict:
     """``config`` once :mod:`config_schema` accepts it (only ``keys`` when given); ConfigSettingsError otherwise."""
     try:
-        return config_schema.validate(config, keys=keys, project=project)
+        return config_schema.checked(config, keys=keys, project=project)
     except config_schema.ConfigError as exc:
         raise ConfigSettingsError(exc.errors) from exc
 

@@ -63,12 +63,12 @@ def test_a_qc_value_the_page_refuses_the_api_refuses_with_the_same_message(api, 
 
 
 @pytest.mark.parametrize("config,key,words", [
-    ({"adjudicate": "sometimes"}, "adjudicate", "must be one of: disagreements, all"),
-    ({"paragraph_corrections": "never"}, "paragraph_corrections", "must be one of: proposals, direct"),
+    ({"adjudicate": "sometimes"}, "adjudicate", "choose one of: disagreements, all"),
+    ({"paragraph_corrections": "never"}, "paragraph_corrections", "choose one of: proposals, direct"),
     ({"encoder": "two\nlines"}, "encoder", "without line breaks"),
-    ({"show_predictions": "yes"}, "show_predictions", "true or false"),
+    ({"show_predictions": "yes"}, "show_predictions", "must be a bool"),
     ({"qc": {"min_seconds": -1}}, "qc", "min_seconds: must be >= 0, got -1"),
-    ({"thresholds": {"aligned": "high"}}, "thresholds", "aligned must be a number"),
+    ({"thresholds": {"aligned": "high"}}, "thresholds", "aligned: must be a float"),
     ({"queue_order": "newest"}, "queue_order", "corpus, random, uncertainty"),
     ({"colour": "red"}, "colour", "unknown setting; valid: adjudicate"),
 ])
