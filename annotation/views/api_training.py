@@ -113,8 +113,6 @@ class PromoteView(VersionView):
 
 
 class RealignView(VersionView):
-    refusals = Refusals(plain=ValueError)  # a bad scope, a run refused (run_options' ValueError)
-
     def post(self, request, pk: int):
         version = self.version(request, pk)
         run = training.realign(version, scope=request.data.get("scope", "all"), user=request.user)

@@ -39,6 +39,11 @@ _PYTHON_TYPES: dict[str, tuple[type, ...]] = {  # numbers.*: numpy's scalars too
 }
 
 
+def _num(x: float) -> str:
+    """A bound as people write it: ``2147483647``, not ``2.14748e+09``; ``1e-12`` stays."""
+    return str(int(x)) if float(x).is_integer() and abs(x) < 1e16 else f"{x:g}"
+
+
 @dataclass(frozen=True)
 class Option:
     """One option of a method's ``config``.
@@ -72,11 +77,11 @@ class Option:
         if self.choices:
             kind = "one of " + "|".join(self.choices)
         elif self.min is not None and self.max is not None:
-            kind += f" in [{self.min:g}, {self.max:g}]"
+            kind += f" in [{_num(self.min)}, {_num(self.max)}]"
         elif self.min is not None:
-            kind += f" >= {self.min:g}"
+            kind += f" >= {_num(self.min)}"
         elif self.max is not None:
-            kind += f" <= {self.max:g}"
+            kind += f" <= {_num(self.max)}"
         default = "" if self.default is None else f", default {self.default}"
         return f"{self.name} ({kind}{default})"
 
@@ -92,9 +97,9 @@ class Option:
         if self.choices and value not in self.choices:
             return f"unknown {self.name} {value!r}; choose one of: {', '.join(self.choices)}"
         if self.min is not None and value < self.min:
-            return f"must be >= {self.min:g}, got {value!r}"
+            return f"must be >= {_num(self.min)}, got {value!r}"
         if self.max is not None and value > self.max:
-            return f"must be <= {self.max:g}, got {value!r}"
+            return f"must be <= {_num(self.max)}, got {value!r}"
         return None
 
     def from_text(self, raw: str) -> Any:

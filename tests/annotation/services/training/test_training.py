@@ -78,7 +78,7 @@ def test_labelled_pairs_outside_complete_article_pairs_train_the_pair_model(proj
 
 
 def test_training_refuses_to_start_without_data_or_with_a_bad_option(project, users, completed):
-    with pytest.raises(training.TrainingError, match="config: bad train option"):
+    with pytest.raises(training.TrainingError, match="config: epochs: must be >= 1, got 0"):
         TrainRequest.parse({"config": {"epochs": 0}})
     with pytest.raises(training.TrainingError, match="unknown"):
         TrainRequest.parse({"config": {"learning_rate": 1}})
@@ -175,7 +175,7 @@ def test_the_training_set_is_built_once_for_the_request_the_worker_and_the_model
     page = f"/projects/{project.pk}/models/"
     shown = client.get(page).content.decode()
     assert 'id="train-refusal"' not in shown
-    assert 'name="epochs" min="1" value="2"' in shown  # the form's field as TRAIN_PARAMS declares it
+    assert 'id="train-epochs" name="epochs" value="2" data-default="2"' in shown  # as TRAIN_PARAMS declares it
     job = training.start_training(project, enqueue=False)
     training.run_training_job(job.pk)
     assert client.get(page).status_code == 200
