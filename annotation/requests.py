@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from annotation.errors import DomainError
-from workers.engine.options import Option, OptionError, build_config, from_text
+from workers.engine import Option, OptionError, build_config, from_text
 
 __all__ = ["BadOptions", "Option", "json_schema", "parse_request"]
 

@@ -26,7 +26,7 @@ from annotation.errors import DomainError
 from annotation.label_schemes import UNKNOWN_KIND, value_classes
 from annotation.models import Assignment, Label, Membership, Project
 from annotation.requests import BadOptions, Option, parse_request
-from workers.engine.options import defaults
+from workers.engine import defaults
 
 MAX_OVERLAP = 10
 MAX_REASON = 300  # Membership.exclusion_reason's length

@@ -26,7 +26,7 @@ from typing import Any
 from annotation.errors import DomainError
 from annotation.requests import Option
 from annotation.validation import MAX_ID, json_problem
-from workers.engine.options import OptionError, check_config
+from workers.engine import OptionError, check_config
 
 UNCERTAINTY_SOURCES = ("model", "disagreement")
 

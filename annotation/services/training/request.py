@@ -18,8 +18,7 @@ from typing import Any
 from annotation.requests import BadOptions, Option, parse_request
 from annotation.services.training.dataset import TrainingError
 from annotation.validation import MAX_ID
-from workers.engine.options import OptionError, describe
-from workers.engine.training_config import TRAIN_PARAMS, TrainConfig
+from workers.engine import TRAIN_PARAMS, OptionError, TrainConfig, describe
 
 
 class TrainRequestError(BadOptions, TrainingError):

@@ -20,7 +20,7 @@ from annotation.services.corpus.importing import formats as registry
 from annotation.services.corpus.importing import gold as gold_meanings
 from annotation.services.corpus.importing.base import language_problem
 from annotation.services.corpus.importing.problems import CorpusImportError, Problem
-from workers.engine.options import OptionError
+from workers.engine import OptionError
 
 ON_CONFLICT: tuple[str, ...] = ("error", "skip")
 AUTO = "auto"
