@@ -35,6 +35,7 @@ class Command(BaseCommand):
             self.stdout.write(f"queued alignment run #{run.pk} ({method}) for '{target.name}' on the {queue} queue")
             return
         # the run's whole plan here, chunk after chunk
-        run = run_here(self.stdout, f"run #{run.pk}", run, alignment_runs.execute_run, failed=f"alignment run #{run.pk}")
+        run = run_here(self.stdout, f"run #{run.pk}", run, alignment_runs.execute_run,
+                       failed=f"alignment run #{run.pk}")
         self.stdout.write(f"alignment run #{run.pk} ({method}) succeeded: {run.pair_count} pairs over "
                           f"{run.articles_done} document pairs in {run.timings.get('total_s')} s")

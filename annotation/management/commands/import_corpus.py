@@ -26,7 +26,8 @@ class Command(BaseCommand):
         parser.add_argument("project", help="project name (or id)")
         parser.add_argument("path", help="file, folder or archive to import")
         declared = {o.name: o for o in import_options()}  # the flags' choices and help: the import's declarations
-        parser.add_argument("--format", default="auto", choices=declared["format"].choices, help=declared["format"].help)
+        parser.add_argument("--format", default="auto", choices=declared["format"].choices,
+                            help=declared["format"].help)
         parser.add_argument("--language", help=declared["language"].help)
         parser.add_argument("--create", action="store_true", help=f"create the project if it does not exist (scheme {DEFAULT_SCHEME!r})")
         parser.add_argument("--researcher", metavar="USERNAME",

@@ -17,7 +17,8 @@ class Command(BaseCommand):
     def add_arguments(self, parser) -> None:
         parser.add_argument("project", help="project name or id")
         declared = {o.name: o for o in TRAIN_REQUEST_OPTIONS}  # the API's and the Models page's declarations
-        parser.add_argument("--config", default="{}", help=declared["config"].help + ', a JSON object, e.g. {"epochs": 2}')
+        parser.add_argument("--config", default="{}",
+                            help=declared["config"].help + ', a JSON object, e.g. {"epochs": 2}')
         for flag, name in (("--seed", "seed"), ("--base", "base_version")):
             parser.add_argument(flag, type=int, default=declared[name].default, help=declared[name].help)
         parser.add_argument("--now", action="store_true", help="train here instead of queueing for a worker")
@@ -33,7 +34,8 @@ class Command(BaseCommand):
         if not now:
             self.stdout.write(f"queued training job #{job.pk} for '{target.name}' on the gpu queue")
             return
-        job = run_here(self.stdout, f"training #{job.pk}", job, training.run_training_job, failed=f"training job #{job.pk}")
+        job = run_here(self.stdout, f"training #{job.pk}", job, training.run_training_job,
+                       failed=f"training job #{job.pk}")
         version = ModelVersion.objects.get(pk=job.result["model_version"])
         self.stdout.write(f"training job #{job.pk} succeeded: model version #{version.pk} {version.name} "
                           f"({json.dumps(version.metrics.get('test') or version.metrics.get('dev'))})")

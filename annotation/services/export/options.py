@@ -84,7 +84,8 @@ def _bleu_band(band: Any) -> list[float] | None:
         return list(CRF_BLEU_BAND) if band else None
     if not (isinstance(band, list) and len(band) == 2 and all(NUMBER.problem(b) is None for b in band)
             and 0 <= band[0] <= band[1] <= 1):
-        raise ValueError("bleu_band must be [low, high] with 0 ≤ low ≤ high ≤ 1 (BLEU / 100), or true for [0.1, 0.9]")
+        raise ValueError("bleu_band must be [low, high] with 0 ≤ low ≤ high ≤ 1 (BLEU / 100), "
+                         "or true for [0.1, 0.9]")
     return [float(band[0]), float(band[1])]
 
 

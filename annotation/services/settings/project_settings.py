@@ -4,7 +4,8 @@ QC, members.
 Every write checks its input here and raises :class:`SettingsError` (or ``qc.QcConfigError``
 with one message per field) before saving anything, so the page shows the problem and the project
 stays as it was. QC values are parsed by :meth:`annotation.services.review.qc.QcConfig.parse` from the
-declarations where their types, defaults and ranges live (``qc.QC_OPTIONS``); the adjudication modes come from :mod:`annotation.services.review.adjudication`,
+declarations where their types, defaults and ranges live (``qc.QC_OPTIONS``); the adjudication modes come from
+:mod:`annotation.services.review.adjudication`,
 the paragraph-correction modes from :mod:`annotation.services.editing.paragraph_correction`.
 """
 from __future__ import annotations

@@ -193,7 +193,8 @@ def realign(version: ModelVersion, *, scope: str = "all", user=None):
     if scope not in ("all", "unlabelled"):
         raise TrainingError("scope: choose all or unlabelled")
     if version.kind != MODEL_KIND:  # what start_run would refuse with a plain ValueError
-        raise TrainingError(f"model_version: {version.name!r} is a {version.kind} model; crf runs use {MODEL_KIND} models")
+        raise TrainingError(f"model_version: {version.name!r} is a {version.kind} model; "
+                            f"crf runs use {MODEL_KIND} models")
     params = {}
     if scope == "unlabelled":
         labelled = (Article.objects.filter(project=version.project)

@@ -12,10 +12,10 @@ from annotation.models import AlignmentRun, AuditEvent, Job, Membership, ModelVe
 from annotation.services import audit
 from annotation.services import export as exporting
 from annotation.services.alignment import alignment_runs, run_deletion
-from annotation.services.review import qc
 from annotation.services.background import jobs, progress
 from annotation.services.export import splits
 from annotation.services.projects import creation, guidelines, people
+from annotation.services.review import qc
 from annotation.services.settings import project_settings as settings_service
 from annotation.services.training import versions as training
 from tests import factories

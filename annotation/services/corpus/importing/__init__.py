@@ -374,7 +374,8 @@ class _Recorder:
         if self.run is not None:
             gold_meanings.finish_run(self.run, written.articles, written.gold["predictions"])
         names, request = self.names, self.request
-        audit.record("import", actor=self.actor, project=self.project, target=(request.source or ", ".join(names))[:300],
+        audit.record("import", actor=self.actor, project=self.project,
+                     target=(request.source or ", ".join(names))[:300],
                      files=names[:20], file_count=len(names), articles=written.articles,
                      sentences=written.sentences, pairs=written.pairs, format=request.format,
                      gold_meaning=request.gold_meaning, test_questions=request.test_questions, gold=dict(written.gold),

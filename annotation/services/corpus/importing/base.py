@@ -282,5 +282,6 @@ def level_documents(sentences: dict[str, dict[Any, Any]], ranks: dict[str, int],
             paragraph, text = sentence(key, sentences[level][key])
             paragraphs.setdefault(paragraph, []).append(text)
         meta = {ids_key: [list(key) for key in keys]} if ids_key else {}
-        documents.append(ParsedDocument(level=level, rank=ranks[level], paragraphs=list(paragraphs.values()), meta=meta))
+        documents.append(ParsedDocument(level=level, rank=ranks[level], paragraphs=list(paragraphs.values()),
+                                        meta=meta))
     return documents, index

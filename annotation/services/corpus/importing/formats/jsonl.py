@@ -211,7 +211,8 @@ class _Record:
                              gold_meaning=None if complete is None else "exhaustive" if complete else "sparse",
                              split=obj.get("split") if obj.get("split") in SPLITS else None)
 
-    def source_identity(self, obj: dict, complex_doc: base.ParsedDocument, simple_doc: base.ParsedDocument, meta: dict) -> bool:
+    def source_identity(self, obj: dict, complex_doc: base.ParsedDocument, simple_doc: base.ParsedDocument,
+                        meta: dict) -> bool:
         """What the export's ``articles`` lines carry of an imported file's own rows (``export/identity.py``):
         each side's ``sentence_ids``, the pair's ``gleu`` cells and ``row_order``, kept as the ``wiki-manual``
         import keeps them (so the ``tsv`` export writes the source's rows again); False after a problem."""
