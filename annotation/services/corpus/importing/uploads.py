@@ -176,7 +176,7 @@ def import_now(project: Project, upload: StagedUpload, request: ImportRequest, *
     if not progress.claim(Job, job.pk):  # pragma: no cover - the row was created just above
         raise CorpusImportError.one("", "the import could not start; upload the files again")
     try:
-        result = _execute(job.pk, raise_problems=True)
+        result = _execute(job.pk, request=replace(request, source=job.params["source"], token=job.params["token"]))
     finally:
         progress.release(Job, job.pk)
     if result is None:
@@ -313,9 +313,11 @@ def run_import_job(job_id: int) -> None:
     _execute(job_id)
 
 
-def _execute(job_id: int, *, raise_problems: bool = False) -> ImportResult | None:
-    """Run a claimed import job; its result (None when cancelled or taken over). ``raise_problems``:
-    re-raise a refused input's :class:`CorpusImportError` after recording it (an import done now)."""
+def _execute(job_id: int, *, request: ImportRequest | None = None) -> ImportResult | None:
+    """Run a claimed import job; its result (None when cancelled or taken over). ``request``: an import done now
+    in this process passes the request it parsed (a worker parses the job's params once); a refused input's
+    :class:`CorpusImportError` is then re-raised after it is recorded."""
+    raise_problems = request is not None
     job = Job.objects.select_related("project", "project__label_scheme", "created_by").get(pk=job_id)
     params = job.params
     report = _ProgressWriter(job_id)
@@ -324,7 +326,7 @@ def _execute(job_id: int, *, raise_problems: bool = False) -> ImportResult | Non
             undo_import(job.project, params["token"])
         upload = staged(params["upload"])
         result = import_inputs(job.project, path_inputs(upload.folder, label="the upload"),
-                               ImportRequest.from_params(params), actor=job.created_by, progress=report,
+                               request or ImportRequest.from_params(params), actor=job.created_by, progress=report,
                                checkpoint=lambda: progress.check_cancelled(Job, job_id))
     except progress.Superseded:
         report.close()
