@@ -342,12 +342,6 @@ class Credentials(serializers.Serializer):
     password = serializers.CharField(max_length=4096, trim_whitespace=False, style={"input_type": "password"})
 
 
-class TrainInput(serializers.Serializer):
-    config = serializers.DictField(required=False, default=dict)
-    seed = serializers.IntegerField(required=False, default=0, min_value=0, max_value=2**31 - 1)
-    base_version = serializers.IntegerField(required=False, allow_null=True, default=None, min_value=1, max_value=MAX_ID)
-
-
 class PromoteInput(serializers.Serializer):
     confirm = serializers.BooleanField(required=False, default=False)
 

@@ -149,7 +149,7 @@ def export_once(project_id: int, formats: str) -> dict:
     project = Project.objects.get(pk=project_id)
     Split.objects.filter(article__project=project).update(locked=False)
     mv = ModelVersion.objects.get(project=project)
-    options = export.validate({"kind": "auto", "model_version": mv.pk, "formats": formats.split(","),
+    options = export.ExportOptions.parse({"kind": "auto", "model_version": mv.pk, "formats": formats.split(","),
                                "split_policy": {"mode": "ratio", "train": 0.8, "dev": 0.1, "test": 0.1, "seed": 1}})
     rss_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     started = time.monotonic()

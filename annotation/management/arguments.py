@@ -14,6 +14,8 @@ UTF-8 cannot encode them), so the commands refuse them up front, as the API's pa
 """
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 from django.core.management.base import CommandError
@@ -47,3 +49,13 @@ def checked(data: Any, option: str) -> Any:
     path, why = found
     where = option + "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in path)
     raise CommandError(f"{where}: {why}")
+
+
+@contextlib.contextmanager
+def refused_as_command_error() -> Iterator[None]:
+    """A refusal (a ``ValueError``: a bad option, an unknown project...) inside becomes a
+    :class:`~django.core.management.CommandError` with its message."""
+    try:
+        yield
+    except ValueError as exc:
+        raise CommandError(str(exc)) from exc

@@ -9,9 +9,10 @@ directly where a service takes a ``progress`` callback, or heard through
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TextIO
 
+from django.core.management.base import CommandError
 from django.db.models import Model
 
 from annotation.services.background import progress as background_progress
@@ -96,6 +97,20 @@ def showing_row(out, what: str, model: type[Model], pk: int, *, tty: bool | None
     """:func:`showing` fed by the progress reports of one job or run row that this process runs."""
     with showing(out, what, tty=tty) as display, background_progress.observed(display.row(model, pk)):
         yield display
+
+
+def run_here(out, what: str, row: Model, work: Callable[[int], None], *, failed: str) -> Model:
+    """Run a queued row's work (``work(pk)``) in this process with its progress shown; the row afterwards.
+
+    Raises:
+        CommandError: ``"<failed> failed: <why>"`` (the row holds the details).
+    """
+    try:
+        with showing_row(out, what, type(row), row.pk):
+            work(row.pk)
+    except Exception as exc:  # noqa: BLE001 - the row holds the details
+        raise CommandError(f"{failed} failed: {exc}") from exc
+    return type(row).objects.get(pk=row.pk)
 
 
 def _isatty(stream) -> bool:

@@ -13,11 +13,12 @@ from rest_framework.views import APIView
 from ..models import Article, Document
 from ..parsers import StrictFormParser, StrictMultiPartParser
 from ..permissions import IsProjectResearcher, visible_projects
+from ..requests import json_schema
 from ..schema import ids
 from ..serializers import ArticleSerializer, DocumentDetailSerializer, DocumentSerializer, JobSerializer
 from ..services.corpus import article_size, importing
-from ..services.corpus.importing import gold_meanings
 from ..services.corpus.importing import uploads as uploads_service
+from ..services.corpus.importing.request import ImportRequest, import_options
 from .mixins import ProjectFromUrl, int_param
 
 
@@ -64,10 +65,7 @@ UPLOAD = {"type": "object", "required": ["files"], "properties": {
     "files": {"type": "array", "items": {"type": "string", "format": "binary"}},
     "paths": {"type": "array", "items": {"type": "string"},
               "description": "a folder: each file's relative path (e.g. hf/train/state.json), in the order of files"},
-    "format": {"type": "string"}, "language": {"type": "string"}, "on_conflict": {"type": "string"},
-    "gold_meaning": {"type": "string", "enum": ["sparse", "exhaustive", "predictions"], "default": "sparse"},
-    "test_questions": {"type": "boolean", "default": False},
-    "columns": {"type": "string", "description": "format hf: a pair dataset's columns, complex,simple[,label]"}}}
+    **json_schema(import_options())}}
 
 
 class CorpusUploadView(ProjectFromUrl, APIView):
@@ -92,13 +90,9 @@ class CorpusUploadView(ProjectFromUrl, APIView):
             raise importing.CorpusImportError(cut_off)
         if not uploads:
             return Response({"detail": "no file uploaded (send multipart field 'files')"}, status=status.HTTP_400_BAD_REQUEST)
-        received = uploads_service.receive(project, uploads, request.data.get("format", "auto"), user=request.user,
-                                           language=request.data.get("language") or None,
-                                           on_conflict=request.data.get("on_conflict", "error"),
-                                           gold_meaning=(request.data.get("gold_meaning")
-                                                         or gold_meanings.DEFAULT_MEANING),
-                                           test_questions=gold_meanings.truthy(request.data.get("test_questions")),
-                                           columns=str(request.data.get("columns") or "") or None,
+        options = ImportRequest.parse({o.name: request.data.get(o.name) for o in import_options()
+                                       if o.name in request.data}, text=True)
+        received = uploads_service.receive(project, uploads, options, user=request.user,
                                            paths=request.data.getlist("paths") if hasattr(request.data, "getlist")
                                            else None)
         if received.job is not None:

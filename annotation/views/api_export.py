@@ -42,7 +42,7 @@ class ExportView(ProjectFromUrl, APIView):
         data = request.data.get("options", request.data) if isinstance(request.data, dict) else None
         if not isinstance(data, dict):
             raise ValidationError({"options": "must be a JSON object"})
-        return exporting.validate(data)
+        return exporting.ExportOptions.parse(data)
 
 
 def export_payload(request, export: Export) -> dict:

@@ -16,18 +16,19 @@ from django.http import FileResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
-from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ..models import ModelVersion
 from ..permissions import IsProjectResearcher, visible_projects
-from ..serializers import AlignmentRunSerializer, JobSerializer, PromoteInput, TrainInput
+from ..requests import json_schema
+from ..serializers import AlignmentRunSerializer, JobSerializer, PromoteInput
 from ..services.alignment import run_options
 from ..services.settings import project_settings as settings_service
 from ..services.training import metrics as training_metrics
 from ..services.training import versions as training
+from ..services.training.request import TRAIN_REQUEST_OPTIONS, TrainRequest
 from .mixins import ProjectFromUrl
 from .refusals import Refusals
 
@@ -68,18 +69,10 @@ class ResearcherProject(ProjectFromUrl, APIView):
 
 
 class TrainView(ResearcherProject):
-    @extend_schema(request=TrainInput)
+    @extend_schema(request={"application/json": {"type": "object", "properties": json_schema(TRAIN_REQUEST_OPTIONS)}})
     def post(self, request, project_pk: int):
         project = self.get_project()
-        data = TrainInput(data=request.data)
-        data.is_valid(raise_exception=True)
-        d = data.validated_data
-        base = None
-        if d["base_version"] is not None:
-            base = training.model_versions(project).filter(pk=d["base_version"]).first()
-            if base is None:
-                raise ValidationError({"base_version": "not a model version of this project"})
-        job = training.start_training(project, user=request.user, config=d["config"], seed=d["seed"], base_version=base)
+        job = training.start_training(project, TrainRequest.parse(request.data), user=request.user)
         return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 
 
@@ -120,8 +113,6 @@ class PromoteView(VersionView):
 
 
 class RealignView(VersionView):
-    refusals = Refusals(plain=ValueError)  # a bad scope, a run refused (run_options' ValueError)
-
     def post(self, request, pk: int):
         version = self.version(request, pk)
         run = training.realign(version, scope=request.data.get("scope", "all"), user=request.user)

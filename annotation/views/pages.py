@@ -22,6 +22,7 @@ from ..services.corpus import article_size, importing
 from ..services.corpus.importing import formats as import_formats
 from ..services.corpus.importing import gold_meanings
 from ..services.corpus.importing import uploads as import_uploads
+from ..services.corpus.importing.request import import_options
 from ..services.editing import workflow
 from ..services.projects import creation as project_service
 from .common import researchers_only
@@ -143,13 +144,13 @@ def project_import(request: HttpRequest, project: Project) -> HttpResponse:
         return render(request, "projects/import.html", context)
     uploads = request.FILES.getlist("files")
     cut_off = import_uploads.upload_problem(request)
+    submitted = {o.name: request.POST.get(o.name, "") for o in import_options() if o.name in request.POST}
+    options = importing.ImportRequest.parse(submitted, text=True)
     if cut_off is not None:
         raise importing.CorpusImportError(cut_off)
     if not uploads:
         raise importing.CorpusImportError.one("", "Choose at least one file.")
-    received = import_uploads.receive(project, uploads, context["format"], user=request.user,
-                                      gold_meaning=context["gold_meaning"], test_questions=context["test_questions"],
-                                      on_conflict=context["on_conflict"], columns=request.POST.get("columns") or None,
+    received = import_uploads.receive(project, uploads, options, user=request.user,
                                       paths=request.POST.getlist("paths") or None)
     context["result"], context["job"] = received.result, received.job
     if received.job is not None:  # static/js/import.js polls the job until it ends

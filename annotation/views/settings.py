@@ -54,7 +54,7 @@ def _render(request: HttpRequest, project: Project, *, refused: str = "", error:
     general["paragraph_corrections"] = general["paragraph_corrections"] or service.paragraph_corrections(project)
     current_qc = {name: request.POST.get(name, "") for name in service.QC_FIELDS} if refused == "qc" else {
         name: f"{value:g}" for name, value in qc.qc_config(project).as_dict().items()}
-    qc_errors = (getattr(error, "errors", None) or {"__all__": str(error)}) if refused == "qc" else {}
+    qc_errors = _qc_errors(error) if refused == "qc" else {}
     message = {refused: str(error)} if error is not None else {}
     context = {
         "project": project,
@@ -70,8 +70,8 @@ def _render(request: HttpRequest, project: Project, *, refused: str = "", error:
         "correction_modes": service.CORRECTION_MODES,
         "has_labels": service.has_labels(project),
         "schemes": LabelScheme.objects.order_by("name"),
-        "qc_fields": [(name, current_qc.get(name, ""), qc.DEFAULTS[name], qc_errors.get(name, ""))
-                      for name in service.QC_FIELDS],
+        "qc_fields": [(o.name, current_qc.get(o.name, ""), o.default, qc_errors.get(o.name, ""), o.help)
+                      for o in qc.QC_OPTIONS],
         "qc_error": qc_errors.get("__all__", ""),
         "members": service.member_rows(project),
         "roles": Role.choices,
@@ -82,6 +82,13 @@ def _render(request: HttpRequest, project: Project, *, refused: str = "", error:
         "guidelines_error": message.get("guidelines", ""),
     }
     return render(request, "projects/settings.html", context, status=status)
+
+
+def _qc_errors(error: DomainError | None) -> dict[str, str]:
+    """A refused QC form's errors by field (``__all__``: what names no field)."""
+    problems = getattr(error, "problems", None) or {}
+    errors = {name if name in service.QC_FIELDS else "__all__": why for name, why in problems.items()}
+    return errors or {"__all__": str(error)}
 
 
 def _settings_form(form: str):

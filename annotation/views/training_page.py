@@ -8,10 +8,9 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 
-from workers.engine import TRAIN_PARAMS
-
 from ..models import Project
 from ..services.training import current, metrics
+from ..services.training import request as train_request
 from .common import researchers_only
 from .review import CHART_SCRIPTS, REVIEWERS_ONLY
 
@@ -21,7 +20,6 @@ from .review import CHART_SCRIPTS, REVIEWERS_ONLY
 def models_page(request: HttpRequest, project: Project) -> HttpResponse:
     charts = all(finders.find(path) for path in CHART_SCRIPTS[:1])
     data = current.training_summary(project)  # built once per state of the data, not on every view
-    epochs = next(o for o in TRAIN_PARAMS if o.name == "epochs")  # the form's field, as the engine declares it
     page = {
         "project": project.pk,
         "versions_api": reverse("project-model-versions", args=[project.pk]),
@@ -30,7 +28,8 @@ def models_page(request: HttpRequest, project: Project) -> HttpResponse:
         "compare_page": reverse("project-run-compare", args=[project.pk]),
         "runs_api": reverse("run-list") + f"?project={project.pk}",
     }
-    context = {"project": project, "page": page, "data": data.snapshot, "refusal": data.refusal, "epochs": epochs,
+    context = {"project": project, "page": page, "data": data.snapshot, "refusal": data.refusal,
+               "train_options": train_request.form_fields(), "seed": train_request.seed_field(),
                "complete": metrics.complete_articles(project),
                "min_articles": metrics.min_trusted_articles(), "chart_scripts": CHART_SCRIPTS[:1] if charts else ()}
     return render(request, "training/models.html", context)

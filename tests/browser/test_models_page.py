@@ -107,3 +107,51 @@ def test_a_worse_version_is_warned_and_promoted_only_after_confirming(page, tran
     page.wait_for_function("() => document.querySelector('#version-message').textContent.includes('crf-worse is now the default')")
     assert Project.objects.get(pk=project.pk).config["default_model_version"] == worse.pk
     assert AuditEvent.objects.get(action="model.promote", target="crf-worse").details["confirmed"] is True
+
+
+def test_the_training_form_shows_every_declared_option_and_refuses_a_bad_value_with_its_message(
+        page, transactional_db):
+    """The form is drawn from the engine's TRAIN_PARAMS (every option, its default and range); only options changed
+    from their default are sent, and a value out of range is refused with that option's own message."""
+    from django.contrib.auth import get_user_model
+
+    from annotation.models import ArticleCompletion, Split
+    from workers.engine import TRAIN_PARAMS
+
+    project, _ = ensure_demo()
+    article = project.articles.order_by("pk").first()
+    complex_doc, simple_doc = article.documents.order_by("rank")[:2]
+    ArticleCompletion.objects.create(article=article, complex_document=complex_doc, simple_document=simple_doc,
+                                     annotator=get_user_model().objects.get(username="annotator"))
+    Split.objects.update_or_create(article=article, defaults={"name": "train"})
+    login(page, "researcher", "researcher")
+    page.goto(f"/projects/{project.pk}/models/")
+
+    rows = page.locator("#train-options tr[data-option]")
+    assert [rows.nth(i).get_attribute("data-option") for i in range(rows.count())] == [o.name for o in TRAIN_PARAMS]
+    for option in TRAIN_PARAMS:
+        field = page.locator(f"#train-{option.name}")
+        if option.type == "bool":
+            assert field.is_checked() is option.default
+        elif option.type in ("int", "float"):
+            assert float(field.input_value()) == option.default
+        else:
+            assert field.input_value() == ("" if option.default is None else str(option.default))
+    assert page.locator("#train-options tr[data-option=epochs] td").nth(2).text_content().strip() == "≥ 1"
+
+    page.click("#train-options summary")
+    page.fill("#train-epochs", "0")
+    page.click("#train-form button[type=submit]")
+    page.wait_for_function("() => document.querySelector('#train-status').textContent.includes('Training refused')")
+    assert "epochs: must be >= 1, got 0" in page.locator("#train-status").inner_text()
+    assert not project.jobs.exists()
+
+    sent = []
+    page.route("**/train/", lambda route: (sent.append(route.request.post_data_json),
+                                            route.fulfill(status=400, json={"detail": "stopped by the test"})))
+    page.fill("#train-epochs", "3")
+    page.uncheck("#train-freeze_embeddings")
+    page.select_option("#train-base_similarity", "sbert")
+    page.click("#train-form button[type=submit]")
+    page.wait_for_function("() => document.querySelector('#train-status').textContent.includes('stopped by the test')")
+    assert sent == [{"config": {"epochs": 3, "freeze_embeddings": False, "base_similarity": "sbert"}, "seed": 0}]

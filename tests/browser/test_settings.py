@@ -33,7 +33,7 @@ def test_a_researcher_manages_qc_and_members_from_the_settings_page(page, transa
 
     page.fill("#qc-overlap", "0")
     page.click("#qc-form button[type=submit]")
-    assert "qc.overlap must be between 1 and 10" in page.locator("#qc tr[data-field=overlap] .qc-error").inner_text()
+    assert "must be >= 1, got 0" in page.locator("#qc tr[data-field=overlap] .qc-error").inner_text()
     assert qc.qc_config(Project.objects.get(pk=project.pk)).overlap == 2
 
     page.goto(f"/projects/{project.pk}/settings/")

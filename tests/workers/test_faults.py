@@ -174,12 +174,13 @@ def training_project(encoder: str):
 
 def killed_mid_training_then_resumed(broker_url: str, tmp_path: Path, env: dict, folder: Path | None, encoder: str) -> None:
     from annotation.models import Job, ModelVersion
+    from annotation.services.training.request import TrainRequest
     from annotation.services.training.versions import start_training
 
     project = training_project(encoder)
     env = {**env, "MODEL_ROOTS": str(Path(encoder).parent)}  # the tiny encoder's folder is an allowed model root
     with running_worker(broker_url, tmp_path / "w1", folder, env=env) as (worker, log):
-        job = start_training(project, config=TRAIN, seed=1)
+        job = start_training(project, TrainRequest.parse({"config": TRAIN, "seed": 1}))
         wait_for(lambda: Job.objects.get(pk=job.pk).checkpoint.get("epoch", 0) >= 1, 180, log, "a first epoch")
         kill_process(worker)
     job.refresh_from_db()

@@ -16,6 +16,7 @@ import pytest
 
 from annotation.models import Article, Job, Status
 from annotation.services.background import liveness
+from annotation.services.corpus.importing import ImportRequest
 from tests import factories
 from tests.worker_process import app_broker, kill_process, running_web, running_worker, wait_for
 from tests.workers.test_faults import free_port
@@ -149,7 +150,7 @@ def test_a_worker_killed_mid_background_import_is_replaced_and_the_import_is_all
     with app_broker("filesystem://", folder):
         with running_worker("filesystem://", tmp_path / "w1", folder, env=env) as (worker, log):
             staged = uploads.stage_uploads([MemoryUpload("big.jsonl", big_jsonl(ARTICLES))])
-            job = uploads.start_import_job(project, staged)  # queued once its row is committed
+            job = uploads.start_import_job(project, staged, ImportRequest())  # queued once its row is committed
             wait_for(lambda: writing() or Job.objects.get(pk=job.pk).is_finished, 120, log, "the write phase")
             kill_process(worker)
         job.refresh_from_db()

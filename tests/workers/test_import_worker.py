@@ -6,7 +6,7 @@ import json
 import pytest
 
 from annotation.models import Job, Status
-from annotation.services.corpus.importing import uploads
+from annotation.services.corpus.importing import ImportRequest, uploads
 from tests import factories
 from tests.worker_process import wait_for
 
@@ -30,7 +30,7 @@ def _run_import_job(log) -> tuple[Job, object]:
                                "simple": {"paragraphs": [[f"Simple {i}."]]}, "gold": [[0, 0]]}) + "\n"
                    for i in range(300)).encode()
     staged = uploads.stage_uploads([MemoryUpload("corpus.jsonl", data)])
-    job = uploads.start_import_job(project, staged, user=rita)  # queued once its row is committed
+    job = uploads.start_import_job(project, staged, ImportRequest(), user=rita)  # queued once its row is committed
     wait_for(lambda: Job.objects.get(pk=job.pk).is_finished, 120, log, "the import job")
     return Job.objects.get(pk=job.pk), staged
 

@@ -37,7 +37,7 @@ from .methods import (
 )
 from .metrics import evaluate as _evaluate
 from .metrics import tune_threshold
-from .options import Option, OptionError, check_config, describe
+from .options import Option, OptionError, build_config, check_config, defaults, describe, from_text
 from .registry import Registry, UnknownName
 from .text import SUPPORTED_LANGUAGES, is_identical, normalise, split_document
 from .types import PAIR_LABELS, AlignedPair, Alignment, ArticlePair, Document, PairLabel
@@ -104,7 +104,10 @@ __all__ = [
     # method options (one schema for CLI, API and forms)
     "Option",
     "OptionError",
+    "build_config",
     "check_config",
+    "defaults",
+    "from_text",
     "Registry",
     "UnknownName",
     "describe",

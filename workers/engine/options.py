@@ -24,19 +24,25 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 
 __all__ = ["Option", "OptionError", "OptionType", "build_config", "check_config", "defaults", "describe",
-           "option_fields"]
+           "from_text", "option_fields"]
 
-OptionType = Literal["float", "int", "bool", "str", "path", "object", "list"]
+OptionType = Literal["float", "int", "bool", "str", "path", "object", "list", "json"]
 """``path``: a file or directory on the worker (the CLI's business; the web app refuses it and
-offers the project's model versions instead)."""
+offers the project's model versions instead); ``json``: any JSON value, what it may be is said by the option's
+``clean`` (a band given as ``true`` or ``[low, high]``)."""
 
 C = TypeVar("C")
 T = TypeVar("T", bound=type)
 
 _PYTHON_TYPES: dict[str, tuple[type, ...]] = {  # numbers.*: numpy's scalars too (a tuned threshold)
     "float": (numbers.Real,), "int": (numbers.Integral,), "bool": (bool,), "str": (str,), "path": (str,),
-    "object": (dict,), "list": (list,),
+    "object": (dict,), "list": (list,), "json": (object,),
 }
+
+
+def _num(x: float) -> str:
+    """A bound as people write it: ``2147483647``, not ``2.14748e+09``; ``1e-12`` stays."""
+    return str(int(x)) if float(x).is_integer() and abs(x) < 1e16 else f"{x:g}"
 
 
 @dataclass(frozen=True)
@@ -51,6 +57,9 @@ class Option:
         help: one line for forms and error messages.
         choices: the valid values of a string option.
         nullable: ``null`` is accepted (= the default behaviour).
+        clean: for a value the type alone does not describe (a band, a list of rules, a language): a function
+            that returns the value as the command uses it or raises ``ValueError`` saying why it is wrong. It
+            runs after the type, range and choices passed; its message is the option's problem.
     """
 
     name: str
@@ -61,6 +70,7 @@ class Option:
     help: str = ""
     choices: tuple[str, ...] | None = None
     nullable: bool = False
+    clean: Callable[[Any], Any] | None = field(default=None, compare=False, repr=False)
 
     def describe(self) -> str:
         """``name (type in [min, max], default d)`` for messages."""
@@ -68,11 +78,11 @@ class Option:
         if self.choices:
             kind = "one of " + "|".join(self.choices)
         elif self.min is not None and self.max is not None:
-            kind += f" in [{self.min:g}, {self.max:g}]"
+            kind += f" in [{_num(self.min)}, {_num(self.max)}]"
         elif self.min is not None:
-            kind += f" >= {self.min:g}"
+            kind += f" >= {_num(self.min)}"
         elif self.max is not None:
-            kind += f" <= {self.max:g}"
+            kind += f" <= {_num(self.max)}"
         default = "" if self.default is None else f", default {self.default}"
         return f"{self.name} ({kind}{default})"
 
@@ -81,17 +91,42 @@ class Option:
         if value is None:
             return None if self.nullable or self.default is None else "must not be null"
         wanted = _PYTHON_TYPES[self.type]
-        if not isinstance(value, wanted) or (self.type != "bool" and isinstance(value, bool)):
+        if not isinstance(value, wanted) or (self.type not in ("bool", "json") and isinstance(value, bool)):
             return f"must be {'an' if self.type[0] in 'aeiou' else 'a'} {self.type}, got {value!r}"
         if self.type == "float" and not math.isfinite(value):  # NaN passes every comparison
             return f"must be a finite number, got {value!r}"
         if self.choices and value not in self.choices:
-            return f"got {value!r}; choose one of: {', '.join(self.choices)}"
+            return f"unknown {self.name} {value!r}; choose one of: {', '.join(self.choices)}"
         if self.min is not None and value < self.min:
-            return f"must be >= {self.min:g}, got {value!r}"
+            return f"must be >= {_num(self.min)}, got {value!r}"
         if self.max is not None and value > self.max:
-            return f"must be <= {self.max:g}, got {value!r}"
+            return f"must be <= {_num(self.max)}, got {value!r}"
         return None
+
+    def from_text(self, raw: str) -> Any:
+        """A form field's, query string's or command-line flag's text as this option's type (blank = the
+        default); text that does not convert is returned unchanged, for :meth:`problem` to name.
+
+        Example:
+            >>> Option("k", "int", 8).from_text("12"), Option("on", "bool", False).from_text("on")
+            (12, True)
+        """
+        raw = raw.strip()
+        if raw == "":
+            return copy.deepcopy(self.default)
+        try:
+            if self.type == "int":
+                return int(raw)
+            if self.type == "float":
+                return float(raw)
+        except ValueError:
+            return raw
+        if self.type == "bool":
+            return {"true": True, "on": True, "1": True, "yes": True,
+                    "false": False, "off": False, "0": False, "no": False}.get(raw.lower(), raw)
+        if self.type == "list":
+            return [part.strip() for part in raw.split(",") if part.strip()]
+        return raw
 
     def as_dict(self) -> dict[str, Any]:
         """JSON form for ``GET /api/methods/`` and the run form."""
@@ -116,8 +151,9 @@ def describe(schema: Iterable[Option]) -> list[dict[str, Any]]:
     return [o.as_dict() for o in schema]
 
 
-def check_config(method: str, schema: Iterable[Option], config: Mapping[str, Any]) -> None:
-    """Raise :class:`OptionError` when ``config`` has an unknown key or a bad value.
+def check_config(method: str, schema: Iterable[Option], config: Mapping[str, Any]) -> dict[str, Any]:
+    """Raise :class:`OptionError` when ``config`` has an unknown key or a bad value; else ``config``'s values
+    as each option's ``clean`` returns them.
 
     Raises:
         OptionError: every problem at once, with the valid options and their ranges.
@@ -125,14 +161,30 @@ def check_config(method: str, schema: Iterable[Option], config: Mapping[str, Any
     schema = tuple(schema)
     by_name = {o.name: o for o in schema}
     problems: dict[str, str] = {}
+    cleaned: dict[str, Any] = {}
     for key, value in config.items():
         option = by_name.get(key)
         if option is None:
             problems[key] = "unknown option"
         elif (why := option.problem(value)) is not None:
             problems[key] = why
+        elif option.clean is not None and value is not None:
+            try:
+                cleaned[key] = option.clean(value)
+            except ValueError as exc:
+                problems[key] = str(exc)
+        else:
+            cleaned[key] = value
     if problems:
         raise OptionError(method, problems, schema)
+    return cleaned
+
+
+def from_text(schema: Iterable[Option], raw: Mapping[str, Any]) -> dict[str, Any]:
+    """``raw``'s text values (a form, a query string, command-line flags) as their options' types; keys
+    without an option and values that are not text are kept as they are (:func:`check_config` names them)."""
+    by_name = {o.name: o for o in schema}
+    return {k: by_name[k].from_text(v) if k in by_name and isinstance(v, str) else v for k, v in raw.items()}
 
 
 def defaults(schema: Iterable[Option]) -> dict[str, Any]:
@@ -156,8 +208,7 @@ def build_config(cls: Callable[..., C], what: str, schema: Iterable[Option], con
         OptionError: an unknown key or a bad value (every problem at once).
     """
     schema = tuple(schema)
-    config = dict(config or {})
-    check_config(what, schema, config)
+    config = check_config(what, schema, dict(config or {}))
     floats = {o.name for o in schema if o.type == "float"}
     given = {k: float(v) if k in floats and v is not None else v for k, v in config.items()}
     return cls(**{**defaults(schema), **dict(base or {}), **given})

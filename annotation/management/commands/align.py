@@ -1,8 +1,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.management.arguments import checked, json_object
-from annotation.management.progress import showing_row
-from annotation.models import AlignmentRun
+from annotation.management.progress import run_here
 from annotation.services.alignment import alignment_runs
 from annotation.services.projects.creation import find_project
 
@@ -35,11 +34,8 @@ class Command(BaseCommand):
         if not now:
             self.stdout.write(f"queued alignment run #{run.pk} ({method}) for '{target.name}' on the {queue} queue")
             return
-        try:
-            with showing_row(self.stdout, f"run #{run.pk}", AlignmentRun, run.pk):
-                alignment_runs.execute_run(run.pk)  # the run's whole plan here, chunk after chunk
-        except Exception as exc:  # noqa: BLE001 - the run row holds the details
-            raise CommandError(f"alignment run #{run.pk} failed: {exc}") from exc
-        run = AlignmentRun.objects.get(pk=run.pk)
+        # the run's whole plan here, chunk after chunk
+        run = run_here(self.stdout, f"run #{run.pk}", run, alignment_runs.execute_run,
+                       failed=f"alignment run #{run.pk}")
         self.stdout.write(f"alignment run #{run.pk} ({method}) succeeded: {run.pair_count} pairs over "
                           f"{run.articles_done} document pairs in {run.timings.get('total_s')} s")

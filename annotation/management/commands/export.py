@@ -128,7 +128,7 @@ class Command(BaseCommand):
     def handle(self, *args, **o):
         try:
             project = find_project(o["project"])
-            options = export.validate(checked(self.options_from(o), "options"), allow_paths=True)
+            options = export.ExportOptions.parse(checked(self.options_from(o), "options"), allow_paths=True)
             if o["preview"]:
                 result = export.preview(project, options)
                 splits = ", ".join(f"{s} {c['pairs']}" for s, c in result["splits"].items())

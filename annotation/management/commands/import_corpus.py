@@ -7,14 +7,10 @@ from annotation.label_schemes import DEFAULT_SCHEME
 from annotation.management.progress import showing
 from annotation.models import AuditEvent, LabelScheme, Project
 from annotation.services import audit
-from annotation.services.corpus.importing import (
-    ON_CONFLICT,
-    CorpusImportError,
-    format_names,
-    gold_meanings,
-    import_path,
-)
+from annotation.services.corpus.importing import CorpusImportError, ImportRequest, import_inputs
+from annotation.services.corpus.importing.archive import path_inputs
 from annotation.services.corpus.importing.base import language_problem
+from annotation.services.corpus.importing.request import import_options
 from annotation.services.projects.creation import add_researcher, command_researcher, find_project
 
 
@@ -28,21 +24,19 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("project", help="project name (or id)")
         parser.add_argument("path", help="file, folder or archive to import")
-        parser.add_argument("--format", default="auto", choices=["auto", *format_names()], help="input format (default: from the file extensions)")
-        parser.add_argument("--language", help="sentence-splitting language, ISO 639-1 (default: the project's)")
+        declared = {o.name: o for o in import_options()}  # the flags' choices and help: the import's declarations
+        parser.add_argument("--format", default="auto", choices=declared["format"].choices,
+                            help=declared["format"].help)
+        parser.add_argument("--language", help=declared["language"].help)
         parser.add_argument("--create", action="store_true", help=f"create the project if it does not exist (scheme {DEFAULT_SCHEME!r})")
         parser.add_argument("--researcher", metavar="USERNAME",
                             help="with --create: the account that becomes the new project's researcher (default: the "
                                  "only non-admin account in the researchers group, if there is exactly one)")
-        parser.add_argument("--on-conflict", default="error", choices=list(ON_CONFLICT), help="an article title already in the project: error (default) or skip it")
-        parser.add_argument("--gold-meaning", default=gold_meanings.DEFAULT_MEANING,
-                            choices=list(gold_meanings.GOLD_MEANINGS),
-                            help="what the file's gold links mean: " + "; ".join(gold_meanings.HELP.values()))
-        parser.add_argument("--columns", metavar="COMPLEX,SIMPLE[,LABEL]",
-                            help="format hf: a pair dataset's two text columns and optional label column "
-                                 "(default: the usual names, e.g. complex,simple or src,dst)")
-        parser.add_argument("--test-questions", action="store_true",
-                            help="use the imported gold links as hidden test questions (default: no)")
+        for name in ("on_conflict", "gold_meaning"):
+            parser.add_argument("--" + name.replace("_", "-"), default=declared[name].default,
+                                choices=declared[name].choices, help=declared[name].help)
+        parser.add_argument("--columns", metavar="COMPLEX,SIMPLE[,LABEL]", help=declared["columns"].help)
+        parser.add_argument("--test-questions", action="store_true", help=declared["test_questions"].help)
 
     def handle(self, *args: object, **options: object) -> None:
         name = str(options["project"])
@@ -55,12 +49,9 @@ class Command(BaseCommand):
                                      label_scheme=project.label_scheme.slug,
                                      **({"researcher": researcher.username} if researcher else {})) if created else None
         try:
+            request = ImportRequest.parse({o.name: options[o.name] for o in import_options() if options.get(o.name)})
             with showing(self.stdout, "import") as display:
-                result = import_path(
-                    project, str(options["path"]), str(options["format"]), language=options["language"] or None,  # type: ignore[arg-type]
-                    on_conflict=str(options["on_conflict"]), gold_meaning=str(options["gold_meaning"]),
-                    test_questions=bool(options["test_questions"]), progress=display, columns=options.get("columns") or None,
-                )
+                result = import_inputs(project, path_inputs(str(options["path"])), request, progress=display)
         except CorpusImportError as exc:
             if created:
                 _undo_creation(project, created_event)

@@ -2,11 +2,12 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.management.arguments import json_object
-from annotation.management.progress import showing_row
-from annotation.models import Job, ModelVersion
+from annotation.management.arguments import json_object, refused_as_command_error
+from annotation.management.progress import run_here
+from annotation.models import ModelVersion
 from annotation.services.projects.creation import find_project
 from annotation.services.training import versions as training
+from annotation.services.training.request import TRAIN_REQUEST_OPTIONS, TrainRequest
 
 
 class Command(BaseCommand):
@@ -15,31 +16,26 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser) -> None:
         parser.add_argument("project", help="project name or id")
-        parser.add_argument("--config", default="{}", help='training options as a JSON object, e.g. {"epochs": 2}')
-        parser.add_argument("--seed", type=int, default=0)
-        parser.add_argument("--base", type=int, default=None, help="model version id to start from")
+        declared = {o.name: o for o in TRAIN_REQUEST_OPTIONS}  # the API's and the Models page's declarations
+        parser.add_argument("--config", default="{}",
+                            help=declared["config"].help + ', a JSON object, e.g. {"epochs": 2}')
+        for flag, name in (("--seed", "seed"), ("--base", "base_version")):
+            parser.add_argument(flag, type=int, default=declared[name].default, help=declared[name].help)
         parser.add_argument("--now", action="store_true", help="train here instead of queueing for a worker")
 
     def handle(self, *args, project: str, config: str, seed: int, base: int | None, now: bool, **options):
-        try:
-            training_config = json_object(config, "--config")
+        with refused_as_command_error():
+            request = TrainRequest.parse({"config": json_object(config, "--config"), "seed": seed,
+                                          "base_version": base})
             target = find_project(project)
-            base_version = training.model_versions(target).get(pk=base) if base is not None else None
-            job = training.start_training(target, config=training_config, seed=seed, base_version=base_version,
-                                             enqueue=not now)
-        except ModelVersion.DoesNotExist:
-            raise CommandError(f"--base: no model version {base} in this project") from None
-        except ValueError as exc:
-            raise CommandError(str(exc)) from exc
+            if base is not None and not training.model_versions(target).filter(pk=base).exists():
+                raise CommandError(f"--base: no model version {base} in this project")
+            job = training.start_training(target, request, enqueue=not now)
         if not now:
             self.stdout.write(f"queued training job #{job.pk} for '{target.name}' on the gpu queue")
             return
-        try:
-            with showing_row(self.stdout, f"training #{job.pk}", Job, job.pk):
-                training.run_training_job(job.pk)
-        except Exception as exc:  # noqa: BLE001 - the job row holds the details
-            raise CommandError(f"training job #{job.pk} failed: {exc}") from exc
-        job = Job.objects.get(pk=job.pk)
+        job = run_here(self.stdout, f"training #{job.pk}", job, training.run_training_job,
+                       failed=f"training job #{job.pk}")
         version = ModelVersion.objects.get(pk=job.result["model_version"])
         self.stdout.write(f"training job #{job.pk} succeeded: model version #{version.pk} {version.name} "
                           f"({json.dumps(version.metrics.get('test') or version.metrics.get('dev'))})")

@@ -31,6 +31,7 @@ from django.db.models.functions import Length, Replace
 
 from annotation.errors import DomainError
 from annotation.models import Adjudication, Label, PairSentence, Prediction
+from annotation.requests import Option
 
 KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,99}$")
 OPERATORS = ("gte", "gt", "lte", "lt", "exact", "isnull")
@@ -56,14 +57,16 @@ def _key(param: str, key: str) -> str:
     return key
 
 
-def _number(param: str, raw: str) -> float:
-    try:
-        value = float(raw)
-    except ValueError:
-        raise PairFilterError(param, f"must be a number, got {raw!r}") from None
-    if value != value or value in (float("inf"), float("-inf")):
-        raise PairFilterError(param, f"must be a finite number, got {raw!r}")
-    return value
+#: every number of the query string: a finite float, as the Option schema reads a query string's text
+NUMBER = Option("number", "float", help="a finite number")
+
+
+def _float(param: str, raw: str) -> float:
+    value = NUMBER.from_text(raw)
+    why = NUMBER.problem(value) if value is not None else f"must be a number, got {raw!r}"
+    if why:
+        raise PairFilterError(param, why)
+    return float(value)
 
 
 def parse_ordering(raw: str) -> list[tuple[str, str | None, bool]]:
@@ -100,7 +103,7 @@ def parse_filters(params: Mapping[str, str]) -> list[tuple[str, str, object]]:
                 raise PairFilterError(param, f"must be true or false, got {raw!r}")
             out.append((key, op, raw.lower() in ("true", "1")))
         else:
-            out.append((key, op, _number(param, raw)))
+            out.append((key, op, _float(param, raw)))
     return out
 
 
@@ -164,7 +167,7 @@ def apply(qs: QuerySet, params: Mapping[str, str], run: int | None = None) -> Qu
     for op in ("gte", "lte"):
         raw_score = params.get(f"score__{op}")
         if raw_score not in (None, ""):
-            qs = qs.filter(**{f"{score_field}__{op}": _number(f"score__{op}", raw_score)})
+            qs = qs.filter(**{f"{score_field}__{op}": _float(f"score__{op}", raw_score)})
     text = (params.get("q") or "").strip()
     if text:
         qs = qs.filter(Exists(PairSentence.objects.filter(pair=OuterRef("pk"), sentence__text__icontains=text)))

@@ -39,6 +39,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from annotation.errors import DomainError
 from annotation.models import (
     AlignmentRun,
     Article,
@@ -76,6 +77,11 @@ CANDIDATE_RUN_METHOD = "candidates"  # runs holding candidates, not predictions
 
 
 
+
+class ParagraphSettingsError(DomainError, ValueError):
+    """The project config's paragraph or candidate settings refused (the message names the key)."""
+
+
 @dataclass(frozen=True)
 class ParagraphSettings:
     similarity: str = "charngram"
@@ -106,28 +112,32 @@ def settings_for(project: Project) -> ParagraphSettings:
     pa = config.get("paragraph_alignment") or {}
     sel = config.get("candidate_selection") or {}
     if not isinstance(pa, dict) or not isinstance(sel, dict):
-        raise ValueError("project config paragraph_alignment and candidate_selection must be objects")
+        raise ParagraphSettingsError("project config paragraph_alignment and candidate_selection must be objects")
     similarity = pa.get("similarity", ParagraphSettings.similarity)
     if similarity not in SIMILARITY_NAMES:
-        raise ValueError(f"project config paragraph_alignment.similarity {similarity!r} is not one of: {', '.join(SIMILARITY_NAMES)}")
+        raise ParagraphSettingsError(f"project config paragraph_alignment.similarity {similarity!r}"
+                                     f" is not one of: {', '.join(SIMILARITY_NAMES)}")
     variant = pa.get("variant", ParagraphSettings.variant)
     if variant not in PARAGRAPH_VARIANTS:
-        raise ValueError(f"project config paragraph_alignment.variant {variant!r} is not one of: {', '.join(PARAGRAPH_VARIANTS)}")
+        raise ParagraphSettingsError(f"project config paragraph_alignment.variant {variant!r}"
+                                     f" is not one of: {', '.join(PARAGRAPH_VARIANTS)}")
     thresholds = pa.get("thresholds")
     if thresholds is not None:
         names = [f.name for f in fields(NewselaThresholds if variant == "newsela" else WikiThresholds)]
         if not isinstance(thresholds, dict) or set(thresholds) - set(names) or not all(
                 isinstance(v, (int, float)) and not isinstance(v, bool) for v in thresholds.values()):
-            raise ValueError(f"project config paragraph_alignment.thresholds must map {', '.join(names)} to numbers")
+            raise ParagraphSettingsError(f"project config paragraph_alignment.thresholds"
+                                         f" must map {', '.join(names)} to numbers")
     mode = config.get("candidates", ParagraphSettings.candidates)
     if mode not in CANDIDATE_MODES:
-        raise ValueError(f"project config candidates {mode!r} is not one of: {', '.join(CANDIDATE_MODES)}")
+        raise ParagraphSettingsError(f"project config candidates {mode!r} is not one of: {', '.join(CANDIDATE_MODES)}")
     measures = sel.get("measures", list(ParagraphSettings.measures))
     if not isinstance(measures, list) or not measures or any(m not in SIMILARITY_NAMES for m in measures):
-        raise ValueError(f"project config candidate_selection.measures must be a non-empty list of: {', '.join(SIMILARITY_NAMES)}")
+        raise ParagraphSettingsError(f"project config candidate_selection.measures"
+                                     f" must be a non-empty list of: {', '.join(SIMILARITY_NAMES)}")
     k = sel.get("k", 1)
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValueError(f"project config candidate_selection.k must be an integer >= 1, got {k!r}")
+        raise ParagraphSettingsError(f"project config candidate_selection.k must be an integer >= 1, got {k!r}")
     return ParagraphSettings(similarity, variant, thresholds, mode, tuple(measures), k)
 
 

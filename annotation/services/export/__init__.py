@@ -21,7 +21,7 @@ written as one line per level pair, ids ``"<title> [<complex level>→<simple le
 back as one two-document article per level pair (an article with a single level pair keeps its title).
 
 Example:
-    >>> export = run_export(project, validate({"kind": "gold", "formats": ["jsonl", "hf"]}))  # doctest: +SKIP
+    >>> export = run_export(project, ExportOptions.parse({"kind": "gold", "formats": ["jsonl", "hf"]}))  # doctest: +SKIP
     >>> export.manifest["counts"]["pairs"]  # doctest: +SKIP
     1234
 """
@@ -48,7 +48,7 @@ from annotation.services.export import formats as export_formats
 from annotation.services.export import manifest as manifests
 from annotation.services.export.completeness import reimport_guide, reimport_readme
 from annotation.services.export.filters import FilterChain
-from annotation.services.export.options import KINDS, LABEL_POLICIES, ExportError, ExportOptions, validate
+from annotation.services.export.options import KINDS, LABEL_POLICIES, ExportError, ExportOptions
 from annotation.services.export.source import LEFT_OUT, UNLABELLED_CLASSES, PairSource
 from annotation.services.projects import job_access
 
@@ -157,15 +157,9 @@ def run_export(project: Project, options: ExportOptions, *, export: Export | Non
     (root / "README.txt").write_text(_readme(export.pk, options, project.name, left_out,
                                              {k: v for k, v in dropped.items() if v}, guide))
     paths.append(root / "README.txt")
-    data = manifests.build(
-        export_id=export.pk, project=project, options=options, split_policy=split_policy,
-        split_articles=split_articles, label_policy=options.label_policy if options.kind == "gold" else None,
-        filters=chain.describe(), dropped=dict(chain.dropped), tally=tally, left_out=left_out,
-        dropped_training=dict(chain.dropped_training),
-        model=manifests.model_description(options.model_version, source.runs),
-        agreement=manifests.agreement_summary(project), files=manifests.checksums(root, paths), timings=timings,
-        tools=manifests.language_tools(project, source.runs),
-    )
+    data = manifests.build(export.pk, project, options, manifests.Written(
+        split_policy, split_articles, chain.describe(), dict(chain.dropped), dict(chain.dropped_training), left_out,
+        tally, source.runs, manifests.checksums(root, paths), timings))
     data["reimport"] = guide
     (root / "manifest.json").write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str))
     archive_rel = ""
@@ -177,8 +171,7 @@ def run_export(project: Project, options: ExportOptions, *, export: Export | Non
         timings["zip_s"] = round(time.monotonic() - zip_started, 3)
     timings["total_s"] = round(time.monotonic() - started, 3)
     data["timings"] = timings
-    _record_finished(export, project, options, data, pairs=tally.total, archive_rel=archive_rel,
-                     exported_articles=exported_articles, user=user)
+    _record_finished(export, options, data, archive_rel, exported_articles, user)
     export.refresh_from_db()
     return export
 
@@ -218,9 +211,10 @@ def _write_formats(root: Path, project: Project, options: ExportOptions, source:
     return tally, exported_articles, paths, left_out, complete_back
 
 
-def _record_finished(export: Export, project: Project, options: ExportOptions, manifest: dict, *, pairs: int,
-                     archive_rel: str, exported_articles: list[int], user=None) -> None:
+def _record_finished(export: Export, options: ExportOptions, manifest: dict, archive_rel: str,
+                     exported_articles: list[int], user) -> None:
     """Store the manifest on the Export row, lock the exported articles' splits and audit it, in one transaction."""
+    project, pairs = export.project, manifest["counts"]["pairs"]
     with transaction.atomic():
         Export.objects.filter(pk=export.pk).update(manifest=manifest, pair_count=pairs, archive=archive_rel,
                                                    finished_at=timezone.now())
@@ -318,7 +312,7 @@ def run_export_job(job_id: int) -> None:
     try:
         job = Job.objects.select_related("project").get(pk=job_id)
         export = Export.objects.get(pk=job.params["export"])
-        options = validate(job.params.get("options") or export.options)
+        options = ExportOptions.parse(job.params.get("options") or export.options)
         # the creator's access now, not when it was queued: this project and each dedup project
         job_access.check(job.created_by, job.project, [spec["project"] for spec in options.dedup if "project" in spec])
         export = run_export(job.project, options, export=export, user=job.created_by,
@@ -337,4 +331,4 @@ def summary(export: Export) -> dict:
 
 
 __all__ = ["KINDS", "format_names", "ExportError", "ExportOptions", "archive_path", "export_dir", "preview", "run_export",
-           "run_export_job", "start_export", "summary", "validate"]
+           "run_export_job", "start_export", "summary"]

@@ -9,6 +9,7 @@ import hashlib
 import os
 import subprocess
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
@@ -129,13 +130,33 @@ def language_tools(project: Project, runs) -> dict:
             "missing_features": missing_features(project, runs or None)}
 
 
-def build(*, export_id: int | None, project: Project, options, split_policy: dict, split_articles: dict,
-          label_policy: str | None, filters: dict, dropped: dict, tally: Tally, model: dict | None,
-          agreement: dict | None, files: dict, timings: dict, tools: dict | None = None,
-          dropped_training: dict | None = None, left_out: dict | None = None) -> dict:
-    """The manifest. ``dropped``: pairs a filter left out of every file, by filter; ``dropped_training``:
-    pairs left out of the training formats only (gold: identical pairs); ``left_out``: per format,
-    pairs it cannot carry (the wiki-manual TSV: ``aligned-or-partial`` and ``undecided``), by class."""
+@dataclass(frozen=True)
+class Written:
+    """What an export wrote, as its manifest records it. ``dropped``: pairs a filter left out of every file, by
+    filter; ``dropped_training``: pairs left out of the training formats only (gold: identical pairs);
+    ``left_out``: per format, pairs it cannot carry (the wiki-manual TSV: ``aligned-or-partial`` and
+    ``undecided``), by class; ``runs``: the alignment runs an auto export read."""
+
+    split_policy: dict
+    split_articles: dict
+    filters: dict
+    dropped: dict
+    dropped_training: dict
+    left_out: dict
+    tally: Tally
+    runs: list
+    files: dict
+    timings: dict
+
+
+def build(export_id: int | None, project: Project, options, written: Written) -> dict:
+    """The manifest of an export of ``project`` with ``options`` (an ``ExportOptions``) that wrote ``written``."""
+    split_policy, split_articles, tally = written.split_policy, written.split_articles, written.tally
+    label_policy = options.label_policy if options.kind == "gold" else None
+    dropped, dropped_training, left_out = written.dropped, written.dropped_training, written.left_out
+    filters, files, timings = written.filters, written.files, written.timings
+    model = model_description(options.model_version, written.runs)
+    agreement, tools = agreement_summary(project), language_tools(project, written.runs)
     return {
         "manifest_version": MANIFEST_VERSION,
         "export": export_id,

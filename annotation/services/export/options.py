@@ -1,41 +1,16 @@
-"""What an export contains: validated options (API body, command-line flags and job params share them).
-
-Every key, its default and meaning::
-
-    kind            "gold" (labelled pairs) | "auto" (a model version's or run's alignment)
-    formats         the registered formats (``formats/``: tsv, parallel, jsonl, articles, hf; default all)
-    splits          which splits to write (default train, dev, test)
-    split_policy    policy for articles without a split (default: the project's, see splits.py)
-    label_policy    gold only: "majority-or-single" (default: adjudicated gold, else the majority of
-                    ≥ 2 counted votes or the only vote, completions' implied nots included, else
-                    imported gold; ties undecided) | "majority" (as it, without single votes) |
-                    "stored" (Adjudication rows only: imported, adjudicated and automatic gold);
-                    the rule: review/gold_reading.py (LABEL_POLICY_HELP)
-    provenance      keep only these provenances (adjudicated, majority, single, imported, model, derived)
-    model_version   auto: id of a ModelVersion (its succeeded runs are exported)
-    runs            auto: ids of alignment runs (instead of or with model_version)
-    labels          keep only these labels or classes (default: gold all, auto aligned + partial)
-    drop_identical  drop pairs whose sides are identical after normalisation (Unicode, case, punctuation,
-                    spacing: ``workers.engine.text.is_identical``; default true)
-    bleu_band       [low, high] in 0..1: keep pairs whose sentence BLEU lies in the band
-                    (``true`` = the CRF paper's [0.1, 0.9]; default off)
-    thresholds      [{"key": "sum4simp_T", "op": "gt", "value": 3.5}, ...] on stored attributes
-                    (or "score"); op ∈ gt, gte, lt, lte, eq; pairs without the attribute are dropped
-    level_pairs     keep only these [complex_level, simple_level] pairs
-    exclude_level_pairs   drop these level pairs (e.g. [["0","1"],["1","2"],["2","3"]])
-    exclude_adjacent      drop pairs of adjacent levels (document ranks one apart)
-    derived         compose adjacent-level alignments into non-adjacent ones (default true)
-    dedup           evaluation sets to drop pairs against: {"project": id|name, "splits": [...]},
-                    {"sentences": [...]} or (command line only) {"path": "file.txt"}
-    dedup_side      "both" (default) | "complex" | "simple": which side must not be in the sets
-    annotator_names write usernames in votes (default false: pseudonymous "a<user id>")
-    lock            lock the exported articles' splits (default true)
+"""What an export contains: its options declared once (:data:`export_options`, the ``Option`` schema: type,
+default, help) and parsed once at the edge (API body, command-line flags, the job's params) into a frozen
+:class:`ExportOptions`. Each option's help is its documentation (the API schema and ``manage.py export --help``
+read it); ``label_policy``'s rule is in review/gold_reading.py (LABEL_POLICY_HELP).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 from annotation.errors import DomainError
+from annotation.requests import BadOptions, Option, parse_request
 from annotation.services.export import formats as export_formats
 from annotation.services.export.splits import NAMES, SplitError, validate_policy
 
@@ -68,8 +43,171 @@ class ExportError(DomainError, ValueError):
     """Bad export options, or an export that cannot run (the message says what to change)."""
 
 
-@dataclass
+def _names(what: str, valid: tuple[str, ...], *, empty: str | None = None):
+    """A clean for a list of names (or comma-separated text) among ``valid``."""
+    def clean(value: Any) -> list[str]:
+        if isinstance(value, str):
+            value = [v.strip() for v in value.split(",") if v.strip()]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ValueError(f"{what} must be a list of strings")
+        bad = [v for v in value if v not in valid]
+        if bad:
+            raise ValueError(f"unknown {what} {', '.join(map(repr, bad))}; choose from: {', '.join(valid)}")
+        if empty and not value:
+            raise ValueError(empty)
+        return value
+    return clean
+
+
+def _formats(value: Any) -> list[str]:
+    return _names("formats", export_formats.names(), empty="choose at least one format")(value)
+
+
+def _labels(value: Any) -> list[str]:
+    if isinstance(value, str):
+        value = [v.strip() for v in value.split(",") if v.strip()]
+    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
+        raise ValueError("labels must be a non-empty list of label values or classes (aligned, partial, not)")
+    return value
+
+
+def _split_policy(value: dict) -> dict:
+    try:
+        return validate_policy(value).as_dict()
+    except SplitError as exc:
+        raise ValueError(str(exc)) from exc
+
+
+def _bleu_band(band: Any) -> list[float] | None:
+    """``true`` = the CRF paper's band, ``false`` = off, else ``[low, high]`` within 0..1."""
+    if band is True or band is False:
+        return list(CRF_BLEU_BAND) if band else None
+    if not (isinstance(band, list) and len(band) == 2 and all(NUMBER.problem(b) is None for b in band)
+            and 0 <= band[0] <= band[1] <= 1):
+        raise ValueError("bleu_band must be [low, high] with 0 ≤ low ≤ high ≤ 1 (BLEU / 100), "
+                         "or true for [0.1, 0.9]")
+    return [float(band[0]), float(band[1])]
+
+
+def _level_pairs(value: list) -> list[list[str]]:
+    if not all(isinstance(p, (list, tuple)) and len(p) == 2 for p in value):
+        raise ValueError("must be a list of [complex_level, simple_level] pairs")
+    return [[str(c), str(s)] for c, s in value]
+
+
+def _ids(value: Any) -> list[int]:
+    value = [value] if not isinstance(value, list) else value
+    if any(ID.problem(v) for v in value):
+        raise ValueError("must be a list of ids")
+    return value
+
+
+def _model_version(value: Any) -> int:
+    return _ids(value)[0] if value != [] else None
+
+
+def _thresholds(value: list) -> list[dict]:
+    from annotation.services.alignment.pair_filters import KEY
+
+    out = []
+    for k, item in enumerate(value):
+        if not isinstance(item, dict) or set(item) != {"key", "op", "value"}:
+            raise ValueError(f"thresholds[{k}] must be an object with exactly key, op and value")
+        if not isinstance(item["key"], str) or not KEY.match(item["key"]):
+            raise ValueError(f"thresholds[{k}].key must be an attribute name (letters, digits, underscores), "
+                             f"e.g. sum4simp_T, gain_prob, pivot_fres_gain")
+        if item["op"] not in OPERATORS:
+            raise ValueError(f"thresholds[{k}].op must be one of {', '.join(OPERATORS)}, got {item['op']!r}")
+        if NUMBER.problem(item["value"]):
+            raise ValueError(f"thresholds[{k}].value must be a number, got {item['value']!r}")
+        out.append({"key": item["key"], "op": item["op"], "value": float(item["value"])})
+    return out
+
+
+def _dedup(allow_paths: bool):
+    def clean(value: list) -> list[dict]:
+        out = []
+        for k, item in enumerate(value):
+            if not isinstance(item, dict) or len({"project", "sentences", "path"} & set(item)) != 1:
+                raise ValueError(f"dedup[{k}] must be one of {{project, splits}}, {{sentences}} or {{path}}")
+            if "project" in item:
+                splits = _names(f"dedup[{k}].splits", NAMES)(item.get("splits", list(NAMES)))
+                extra = set(item) - {"project", "splits", "name"}
+                if extra:
+                    raise ValueError(f"dedup[{k}] has unknown key(s) {', '.join(sorted(extra))}")
+                out.append({"project": item["project"], "splits": splits, "name": str(item.get("name", ""))})
+            elif "sentences" in item:
+                sentences = item["sentences"]
+                if not isinstance(sentences, list) or not all(isinstance(s, str) for s in sentences):
+                    raise ValueError(f"dedup[{k}].sentences must be a list of strings")
+                out.append({"sentences": sentences, "name": str(item.get("name", f"inline set {k}"))})
+            elif not allow_paths:
+                raise ValueError(f"dedup[{k}].path: files on the server can only be named on the command line; "
+                                 "send the sentences instead")
+            else:
+                out.append({"path": str(item["path"]), "name": str(item.get("name", item["path"]))})
+        return out
+    return clean
+
+
+NUMBER = Option("value", "float")
+ID = Option("id", "int", min=1)
+
+
+def export_options(*, allow_paths: bool = False) -> tuple[Option, ...]:
+    """Every export option: type, default and help (the formats are the registered ones, read when asked);
+    ``allow_paths``: ``dedup`` may name files on the server (the command line only)."""
+    return (
+        Option("kind", "str", "gold", choices=KINDS,
+               help="gold (labelled pairs) | auto (a model version's or run's alignment)"),
+        Option("formats", "json", list(export_formats.names()), clean=_formats,
+               help="the registered formats to write (default all)"),
+        Option("splits", "json", list(NAMES), clean=_names("splits", NAMES, empty="choose at least one split"),
+               help="which splits to write (default train, dev, test)"),
+        Option("split_policy", "object", None, nullable=True, clean=_split_policy,
+               help="policy for articles without a split (default: the project's, see splits.py)"),
+        Option("label_policy", "str", DEFAULT_LABEL_POLICY, choices=LABEL_POLICIES,
+               help="gold only: which decisions count (majority-or-single | majority | stored; see LABEL_POLICY_HELP)"),
+        Option("provenance", "json", None, nullable=True, clean=_names("provenance", PROVENANCES),
+               help="keep only these provenances (adjudicated, majority, single, imported, model, derived)"),
+        Option("model_version", "json", None, nullable=True, clean=_model_version,
+               help="auto: id of a ModelVersion (its succeeded runs are exported)"),
+        Option("runs", "json", [], clean=_ids, help="auto: ids of alignment runs (instead of or with model_version)"),
+        Option("labels", "json", None, nullable=True, clean=_labels,
+               help="keep only these labels or classes (default: gold all, auto aligned + partial)"),
+        Option("drop_identical", "bool", True,
+               help="drop pairs whose sides are identical after normalisation (workers.engine.text.is_identical)"),
+        Option("bleu_band", "json", None, nullable=True, clean=_bleu_band,
+               help="[low, high] in 0..1: keep pairs whose sentence BLEU lies in the band (true = the CRF paper's "
+                    "[0.1, 0.9]; default off)"),
+        Option("thresholds", "list", [], clean=_thresholds,
+               help='[{"key": "sum4simp_T", "op": "gt", "value": 3.5}, ...] on stored attributes (or "score"); op: '
+                    "gt, gte, lt, lte, eq; pairs without the attribute are dropped"),
+        Option("level_pairs", "list", None, nullable=True, clean=_level_pairs,
+               help="keep only these [complex_level, simple_level] pairs"),
+        Option("exclude_level_pairs", "list", [], clean=_level_pairs,
+               help='drop these level pairs (e.g. [["0","1"],["1","2"],["2","3"]])'),
+        Option("exclude_adjacent", "bool", False, help="drop pairs of adjacent levels (document ranks one apart)"),
+        Option("derived", "bool", True, help="compose adjacent-level alignments into non-adjacent ones"),
+        Option("dedup", "list", [], clean=_dedup(allow_paths),
+               help='evaluation sets to drop pairs against: {"project": id|name, "splits": [...]}, {"sentences": '
+                    '[...]} or (command line only) {"path": "file.txt"}'),
+        Option("dedup_side", "str", "both", choices=DEDUP_SIDES,
+               help="both (default) | complex | simple: which side must not be in the sets"),
+        Option("annotator_names", "bool", False,
+               help='write usernames in votes (default: pseudonymous "a<user id>")'),
+        Option("lock", "bool", True, help="lock the exported articles' splits"),
+    )
+
+
+class ExportOptionsError(BadOptions, ExportError):
+    """Bad export options (``problems``: option → why); the API answers them under ``options``."""
+
+
+@dataclass(frozen=True)
 class ExportOptions:
+    """The parsed options of one export (:func:`export_options` declares and documents each)."""
+
     kind: str = "gold"
     formats: list[str] = field(default_factory=lambda: list(export_formats.names()))
     splits: list[str] = field(default_factory=lambda: list(NAMES))
@@ -91,159 +229,20 @@ class ExportOptions:
     annotator_names: bool = False
     lock: bool = True
 
+    @classmethod
+    def parse(cls, raw: Mapping[str, Any] | None, *, allow_paths: bool = False) -> ExportOptions:
+        """The options of ``raw`` (an absent or null key: its default).
+
+        Raises:
+            ExportOptionsError: every unknown key and bad value at once; an auto export without what to export.
+        """
+        given = {k: v for k, v in dict(raw or {}).items() if v is not None}
+        options = parse_request(cls, "export", export_options(allow_paths=allow_paths), given,
+                                error=ExportOptionsError.of)
+        if options.kind == "auto" and options.model_version is None and not options.runs:
+            raise ExportOptionsError("an auto export needs a model_version or runs",
+                                     {"kind": "an auto export needs a model_version or runs"})
+        return options
+
     def as_dict(self) -> dict:
         return asdict(self)
-
-
-def _choices(name: str, value, valid: tuple[str, ...]) -> list[str]:
-    if isinstance(value, str):
-        value = [v.strip() for v in value.split(",") if v.strip()]
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ExportError(f"{name} must be a list of strings")
-    bad = [v for v in value if v not in valid]
-    if bad:
-        raise ExportError(f"unknown {name} {', '.join(map(repr, bad))}; choose from: {', '.join(valid)}")
-    return value
-
-
-def _one_of(name: str, value, valid: tuple[str, ...]) -> str:
-    if value not in valid:
-        raise ExportError(f"{name} must be one of {', '.join(valid)}, got {value!r}")
-    return value
-
-
-def _labels(value) -> list[str]:
-    if isinstance(value, str):
-        value = [v.strip() for v in value.split(",") if v.strip()]
-    if not isinstance(value, list) or not value or not all(isinstance(v, str) for v in value):
-        raise ExportError("labels must be a non-empty list of label values or classes (aligned, partial, not)")
-    return value
-
-
-def _bleu_band(band) -> list[float]:
-    """``true`` = the CRF paper's band, else ``[low, high]`` within 0..1."""
-    if band is True:
-        return list(CRF_BLEU_BAND)
-    if not (isinstance(band, list) and len(band) == 2 and all(isinstance(b, (int, float)) and not isinstance(b, bool)
-                                                            for b in band) and 0 <= band[0] <= band[1] <= 1):
-        raise ExportError("bleu_band must be [low, high] with 0 ≤ low ≤ high ≤ 1 (BLEU / 100), or true for [0.1, 0.9]")
-    return [float(band[0]), float(band[1])]
-
-
-def _bool(name: str, value) -> bool:
-    if not isinstance(value, bool):
-        raise ExportError(f"{name} must be true or false, got {value!r}")
-    return value
-
-
-def _level_pairs(name: str, value) -> list[list[str]]:
-    if not isinstance(value, list) or not all(isinstance(p, (list, tuple)) and len(p) == 2 for p in value):
-        raise ExportError(f"{name} must be a list of [complex_level, simple_level] pairs")
-    return [[str(c), str(s)] for c, s in value]
-
-
-def _ids(name: str, value) -> list[int]:
-    if isinstance(value, int) and not isinstance(value, bool):
-        value = [value]
-    if not isinstance(value, list) or not all(isinstance(v, int) and not isinstance(v, bool) for v in value):
-        raise ExportError(f"{name} must be a list of ids")
-    return value
-
-
-def _thresholds(value) -> list[dict]:
-    if not isinstance(value, list):
-        raise ExportError("thresholds must be a list of {key, op, value}")
-    from annotation.services.alignment.pair_filters import KEY
-
-    out = []
-    for k, item in enumerate(value):
-        if not isinstance(item, dict) or set(item) != {"key", "op", "value"}:
-            raise ExportError(f"thresholds[{k}] must be an object with exactly key, op and value")
-        if not isinstance(item["key"], str) or not KEY.match(item["key"]):
-            raise ExportError(f"thresholds[{k}].key must be an attribute name (letters, digits, underscores), "
-                              f"e.g. sum4simp_T, gain_prob, pivot_fres_gain")
-        if item["op"] not in OPERATORS:
-            raise ExportError(f"thresholds[{k}].op must be one of {', '.join(OPERATORS)}, got {item['op']!r}")
-        number = item["value"]
-        if isinstance(number, bool) or not isinstance(number, (int, float)):
-            raise ExportError(f"thresholds[{k}].value must be a number, got {number!r}")
-        out.append({"key": item["key"], "op": item["op"], "value": float(number)})
-    return out
-
-
-def _dedup(value, *, allow_paths: bool) -> list[dict]:
-    if not isinstance(value, list):
-        raise ExportError("dedup must be a list of evaluation sets")
-    out = []
-    for k, item in enumerate(value):
-        if not isinstance(item, dict) or len({"project", "sentences", "path"} & set(item)) != 1:
-            raise ExportError(f"dedup[{k}] must be one of {{project, splits}}, {{sentences}} or {{path}}")
-        if "project" in item:
-            splits = _choices(f"dedup[{k}].splits", item.get("splits", list(NAMES)), NAMES)
-            extra = set(item) - {"project", "splits", "name"}
-            if extra:
-                raise ExportError(f"dedup[{k}] has unknown key(s) {', '.join(sorted(extra))}")
-            out.append({"project": item["project"], "splits": splits, "name": str(item.get("name", ""))})
-        elif "sentences" in item:
-            sentences = item["sentences"]
-            if not isinstance(sentences, list) or not all(isinstance(s, str) for s in sentences):
-                raise ExportError(f"dedup[{k}].sentences must be a list of strings")
-            out.append({"sentences": sentences, "name": str(item.get("name", f"inline set {k}"))})
-        else:
-            if not allow_paths:
-                raise ExportError(f"dedup[{k}].path: files on the server can only be named on the command line; "
-                                  "send the sentences instead")
-            out.append({"path": str(item["path"]), "name": str(item.get("name", item["path"]))})
-    return out
-
-
-def validate(raw: dict | None, *, allow_paths: bool = False) -> ExportOptions:
-    """:class:`ExportOptions` from a dict; unknown keys and bad values raise :class:`ExportError`."""
-    raw = dict(raw or {})
-    known = set(ExportOptions.__dataclass_fields__)
-    unknown = sorted(set(raw) - known)
-    if unknown:
-        raise ExportError(f"unknown export option(s) {', '.join(unknown)}; valid: {', '.join(sorted(known))}")
-    opts = ExportOptions()
-    kind = opts.kind = _one_of("kind", raw.get("kind", "gold"), KINDS)
-    if "formats" in raw:
-        opts.formats = _choices("formats", raw["formats"], export_formats.names())
-        if not opts.formats:
-            raise ExportError("choose at least one format")
-    if "splits" in raw:
-        opts.splits = _choices("splits", raw["splits"], NAMES)
-        if not opts.splits:
-            raise ExportError("choose at least one split")
-    if raw.get("split_policy") is not None:
-        try:
-            opts.split_policy = validate_policy(raw["split_policy"]).as_dict()
-        except SplitError as exc:
-            raise ExportError(str(exc)) from exc
-    if "label_policy" in raw:
-        opts.label_policy = _one_of("label_policy", raw["label_policy"], LABEL_POLICIES)
-    if raw.get("provenance") is not None:
-        opts.provenance = _choices("provenance", raw["provenance"], PROVENANCES)
-    if raw.get("model_version") is not None:
-        opts.model_version = _ids("model_version", raw["model_version"])[0]
-    if raw.get("runs"):
-        opts.runs = _ids("runs", raw["runs"])
-    if kind == "auto" and opts.model_version is None and not opts.runs:
-        raise ExportError("an auto export needs a model_version or runs")
-    if raw.get("labels") is not None:
-        opts.labels = _labels(raw["labels"])
-    for name in ("drop_identical", "exclude_adjacent", "derived", "annotator_names", "lock"):
-        if name in raw:
-            setattr(opts, name, _bool(name, raw[name]))
-    if raw.get("bleu_band") not in (None, False):
-        opts.bleu_band = _bleu_band(raw["bleu_band"])
-    if raw.get("thresholds"):
-        opts.thresholds = _thresholds(raw["thresholds"])
-    if raw.get("level_pairs") is not None:
-        opts.level_pairs = _level_pairs("level_pairs", raw["level_pairs"])
-    if raw.get("exclude_level_pairs"):
-        opts.exclude_level_pairs = _level_pairs("exclude_level_pairs", raw["exclude_level_pairs"])
-    if raw.get("dedup"):
-        opts.dedup = _dedup(raw["dedup"], allow_paths=allow_paths)
-    if "dedup_side" in raw:
-        opts.dedup_side = _one_of("dedup_side", raw["dedup_side"], DEDUP_SIDES)
-    return opts

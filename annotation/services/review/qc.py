@@ -17,7 +17,8 @@ export use) leaves their labels out.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict, dataclass, fields
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
 
 from django.db.models import QuerySet
 from django.utils import timezone
@@ -25,18 +26,22 @@ from django.utils import timezone
 from annotation.errors import DomainError
 from annotation.label_schemes import UNKNOWN_KIND, value_classes
 from annotation.models import Assignment, CandidatePair, Label, Membership, Project
+from annotation.requests import BadOptions, Option, parse_request
 from annotation.services.review.gold_reading import pair_gold
+from workers.engine import defaults
 
 MAX_OVERLAP = 10
 MAX_REASON = 300  # Membership.exclusion_reason's length
 
-DEFAULTS: dict[str, float | int] = {
-    "overlap": 1,                  # annotators per item (k); the paper used 5
-    "min_seconds": 10,             # labels faster than this are rejected (0 turns the check off)
-    "test_every": 5,               # one hidden test question in every N items (0 = no tests)
-    "exclusion_threshold": 0.85,   # test accuracy below this excludes the annotator...
-    "min_test_answers": 5,         # ...once they answered at least this many test questions
-}
+QC_OPTIONS: tuple[Option, ...] = (
+    Option("overlap", "int", 1, 1, MAX_OVERLAP, "annotators per item (k); the paper used 5"),
+    Option("min_seconds", "float", 10, 0, 3600, "labels faster than this are rejected (0 turns the check off)"),
+    Option("test_every", "int", 5, 0, None, "one hidden test question in every N items (0 = no tests)"),
+    Option("exclusion_threshold", "float", 0.85, 0, 1, "test accuracy below this excludes the annotator..."),
+    Option("min_test_answers", "int", 5, 1, None, "...once they answered at least this many test questions"),
+)
+"""The QC settings (``Project.config["qc"]``): types, ranges, defaults and help, read by the settings page."""
+DEFAULTS: dict[str, float | int] = defaults(QC_OPTIONS)
 
 # A label may arrive this much sooner than the server's own clock says (request latency, clock skew).
 CLOCK_TOLERANCE_S = 1.0
@@ -59,45 +64,35 @@ class AnnotatorExcluded(QualityControlError):
 
 @dataclass(frozen=True)
 class QcConfig:
+    """A project's QC settings, parsed once from ``config["qc"]`` (:data:`QC_OPTIONS`)."""
+
     overlap: int = int(DEFAULTS["overlap"])
     min_seconds: float = float(DEFAULTS["min_seconds"])
     test_every: int = int(DEFAULTS["test_every"])
     exclusion_threshold: float = float(DEFAULTS["exclusion_threshold"])
     min_test_answers: int = int(DEFAULTS["min_test_answers"])
 
+    @classmethod
+    def parse(cls, config: Mapping | None, *, text: bool = False) -> QcConfig:
+        """The settings of a ``qc`` object (``text``: a form's fields), defaults filled in.
+
+        Raises:
+            QcConfigError: every unknown key and bad value at once (``problems``: key → why).
+        """
+        if config is not None and not isinstance(config, Mapping):
+            raise QcConfigError(f"project config qc must be an object with keys {', '.join(DEFAULTS)}", {})
+        return parse_request(cls, "qc", QC_OPTIONS, config, text=text, error=QcConfigError.of)
+
     def as_dict(self) -> dict:
         return asdict(self)
 
 
-def _number(config: dict, name: str, kind: type, low: float, high: float | None) -> int | float:
-    raw = config.get(name, DEFAULTS[name])
-    if isinstance(raw, bool) or not isinstance(raw, (int, float)) or (kind is int and raw != int(raw)):
-        raise ValueError(f"project config qc.{name} must be {'an integer' if kind is int else 'a number'}, got {raw!r}")
-    if raw < low or (high is not None and raw > high):
-        bounds = f"between {low} and {high}" if high is not None else f"at least {low}"
-        raise ValueError(f"project config qc.{name} must be {bounds}, got {raw!r}")
-    return kind(raw)
-
-
-def validate(config: dict | None) -> QcConfig:
-    """The QC settings of a project config's ``qc`` object, defaults filled in; bad values raise ValueError."""
-    config = config or {}
-    if not isinstance(config, dict):
-        raise ValueError(f"project config qc must be an object with keys {', '.join(DEFAULTS)}")
-    unknown = sorted(set(config) - {f.name for f in fields(QcConfig)})
-    if unknown:
-        raise ValueError(f"unknown qc setting(s) {', '.join(unknown)}; valid: {', '.join(DEFAULTS)}")
-    return QcConfig(
-        overlap=_number(config, "overlap", int, 1, MAX_OVERLAP),
-        min_seconds=_number(config, "min_seconds", float, 0, 3600),
-        test_every=_number(config, "test_every", int, 0, None),
-        exclusion_threshold=_number(config, "exclusion_threshold", float, 0, 1),
-        min_test_answers=_number(config, "min_test_answers", int, 1, None),
-    )
+class QcConfigError(BadOptions):
+    """Bad QC settings (``problems``: each bad key → why)."""
 
 
 def qc_config(project: Project) -> QcConfig:
-    return validate((project.config or {}).get("qc"))
+    return QcConfig.parse((project.config or {}).get("qc"))
 
 
 # --- Time on item -----------------------------------------------------------------------------

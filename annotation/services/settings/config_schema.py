@@ -1,17 +1,18 @@
 """The one schema of ``Project.config``: every key the app reads, its type and range.
 
 The settings page (``project_settings``, ``guidelines``, ``language_tools``) and the API
-(``PATCH /api/projects/<id>/ {"config": {...}}``) both check a config through :func:`validate`, and
-each key's check is the one its own area uses when it reads the value (``qc.validate`` for ``qc``,
+(``PATCH /api/projects/<id>/ {"config": {...}}``) both check a config through :func:`checked`: every key is declared
+once in :func:`config_options` (the ``Option`` schema: type, range or choices, help), and a key's ``clean`` is the
+check its own area uses when it reads the value (``qc.QcConfig.parse`` for ``qc``,
 ``paragraph_alignment.settings_for`` for the paragraph settings, the engine's option schema for
 ``wivico``...), so the API refuses exactly what the page refuses, and a value the API stores never
 breaks a page or a run later. Unknown keys are refused with the list of valid ones.
 
->>> validate({"qc": {"overlap": 0}})
+>>> checked({"qc": {"overlap": 0}})  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-annotation.services.settings.config_schema.ConfigError: qc: project config qc.overlap must be between 1 and 10, got 0
->>> validate({"colour": "red"})
+annotation.services.settings.config_schema.ConfigError: qc: bad qc option(s): overlap: must be >= 1, got 0; valid: overlap (int in [1, 10], default 1), ...
+>>> checked({"colour": "red"})
 Traceback (most recent call last):
 ...
 annotation.services.settings.config_schema.ConfigError: colour: unknown setting; valid: adjudicate, adjudicate_show_score, candidate_selection, candidates, default_model_version, encoder, guidelines, paragraph_alignment, paragraph_corrections, qc, queue_changes, queue_identical, queue_order, queue_run, queue_uncertainty, show_predictions, spacy_pipeline, splits, thresholds, wivico
@@ -23,10 +24,11 @@ from types import SimpleNamespace
 from typing import Any
 
 from annotation.errors import DomainError
+from annotation.requests import Option
 from annotation.validation import MAX_ID, json_problem
+from workers.engine import OptionError, check_config
 
 UNCERTAINTY_SOURCES = ("model", "disagreement")
-THRESHOLD_KEYS = ("aligned", "partial", "method", "pairs", "f1", "source_run", "computed_at")
 
 
 class ConfigError(DomainError, ValueError):
@@ -37,39 +39,17 @@ class ConfigError(DomainError, ValueError):
         super().__init__("; ".join(f"{key}: {why}" for key, why in errors.items()))
 
 
-# --- One check per key: each raises ValueError with a message ---------------------------------
+# --- What a key's type and range do not say: each returns the value or raises ValueError ---------------
 
-def _bool(value: Any) -> None:
-    if not isinstance(value, bool):
-        raise ValueError(f"must be true or false, got {value!r}")
-
-
-def _choice(options: Callable[[], tuple[str, ...]]) -> Callable[[Any], None]:
-    def check(value: Any) -> None:
-        valid = tuple(options())
-        if value not in valid:
-            raise ValueError(f"must be one of: {', '.join(valid)} (got {value!r})")
-    return check
+def _optional_id(name: str) -> Option:
+    return Option(name, "int", None, 1, MAX_ID, nullable=True, help="an id of the project's own rows")
 
 
-def _id(value: Any, *, nullable: bool = True) -> None:
-    if value is None and nullable:
-        return
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ID:
-        raise ValueError(f"must be an id (a positive integer), got {value!r}")
-
-
-def _number(name: str, value: Any, *, nullable: bool = False) -> None:
-    if value is None and nullable:
-        return
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{name} must be a number, got {value!r}")
-
-
-def _qc(value: Any) -> None:
+def _qc(value: dict) -> dict:
     from annotation.services.review import qc
 
-    qc.validate(value)
+    qc.QcConfig.parse(value)
+    return value
 
 
 def _adjudication_modes() -> tuple[str, ...]:
@@ -90,74 +70,68 @@ def _queue_orders() -> tuple[str, ...]:
     return tuple(ORDERS)
 
 
-def _tool(what: str, key: str) -> Callable[[Any], None]:
-    def check(value: Any) -> None:
+def _tool(what: str, key: str) -> Callable[[str], str]:
+    def check(value: str) -> str:
         from annotation.services.projects import language_tools, model_paths
 
-        if not isinstance(value, str):
-            raise ValueError(f"must be a name or path (a string), got {value!r}")
-        value = language_tools.clean(value, what)
-        if not value.startswith(model_paths.VERSION_PREFIX):  # a version id is checked against the project
-            language_tools.checked(value, key, None, database=False)
+        cleaned = language_tools.clean(value, what)
+        if not cleaned.startswith(model_paths.VERSION_PREFIX):  # a version id is checked against the project
+            language_tools.checked(cleaned, key, None, database=False)
+        return value
     return check
 
 
-def _guidelines(value: Any) -> None:
+def _guidelines(value: str) -> str:
     from annotation.services.projects.guidelines import MAX_LENGTH
 
-    if not isinstance(value, str):
-        raise ValueError("must be Markdown text (a string)")
     if len(value) > MAX_LENGTH:
         raise ValueError(f"at most {MAX_LENGTH:,} characters (got {len(value):,})")
+    return value
 
 
-def _paragraph_settings(value: Any, config: dict) -> None:
+def _paragraph_settings(config: dict) -> None:
     """``paragraph_alignment``, ``candidate_selection`` and ``candidates`` are read together."""
     from annotation.services.alignment.paragraph_alignment import settings_for
 
     settings_for(SimpleNamespace(config=config))
 
 
-def _splits(value: Any) -> None:
+def _splits(value: dict) -> dict:
     from annotation.services.export.splits import validate_policy
 
-    if not isinstance(value, dict):
-        raise ValueError("must be an object (the split policy)")
     validate_policy(value)
+    return value
 
 
-def _thresholds(value: Any) -> None:
-    """What ``calibration.calibrate`` stores: the cut-offs, the labelled pairs they came from."""
+def _threshold_options() -> tuple[Option, ...]:
     from annotation.services.scoring.calibration import METHODS
 
-    if not isinstance(value, dict):
-        raise ValueError(f"must be an object with keys {', '.join(THRESHOLD_KEYS)}")
-    unknown = sorted(set(value) - set(THRESHOLD_KEYS))
-    if unknown:
-        raise ValueError(f"unknown key(s) {', '.join(unknown)}; valid: {', '.join(THRESHOLD_KEYS)}")
-    _number("aligned", value.get("aligned"), nullable="aligned" not in value)
-    _number("partial", value.get("partial"), nullable=True)
-    if "method" in value and value["method"] not in METHODS:
-        raise ValueError(f"method must be one of: {', '.join(METHODS)} (got {value['method']!r})")
-    _id(value.get("source_run"))
-    for key in ("pairs", "f1"):
-        if key in value and not isinstance(value[key], dict):
-            raise ValueError(f"{key} must be an object")
-    if "computed_at" in value and not isinstance(value["computed_at"], str):
-        raise ValueError("computed_at must be a date-time (a string)")
+    return (Option("aligned", "float", help="score at or above which a pair is aligned"),
+            Option("partial", "float", None, nullable=True, help="score at or above which a pair is partial"),
+            Option("method", "str", choices=tuple(METHODS), help="how the cut-offs were chosen"),
+            Option("pairs", "object", help="the labelled pairs they came from"),
+            Option("f1", "object", help="their F1 on those pairs"),
+            _optional_id("source_run"),
+            Option("computed_at", "str", help="when (ISO date-time)"))
 
 
-def _method_settings(method: str) -> Callable[[Any], None]:
+def _thresholds(value: dict) -> dict:
+    """What ``calibration.calibrate`` stores: the cut-offs, the labelled pairs they came from."""
+    try:
+        check_config("thresholds", _threshold_options(), value)
+    except OptionError as exc:
+        raise ValueError("; ".join(f"{k}: {why}" for k, why in exc.problems.items())) from None
+    return value
+
+
+def _method_settings(method: str) -> Callable[[dict], dict]:
     """A method's stored settings (``config[<method>]``: its ``project_keys``, e.g. the cut-offs scoring's
     wivico-thresholds job derives): its own options, as a run takes them, and ``derived_from``."""
 
-    def check(value: Any) -> None:
+    def clean(value: dict) -> dict:
         from annotation.services.alignment.run_options import facts, method_options
-        from workers.engine import check_config
 
         keys = facts(method).project_keys
-        if not isinstance(value, dict):
-            raise ValueError(f"must be an object with keys {', '.join(keys)}, derived_from")
         unknown = sorted(set(value) - {*keys, "derived_from"})
         if unknown:
             raise ValueError(f"unknown key(s) {', '.join(unknown)}; valid: {', '.join(keys)}, derived_from")
@@ -165,80 +139,97 @@ def _method_settings(method: str) -> Callable[[Any], None]:
             raise ValueError("derived_from must be an object")
         schema = [o for o in method_options(method) if o.name in keys]
         check_config(method, schema, {k: v for k, v in value.items() if k in keys})
+        return value
 
-    return check
-
-
-def _queue_changes(value: Any) -> None:
-    if value is None:
-        return
-    if not isinstance(value, dict) or set(value) != {"old", "new"}:
-        raise ValueError("must be {\"old\": <run id>, \"new\": <run id>} or null")
-    _id(value["old"], nullable=False)
-    _id(value["new"], nullable=False)
-    if value["old"] == value["new"]:
-        raise ValueError("old and new must be two different runs")
+    return clean
 
 
-#: key → its check (``config`` is passed to the checks that read several keys together)
-CHECKS: dict[str, Callable[..., None]] = {
-    "show_predictions": _bool,
-    "adjudicate": _choice(_adjudication_modes),
-    "adjudicate_show_score": _bool,
-    "paragraph_corrections": _choice(_correction_modes),
-    "qc": _qc,
-    "encoder": _tool("sentence encoder", "encoder"),
-    "spacy_pipeline": _tool("spaCy pipeline", "spacy_pipeline"),
-    "guidelines": _guidelines,
-    "thresholds": _thresholds,
-    "default_model_version": _id,
-    "queue_run": _id,
-    "queue_changes": _queue_changes,
-    "queue_identical": _bool,
-    "queue_order": _choice(_queue_orders),
-    "queue_uncertainty": _choice(lambda: UNCERTAINTY_SOURCES),
-    "paragraph_alignment": _paragraph_settings,
-    "candidate_selection": _paragraph_settings,
-    "candidates": _paragraph_settings,
-    "splits": _splits,
-}
-TOGETHER = ("paragraph_alignment", "candidate_selection", "candidates")
-
-
-def checks() -> dict[str, Callable[..., None]]:
-    """Every key's check: :data:`CHECKS` and ``<method>`` for each method that declares ``project_keys``
-    (``wivico``: the cut-offs its scoring job derives)."""
+def _method_options() -> tuple[Option, ...]:
+    """``<method>`` for each method that declares ``project_keys`` (``wivico``: the cut-offs its scoring job
+    derives), read from the methods' declarations."""
     from annotation.services.alignment.run_options import available_methods, facts
 
-    return {**CHECKS, **{m: _method_settings(m) for m in available_methods() if facts(m).project_keys}}
+    return tuple(Option(m, "object", clean=_method_settings(m), help=f"{m}'s stored settings, as a run takes them")
+                 for m in available_methods() if facts(m).project_keys)
+
+
+def _queue_changes(value: dict) -> dict:
+    if set(value) != {"old", "new"}:
+        raise ValueError("must be {\"old\": <run id>, \"new\": <run id>} or null")
+    run = _optional_id("run")
+    for key in ("old", "new"):
+        if value[key] is None or run.problem(value[key]):
+            raise ValueError(f"{key}: must be a run id, got {value[key]!r}")
+    if value["old"] == value["new"]:
+        raise ValueError("old and new must be two different runs")
+    return value
+
+
+def config_options() -> tuple[Option, ...]:
+    """Every key of ``Project.config``: its type, range or choices, help, and (``clean``) what the type does not
+    say. Read when asked: the choices come from the areas that own them."""
+    from annotation.services.editing.paragraph_correction import CORRECTION_MODES
+    from annotation.services.review.adjudication import MODES
+    from annotation.services.review.queue_serving import ORDERS
+
+    return (
+        Option("show_predictions", "bool", help="annotators see the model's predictions"),
+        Option("adjudicate", "str", choices=tuple(MODES), help="which pairs go to adjudication"),
+        Option("adjudicate_show_score", "bool", help="adjudicators see the model's score"),
+        Option("paragraph_corrections", "str", choices=tuple(CORRECTION_MODES), help="how paragraph links change"),
+        Option("qc", "object", clean=_qc, help="crowd quality control (review.qc.QC_OPTIONS)"),
+        Option("encoder", "str", clean=_tool("sentence encoder", "encoder"), help="the sentence encoder"),
+        Option("spacy_pipeline", "str", clean=_tool("spaCy pipeline", "spacy_pipeline"), help="the spaCy pipeline"),
+        Option("guidelines", "str", clean=_guidelines, help="the annotation guidelines (Markdown)"),
+        Option("thresholds", "object", clean=_thresholds, help="calibrated cut-offs (scoring.calibration)"),
+        _optional_id("default_model_version"),
+        _optional_id("queue_run"),
+        Option("queue_changes", "object", None, nullable=True, clean=_queue_changes,
+               help="the queue holds only the pairs two runs disagree on: {old, new}"),
+        Option("queue_identical", "bool", help="queue pairs whose sides are identical"),
+        Option("queue_order", "str", choices=tuple(ORDERS), help="the order the queue serves pairs in"),
+        Option("queue_uncertainty", "str", choices=UNCERTAINTY_SOURCES, help="what 'uncertain' means"),
+        Option("paragraph_alignment", "json", help="automatic paragraph links (read with the two below)"),
+        Option("candidate_selection", "json", help="candidate pairs within paragraph links"),
+        Option("candidates", "json", help="which candidate pairs a run proposes"),
+        Option("splits", "object", clean=_splits, help="the split policy (export.splits)"),
+        *_method_options(),
+    )
+
+
+TOGETHER = ("paragraph_alignment", "candidate_selection", "candidates")
+
 #: keys that name another object of the project (checked against the database when a project is given)
 REFERENCES = ("default_model_version", "queue_run", "queue_changes", "thresholds", "encoder", "spacy_pipeline")
 
 
 def problems(config: Any, keys: list[str] | None = None) -> dict[str, str]:
     """``{key: why}`` for every bad key of ``config`` (only ``keys`` when given), unknown keys included."""
-    every = checks()
+    schema = config_options()
+    valid = ", ".join(sorted(o.name for o in schema))
     if not isinstance(config, dict):
-        return {"config": f"must be a JSON object of settings; valid keys: {', '.join(sorted(every))}"}
-    found: dict[str, str] = {}
+        return {"config": f"must be a JSON object of settings; valid keys: {valid}"}
     problem = json_problem(config)
     if problem:
         return {"config": problem}
-    for key in sorted(config) if keys is None else keys:
-        if key not in config:
-            continue
-        check = every.get(key)
-        if check is None:
-            found[key] = f"unknown setting; valid: {', '.join(sorted(every))}"
-            continue
+    given = {key: config[key] for key in (sorted(config) if keys is None else keys) if key in config}
+    nulls = {o.name for o in schema if o.name in given and given[o.name] is None and not o.nullable}
+    found: dict[str, str] = {key: "must not be null" for key in nulls}
+    try:
+        check_config("project config", schema, {k: v for k, v in given.items() if k not in nulls})
+    except OptionError as exc:
+        found.update({key: f"unknown setting; valid: {valid}" if why == "unknown option" else why
+                      for key, why in exc.problems.items()})
+    together = [key for key in TOGETHER if key in given and key not in found]
+    if together:
         try:
-            check(config[key], config) if key in TOGETHER else check(config[key])
+            _paragraph_settings(config)
         except ValueError as exc:
-            found[key] = str(exc)
+            found.update({key: str(exc) for key in together})
     return found
 
 
-def validate(config: Any, *, keys: list[str] | None = None, project=None) -> dict:
+def checked(config: Any, *, keys: list[str] | None = None, project=None) -> dict:
     """``config`` unchanged when every key (only ``keys`` when given) is valid; with ``project``, the
     runs and model versions it names must be the project's. Raises :class:`ConfigError`."""
     found = problems(config, keys)

@@ -1,10 +1,11 @@
 """What a project's researchers change on its settings page: general settings, language tools, crowd
 QC, members.
 
-Every write checks its input here and raises :class:`SettingsError` (or :class:`QcSettingsError`
+Every write checks its input here and raises :class:`SettingsError` (or ``qc.QcConfigError``
 with one message per field) before saving anything, so the page shows the problem and the project
-stays as it was. QC values are checked by :func:`annotation.services.review.qc.validate`, the one place
-their defaults and ranges live; the adjudication modes come from :mod:`annotation.services.review.adjudication`,
+stays as it was. QC values are parsed by :meth:`annotation.services.review.qc.QcConfig.parse` from the
+declarations where their types, defaults and ranges live (``qc.QC_OPTIONS``); the adjudication modes come from
+:mod:`annotation.services.review.adjudication`,
 the paragraph-correction modes from :mod:`annotation.services.editing.paragraph_correction`.
 """
 from __future__ import annotations
@@ -25,7 +26,7 @@ from annotation.services.review.queue_serving import queue_pairs
 from annotation.services.settings import config_schema
 from workers.engine import SUPPORTED_LANGUAGES
 
-QC_FIELDS: tuple[str, ...] = tuple(qc.DEFAULTS)
+QC_FIELDS: tuple[str, ...] = tuple(o.name for o in qc.QC_OPTIONS)
 
 
 class SettingsError(DomainError, ValueError):
@@ -44,14 +45,6 @@ class ConfigSettingsError(SettingsError):
 
     def field_message(self) -> dict[str, str]:
         return dict(self.errors)
-
-
-class QcSettingsError(SettingsError):
-    """QC values refused; ``errors`` maps each bad field to qc's message about it."""
-
-    def __init__(self, errors: dict[str, str]):
-        self.errors = errors
-        super().__init__("; ".join(errors.values()))
 
 
 # --- General ----------------------------------------------------------------------------------
@@ -126,7 +119,7 @@ def check_scheme_change(project: Project, scheme: LabelScheme) -> None:
 def checked_config(config: dict, *, keys: list[str] | None = None, project: Project | None = None) -> dict:
     """``config`` once :mod:`config_schema` accepts it (only ``keys`` when given); ConfigSettingsError otherwise."""
     try:
-        return config_schema.validate(config, keys=keys, project=project)
+        return config_schema.checked(config, keys=keys, project=project)
     except config_schema.ConfigError as exc:
         raise ConfigSettingsError(exc.errors) from exc
 
@@ -264,37 +257,18 @@ def update_language_tools(project: Project, *, encoder: str, spacy_pipeline: str
 
 # --- Crowd quality control --------------------------------------------------------------------
 
-def _parse_number(raw: str) -> int | float | str:
-    """A form value as a number for ``qc.validate`` (which reports what is wrong with anything else)."""
-    text = raw.strip()
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            continue
-    return text
-
-
-def parse_qc_form(data) -> dict:
-    """The QC fields of a submitted form as qc's config object; a blank field means its default."""
-    return {name: _parse_number(str(data[name])) for name in QC_FIELDS if str(data.get(name, "")).strip() != ""}
-
-
-def update_qc(project: Project, values: dict, *, by=None) -> qc.QcConfig:
-    """Validate ``values`` (qc's keys) with :func:`qc.validate` and save them as ``config["qc"]``.
+def parse_qc_form(data) -> qc.QcConfig:
+    """The QC form's fields, parsed once (a blank field means its default).
 
     Raises:
-        QcSettingsError: with qc's message for every bad field; nothing is saved.
+        qc.QcConfigError: every bad field at once (``problems``: field → why); nothing is saved.
     """
-    errors = {}
-    for name, value in values.items():
-        try:
-            qc.validate({name: value})
-        except ValueError as exc:
-            errors[name if name in QC_FIELDS else "__all__"] = str(exc)
-    if errors:
-        raise QcSettingsError(errors)
-    config = qc.validate(values)
+    return qc.QcConfig.parse({name: str(data[name]) for name in QC_FIELDS if str(data.get(name, "")).strip() != ""},
+                             text=True)
+
+
+def update_qc(project: Project, config: qc.QcConfig, *, by=None) -> qc.QcConfig:
+    """Save parsed QC settings as ``config["qc"]``."""
     with transaction.atomic():
         project = Project.objects.select_for_update().get(pk=project.pk)
         project.config = checked_config({**(project.config or {}), "qc": config.as_dict()}, keys=["qc"])

@@ -37,6 +37,7 @@ from annotation.services.background import jobs, progress
 from annotation.services.projects import language_tools
 from annotation.services.training import current, metrics, reporting
 from annotation.services.training.dataset import TrainingError
+from annotation.services.training.request import TrainRequest
 
 # --- Jobs --------------------------------------------------------------------------------------
 
@@ -44,27 +45,22 @@ def model_versions(project: Project):
     return ModelVersion.objects.filter(project=project, kind=MODEL_KIND)
 
 
-def start_training(project: Project, *, user=None, config: dict | None = None, seed: int = 0,
-                   base_version: ModelVersion | None = None, enqueue: bool = True) -> Job:
-    """Check the data and options now (clear errors before anything is queued), then queue the job."""
-    from workers.engine import TrainConfig
+def start_training(project: Project, request: TrainRequest | None = None, *, user=None, enqueue: bool = True) -> Job:
+    """Check the data now (clear errors before anything is queued), then queue the job of a parsed ``request``
+    (:class:`TrainRequest`, default: every option's default).
 
-    if config is not None and not isinstance(config, dict):
-        raise TrainingError("config: must be a JSON object of training options")
-    try:
-        TrainConfig.build(config)  # the one check of the options: types, ranges, unknown keys (TRAIN_PARAMS)
-    except ValueError as exc:
-        raise TrainingError(f"config: {exc}") from None
-    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**31:
-        raise TrainingError("seed: must be an integer from 0 to 2147483647")
-    if base_version is not None and base_version.project_id != project.pk:
+    Raises:
+        TrainingError: nothing to train on, or a base version that is not the project's.
+    """
+    request = request or TrainRequest()
+    if request.base_version is not None and not model_versions(project).filter(pk=request.base_version).exists():
         raise TrainingError("base_version: not a model version of this project")
     if (refusal := current.training_summary(project).refusal) is not None:
         raise TrainingError(refusal)
-    params = {"config": config or {}, "seed": seed, "base_version": base_version.pk if base_version else None}
+    params = {"config": request.config, "seed": request.seed, "base_version": request.base_version}
     with transaction.atomic():
         job = jobs.start_job(project, TRAIN_JOB, params=params, user=user, enqueue=enqueue)
-        audit.record("training.start", actor=user, project=project, target=f"job #{job.pk}", seed=seed,
+        audit.record("training.start", actor=user, project=project, target=f"job #{job.pk}", seed=request.seed,
                      base_version=params["base_version"])
     return job
 
@@ -196,6 +192,9 @@ def realign(version: ModelVersion, *, scope: str = "all", user=None):
 
     if scope not in ("all", "unlabelled"):
         raise TrainingError("scope: choose all or unlabelled")
+    if version.kind != MODEL_KIND:  # what start_run would refuse with a plain ValueError
+        raise TrainingError(f"model_version: {version.name!r} is a {version.kind} model; "
+                            f"crf runs use {MODEL_KIND} models")
     params = {}
     if scope == "unlabelled":
         labelled = (Article.objects.filter(project=version.project)

@@ -202,10 +202,28 @@ async function watch(jobId) {
   }, 1500);
 }
 
+// a number as typed (text that is not one goes as text: the server names what is wrong with it)
+const asNumber = (text) => (text.trim() !== "" && !Number.isNaN(Number(text)) ? Number(text) : text);
+
+// the training options the form shows (drawn by the server from the engine's declarations): only those changed
+// from their default travel, so the defaults live in one place
+function trainingConfig() {
+  const config = {};
+  for (const row of document.querySelectorAll("#train-options tr[data-option]")) {
+    const input = row.querySelector("input, select");
+    const type = row.dataset.type;
+    const value = type === "bool" ? String(input.checked) : input.value.trim();
+    if (value === input.dataset.default || (value === "" && type !== "str")) continue;
+    config[row.dataset.option] = type === "bool" ? input.checked : ["int", "float"].includes(type) ? asNumber(value) : value;
+  }
+  return config;
+}
+
 $("#train-form").addEventListener("submit", async (event) => {
   event.preventDefault();
   const form = new FormData(event.target);
-  const body = { seed: Number(form.get("seed") || 0), config: { epochs: Number(form.get("epochs") || 2) } };
+  const body = { config: trainingConfig() };
+  if (form.get("seed") !== "") body.seed = asNumber(form.get("seed"));  // blank: the declared default
   if (form.get("base_version")) body.base_version = Number(form.get("base_version"));
   try {
     const job = await api(cfg.train_api, { method: "POST", body: JSON.stringify(body) });

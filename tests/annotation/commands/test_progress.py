@@ -82,7 +82,7 @@ def test_train_aligner_now_shows_the_training_jobs_progress_and_a_summary(projec
     from annotation.services.background import progress
     from annotation.services.training import versions as training
 
-    def start_training(target, **options):
+    def start_training(target, *request, **options):
         return Job.objects.create(project=target, kind="train", params={})
 
     def run_training_job(job_id: int) -> None:

@@ -15,6 +15,7 @@ from annotation.services.alignment import alignment_runs, run_deletion
 from annotation.services.background import jobs, progress
 from annotation.services.export import splits
 from annotation.services.projects import creation, guidelines, people
+from annotation.services.review import qc
 from annotation.services.settings import project_settings as settings_service
 from annotation.services.training import versions as training
 from tests import factories
@@ -160,7 +161,7 @@ def test_unlocking_splits_is_recorded_once_for_the_project(project, users, artic
 
 def test_an_export_is_recorded_when_it_is_written(project, users, article, settings, tmp_path):
     settings.MEDIA_ROOT = str(tmp_path)
-    export = exporting.run_export(project, exporting.validate({"formats": ["jsonl"]}), user=users["rita"],
+    export = exporting.run_export(project, exporting.ExportOptions.parse({"formats": ["jsonl"]}), user=users["rita"],
                                   archive=False)
     event = only_event("export")
     assert (event.actor, event.project, event.target) == (users["rita"], project, f"export #{export.pk}")
@@ -233,7 +234,7 @@ def test_settings_changes_name_what_changed_and_a_save_without_changes_records_n
     settings_service.update_general(project, **{**general, "language": "de", "description": "Wiki"}, by=rita)
     assert only_event("project.settings").details == {"changed": ["description", "language"]}
     AuditEvent.objects.all().delete()
-    settings_service.update_qc(project, {"overlap": 2}, by=rita)
+    settings_service.update_qc(project, settings_service.parse_qc_form({"overlap": "2"}), by=rita)
     settings_service.update_language_tools(project, encoder="", spacy_pipeline="", by=rita)
     guidelines.update(project, "Be careful.", by=rita)
     assert sorted(tuple(e.details["changed"]) for e in AuditEvent.objects.all()) == [
@@ -242,8 +243,8 @@ def test_settings_changes_name_what_changed_and_a_save_without_changes_records_n
 
 
 def test_refused_settings_record_nothing(project, users):
-    with pytest.raises(settings_service.QcSettingsError):
-        settings_service.update_qc(project, {"overlap": 0}, by=users["rita"])
+    with pytest.raises(qc.QcConfigError):
+        settings_service.update_qc(project, settings_service.parse_qc_form({"overlap": "0"}), by=users["rita"])
     with pytest.raises(settings_service.SettingsError):
         settings_service.update_general(project, description="", language="xx", show_predictions=False,
                                         adjudicate="disagreements", by=users["rita"])

@@ -66,7 +66,7 @@ def test_an_export_job_runs_and_its_zip_is_downloadable(corpus, api, users, djan
 def test_annotators_and_outsiders_cannot_export_or_download(corpus, api, users, settings):
     from annotation.services import export
 
-    done = export.run_export(corpus, export.validate({"formats": ["jsonl"]}))
+    done = export.run_export(corpus, export.ExportOptions.parse({"formats": ["jsonl"]}))
     for user, code in ((users["anna"], 403), (users["olga"], 404), (None, 401)):
         assert api(user).post(url(corpus, "exports/"), {}, format="json").status_code == code
         assert api(user).get(url(corpus, f"exports/{done.pk}/download/")).status_code == code

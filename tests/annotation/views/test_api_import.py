@@ -95,7 +95,7 @@ def test_bad_options_are_refused_before_a_job_is_queued(api, users, project, set
     settings.IMPORT_BACKGROUND_BYTES = 10
     response = post(api, users, project, upload("in.jsonl", jsonl(2)), format="csv")
     assert response.status_code == 400
-    assert response.json()["problems"] == ["format: unknown format 'csv'; choose auto or one of: jsonl, levels, stories, parallel, wiki-manual, newsela, hf"]
+    assert response.json()["problems"] == ["format: unknown format 'csv'; choose one of: auto, jsonl, levels, stories, parallel, wiki-manual, newsela, hf"]
     assert not Job.objects.exists() and list(import_dir.iterdir()) == []
 
 
@@ -211,3 +211,29 @@ def test_a_background_import_keeps_the_gold_meaning(api, users, project, setting
     run_import_job(job.pk)
     job.refresh_from_db()
     assert job.status == Status.SUCCEEDED and job.result["gold_summary"].startswith("1 links as predictions")
+
+
+@pytest.mark.parametrize("large", [False, True])
+def test_an_uploads_options_are_parsed_once_and_reach_the_writer_as_given(api, users, project, settings, monkeypatch,
+                                                                           large):
+    """Issue 38: ``check_options`` ran three times per upload; now the view parses an ``ImportRequest`` once and
+    the services carry it (a background job parses its stored params once more, in the worker)."""
+    from annotation.models import Article
+    from annotation.services.corpus.importing import request as request_module
+
+    parsed = []
+    real = request_module.parse_request
+    monkeypatch.setattr(request_module, "parse_request", lambda *a, **k: parsed.append(a[3]) or real(*a, **k))
+    if large:
+        settings.IMPORT_BACKGROUND_BYTES = 10
+    response = post(api, users, project, upload("in.jsonl", jsonl(2)), gold_meaning="exhaustive", on_conflict="skip",
+                    test_questions="on")
+    assert response.status_code == (202 if large else 201)
+    if large:
+        from annotation.services.corpus.importing import uploads
+
+        uploads.run_import_job(response.json()["job"]["id"])  # the worker's body, here
+    assert len(parsed) == (2 if large else 1) and parsed[0] == {"gold_meaning": "exhaustive", "on_conflict": "skip",
+                                                                  "test_questions": "on"}
+    stored = Article.objects.get(project=project, title="a0").meta["gold_import"]
+    assert stored["meaning"] == "exhaustive" and stored["test_questions"] is True

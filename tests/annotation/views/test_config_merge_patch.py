@@ -55,7 +55,7 @@ def test_null_removes_a_key_and_the_audit_shows_it(api, users, project):
 def test_the_merged_config_is_validated_and_a_bad_patch_saves_nothing(api, users, project):
     Project.objects.filter(pk=project.pk).update(config=FULL)
     response = api(users["rita"]).patch(detail(project), {"config": {"qc": {"overlap": 11}}}, format="json")
-    assert response.status_code == 400 and "qc.overlap must be between 1 and 10" in response.json()["config"]["qc"]
+    assert response.status_code == 400 and "overlap: must be <= 10, got 11" in response.json()["config"]["qc"]
     response = api(users["rita"]).patch(detail(project), {"config": ["not", "an", "object"]}, format="json")
     assert response.status_code == 400
     assert Project.objects.get(pk=project.pk).config == FULL

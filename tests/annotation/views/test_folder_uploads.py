@@ -99,7 +99,7 @@ def test_an_hf_export_folder_uploads_through_the_api_and_keeps_completeness(api,
     from annotation.services.corpus.importing import import_path
 
     import_path(source, tmp_path / "dev.parquet", "auto")
-    done = export.run_export(source, export.validate({"formats": ["hf"]}, allow_paths=True))
+    done = export.run_export(source, export.ExportOptions.parse({"formats": ["hf"]}, allow_paths=True))
     files, paths = folder_files(export.export_dir(done) / "hf")
     answer = api(users["rita"]).post(f"/api/projects/{project.pk}/import/", {"files": files, "paths": paths},
                                      format="multipart")

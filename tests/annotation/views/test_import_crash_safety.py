@@ -17,7 +17,7 @@ from django.utils import timezone
 
 from annotation.models import Article, AuditEvent, Job, Status
 from annotation.services.background import liveness
-from annotation.services.corpus.importing import import_files, recovery, uploads
+from annotation.services.corpus.importing import ImportRequest, import_files, recovery, uploads
 from tests import factories
 from tests.annotation.services.conftest import corpus_counts
 from tests.annotation.views.test_api_import import jsonl, post, upload
@@ -123,7 +123,7 @@ def _dead_import(project, user, *, resumable: bool, attempts: int = 1) -> tuple[
     """An import job whose process died after committing a batch: RUNNING, heartbeat long stale,
     articles stamped with its token, its upload still staged."""
     staged = uploads.stage_uploads([MemoryUpload("in.jsonl", jsonl(3))])
-    job = uploads.start_import_job(project, staged, user=user, enqueue=False, resumable=resumable)
+    job = uploads.start_import_job(project, staged, ImportRequest(), user=user, enqueue=False, resumable=resumable)
     old = timezone.now() - timedelta(hours=1)
     Job.objects.filter(pk=job.pk).update(status=Status.RUNNING, started_at=old, heartbeat_at=old, attempts=attempts,
                                          worker="web@gone")
@@ -167,7 +167,7 @@ def test_stale_staged_files_are_swept_after_the_grace_period_and_live_ones_kept(
     other = import_dir / "notes.txt"
     other.write_text("not ours")
     queued = uploads.stage_uploads([MemoryUpload("q.jsonl", jsonl(1))])
-    uploads.start_import_job(project, queued, enqueue=False)
+    uploads.start_import_job(project, queued, ImportRequest(), enqueue=False)
     for path in [*stale, other, queued.folder]:
         os.utime(path, (old, old))
     swept = liveness.reap_stale().swept

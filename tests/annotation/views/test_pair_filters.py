@@ -70,7 +70,7 @@ def test_the_predicted_label_filter_accepts_one_or_several_labels(api, users, pa
 @pytest.mark.parametrize("query,param,message", [
     ("ordering=colour", "ordering", "cannot order by 'colour'"),
     ("ordering=features__bad-key", "ordering", "invalid attribute key 'bad-key'"),
-    ("f.gain_prob__gte=high", "f.gain_prob__gte", "must be a number"),
+    ("f.gain_prob__gte=high", "f.gain_prob__gte", "must be a float, got 'high'"),
     ("f.gain_prob__near=0.5", "f.gain_prob__near", "unknown operator 'near'"),
     ("f.gain_prob__gte=nan", "f.gain_prob__gte", "finite number"),
     ("f.gain_prob__isnull=maybe", "f.gain_prob__isnull", "true or false"),

@@ -95,7 +95,7 @@ def test_bad_qc_values_are_shown_next_to_the_form_as_submitted_and_nothing_is_sa
     response = client_for(users["rita"]).post(urls(project)["qc"], {**QC_FORM, "overlap": "11", "min_seconds": "soon"})
     html = response.content.decode()
     assert response.status_code == 400
-    assert "qc.overlap must be between 1 and 10, got 11" in html and "qc.min_seconds must be a number" in html
+    assert "must be &lt;= 10, got 11" in html and "must be a float, got &#x27;soon&#x27;" in html
     assert 'value="soon"' in html
     assert Project.objects.get(pk=project.pk).config == {}
 

@@ -31,8 +31,9 @@ import logging
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any
 
 from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
 
@@ -43,10 +44,11 @@ from annotation.services.background.progress import Superseded
 from annotation.services.corpus.importing import formats as registry
 from annotation.services.corpus.importing import gold_meanings
 from annotation.services.corpus.importing.archive import bytes_inputs, collect, path_inputs, read_path, work_folder
-from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle, TextFile, language_problem
+from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle, TextFile
 from annotation.services.corpus.importing.limits import Limits, over
 from annotation.services.corpus.importing.problems import CorpusImportError, Problem, Problems
 from annotation.services.corpus.importing.recovery import touch, undo_import
+from annotation.services.corpus.importing.request import ON_CONFLICT, ImportRequest
 from annotation.services.corpus.importing.spool import Spool
 from annotation.services.corpus.importing.validation import (
     SeenArticle,
@@ -61,10 +63,10 @@ logger = logging.getLogger(__name__)
 
 __all__ = [
     "GOLD_MEANINGS", "ON_CONFLICT", "CorpusImportError", "ImportResult", "Limits", "Problem",
-    "check_options", "detect_format", "format_names", "import_files", "import_inputs", "import_path", "read_path", "undo_import",
+    "ImportRequest", "detect_format", "format_names", "import_files", "import_inputs", "import_path", "read_path",
+    "undo_import",
 ]
 
-ON_CONFLICT: tuple[str, ...] = ("error", "skip")
 GOLD_MEANINGS = gold_meanings.GOLD_MEANINGS
 BATCH_SENTENCES = 5000  # rows written per batch (one short transaction each on SQLite)
 BATCH_ARTICLES = 500
@@ -153,25 +155,6 @@ def _gold_values(project: Project) -> dict[str, str]:
     return {**values, UNKNOWN_KIND: UNKNOWN_KIND} if values else values
 
 
-def check_options(fmt: str = "auto", *, language: str | None = None, on_conflict: str = "error",
-                  gold_meaning: str = gold_meanings.DEFAULT_MEANING) -> None:
-    """The import's options, checked before any file is read (the upload views call it before queuing a job).
-
-    Raises:
-        CorpusImportError: an unknown format, on_conflict or gold_meaning, or an unsupported language.
-    """
-    gold_meanings.check_meaning(gold_meaning)
-    if fmt != "auto" and fmt not in format_names():
-        raise CorpusImportError.one("", f"unknown format {fmt!r}; choose auto or one of: {', '.join(format_names())}",
-                                    field="format")
-    if on_conflict not in ON_CONFLICT:
-        raise CorpusImportError.one("", f"unknown on_conflict {on_conflict!r}; choose one of: {', '.join(ON_CONFLICT)}", field="on_conflict")
-    if language is not None:
-        message = language_problem(language)
-        if message:
-            raise CorpusImportError.one("", message, field="language")
-
-
 def _batches(articles: Iterable[ParsedArticle], skip: set[str]) -> Iterator[list[ParsedArticle]]:
     batch: list[ParsedArticle] = []
     sentences = 0
@@ -199,9 +182,11 @@ def _alive(work: Path, checkpoint: Callable[[], None] | None) -> Callable[[], No
     return check
 
 
-def _write(project: Project, spool: Spool, skip: set[str], *, source: str, token: str, total: int,
-           progress: Progress | None, checkpoint: Callable[[], None] | None, audit_event: Callable[[Written], None],
-           gold: Callable[[], GoldImport]) -> Written:
+def _write(recorder: _Recorder, spool: Spool, skip: set[str], *, total: int, progress: Progress | None,
+           checkpoint: Callable[[], None] | None) -> Written:
+    """Write the spooled articles (less ``skip``) in batches, all or nothing; the recorder's audit event with them."""
+    project, source, token = recorder.project, recorder.request.source, recorder.request.token
+    audit_event, gold = recorder.audit_event, recorder.gold
     written = Written()
     committing = False
 
@@ -245,55 +230,32 @@ def _write(project: Project, spool: Spool, skip: set[str], *, source: str, token
     return written
 
 
-def import_inputs(
-    project: Project,
-    files: list[InputFile],
-    fmt: str = "auto",
-    *,
-    language: str | None = None,
-    source: str = "",
-    on_conflict: str = "error",
-    gold_meaning: str = gold_meanings.DEFAULT_MEANING,
-    test_questions: bool = False,
-    actor=None,
-    progress: Progress | None = None,
-    checkpoint: Callable[[], None] | None = None,
-    token: str | None = None,
-    columns: str | tuple[str, ...] | None = None,
-) -> ImportResult:
-    """Validate ``files`` as one corpus of format ``fmt`` and write it into ``project``, all or nothing.
+def import_inputs(project: Project, files: list[InputFile], request: ImportRequest, *, actor=None,
+                  progress: Progress | None = None, checkpoint: Callable[[], None] | None = None) -> ImportResult:
+    """Validate ``files`` as one corpus and write it into ``project`` as ``request`` says, all or nothing.
 
     Args:
         project: where the articles go.
         files: the inputs; names may be relative paths (``folder/A-adv.txt``). Archives (.zip,
             .tar.gz) among them are expanded; hidden files are skipped.
-        fmt: one of :func:`format_names` or ``"auto"`` (from the extensions, see :func:`detect_format`).
-        language: sentence-splitting language (ISO 639-1); defaults to the project's.
-        source: recorded as each article's ``source`` (default: the file it came from).
-        on_conflict: ``"error"`` (an article title already in the project is a problem) or
-            ``"skip"`` (such articles are left out, with a warning).
-        gold_meaning: what the file's gold links mean: ``sparse`` (default), ``exhaustive`` or
-            ``predictions`` (see ``gold``); kept as each article's ``meta["gold_import"]``.
-        test_questions: imported gold links become hidden test questions (default: no).
+        request: the parsed options (:class:`ImportRequest`: format, language, on_conflict, gold_meaning,
+            test_questions, source, columns, and the import's ``token``).
         actor: who imports (the audit log's actor; None = a command or script).
         progress: ``progress(fraction, message)``, called as the import advances.
         checkpoint: called between batches; raising there (a cancelled job) undoes the import.
-        token: the import's id, stored as each article's ``meta["import"]`` (default: a new one).
-        columns: a pair dataset's text columns, ``"complex,simple[,label]"`` (format ``hf``; default: found
-            among the usual names, e.g. complex/simple, src/dst).
 
     Raises:
         CorpusImportError: with every problem found (up to 50); nothing was written.
     """
-    check_options(fmt, language=language, on_conflict=on_conflict, gold_meaning=gold_meaning)
     limits = Limits.from_settings()
-    token = token or uuid.uuid4().hex
+    request = replace(request, token=request.token or uuid.uuid4().hex)
     with work_folder() as work:
         checkpoint = _alive(work, checkpoint)
-        inputs, fmt = _inputs(files, work, limits, fmt)
+        inputs, fmt = _inputs(files, work, limits, request.format)
+        request = replace(request, format=fmt)
         total_bytes = sum(f.size for f in inputs) or 1
         problems = Problems()
-        ctx = _parse_context(project, problems, limits, language=language, gold_meaning=gold_meaning, columns=columns)
+        ctx = _parse_context(project, problems, limits, request)
         inputs = _check_files(inputs, ctx, registry.get(fmt), total_bytes=total_bytes, progress=progress)
         problems.raise_if_any()
 
@@ -302,21 +264,19 @@ def import_inputs(
             seen, unlabelled = _spool_articles(registry.get(fmt).parse(inputs, ctx), spool, ctx, total_bytes=total_bytes,
                                                progress=progress, checkpoint=checkpoint)
             problems.raise_if_any()
-            skip = check_titles(project, seen, on_conflict, problems, ctx.warnings)
+            skip = check_titles(project, seen, request.on_conflict, problems, ctx.warnings)
             problems.raise_if_any()
             if unlabelled:
                 ctx.warnings.append(_unlabelled_warning(project, unlabelled))
-            recorder = _Recorder(project, [f.name for f in inputs], fmt=fmt, source=source, token=token, actor=actor,
-                                 gold_meaning=gold_meaning, test_questions=bool(test_questions))
-            written = _write(project, spool, skip, source=source, token=token, total=len(seen) - len(skip),
-                             progress=progress, checkpoint=checkpoint, audit_event=recorder.audit_event,
-                             gold=recorder.gold)
+            recorder = _Recorder(project, [f.name for f in inputs], request, actor)
+            written = _write(recorder, spool, skip, total=len(seen) - len(skip), progress=progress,
+                             checkpoint=checkpoint)
         finally:
             spool.close()
     return ImportResult(
         format=fmt, articles=written.articles, documents=written.documents, sentences=written.sentences,
         pairs=written.pairs, warnings=ctx.warnings, article_ids=written.article_ids,
-        gold_meaning=gold_meaning, test_questions=bool(test_questions), gold=dict(written.gold),
+        gold_meaning=request.gold_meaning, test_questions=request.test_questions, gold=dict(written.gold),
         gold_applied=written.applied, run=recorder.run,
     )
 
@@ -329,14 +289,12 @@ def _inputs(files: list[InputFile], work: Path, limits: Limits, fmt: str) -> tup
     return inputs, detect_format([f.name for f in inputs]) if fmt == "auto" else fmt
 
 
-def _parse_context(project: Project, problems: Problems, limits: Limits, *, language: str | None, gold_meaning: str,
-                   columns: str | tuple[str, ...] | None) -> ParseContext:
+def _parse_context(project: Project, problems: Problems, limits: Limits, request: ImportRequest) -> ParseContext:
     """What every format's parser is given: language, the project's scheme and gold values, limits, options."""
-    return ParseContext(language=language or project.language or "en", problems=problems,
+    return ParseContext(language=request.language or project.language or "en", problems=problems,
                         gold_values=_gold_values(project), scheme=project.label_scheme.slug,
-                        scheme_values=_scheme_values(project), limits=limits, gold_meaning=gold_meaning,
-                        columns=tuple(c.strip() for c in (columns.split(",") if isinstance(columns, str) else columns or ())
-                                      if c.strip()))
+                        scheme_values=_scheme_values(project), limits=limits, gold_meaning=request.gold_meaning,
+                        columns=request.columns or ())
 
 
 def _check_files(inputs: list[InputFile], ctx: ParseContext, fmt: registry.ImportFormat, *, total_bytes: int,
@@ -402,37 +360,43 @@ class _Recorder:
 
     project: Project
     names: list[str]
-    fmt: str
-    source: str
-    token: str
+    request: ImportRequest
     actor: object
-    gold_meaning: str
-    test_questions: bool
     run: int | None = None
 
     def gold(self) -> GoldImport:
-        if self.gold_meaning == gold_meanings.PREDICTIONS and self.run is None:
-            self.run = gold_meanings.start_run(self.project, self.names, self.token, self.actor).pk
-        return GoldImport(self.gold_meaning, self.test_questions, self.run)
+        meaning = self.request.gold_meaning
+        if meaning == gold_meanings.PREDICTIONS and self.run is None:
+            self.run = gold_meanings.start_run(self.project, self.names, self.request.token, self.actor).pk
+        return GoldImport(meaning, self.request.test_questions, self.run)
 
     def audit_event(self, written: Written) -> None:
         if self.run is not None:
             gold_meanings.finish_run(self.run, written.articles, written.gold["predictions"])
-        names = self.names
-        audit.record("import", actor=self.actor, project=self.project, target=(self.source or ", ".join(names))[:300],
+        names, request = self.names, self.request
+        audit.record("import", actor=self.actor, project=self.project,
+                     target=(request.source or ", ".join(names))[:300],
                      files=names[:20], file_count=len(names), articles=written.articles,
-                     sentences=written.sentences, pairs=written.pairs, format=self.fmt,
-                     gold_meaning=self.gold_meaning, test_questions=self.test_questions, gold=dict(written.gold),
+                     sentences=written.sentences, pairs=written.pairs, format=request.format,
+                     gold_meaning=request.gold_meaning, test_questions=request.test_questions, gold=dict(written.gold),
                      gold_applied=written.applied,
-                     gold_summary=gold_meanings.summary(self.gold_meaning, self.test_questions, written.gold,
+                     gold_summary=gold_meanings.summary(request.gold_meaning, request.test_questions, written.gold,
                                                         written.applied))
 
 
-def import_files(project: Project, files: list[tuple[str, bytes]], fmt: str = "auto", **options) -> ImportResult:
-    """:func:`import_inputs` over files in memory (``(name, bytes)``: tests, small scripts)."""
-    return import_inputs(project, bytes_inputs(list(files)), fmt, **options)
+def import_files(project: Project, files: list[tuple[str, bytes]], fmt: str = "auto", *, actor=None,
+                 progress: Progress | None = None, **options: Any) -> ImportResult:
+    """:func:`import_inputs` over files in memory (``(name, bytes)``: tests, small scripts); ``options`` are
+    parsed here into the :class:`ImportRequest` (a script's edge; ``token``: the import's id)."""
+    token = options.pop("token", None)
+    request = replace(ImportRequest.parse({"format": fmt, **options}), token=token)
+    return import_inputs(project, bytes_inputs(list(files)), request, actor=actor, progress=progress)
 
 
-def import_path(project: Project, path: str | Path, fmt: str = "auto", **options) -> ImportResult:
-    """:func:`import_inputs` over a file, folder or archive on disk, read from where it is (streamed)."""
-    return import_inputs(project, path_inputs(path), fmt, **options)
+def import_path(project: Project, path: str | Path, fmt: str = "auto", *, actor=None,
+                progress: Progress | None = None, **options: Any) -> ImportResult:
+    """:func:`import_inputs` over a file, folder or archive on disk, read from where it is (streamed);
+    ``options`` are parsed here into the :class:`ImportRequest` (``token``: the import's id)."""
+    token = options.pop("token", None)
+    request = replace(ImportRequest.parse({"format": fmt, **options}), token=token)
+    return import_inputs(project, path_inputs(path), request, actor=actor, progress=progress)

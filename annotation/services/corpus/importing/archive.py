@@ -16,7 +16,7 @@ import zipfile
 import zlib
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from django.conf import settings
 
@@ -155,13 +155,21 @@ def _members_zip(f: InputFile, dest: Path, problems: Problems, limits: Limits) -
             if problems:
                 return []
             by_name = _unique_members(f.name, [(i.filename, i) for i in infos], problems)
-            for name, size in job.check_declared([(n, i.file_size) for n, i in by_name.items()]):
-                try:
-                    with zf.open(by_name[name]) as member:
-                        job.extract(name, size, member)
-                except _READ_ERRORS as exc:
-                    problems.add(f.name, f"not a readable zip archive: member {name!r} ({_reason(exc)})")
-                    return []
+            return _extract_all(job, "zip", {n: (i.file_size, i) for n, i in by_name.items()}, zf.open)
+
+
+def _extract_all(job: _Extraction, kind: str, members: dict[str, tuple[int, Any]], open_member) -> list[InputFile]:
+    """Extract the members (name → declared size, archive entry) that pass the declared-size checks; nothing
+    once one cannot be read."""
+    for name, size in job.check_declared([(n, declared) for n, (declared, _) in members.items()]):
+        try:
+            member = open_member(members[name][1])
+            if member is not None:  # a tar's non-file entry
+                with member:
+                    job.extract(name, size, member)
+        except _READ_ERRORS as exc:
+            job.problems.add(job.archive, f"not a readable {kind} archive: member {name!r} ({_reason(exc)})")
+            return []
     return job.members
 
 
@@ -197,16 +205,7 @@ def _members_tar(f: InputFile, dest: Path, problems: Problems, limits: Limits) -
             if problems:
                 return []
             by_name = _unique_members(f.name, [(m.name, m) for m in members], problems)
-            for name, size in job.check_declared([(n, m.size) for n, m in by_name.items()]):
-                try:
-                    member = tf.extractfile(by_name[name])
-                    if member is not None:
-                        with member:
-                            job.extract(name, size, member)
-                except _READ_ERRORS as exc:
-                    problems.add(f.name, f"not a readable tar archive: member {name!r} ({_reason(exc)})")
-                    return []
-    return job.members
+            return _extract_all(job, "tar", {n: (m.size, m) for n, m in by_name.items()}, tf.extractfile)
 
 
 def expand_archives(files: list[InputFile], work: Path, problems: Problems, limits: Limits | None = None) -> list[InputFile]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -265,3 +265,23 @@ def split_from_name(name: str, problems: Problems | None = None) -> str | None:
                            "of train, dev (validation), test")
     return split
 
+
+
+def level_documents(sentences: dict[str, dict[Any, Any]], ranks: dict[str, int],
+                    sentence: Callable[[Any, Any], tuple[int, str]], *, ids_key: str | None = None,
+                    ) -> tuple[list[ParsedDocument], dict[str, dict[Any, int]]]:
+    """One document per level, in rank order, of sentences named by a key (``{level: {key: value}}``): each
+    level's sentences in key order, grouped by paragraph (``sentence(key, value)`` gives ``(paragraph, text)``);
+    and each level's key → sentence index. ``ids_key``: the keys are kept in the document's meta under it."""
+    documents, index = [], {}
+    for level in sorted(sentences, key=lambda lv: (ranks[lv], lv)):
+        keys = sorted(sentences[level])
+        index[level] = {key: i for i, key in enumerate(keys)}
+        paragraphs: dict[int, list[str]] = {}
+        for key in keys:
+            paragraph, text = sentence(key, sentences[level][key])
+            paragraphs.setdefault(paragraph, []).append(text)
+        meta = {ids_key: [list(key) for key in keys]} if ids_key else {}
+        documents.append(ParsedDocument(level=level, rank=ranks[level], paragraphs=list(paragraphs.values()),
+                                        meta=meta))
+    return documents, index

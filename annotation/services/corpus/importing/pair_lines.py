@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from annotation.services.corpus.importing.base import ParseContext, ParsedArticle, ParsedDocument, ParsedPair
+from annotation.services.corpus.importing.base import ParseContext, ParsedArticle, ParsedPair, level_documents
 from annotation.services.corpus.importing.formats.wiki_manual import rank_levels
 
 SIDES = ("complex", "simple")
@@ -242,15 +242,7 @@ def _title(record, value: Any) -> str | None:
 def build(a: _Article) -> ParsedArticle:
     """Documents of the named sentences (renumbered in order) and the pairs over them."""
     ranks = rank_levels(list(a.sentences), list(a.complete)) or {lv: k for k, lv in enumerate(sorted(a.sentences))}
-    documents, index = [], {}
-    for level in sorted(a.sentences, key=lambda lv: (ranks[lv], lv)):
-        named = sorted(a.sentences[level])
-        index[level] = {i: k for k, i in enumerate(named)}
-        paragraphs: dict[int, list[str]] = {}
-        for i in named:
-            paragraph, text, *_ = a.sentences[level][i]
-            paragraphs.setdefault(paragraph, []).append(text)
-        documents.append(ParsedDocument(level=level, rank=ranks[level], paragraphs=list(paragraphs.values())))
+    documents, index = level_documents(a.sentences, ranks, lambda _, value: (value[0], value[1]))
     pairs: dict[tuple, ParsedPair] = {}
     for p in a.pairs:
         mapped = replace(p, complex=tuple(sorted(index[p.complex_level][i] for i in p.complex)),

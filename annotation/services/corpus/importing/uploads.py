@@ -18,7 +18,7 @@ from __future__ import annotations
 import shutil
 import threading
 import uuid
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from django.core.files.move import file_move_safe
@@ -27,12 +27,12 @@ from django.db import connection, transaction
 
 from annotation.models import Job, Project, Status
 from annotation.services.background import jobs, progress
-from annotation.services.corpus.importing import ImportResult, check_options, import_inputs
+from annotation.services.corpus.importing import ImportResult, import_inputs
 from annotation.services.corpus.importing.archive import import_root, is_archive, path_inputs
-from annotation.services.corpus.importing.gold_meanings import DEFAULT_MEANING
 from annotation.services.corpus.importing.limits import Limits, over
 from annotation.services.corpus.importing.problems import CorpusImportError, Problem, without_server_paths
 from annotation.services.corpus.importing.recovery import IMPORT_JOB, remove_upload, undo_import
+from annotation.services.corpus.importing.request import ImportRequest
 from annotation.services.corpus.importing.upload_paths import upload_names
 from annotation.services.corpus.importing.validation import human_size
 
@@ -164,7 +164,7 @@ def stage_uploads(uploads, paths: list[str] | None = None) -> StagedUpload:
     return StagedUpload(folder, tuple(names), size)
 
 
-def import_now(project: Project, upload: StagedUpload, fmt: str = "auto", *, user=None, **options) -> ImportResult:
+def import_now(project: Project, upload: StagedUpload, request: ImportRequest, *, user=None) -> ImportResult:
     """Import a staged upload in this process as an ``import`` job that is not resumable (it is
     removed afterwards, imported or not): if this process dies, the liveness sweep fails the job and
     removes what it wrote (``recovery.job_lost``).
@@ -172,11 +172,11 @@ def import_now(project: Project, upload: StagedUpload, fmt: str = "auto", *, use
     Raises:
         CorpusImportError: bad options or input (nothing was written), or the job was cancelled.
     """
-    job = start_import_job(project, upload, fmt, user=user, enqueue=False, resumable=False, **options)
+    job = start_import_job(project, upload, request, user=user, enqueue=False, resumable=False)
     if not progress.claim(Job, job.pk):  # pragma: no cover - the row was created just above
         raise CorpusImportError.one("", "the import could not start; upload the files again")
     try:
-        result = _execute(job.pk, raise_problems=True)
+        result = _execute(job.pk, request=replace(request, source=job.params["source"], token=job.params["token"]))
     finally:
         progress.release(Job, job.pk)
     if result is None:
@@ -250,26 +250,13 @@ def runs_in_background(upload: StagedUpload) -> bool:
     return upload.size > limit or expanded_size(upload) > limit
 
 
-def start_import_job(project: Project, upload: StagedUpload, fmt: str = "auto", *, user=None,
-                     language: str | None = None, on_conflict: str = "error", source: str = "",
-                     gold_meaning: str = DEFAULT_MEANING, test_questions: bool = False, enqueue: bool = True,
-                     resumable: bool = True, columns: str | None = None) -> Job:
-    """Queue the import of a staged upload as a background job (kind ``import``, cpu queue);
-    ``resumable=False``: the row of an import run now (:func:`import_now`), failed if its process dies.
-
-    Raises:
-        CorpusImportError: bad options (checked now, before the job is queued; the upload is removed).
-    """
-    try:
-        check_options(fmt, language=language, on_conflict=on_conflict, gold_meaning=gold_meaning)
-    except CorpusImportError:
-        upload.remove()
-        raise
-    params = {"upload": upload.key, "files": list(upload.names)[:100], "bytes": upload.size, "format": fmt,
-              "language": language, "on_conflict": on_conflict, "source": source or ", ".join(upload.names)[:200],
-              "gold_meaning": gold_meaning, "test_questions": bool(test_questions), "token": uuid.uuid4().hex}
-    if columns:
-        params["columns"] = str(columns)[:500]  # format hf: a pair dataset's columns
+def start_import_job(project: Project, upload: StagedUpload, request: ImportRequest, *, user=None,
+                     enqueue: bool = True, resumable: bool = True) -> Job:
+    """Queue the import of a staged upload as a background job (kind ``import``, cpu queue) with the parsed
+    ``request`` as its params; ``resumable=False``: the row of an import run now (:func:`import_now`), failed if
+    its process dies."""
+    request = replace(request, source=request.source or ", ".join(upload.names)[:200], token=uuid.uuid4().hex)
+    params = {"upload": upload.key, "files": list(upload.names)[:100], "bytes": upload.size, **request.as_params()}
     if not resumable:
         params["resumable"] = False
     with transaction.atomic():
@@ -284,30 +271,23 @@ class Received:
     job: Job | None = None
 
 
-def receive(project: Project, uploads, fmt: str = "auto", *, user=None, language: str | None = None,
-            on_conflict: str = "error", gold_meaning: str = DEFAULT_MEANING, test_questions: bool = False,
-            columns: str | None = None, paths: list[str] | None = None) -> Received:
-    """The upload views' one call: check the options, stage the files (under their relative ``paths``
-    when given: a folder), then import them now or — past ``IMPORT_BACKGROUND_BYTES`` — queue an
-    ``import`` job.
+def receive(project: Project, uploads, request: ImportRequest, *, user=None, paths: list[str] | None = None,
+            ) -> Received:
+    """The upload views' one call with the parsed ``request``: stage the files (under their relative ``paths``
+    when given: a folder), then import them now or — past ``IMPORT_BACKGROUND_BYTES`` — queue an ``import`` job.
 
     Raises:
-        CorpusImportError: bad options or (for an import done now) bad input; nothing was written.
+        CorpusImportError: (for an import done now) bad input; nothing was written.
     """
-    check_options(fmt, language=language, on_conflict=on_conflict, gold_meaning=gold_meaning)
     upload = stage_uploads(uploads, paths)
     try:
         precheck(upload)
     except CorpusImportError:
         upload.remove()
         raise
-    source = ", ".join(upload.names)[:200]
-    gold = {"gold_meaning": gold_meaning, "test_questions": bool(test_questions), "columns": columns or None}
     if runs_in_background(upload):
-        return Received(job=start_import_job(project, upload, fmt, user=user, language=language,
-                                             on_conflict=on_conflict, source=source, **gold))
-    return Received(result=import_now(project, upload, fmt, user=user, language=language,
-                                      on_conflict=on_conflict, source=source, **gold))
+        return Received(job=start_import_job(project, upload, request, user=user))
+    return Received(result=import_now(project, upload, request, user=user))
 
 
 def result_data(result: ImportResult) -> dict:
@@ -333,9 +313,11 @@ def run_import_job(job_id: int) -> None:
     _execute(job_id)
 
 
-def _execute(job_id: int, *, raise_problems: bool = False) -> ImportResult | None:
-    """Run a claimed import job; its result (None when cancelled or taken over). ``raise_problems``:
-    re-raise a refused input's :class:`CorpusImportError` after recording it (an import done now)."""
+def _execute(job_id: int, *, request: ImportRequest | None = None) -> ImportResult | None:
+    """Run a claimed import job; its result (None when cancelled or taken over). ``request``: an import done now
+    in this process passes the request it parsed (a worker parses the job's params once); a refused input's
+    :class:`CorpusImportError` is then re-raised after it is recorded."""
+    raise_problems = request is not None
     job = Job.objects.select_related("project", "project__label_scheme", "created_by").get(pk=job_id)
     params = job.params
     report = _ProgressWriter(job_id)
@@ -343,14 +325,9 @@ def _execute(job_id: int, *, raise_problems: bool = False) -> ImportResult | Non
         if job.attempts > 1 and params.get("token"):  # a worker died mid-import: drop what it had committed
             undo_import(job.project, params["token"])
         upload = staged(params["upload"])
-        result = import_inputs(
-            job.project, path_inputs(upload.folder, label="the upload"), params.get("format", "auto"),
-            language=params.get("language"),
-            on_conflict=params.get("on_conflict", "error"), source=params.get("source", ""), actor=job.created_by,
-            gold_meaning=params.get("gold_meaning", DEFAULT_MEANING), test_questions=bool(params.get("test_questions")),
-            progress=report, checkpoint=lambda: progress.check_cancelled(Job, job_id), token=params.get("token"),
-            columns=params.get("columns"),
-        )
+        result = import_inputs(job.project, path_inputs(upload.folder, label="the upload"),
+                               request or ImportRequest.from_params(params), actor=job.created_by, progress=report,
+                               checkpoint=lambda: progress.check_cancelled(Job, job_id))
     except progress.Superseded:
         report.close()
         if params.get("resumable") is False:  # failed by the liveness sweep meanwhile: nobody resumes it

@@ -116,7 +116,7 @@ def test_hf_export_reads_back_its_pairs_and_gold(project, tmp_path):
     import_files(project, [("a.jsonl", b'{"id": "A", "complex": {"paragraphs": [["C0 is long.", "C1 is long."]]}, '
                                        b'"simple": {"paragraphs": [["S0.", "S1."]]}, "gold": [[0, 0], [1, 1]], '
                                        b'"gold_labels": ["aligned", "partial"]}\n')])
-    options = export.validate({"formats": ["hf"], "split_policy": {"mode": "counts", "train": 1, "dev": 0, "test": 0,
+    options = export.ExportOptions.parse({"formats": ["hf"], "split_policy": {"mode": "counts", "train": 1, "dev": 0, "test": 0,
                                                                    "seed": 0}}, allow_paths=True)
     root = export.export_dir(export.run_export(project, options))
     other = type(project).objects.create(name="Back", label_scheme=project.label_scheme, language="en")

@@ -11,7 +11,7 @@ def run(project, settings, tmp_path, **options):
     """Export with ``options`` into ``tmp_path``; returns (Export, its folder)."""
     settings.MEDIA_ROOT = str(tmp_path)
     options.setdefault("split_policy", {"mode": "counts", "train": 1, "dev": 0, "test": 1, "seed": 0})
-    done = export.run_export(project, export.validate(options, allow_paths=True))
+    done = export.run_export(project, export.ExportOptions.parse(options, allow_paths=True))
     return done, export.export_dir(done)
 
 

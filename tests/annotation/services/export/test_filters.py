@@ -117,10 +117,10 @@ def test_dedup_against_another_projects_test_split_and_one_side_only(newsela, se
 
 
 def test_server_paths_are_refused_outside_the_command_line():
-    from annotation.services.export import ExportError, validate
+    from annotation.services.export import ExportError, ExportOptions
 
     with pytest.raises(ExportError, match="only be named on the command line"):
-        validate({"dedup": [{"path": "/etc/passwd"}]})
+        ExportOptions.parse({"dedup": [{"path": "/etc/passwd"}]})
 
 
 @pytest.mark.parametrize("options,message", [
@@ -128,11 +128,11 @@ def test_server_paths_are_refused_outside_the_command_line():
     ({"thresholds": [{"key": "x y", "op": "gt", "value": 1}]}, "attribute name"),
     ({"thresholds": [{"key": "gain_prob", "op": "above", "value": 1}]}, "op must be one of"),
     ({"bleu_band": [0.9, 0.1]}, "bleu_band must be"),
-    ({"label_policy": "vibes"}, "label_policy must be one of"),
-    ({"colour": 1}, "unknown export option"),
+    ({"label_policy": "vibes"}, "unknown label_policy 'vibes'; choose one of"),
+    ({"colour": 1}, "colour: unknown option"),
 ])
 def test_bad_options_are_refused_naming_the_valid_values(options, message):
-    from annotation.services.export import ExportError, validate
+    from annotation.services.export import ExportError, ExportOptions
 
     with pytest.raises(ExportError, match=message):
-        validate(options)
+        ExportOptions.parse(options)

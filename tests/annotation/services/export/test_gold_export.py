@@ -86,19 +86,19 @@ def test_auto_export_takes_the_model_versions_predictions(auto_run, settings, tm
 
 
 def test_an_auto_export_needs_a_model_version_or_runs():
-    from annotation.services.export import ExportError, validate
+    from annotation.services.export import ExportError, ExportOptions
 
     with pytest.raises(ExportError, match="needs a model_version or runs"):
-        validate({"kind": "auto"})
+        ExportOptions.parse({"kind": "auto"})
 
 
 def test_the_default_policy_keeps_the_annotators_work(newsela, settings, tmp_path):
     """issue 18: the default export includes majority and single votes, not only stored gold."""
-    from annotation.services.export import validate
+    from annotation.services.export import ExportOptions
 
     from .conftest import make_pair, vote
 
-    assert validate({}).label_policy == "majority-or-single"
+    assert ExportOptions.parse({}).label_policy == "majority-or-single"
     lone = make_pair(newsela["owls"], "0", "1", [1], [1])
     vote(lone, "dan", "partial")
     done, root = run(newsela["project"], settings, tmp_path, derived=False)
@@ -115,7 +115,7 @@ def test_the_preview_counts_each_policys_pairs_by_where_they_come_from(newsela, 
 
     lone = make_pair(newsela["owls"], "0", "1", [1], [1])
     vote(lone, "dan", "partial")
-    preview = export.preview(newsela["project"], export.validate({"derived": False, "drop_identical": False}))
+    preview = export.preview(newsela["project"], export.ExportOptions.parse({"derived": False, "drop_identical": False}))
     policies = preview["policies"]
     assert list(policies) == ["majority-or-single", "majority", "stored"]
     # stored gold: 5 adjudicated, 1 imported, 1 single (written by automatic gold)
@@ -126,7 +126,7 @@ def test_the_preview_counts_each_policys_pairs_by_where_they_come_from(newsela, 
     # the chosen policy's own counts agree with its row, and with what an export writes
     assert preview["label_policy"] == "majority-or-single" and preview["pairs"] == 9
     for policy, row in policies.items():
-        one = export.preview(newsela["project"], export.validate({"derived": False, "drop_identical": False,
+        one = export.preview(newsela["project"], export.ExportOptions.parse({"derived": False, "drop_identical": False,
                                                                    "label_policy": policy}))
         assert one["pairs"] == row["pairs"], policy
 
@@ -135,7 +135,7 @@ def test_the_preview_breakdown_derives_and_filters_per_policy(newsela, settings,
     from annotation.services import export
 
     for policy in ("stored", "majority", "majority-or-single"):
-        preview = export.preview(newsela["project"], export.validate({"label_policy": policy}))
+        preview = export.preview(newsela["project"], export.ExportOptions.parse({"label_policy": policy}))
         done, _ = run(newsela["project"], settings, tmp_path / policy, label_policy=policy, formats=["jsonl"])
         assert preview["policies"][policy]["pairs"] == preview["pairs"] == done.pair_count, policy
     assert preview["policies"]["majority-or-single"]["from"]["derived"] > 0
@@ -144,5 +144,5 @@ def test_the_preview_breakdown_derives_and_filters_per_policy(newsela, settings,
 def test_an_auto_preview_has_no_policy_table(auto_run):
     from annotation.services import export
 
-    preview = export.preview(auto_run["project"], export.validate({"kind": "auto", "runs": [auto_run["run"].pk]}))
+    preview = export.preview(auto_run["project"], export.ExportOptions.parse({"kind": "auto", "runs": [auto_run["run"].pk]}))
     assert preview["policies"] is None and preview["label_policy"] is None

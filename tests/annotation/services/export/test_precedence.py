@@ -106,7 +106,7 @@ def test_identical_pairs_stay_in_the_gold_files_and_leave_only_the_training_outp
 
 
 def test_the_preview_shows_what_each_filter_removes_and_what_the_tsv_leaves_out(onestop, settings, tmp_path):
-    preview = export.preview(onestop, export.validate({"derived": False}))
+    preview = export.preview(onestop, export.ExportOptions.parse({"derived": False}))
     assert preview["dropped_training"] == {"identical": 1} and preview["dropped"] == {}
     assert preview["left_out"] == {"tsv": {"aligned-or-partial": 1, "undecided": 1}}
     done, _ = run(onestop, settings, tmp_path, derived=False)
@@ -114,7 +114,7 @@ def test_the_preview_shows_what_each_filter_removes_and_what_the_tsv_leaves_out(
 
 
 def test_the_stored_policy_keeps_imported_gold_and_the_preview_says_where_each_policys_pairs_come_from(onestop):
-    policies = export.preview(onestop, export.validate({"derived": False}))["policies"]
+    policies = export.preview(onestop, export.ExportOptions.parse({"derived": False}))["policies"]
     assert policies["stored"]["from"]["imported"] == 2 and policies["stored"]["pairs"] == 2
     # the refined link is the annotator's under the widest policy, imported gold under "majority"
     assert policies["majority-or-single"]["from"]["imported"] == 1

@@ -141,7 +141,7 @@ def test_every_consumer_reads_the_same_gold(spec, users, settings, tmp_path_fact
         1 for g in values.values() if g.value == UNDECIDED and not doc.exhaustive)
 
     # the preview's count for the policy is what the export wrote
-    preview = export.preview(project, export.validate({"derived": False, "drop_identical": False,
+    preview = export.preview(project, export.ExportOptions.parse({"derived": False, "drop_identical": False,
                                                        "label_policy": policy}))
     assert preview["policies"][policy]["pairs"] == len(written) == done.pair_count
 

@@ -159,7 +159,7 @@ def test_the_preview_has_a_tie_column_and_the_agreement_counts_implied_not_align
     imported(bees, 2, 2, "aligned")
     complete(bees, bees["anna"], [(0, 0, "aligned"), (1, 1, "aligned")])
     complete(bees, bees["bob"], [(0, 0, "partial"), (1, 1, "aligned"), (1, 2, "aligned")])
-    preview = export.preview(bees["project"], export.validate({"derived": False, "drop_identical": False}))
+    preview = export.preview(bees["project"], export.ExportOptions.parse({"derived": False, "drop_identical": False}))
     row = preview["policies"]["majority-or-single"]
     # ties: (0,0) aligned vs partial, (1,2) bob's link vs anna's implied not
     assert row["from"]["tie"] == 2 and row["pairs"] == sum(row["from"].values())

@@ -13,7 +13,7 @@ from tests.annotation.services.review.test_queue import build_queue, set_qc
 
 
 def test_the_defaults_follow_the_crf_papers_procedure():
-    config = qc.validate(None)
+    config = qc.QcConfig.parse(None)
     assert config.as_dict() == {"overlap": 1, "min_seconds": 10.0, "test_every": 5, "exclusion_threshold": 0.85,
                                 "min_test_answers": 5}
 
@@ -25,17 +25,19 @@ def test_settings_come_from_the_projects_qc_object(project):
 
 
 @pytest.mark.parametrize("bad,message", [
-    ({"overlap": 0}, "qc.overlap must be between 1 and 10"),
-    ({"overlap": 2.5}, "qc.overlap must be an integer"),
-    ({"min_seconds": -1}, "qc.min_seconds must be between"),
-    ({"exclusion_threshold": 1.5}, "qc.exclusion_threshold must be between 0 and 1"),
-    ({"test_every": "5"}, "qc.test_every must be an integer"),
-    ({"overlapp": 2}, "unknown qc setting(s) overlapp; valid: overlap, min_seconds"),
+    ({"overlap": 0}, "overlap: must be >= 1, got 0"),
+    ({"overlap": 11}, "overlap: must be <= 10, got 11"),
+    ({"overlap": 2.5}, "overlap: must be an int, got 2.5"),
+    ({"min_seconds": -1}, "min_seconds: must be >= 0"),
+    ({"exclusion_threshold": 1.5}, "exclusion_threshold: must be <= 1, got 1.5"),
+    ({"test_every": "5"}, "test_every: must be an int, got '5'"),
+    ({"overlapp": 2}, "overlapp: unknown option; valid: overlap (int in [1, 10], default 1), min_seconds"),
 ])
 def test_bad_settings_are_refused_with_the_valid_range(bad, message):
-    with pytest.raises(ValueError) as exc:
-        qc.validate(bad)
+    with pytest.raises(qc.QcConfigError) as exc:
+        qc.QcConfig.parse(bad)
     assert message in str(exc.value)
+    assert exc.value.status == 400 and set(exc.value.problems) == set(bad)
 
 
 def test_a_label_faster_than_min_seconds_is_refused_with_a_clear_message(project, users):

@@ -8,6 +8,7 @@ from annotation.services.alignment import alignment_runs, run_options, run_savin
 from annotation.services.review import qc
 from annotation.services.training import dataset
 from annotation.services.training import versions as training
+from annotation.services.training.request import TrainRequest
 from tests import factories
 
 
@@ -77,10 +78,14 @@ def test_labelled_pairs_outside_complete_article_pairs_train_the_pair_model(proj
 
 
 def test_training_refuses_to_start_without_data_or_with_a_bad_option(project, users, completed):
-    with pytest.raises(training.TrainingError, match="config"):
-        training.start_training(project, config={"epochs": 0})
+    with pytest.raises(training.TrainingError, match="config: epochs: must be >= 1, got 0"):
+        TrainRequest.parse({"config": {"epochs": 0}})
     with pytest.raises(training.TrainingError, match="unknown"):
-        training.start_training(project, config={"learning_rate": 1})
+        TrainRequest.parse({"config": {"learning_rate": 1}})
+    with pytest.raises(training.TrainingError, match="seed: must be >= 0"):
+        TrainRequest.parse({"seed": -1})
+    with pytest.raises(training.TrainingError, match="base_version: not a model version of this project"):
+        training.start_training(project, TrainRequest(base_version=99999))
     ArticleCompletion.objects.all().delete()
     with pytest.raises(training.TrainingError, match="exhaustively annotated"):
         training.start_training(project)
@@ -170,7 +175,7 @@ def test_the_training_set_is_built_once_for_the_request_the_worker_and_the_model
     page = f"/projects/{project.pk}/models/"
     shown = client.get(page).content.decode()
     assert 'id="train-refusal"' not in shown
-    assert 'name="epochs" min="1" value="2"' in shown  # the form's field as TRAIN_PARAMS declares it
+    assert 'id="train-epochs" name="epochs" value="2" data-default="2"' in shown  # as TRAIN_PARAMS declares it
     job = training.start_training(project, enqueue=False)
     training.run_training_job(job.pk)
     assert client.get(page).status_code == 200

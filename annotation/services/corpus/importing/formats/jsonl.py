@@ -44,14 +44,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from annotation.label_schemes import UNKNOWN_KIND
-from annotation.services.corpus.importing.base import (
-    UNDECIDED,
-    InputFile,
-    ParseContext,
-    ParsedArticle,
-    ParsedDocument,
-    ParsedPair,
-)
+from annotation.services.corpus.importing import base
+from annotation.services.corpus.importing.base import UNDECIDED, InputFile, ParseContext, ParsedArticle, ParsedPair
 from annotation.services.corpus.importing.formats import register
 from annotation.services.corpus.importing.pair_lines import PairLines, is_pair_line
 from annotation.validation import json_problem
@@ -87,7 +81,7 @@ class _Record:
         self.ok = False
         self.ctx.problems.add(self.file, message, line=self.line, field=field)
 
-    def document(self, side: str, value: Any) -> ParsedDocument | None:
+    def document(self, side: str, value: Any) -> base.ParsedDocument | None:
         if not isinstance(value, dict):
             self.problem(side, f"must be an object with 'paragraphs' or 'text', got {_type_name(value)}")
             return None
@@ -116,10 +110,10 @@ class _Record:
             if not paragraphs:
                 self.problem(f"{side}.text", "holds no sentences")
                 return None
-            return ParsedDocument(level=str(level), rank=0, paragraphs=paragraphs)
+            return base.ParsedDocument(level=str(level), rank=0, paragraphs=paragraphs)
         return self.paragraphs(side, value["paragraphs"], str(level))
 
-    def paragraphs(self, side: str, value: Any, level: str) -> ParsedDocument | None:
+    def paragraphs(self, side: str, value: Any, level: str) -> base.ParsedDocument | None:
         field = f"{side}.paragraphs"
         if not isinstance(value, list):
             self.problem(field, f"must be a list of paragraphs (lists of sentence strings), got {_type_name(value)}")
@@ -146,7 +140,7 @@ class _Record:
                     self.problem(f"{field}[{pi}][{si}]", "sentence is an empty string")
                     good = False
             out.append(list(para))
-        return ParsedDocument(level=level, rank=0, paragraphs=out) if good else None
+        return base.ParsedDocument(level=level, rank=0, paragraphs=out) if good else None
 
     def links(self, field: str, value: Any, n_complex: int, n_simple: int) -> list[tuple[int, int]] | None:
         if not isinstance(value, list):
@@ -217,7 +211,8 @@ class _Record:
                              gold_meaning=None if complete is None else "exhaustive" if complete else "sparse",
                              split=obj.get("split") if obj.get("split") in SPLITS else None)
 
-    def source_identity(self, obj: dict, complex_doc: ParsedDocument, simple_doc: ParsedDocument, meta: dict) -> bool:
+    def source_identity(self, obj: dict, complex_doc: base.ParsedDocument, simple_doc: base.ParsedDocument,
+                        meta: dict) -> bool:
         """What the export's ``articles`` lines carry of an imported file's own rows (``export/identity.py``):
         each side's ``sentence_ids``, the pair's ``gleu`` cells and ``row_order``, kept as the ``wiki-manual``
         import keeps them (so the ``tsv`` export writes the source's rows again); False after a problem."""

@@ -47,8 +47,8 @@ from annotation.services.corpus.importing.base import (
     InputFile,
     ParseContext,
     ParsedArticle,
-    ParsedDocument,
     ParsedPair,
+    level_documents,
     split_from_name,
 )
 from annotation.services.corpus.importing.formats import register
@@ -231,15 +231,7 @@ class Reader:
             self.problem(a.file, a.line, "complex-id", f"article {title!r} lists its levels as complex and as simple "
                                                        "of each other; a level order is needed")
             return None
-        documents, index = [], {}
-        for level in sorted(a.sentences, key=lambda lv: (ranks[lv], lv)):
-            keys = sorted(a.sentences[level])
-            index[level] = {key: i for i, key in enumerate(keys)}
-            paragraphs: dict[int, list[str]] = {}
-            for key in keys:
-                paragraphs.setdefault(key[0], []).append(a.sentences[level][key][0])
-            documents.append(ParsedDocument(level=level, rank=ranks[level], paragraphs=list(paragraphs.values()),
-                                            meta={IDS_KEY: [list(key) for key in keys]}))
+        documents, index = level_documents(a.sentences, ranks, lambda key, value: (key[0], value[0]), ids_key=IDS_KEY)
         predictions = self.ctx.gold_meaning == "predictions"
         pairs: list[ParsedPair] = []
         complete: list[tuple[str, str]] = []

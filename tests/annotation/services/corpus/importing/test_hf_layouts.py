@@ -232,7 +232,7 @@ def test_float32_gleu_cells_come_back_as_their_shortest_decimal(project, tmp_pat
     data.to_parquet(str(tmp_path / "manual-dev.parquet"))  # the hub converter's naming: the split is in the name
     import_path(project, tmp_path / "manual-dev.parquet", "auto")
     assert dict(Split.objects.values_list("article__title", "name")) == {"0_66252": "dev"}
-    done = export.run_export(project, export.validate({"formats": ["tsv"]}, allow_paths=True))
+    done = export.run_export(project, export.ExportOptions.parse({"formats": ["tsv"]}, allow_paths=True))
     rows = (export.export_dir(done) / "wiki-manual" / "dev.tsv").read_text().splitlines()
     assert sorted(r.rsplit("\t", 1)[1] for r in rows) == ["0.0", "0.1", "0.2", "0.33", "0.7", "1.0"]  # not 0.2000000029…
 

@@ -18,7 +18,7 @@ from django.utils import timezone
 from annotation.models import Article, Job, Label, Status
 from annotation.services.background import progress as job_progress
 from annotation.services.corpus import importing
-from annotation.services.corpus.importing import CorpusImportError, import_files, import_path, uploads
+from annotation.services.corpus.importing import CorpusImportError, ImportRequest, import_files, import_path, uploads
 from annotation.services.corpus.importing import writer as writer_module
 from annotation.services.corpus.importing.archive import path_inputs
 from annotation.services.corpus.importing.base import ParseContext
@@ -272,7 +272,7 @@ def import_dir(settings, tmp_path):
 
 def queued_import(project, user, n: int = 30):
     staged = uploads.stage_uploads([FakeUpload("in.jsonl", "".join(record(i) for i in range(n)).encode())])
-    return uploads.start_import_job(project, staged, user=user, enqueue=False)  # run here, not by a worker
+    return uploads.start_import_job(project, staged, ImportRequest(), user=user, enqueue=False)  # run here, not by a worker
 
 
 def test_a_cancelled_import_job_stops_and_leaves_nothing(transactional_db, project, users, import_dir, monkeypatch):

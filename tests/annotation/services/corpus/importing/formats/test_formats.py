@@ -11,7 +11,7 @@ from annotation.management.commands.import_corpus import Command as ImportComman
 from annotation.models import Article
 from annotation.services.corpus.importing import (
     CorpusImportError,
-    check_options,
+    ImportRequest,
     detect_format,
     format_names,
     import_files,
@@ -50,7 +50,7 @@ def test_every_format_is_offered_everywhere_and_imports_its_example(fmt, client,
     page = _page(client, users, project)
     assert f"<option>{fmt}</option>" in page and f"<b>{fmt}</b>" in page
     assert fmt in _command_choices()
-    check_options(fmt)
+    assert ImportRequest.parse({"format": fmt}).format == fmt
     if not spec.example:  # a binary format (hf: Arrow/parquet), imported by its own tests
         return
     files = [(name, text.encode()) for name, text in spec.example]
@@ -93,7 +93,7 @@ def test_a_registered_format_is_listed_accepted_by_the_api_and_gone_once_removed
     assert "dummy" not in format_names()
     assert "<option>dummy</option>" not in _page(client, users, project)
     with pytest.raises(CorpusImportError, match="unknown format 'dummy'"):
-        check_options("dummy")
+        ImportRequest.parse({"format": "dummy"})
 
 
 def test_a_format_cannot_take_another_formats_name_or_extension():

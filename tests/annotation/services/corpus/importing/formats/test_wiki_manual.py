@@ -108,7 +108,7 @@ def test_export_tsv_then_import_wiki_manual_is_a_round_trip(project, settings, t
     settings.MEDIA_ROOT = str(tmp_path)
     settings.IMPORT_DIR = tmp_path
     import_path(project, ONESTOP, "jsonl", gold_meaning="exhaustive")
-    options = export.validate({"formats": ["tsv"], "drop_identical": False, "split_policy": {"mode": "counts", "train": 12, "dev": 0, "test": 0,
+    options = export.ExportOptions.parse({"formats": ["tsv"], "drop_identical": False, "split_policy": {"mode": "counts", "train": 12, "dev": 0, "test": 0,
                                                                     "seed": 0}}, allow_paths=True)
     root = export.export_dir(export.run_export(project, options))
     exported = root / "wiki-manual" / "train.tsv"
