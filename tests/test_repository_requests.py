@@ -24,7 +24,7 @@ VALIDATORS_ALLOWED = {
     "annotation/label_schemes/likert.py:_point": "a label's rating, checked by the scheme kind (label input)",
     "annotation/services/alignment/paragraph_alignment.py:settings_for": "the paragraph settings' reader (three "
         "keys read together; config_schema declares them and calls it); its own declarations are left to do",
-    "annotation/services/editing/article_alignment.py:checked_seconds": "a label's time (label input)",
+    "annotation/services/editing/own_links.py:checked_seconds": "a label's time (label input)",
     "annotation/services/editing/curation.py:_parse": "a curation decision's links (label input's part of issue 38)",
     "annotation/services/editing/paragraph_correction.py:parse_paragraph_links": "a list of paragraph links",
     "annotation/services/export/splits.py:validate_policy": "a split policy's ratio/counts, the export's "
@@ -53,6 +53,7 @@ PARAMETERS_ALLOWED = {
     "annotation/services/corpus/importing/formats/wiki_manual.py:add": "one TSV row's cells",
     "annotation/services/corpus/importing/formats/__init__.py:register": "a format's declaration (the registry's "
         "keywords)",
+    "annotation/services/export/formats/__init__.py:register": "a format's declaration (the registry's keywords)",
     "annotation/services/alignment/alignment_runs.py:start_run": "the run request is the registries' part of 38",
     "annotation/services/alignment/mining.py:mine_paraphrases": "mining's part of issue 38",
     "annotation/services/review/gold_reading.py:_read": "the one reading of gold: its inputs, loaded once",

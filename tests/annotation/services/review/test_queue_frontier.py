@@ -153,7 +153,7 @@ def test_a_settings_change_starts_the_frontier_again(project, annotators):  # no
     work = queue_of(project, 6)
     anna, bob = annotators[:2]
     label_first(anna, project, 4)
-    project_settings.update_qc(project, {"overlap": 2, "min_seconds": 0, "test_every": 0})
+    project_settings.update_qc(project, qc.QcConfig.parse({"overlap": 2, "min_seconds": 0, "test_every": 0}))
     project.refresh_from_db()
     assert frontier(project) == work[0].pk
     assert labels.next_item(bob, project) == work[0], "the first pair's second place"
