@@ -43,7 +43,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from annotation.label_schemes import class_values, value_classes
-from annotation.models import Adjudication, Article, ArticleCompletion, CandidatePair, Project
+from annotation.models import Adjudication, ArticleCompletion, CandidatePair, Label, Project
 from annotation.services.review import qc
 from annotation.services.review.exhaustive import imported_exhaustive
 from annotation.services.review.gold import TIE, UNDECIDED, Gold, _check, qualifies, resolve
@@ -119,10 +119,20 @@ def not_value(project: Project) -> str:
     return class_values(project.label_scheme).get("not", "not")
 
 
-def _articles_of(project: Project, articles: Iterable[int] | None) -> list[int]:
+def _articles_of(project: Project, articles: Iterable[int] | None, imported: set[tuple[int, int, int]]) -> list[int]:
+    """``articles``, or (None) every article of the project with evidence: a label, a stored gold value, a
+    completion or imported exhaustive gold — the others hold no document pair :func:`read` returns, and at a
+    million pairs reading them in chunks took seconds for nothing (issue 37)."""
     if articles is not None:
         return sorted(set(articles))
-    return list(Article.objects.filter(project=project).order_by("pk").values_list("pk", flat=True))
+    ids = {a for a, _, _ in imported}
+    ids.update(Label.objects.filter(pair__article__project=project).order_by().values_list("pair__article_id", flat=True)
+               .distinct())
+    ids.update(Adjudication.objects.filter(pair__article__project=project).order_by()
+               .values_list("pair__article_id", flat=True).distinct())
+    ids.update(ArticleCompletion.objects.filter(article__project=project).order_by()
+               .values_list("article_id", flat=True).distinct())
+    return sorted(ids)
 
 
 def read(project: Project, policy: str = "majority-or-single", *, articles: Iterable[int] | None = None,
@@ -143,8 +153,8 @@ def read_chunks(project: Project, policy: str = "majority-or-single", *, article
                 votes_only: bool = False) -> Iterator[dict[DocKey, DocumentGold]]:
     """:func:`read`, a chunk of ``chunk`` articles at a time (bounded memory on a large project)."""
     _check(policy)
-    ids = _articles_of(project, articles)
     imported = set() if votes_only else imported_exhaustive(project)
+    ids = _articles_of(project, articles, imported)
     implied = not_value(project)
     for start in range(0, len(ids), chunk):
         yield _read(project, policy, ids[start:start + chunk], imported, implied, reviewers, votes_only)
