@@ -19,7 +19,7 @@ from ..permissions import (
     visible_projects,
 )
 from ..schema import flags, ids, texts
-from ..serializers import AlignmentRunSerializer, CandidatePairSerializer, JobSerializer
+from ..serializers import AlignmentRunSerializer, CandidatePairSerializer, JobSerializer, pair_list_rows
 from ..services.alignment import alignment_runs, pair_filters, pair_rows, run_comparison, run_deletion, run_options
 from ..services.background import jobs, progress
 from ..services.training import run_scores
@@ -256,8 +256,9 @@ class CandidatePairViewSet(viewsets.ReadOnlyModelViewSet):
 
     def list(self, request, *args, **kwargs):
         """A page of pairs with their sentences and every run's prediction read as plain rows (two
-        queries, no model instances: :func:`pair_rows.texts_and_predictions`) — a page of 1,000
-        pairs serialised several times faster than through prefetched objects."""
+        queries, no model instances: :func:`pair_rows.texts_and_predictions`) and answered as the serializer
+        would, built as plain dicts (:func:`~annotation.serializers.pair_list_rows`) — a page of 1,000 pairs
+        several times faster than through prefetched objects and the serializer's fields."""
         page = self.paginate_queryset(self.filter_queryset(self.get_queryset()))
-        context = {**self.get_serializer_context(), **pair_rows.texts_and_predictions([p.pk for p in page])}
-        return self.get_paginated_response(CandidatePairSerializer(page, many=True, context=context).data)
+        context = {**self.get_serializer_context(), **pair_rows.texts_and_predictions(page)}
+        return self.get_paginated_response(pair_list_rows(page, context))
