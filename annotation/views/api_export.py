@@ -34,7 +34,7 @@ from ..permissions import IsProjectResearcher, visible_projects
 from ..services import export as exporting
 from ..services.export import splits
 from ..services.export.filters import FilterChain
-from ..services.export.gold_rows import gold_options, gold_rows
+from ..services.export.gold_rows import gold_options, gold_rows, parse_options
 from ..services.export.source import PairSource
 from .mixins import ProjectFromUrl
 from .refusals import Refusals, refuses
@@ -171,14 +171,7 @@ class GoldRowsView(ExportView):
 
     @extend_schema(responses={(200, "application/x-ndjson"): str})
     def get(self, request, project_pk: int):
-        raw: dict = {}
-        if request.query_params.get("options"):
-            try:
-                raw = json.loads(request.query_params["options"])
-            except ValueError:
-                raise ValidationError({"options": "must be a JSON object"}) from None
-            if not isinstance(raw, dict):
-                raise ValidationError({"options": "must be a JSON object"})
+        raw = parse_options(request.query_params.get("options"))
         wanted = [s for value in request.query_params.getlist("split") for s in value.split(",") if s]
         if wanted:
             raw["splits"] = wanted

@@ -16,6 +16,7 @@ Example:
 """
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -24,11 +25,25 @@ from annotation.services.export import splits
 from annotation.services.export.completeness import complete_documents, pair_fields
 from annotation.services.export.filters import FilterChain
 from annotation.services.export.formats.base import pair_dict
-from annotation.services.export.options import ExportOptions, validate
+from annotation.services.export.options import ExportError, ExportOptions, validate
 from annotation.services.export.source import LEFT_OUT, PairSource
 
 #: Export options that mean nothing for rows read in place (what is written, and the lock: an argument here).
 NOT_READING = ("kind", "formats", "lock")
+
+
+def parse_options(text: str | None) -> dict[str, Any]:
+    """The export options a query string carries as JSON (``?options={...}``); not an object raises
+    :class:`~annotation.services.export.options.ExportError`."""
+    if not text:
+        return {}
+    try:
+        raw = json.loads(text)
+    except ValueError:
+        raise ExportError("options must be a JSON object") from None
+    if not isinstance(raw, dict):
+        raise ExportError("options must be a JSON object")
+    return raw
 
 
 def gold_options(raw: dict[str, Any] | None) -> ExportOptions:

@@ -47,6 +47,9 @@ def test_splits_and_options_narrow_the_rows(corpus, api, users):  # noqa: F811
     assert len(aligned) == 4 and {r["label"] for r in aligned} == {"aligned"}
     bad = client.get(url(corpus, "gold/rows/"), {"options": json.dumps({"formats": ["x"], "colour": 1})})
     assert bad.status_code == 400 and "colour" in bad.json()["options"]
+    for text in ("[1", "[1]"):
+        bad = client.get(url(corpus, "gold/rows/"), {"options": text})
+        assert bad.status_code == 400 and "JSON object" in bad.json()["options"], bad.content
 
 
 def test_lock_assigns_and_locks_the_read_splits_without_an_export(corpus, api, users):  # noqa: F811
