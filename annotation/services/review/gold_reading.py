@@ -160,8 +160,42 @@ def read_chunks(project: Project, policy: str = "majority-or-single", *, article
         yield _read(project, policy, ids[start:start + chunk], imported, implied, reviewers, votes_only)
 
 
+def read_policies(project: Project, policies: Iterable[str], *, articles: Iterable[int] | None = None,
+                  reviewers: dict[int, str] | None = None) -> dict[str, dict[DocKey, DocumentGold]]:
+    """:func:`read` under each of ``policies`` (``{policy: {doc key: DocumentGold}}``), the evidence queried
+    once for all of them (the export preview reads every policy: issue 37)."""
+    policies = list(dict.fromkeys(policies))
+    for policy in policies:
+        _check(policy)
+    ids = _articles_of(project, articles, imported := imported_exhaustive(project))
+    implied = not_value(project)
+    out: dict[str, dict[DocKey, DocumentGold]] = {p: {} for p in policies}
+    for start in range(0, len(ids), CHUNK):
+        found = _gather(project, ids[start:start + CHUNK], imported, reviewers, False)
+        for policy in policies:
+            out[policy].update(_decide(found, policy, implied))
+    return out
+
+
+@dataclass
+class _Evidence:
+    """What decides a chunk's gold, gathered once (:func:`_gather`) and decided under a policy (:func:`_decide`)."""
+
+    stored: dict[int, Gold]
+    votes: dict[int, list[tuple[int, str]]]
+    completers: dict[DocKey, list[int]]
+    article_of: dict[DocKey, int]
+    exhaustive: set[DocKey]
+    pairs: list[tuple[int, int, int, int, str, str]]  # the pairs with evidence: (pk, article, c, s, keys)
+
+
 def _read(project: Project, policy: str, ids: list[int], imported: set[tuple[int, int, int]], implied: str,
           reviewers: dict[int, str] | None, votes_only: bool = False) -> dict[DocKey, DocumentGold]:
+    return _decide(_gather(project, ids, imported, reviewers, votes_only), policy, implied)
+
+
+def _gather(project: Project, ids: list[int], imported: set[tuple[int, int, int]], reviewers: dict[int, str] | None,
+            votes_only: bool) -> _Evidence:
     stored: dict[int, Gold] = {}
     adjudications = Adjudication.objects.none() if votes_only else Adjudication.objects.filter(pair__article_id__in=ids)
     for pid, value, provenance, reviewer_id in adjudications.values_list("pair_id", "value", "provenance",
@@ -186,19 +220,23 @@ def _read(project: Project, policy: str, ids: list[int], imported: set[tuple[int
     for a, c, s in imported:
         if a in chunk_ids:
             article_of.setdefault((c, s), a)
+    evidence = stored.keys() | votes.keys()
+    pairs = [] if not evidence else [
+        row for row in (CandidatePair.objects.filter(article_id__in=ids).order_by("pk")
+                        .values_list("pk", "article_id", "complex_document_id", "simple_document_id", "complex_key",
+                                     "simple_key"))
+        if row[0] in evidence]
+    return _Evidence(stored, votes, completers, article_of, exhaustive, pairs)
+
+
+def _decide(found: _Evidence, policy: str, implied: str) -> dict[DocKey, DocumentGold]:
+    stored, votes, completers, exhaustive = found.stored, found.votes, found.completers, found.exhaustive
     docs: dict[DocKey, DocumentGold] = {}
     for key in completers.keys() | exhaustive:
-        docs[key] = DocumentGold(article_of[key], *key, completers=tuple(sorted(completers.get(key, ()))),
+        docs[key] = DocumentGold(found.article_of[key], *key, completers=tuple(sorted(completers.get(key, ()))),
                                  imported_exhaustive=key in exhaustive)
         docs[key].rest = rest_of(len(completers.get(key, ())), key in exhaustive, policy, implied)
-    evidence = stored.keys() | votes.keys()
-    if not evidence:
-        return docs
-    rows = (CandidatePair.objects.filter(article_id__in=ids).order_by("pk")
-            .values_list("pk", "article_id", "complex_document_id", "simple_document_id", "complex_key", "simple_key"))
-    for pid, article, c, s, complex_key, simple_key in rows:
-        if pid not in evidence:
-            continue
+    for pid, article, c, s, complex_key, simple_key in found.pairs:
         doc = docs.get((c, s))
         if doc is None:
             doc = docs[(c, s)] = DocumentGold(article, c, s)
@@ -372,4 +410,4 @@ def cell_classes(project: Project, doc: DocumentGold) -> dict[tuple[int, int], s
 
 
 __all__ = ["COMPLETED", "REASONS", "TIE", "DocumentGold", "cell_classes", "completed_cells", "completion_effect", "decide", "exhaustive_documents", "not_value", "pair_values", "read",
-           "counted_rows", "read_chunks", "rest_of", "vote_rows"]
+           "counted_rows", "read_chunks", "read_policies", "rest_of", "vote_rows"]
