@@ -60,6 +60,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--skip", default="", help="comma-separated: pages, lists, queue, client, exports")
+    parser.add_argument("--pages", default="", help="comma-separated page names to measure (default: every page)")
     parser.add_argument("--client-pairs", type=int, default=None, help="pairs the client reads (default: all)")
     parser.add_argument("--exports", default=",".join(f"{k}:{f}" for k in ("gold", "auto") for f in FORMATS),
                         help="exports to run: gold:<format>, auto:<format> (run 1, every pair), <kind>:all")
@@ -257,7 +258,8 @@ def cold_warm(s, method: str, url: str, repeat: int, **kwargs) -> dict:
             "warm_p95_s": round(percentile(warm, 95), 3)}
 
 
-def pages(base: str, researcher, annotator, project: int, runs: list[int], article: int, repeat: int) -> dict:
+def pages(base: str, researcher, annotator, project: int, runs: list[int], article: int, repeat: int,
+          only: set[str]) -> dict:
     p = f"{base}/projects/{project}/"
     api = f"{base}/api/projects/{project}/"
     csrf = {"X-CSRFToken": researcher.cookies.get("csrftoken", ""), "Referer": base}
@@ -284,6 +286,8 @@ def pages(base: str, researcher, annotator, project: int, runs: list[int], artic
     }
     results = {}
     for name, (s, method, url, extra) in plan.items():
+        if only and name not in only:
+            continue
         log(f"page {name}")
         results[name] = cold_warm(s, method, url, repeat, **extra)
     return results
@@ -387,7 +391,7 @@ def main() -> int:
     try:
         if "pages" not in skip:
             report["pages"] = pages(base, session(base, f"{TAG}-researcher"), session(base, f"{TAG}-a000"),
-                                    project, runs, article, args.repeat)
+                                    project, runs, article, args.repeat, set(filter(None, args.pages.split(","))))
         if "lists" not in skip:
             report["lists"] = list_marks(base, token, project, runs, args.repeat)
         if "client" not in skip:

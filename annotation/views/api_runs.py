@@ -125,11 +125,10 @@ class AlignmentRunViewSet(ReapsLostWork, mixins.CreateModelMixin, mixins.Destroy
         changed pairs with their old and new prediction, a page at a time (``offset``, ``limit`` up
         to ``CHANGES_PAGE``; ``changes_total``, ``changes_next_offset``)."""
         old, new = (self._research_run(request, name) for name in ("old", "new"))
-        data = run_comparison.summary(old, new)
+        data = run_comparison.compare(old, new, pairs=request.query_params.get("pairs") in ("1", "true"),
+                                      offset=int_param(request, "offset") or 0,
+                                      limit=int_param(request, "limit") or run_comparison.CHANGES_PAGE)
         data["scores"] = {"old": run_scores.run_scores(old), "new": run_scores.run_scores(new)}
-        if request.query_params.get("pairs") in ("1", "true"):
-            data.update(run_comparison.changes_page(old, new, offset=int_param(request, "offset") or 0,
-                                                    limit=int_param(request, "limit") or run_comparison.CHANGES_PAGE))
         return Response(data)
 
     def _research_run(self, request, name: str) -> AlignmentRun:
