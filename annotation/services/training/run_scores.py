@@ -23,6 +23,7 @@ predictions are read), nothing cached: a change to the gold shows at once. Lists
 """
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 
 from annotation.models import MINING_METHOD, AlignmentRun, Document, Prediction, RunChunk, Status, key_indices
@@ -135,8 +136,8 @@ def run_scores(run: AlignmentRun) -> dict:
     # what the project's state does not mark: the run's own predictions and chunks (a finished run's rarely change)
     own = (Prediction.objects.filter(run=run).order_by().count(),
            list(RunChunk.objects.filter(run=run).order_by("pk").values_list("pk", "status")))
-    return review_state.cached(run.project, f"run-scores:{run.pk}:{min_trusted_articles()}:{own}",
-                               lambda: compute_run_scores(run))
+    mark = hashlib.sha256(repr((min_trusted_articles(), own)).encode()).hexdigest()[:16]
+    return review_state.cached(run.project, f"run-scores:{run.pk}:{mark}", lambda: compute_run_scores(run))
 
 
 def compute_run_scores(run: AlignmentRun) -> dict:
