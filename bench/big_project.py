@@ -17,6 +17,7 @@ started server (Django's cache flushed); warm = p50/p95 of the next ``--repeat``
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import random
@@ -40,6 +41,7 @@ from bench.annotation_latency import (  # noqa: E402 - after the path
     serve,
     stop_server,
 )
+from bench.big_project_measure import FORMATS, exports, list_marks  # noqa: E402
 
 TAG = "big-project"
 COMPLEX, SIMPLE = 10, 5  # sentences a side: 50 candidate pairs an article pair
@@ -57,7 +59,11 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--repeat", type=int, default=5, help="warm requests per page")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--threads", type=int, default=4)
-    parser.add_argument("--skip", default="", help="comma-separated: pages, lists, queue, client")
+    parser.add_argument("--skip", default="", help="comma-separated: pages, lists, queue, client, exports")
+    parser.add_argument("--pages", default="", help="comma-separated page names to measure (default: every page)")
+    parser.add_argument("--client-pairs", type=int, default=None, help="pairs the client reads (default: all)")
+    parser.add_argument("--exports", default=",".join(f"{k}:{f}" for k in ("gold", "auto") for f in FORMATS),
+                        help="exports to run: gold:<format>, auto:<format> (run 1, every pair), <kind>:all")
     parser.add_argument("--profile-queue", type=int, default=0, metavar="N",
                         help="also time N submit→next in this process (this checkout): ms and queries each")
     return parser.parse_args()
@@ -254,7 +260,8 @@ def cold_warm(s, method: str, url: str, repeat: int, **kwargs) -> dict:
             "warm_p95_s": round(percentile(warm, 95), 3)}
 
 
-def pages(base: str, researcher, annotator, project: int, runs: list[int], article: int, repeat: int) -> dict:
+def pages(base: str, researcher, annotator, project: int, runs: list[int], article: int, repeat: int,
+          only: set[str]) -> dict:
     p = f"{base}/projects/{project}/"
     api = f"{base}/api/projects/{project}/"
     csrf = {"X-CSRFToken": researcher.cookies.get("csrftoken", ""), "Referer": base}
@@ -277,46 +284,15 @@ def pages(base: str, researcher, annotator, project: int, runs: list[int], artic
         "whole_article": (researcher, "GET", f"{base}/articles/{article}/", {}),
         "annotate": (annotator, "GET", f"{p}annotate/", {}),
         "run_scores_api": (researcher, "GET", f"{base}/api/runs/{runs[0]}/", {}),
+        "compare_runs_api": (researcher, "GET", f"{base}/api/runs/compare/?old={runs[0]}&new={runs[1]}&pairs=1", {}),
     }
     results = {}
     for name, (s, method, url, extra) in plan.items():
+        if only and name not in only:
+            continue
         log(f"page {name}")
         results[name] = cold_warm(s, method, url, repeat, **extra)
     return results
-
-
-def walk(s, url: str, marks=(1, 1000)) -> dict:
-    """Follow ``next`` from ``url`` to the end: the time of pages 1, 1000 and the last, and the total."""
-    times, n, began = {}, 0, time.perf_counter()
-    count = None
-    while url:
-        t0 = time.perf_counter()
-        data = s.get(url, timeout=600).json()
-        took = round(time.perf_counter() - t0, 4)
-        n += 1
-        count = data.get("count", count) if count is None else count
-        if n in marks:
-            times[f"page_{n}_s"] = took
-        url = data.get("next")
-        last = took
-    return {**times, "last_page": n, "last_page_s": last, "count": count,
-            "walk_s": round(time.perf_counter() - began, 1)}
-
-
-def lists(base: str, token: str, project: int, runs: list[int]) -> dict:
-    import requests
-
-    s = requests.Session()
-    s.headers["Authorization"] = f"Token {token}"
-    result = {}
-    for name, url in (("pairs", f"{base}/api/pairs/?project={project}"),
-                      ("run_pairs", f"{base}/api/pairs/?project={project}&run={runs[1]}"),
-                      ("labels", f"{base}/api/labels/?project={project}"),
-                      ("articles", f"{base}/api/articles/?project={project}"),
-                      ("runs", f"{base}/api/runs/?project={project}")):
-        log(f"list {name}")
-        result[name] = walk(s, url)
-    return result
 
 
 def queue(base: str, url: str, project: int, seconds: float) -> dict:
@@ -358,7 +334,8 @@ def forget_queue_labels(project: int) -> None:
     Assignment.objects.filter(**mine).delete()
 
 
-def client_iteration(base: str, token: str, project: int) -> dict:
+def client_iteration(base: str, token: str, project: int, limit: int | None) -> dict:
+    """The client reading the pairs (the first ``limit`` when given: a rate, not a whole walk)."""
     sys.path.insert(0, str(ROOT / "client"))
     import logging
 
@@ -371,7 +348,7 @@ def client_iteration(base: str, token: str, project: int) -> dict:
     for page_size in (None, 1000):
         t0 = time.perf_counter()
         kwargs = {} if page_size is None else {"page_size": page_size}
-        n = sum(1 for _ in client.pairs(project, **kwargs))
+        n = sum(1 for _ in itertools.islice(client.pairs(project, **kwargs), limit))
         took = time.perf_counter() - t0
         out[f"page_size_{page_size or 'default'}"] = {"pairs": n, "seconds": round(took, 1),
                                                       "pairs_per_s": round(n / took)}
@@ -424,15 +401,19 @@ def main() -> int:
     try:
         if "pages" not in skip:
             report["pages"] = pages(base, session(base, f"{TAG}-researcher"), session(base, f"{TAG}-a000"),
-                                    project, runs, article, args.repeat)
+                                    project, runs, article, args.repeat, set(filter(None, args.pages.split(","))))
         if "lists" not in skip:
-            report["lists"] = lists(base, token, project, runs)
+            report["lists"] = list_marks(base, token, project, runs, args.repeat)
         if "client" not in skip:
-            report["client"] = client_iteration(base, token, project)
+            report["client"] = client_iteration(base, token, project, args.client_pairs)
         if "queue" not in skip:
             report["queue"] = queue(base, url, project, args.seconds)
     finally:
         stop_server(server)
+    if "exports" not in skip:
+        report["exports"] = exports(args.code, url, project, runs, f"{TAG}-researcher", args.exports.split(","),
+                                    Path(os.environ.get("BENCH_MEDIA", "/tmp/big_project_media")))
+    report["load_average"] = os.getloadavg()
     print(json.dumps(report, indent=1))
     return 0
 

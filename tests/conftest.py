@@ -17,6 +17,18 @@ def _fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def _fresh_local_cache():
+    """Each test starts with an empty in-process cache: figures cached per state of the data (dashboard, run
+    scores, the training set) are keyed by row counts and ids, which a rolled-back test database can give
+    again in the next test (SQLite reuses ids). A Redis cache (``CACHE_URL``) is left alone."""
+    from django.core.cache import caches
+    from django.core.cache.backends.locmem import LocMemCache
+
+    if isinstance(caches["default"], LocMemCache):
+        caches["default"].clear()
+
+
 @pytest.fixture
 def users(db):
     """admin (staff), rita (researcher in project), anna (annotator in project), olga (outsider:

@@ -13,5 +13,6 @@ urlpatterns: list = [
     path(api + "exports/", api_export.ExportListView.as_view(), name="export-list"),
     path(api + "exports/preview/", api_export.PreviewView.as_view(), name="export-preview"),
     path(api + "exports/<int:pk>/", api_export.ExportDetailView.as_view(), name="export-detail"),
+    path(api + "gold/rows/", api_export.GoldRowsView.as_view(), name="export-gold-rows"),
     path(api + "exports/<int:pk>/download/", api_export.DownloadView.as_view(), name="export-download"),
 ]

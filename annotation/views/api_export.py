@@ -11,10 +11,15 @@ All under ``/api/projects/<id>/``; annotators of the project get 403, anyone els
     POST exports/                    {options}: queue an export job (202)
     GET  exports/<id>/               status, progress, manifest and download_url once done
     GET  exports/<id>/download/      the zip
+    GET  gold/rows/                  ?split=&label_policy=&options={...}: the gold rows, streamed as JSON lines,
+                                     read only (no export record, no split assigned or locked)
+    POST gold/rows/                  {options, lock}: the same; ``lock: true`` assigns and locks the splits first
 """
 from __future__ import annotations
 
-from django.http import FileResponse, Http404
+import json
+
+from django.http import FileResponse, Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema
@@ -29,6 +34,7 @@ from ..permissions import IsProjectResearcher, visible_projects
 from ..services import export as exporting
 from ..services.export import splits
 from ..services.export.filters import FilterChain
+from ..services.export.gold_rows import gold_options, gold_rows, parse_options
 from ..services.export.source import PairSource
 from .mixins import ProjectFromUrl
 from .refusals import Refusals, refuses
@@ -153,3 +159,47 @@ class DownloadView(ExportView):
             raise Http404("this export has no archive (yet)")
         return FileResponse(open(path, "rb"), as_attachment=True, filename=path.name,  # noqa: SIM115 - FileResponse closes it
                             content_type="application/zip")
+
+
+class GoldRowsView(ExportView):
+    """The gold as JSON lines (``application/x-ndjson``, one ``jsonl`` export record a line, ``split`` in each),
+    streamed a chunk of articles at a time: reading the gold writes nothing unless ``lock`` is asked
+    (``services/export/gold_rows.py``)."""
+
+    #: rows per written chunk of the answer (one write per row would cost more than the row)
+    CHUNK = 500
+
+    @extend_schema(responses={(200, "application/x-ndjson"): str})
+    def get(self, request, project_pk: int):
+        raw = parse_options(request.query_params.get("options"))
+        wanted = [s for value in request.query_params.getlist("split") for s in value.split(",") if s]
+        if wanted:
+            raw["splits"] = wanted
+        if request.query_params.get("label_policy"):
+            raw["label_policy"] = request.query_params["label_policy"]
+        return self.stream(request, gold_options(raw), lock=False)
+
+    def post(self, request, project_pk: int):
+        data = request.data if isinstance(request.data, dict) else None
+        if data is None or not isinstance(data.get("options", {}), dict):
+            raise ValidationError({"options": "must be a JSON object"})
+        lock = data.get("lock", False)
+        if not isinstance(lock, bool):
+            raise ValidationError({"lock": "must be true or false"})
+        return self.stream(request, gold_options(data.get("options", {})), lock=lock)
+
+    def stream(self, request, options: exporting.ExportOptions, *, lock: bool) -> StreamingHttpResponse:
+        rows = gold_rows(self.get_project(), options, lock=lock, user=request.user,
+                         visible=visible_projects(request.user))
+
+        def lines():
+            chunk = []
+            for row in rows:
+                chunk.append(json.dumps(row, ensure_ascii=False, default=str))
+                if len(chunk) >= self.CHUNK:
+                    yield "\n".join(chunk) + "\n"
+                    chunk = []
+            if chunk:
+                yield "\n".join(chunk) + "\n"
+
+        return StreamingHttpResponse(lines(), content_type="application/x-ndjson")

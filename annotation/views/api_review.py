@@ -18,7 +18,7 @@ from ..pagination import numbered_pages
 from ..permissions import IsProjectResearcher
 from ..schema import PAGES, flags, ids
 from ..serializers import AutoGoldInput, CalibrateInput, DecisionInput
-from ..services.review import adjudication, agreement, dashboard
+from ..services.review import adjudication, dashboard
 from ..services.scoring import calibration
 from .mixins import ProjectFromUrl, int_param
 from .refusals import Refusals, refuses
@@ -162,7 +162,7 @@ class AgreementView(ReviewView):
     """``GET`` → Cohen's κ (pairwise), Fleiss' κ, Krippendorff's α and link agreement."""
 
     def get(self, request, project_pk: int):
-        return Response(agreement.project_agreement(self.get_project()))
+        return Response(dashboard.project_agreement(self.get_project()))
 
 
 class DashboardView(ReviewView):

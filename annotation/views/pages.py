@@ -76,9 +76,8 @@ def project_detail(request: HttpRequest, pk: int) -> HttpResponse:
     project = _project_for(request, pk)
     state = request.GET.get("state", "")
     state = state if state in workflow.STATES else ""
-    articles = workflow.my_articles(project.articles.annotate(document_count=Count("documents", distinct=True)),
-                                    request.user, state)
-    page = Paginator(articles, ARTICLES_PER_PAGE).get_page(request.GET.get("page"))
+    page = workflow.articles_page(project.articles.all(), request.user, state, request.GET.get("page"), ARTICLES_PER_PAGE,
+                                  document_count=Count("documents", distinct=True))
     counts = workflow.state_counts(project.articles.all(), request.user)
     context = {
         "state": state,

@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from ..label_schemes import scheme_kind
 from ..models import Project
-from ..services.review import adjudication, agreement, dashboard
+from ..services.review import adjudication, dashboard
 from ..services.scoring.calibration import MAX_F1_OVER
 from .common import researchers_only
 
@@ -60,15 +60,16 @@ def dashboard_page(request: HttpRequest, project: Project) -> HttpResponse:
         "calibrate_api": _api("review-calibrate", project),
         "dashboard_api": _api("review-dashboard", project),
     }
+    figures = dashboard.page_aggregates(project)  # cached per state of the project's data (review_state.py)
     context = {
         "project": project,
         "page": page,
         "charts": charts,
         "chart_scripts": CHART_SCRIPTS if charts else (),
-        "progress": dashboard.project_progress(project),
-        "annotators": dashboard.annotator_progress(project),
-        "labels": dashboard.label_counts(project),
-        "agreement": _agreement_rows(agreement.project_agreement(project)),
+        "progress": figures["progress"],
+        "annotators": figures["annotators"],
+        "labels": figures["labels"],
+        "agreement": _agreement_rows(figures["agreement"]),
         "runs": project.runs.order_by("-created_at")[:20],
         "thresholds": (project.config or {}).get("thresholds"),
         "max_f1_over": MAX_F1_OVER,

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
+from django.db.models import Exists, OuterRef
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 
-from ..models import AlignmentRun
+from ..models import AlignmentRun, Prediction
 from ..permissions import can_research, sees_predictions, visible_projects
 from ..services.alignment.run_chunks import chunk_summary
 from ..services.background import jobs, liveness
@@ -26,7 +27,9 @@ def run_page(request: HttpRequest, pk: int, project_pk: int | None = None) -> Ht
         raise PermissionDenied("a run's pairs are hidden from annotators during blind annotation")
     researcher = can_research(request.user, run.project)
     duration = (run.finished_at - run.started_at).total_seconds() if run.started_at and run.finished_at else None
-    articles, more_articles = article_choices(run.project.articles.filter(pairs__predictions__run=run).distinct())
+    # a semi-join per article (stops at its first predicted pair), not DISTINCT over the run's every prediction
+    predicted = Prediction.objects.filter(run=run, pair__article=OuterRef("pk"))
+    articles, more_articles = article_choices(run.project.articles.filter(Exists(predicted)))
     page = {"run": run.pk, "project": run.project_id, "researcher": researcher,
             "run_api": reverse("run-detail", args=[run.pk]), "pairs_api": reverse("pair-list"),
             "compare_page": reverse("project-run-compare", args=[run.project_id]),

@@ -1,10 +1,8 @@
 """``Client``: alignapp's REST API from Python (scripts and notebooks)."""
 from __future__ import annotations
 
-import io
 import json
 import os
-import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -204,28 +202,25 @@ class Client:
     # -- gold -----------------------------------------------------------------------------------
     def gold_records(self, project: ProjectRef, split: str | list[str] | None = None, *, lock: bool = False,
                      progress: bool | None = None, **options: Any) -> list[dict[str, Any]]:
-        """The gold pairs as dicts, through a ``jsonl`` gold export (one record per pair: ids, levels,
-        ``complex``/``simple`` texts, ``label``, provenance, votes..., plus ``split``).
+        """The gold pairs as dicts, the records of a ``jsonl`` gold export (one per pair: ids, levels,
+        ``complex``/``simple`` texts, ``label``, provenance, votes..., plus ``split``), streamed from
+        ``/api/projects/<id>/gold/rows/``: reading changes nothing on the server (no export is made, no split
+        assigned or locked; articles without a split are read in the one the project's policy would give them).
 
         Args:
             split: ``train``, ``dev``, ``test``, a list of them, or None for all three.
-            lock: lock the exported articles' splits (as an export for a paper would); by default
-                reading the gold locks nothing.
-            **options: more export options (``label_policy``, ``provenance``, ...). The server makes
-                the export as any other (it is listed among the project's exports, and articles
-                without a split get one).
+            lock: assign the missing splits and lock the read articles' splits (as an export for a paper
+                would); by default reading the gold locks nothing.
+            progress: unused (the rows arrive as they are read); kept for older callers.
+            **options: more export options (``label_policy``, ``provenance``, ``split_policy``, ...).
         """
         splits = [split] if isinstance(split, str) else list(split or ["train", "dev", "test"])
-        export = self.export(project, **{"kind": "gold", **options, "lock": lock, "formats": ["jsonl"],
-                                         "splits": splits})
-        export.wait(progress=progress)
-        archive = zipfile.ZipFile(io.BytesIO(self.get_bytes(export.data["download_url"])))
-        records = []
-        for name in splits:
-            for member in (m for m in archive.namelist() if m.endswith(f"jsonl/{name}.jsonl")):
-                lines = archive.read(member).decode("utf-8").splitlines()
-                records += [{**json.loads(line), "split": name} for line in lines if line.strip()]
-        return records
+        path = f"/api/projects/{project_id(project)}/gold/rows/"
+        body = {"options": {**options, "splits": splits}, "lock": lock}
+        rows = self.http.json_lines("POST", path, json=body) if lock else self.http.json_lines(
+            "GET", path, params={"options": json.dumps(body["options"])})
+        order = {name: k for k, name in enumerate(splits)}
+        return sorted(rows, key=lambda r: order.get(r.get("split"), len(order)))
 
     def gold(self, project: ProjectRef, split: str | list[str] | None = None, **options: Any) -> Any:
         """The gold pairs (see :meth:`gold_records`), one table per split: a ``datasets.DatasetDict``

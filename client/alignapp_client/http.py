@@ -8,6 +8,11 @@ from typing import Any, Generic, TypeVar
 
 import httpx
 
+try:  # orjson parses a page several times faster than json; optional
+    from orjson import loads as json_loads
+except ImportError:  # pragma: no cover - without orjson
+    from json import loads as json_loads
+
 from .errors import AlignappError, OtherOrigin, Unavailable, error_for
 
 T = TypeVar("T")
@@ -54,6 +59,21 @@ class Http:
 
     def patch(self, path: str, **kwargs: Any) -> Any:
         return checked(self.send("PATCH", path, **kwargs))
+
+    def json_lines(self, method: str, path: str, **kwargs: Any) -> Iterator[Any]:
+        """Each JSON value of a streamed ``application/x-ndjson`` answer, parsed as its lines arrive (an error
+        answer raises its typed error before the first); sent once (no retry: a stream is not resumable)."""
+        self.check_origin(path)
+        try:
+            with self.client.stream(method, path, **kwargs) as answer:
+                if answer.status_code >= 400:
+                    answer.read()
+                    checked(answer)
+                for line in answer.iter_lines():
+                    if line:
+                        yield json_loads(line)
+        except httpx.TransportError as exc:
+            raise Unavailable(f"{self.url} did not answer {method} {path}: {exc or type(exc).__name__}") from exc
 
     def pages(self, path: str, *, page_size: int | None = None, **params: Any) -> Pages:
         """Each item of a list, a page at a time (see :class:`Pages`)."""

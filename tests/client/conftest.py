@@ -1,12 +1,18 @@
 """Fixtures of the client tests: a researcher with an API token, a live server with a real worker."""
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import httpx
 import pytest
 
 from annotation.services.projects.accounts import issue_token
 from tests import factories
 from tests.worker_process import app_broker, running_worker
+
+# this checkout's client, not the one the shared virtualenv installed in editable mode from another checkout
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "client"))
 
 
 @pytest.fixture

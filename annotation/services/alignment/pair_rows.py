@@ -2,27 +2,39 @@
 
 Prefetching ``members__sentence`` and ``predictions__run`` built about seven model instances per pair
 (two members, two sentences, three predictions with their run): most of the time of a list page. Here
-the same facts come as tuples, keyed by pair id, for :class:`annotation.serializers.CandidatePairSerializer`
+the same facts come as tuples (the page's documents' sentences, its predictions), keyed by pair id, for :class:`annotation.serializers.CandidatePairSerializer`
 (its ``texts`` and ``predictions`` context).
 """
 from __future__ import annotations
 
 from collections import defaultdict
 
-from annotation.models import PairSentence, Prediction
+from annotation.models import AlignmentRun, CandidatePair, Prediction, Sentence, Side, key_indices
 
 
-def texts_and_predictions(pair_ids: list[int]) -> dict[str, dict]:
+def texts_and_predictions(pairs: list[CandidatePair]) -> dict[str, dict]:
     """``{"texts": {pair: {side: text}}, "predictions": {pair: [{run, method, score, label}, ...]}}`` for
-    ``pair_ids``: each side's sentences joined in document order, every run's prediction oldest run first."""
-    sentences: dict[int, dict[str, list[tuple[int, str]]]] = defaultdict(lambda: defaultdict(list))
-    for pair, side, index, text in (PairSentence.objects.filter(pair_id__in=pair_ids)
-                                    .values_list("pair_id", "side", "sentence__index", "sentence__text")):
-        sentences[pair][side].append((index, text))
-    texts = {pair: {side: " ".join(t for _, t in sorted(rows)) for side, rows in sides.items()}
-             for pair, sides in sentences.items()}
+    ``pairs``: each side's sentences (the pair's document's sentences at its key's indices, as its
+    ``PairSentence`` members are made) joined in document order, every run's prediction oldest run first.
+
+    The sentences are read once per document of the page (a page of 1,000 pairs spans a few dozen
+    documents), not once per member (two or more a pair), and each run's method once per run."""
+    docs = {d for p in pairs for d in (p.complex_document_id, p.simple_document_id)}
+    sentence = {(doc, index): text for doc, index, text in
+                Sentence.objects.filter(document_id__in=docs).values_list("document_id", "index", "text")}
+    texts: dict[int, dict[str, str]] = {}
+    for p in pairs:
+        sides = {}
+        for side, doc, key in ((Side.COMPLEX, p.complex_document_id, p.complex_key),
+                               (Side.SIMPLE, p.simple_document_id, p.simple_key)):
+            found = [sentence[(doc, i)] for i in sorted(key_indices(key)) if (doc, i) in sentence]
+            if found:
+                sides[side] = " ".join(found)
+        texts[p.pk] = sides
     predictions: dict[int, list[dict]] = defaultdict(list)
-    for pair, run, method, score, label in (Prediction.objects.filter(pair_id__in=pair_ids).order_by("run_id")
-                                            .values_list("pair_id", "run_id", "run__method", "score", "predicted_label")):
-        predictions[pair].append({"run": run, "method": method, "score": score, "label": label})
+    rows = list(Prediction.objects.filter(pair_id__in=[p.pk for p in pairs]).order_by("run_id")
+                .values_list("pair_id", "run_id", "score", "predicted_label"))
+    methods = dict(AlignmentRun.objects.filter(pk__in={run for _, run, _, _ in rows}).values_list("pk", "method"))
+    for pair, run, score, label in rows:
+        predictions[pair].append({"run": run, "method": methods[run], "score": score, "label": label})
     return {"texts": texts, "predictions": predictions}

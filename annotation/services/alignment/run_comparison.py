@@ -75,10 +75,11 @@ def _check(old: AlignmentRun, new: AlignmentRun) -> None:
         raise ComparisonError("choose two different runs")
 
 
-def changes(old: AlignmentRun, new: AlignmentRun) -> list[Change]:
-    """Every difference between the two runs' links, by article then pair."""
+def changes(old: AlignmentRun, new: AlignmentRun, *, links: tuple[dict, dict] | None = None) -> list[Change]:
+    """Every difference between the two runs' links, by article then pair (``links``: both runs'
+    :func:`_links` when the caller has read them already)."""
     _check(old, new)
-    before, after = _links(old), _links(new)
+    before, after = links or (_links(old), _links(new))
     out = []
     for pair in sorted(set(before) | set(after)):
         b, a = before.get(pair), after.get(pair)
@@ -160,11 +161,12 @@ def agreement(old: AlignmentRun, new: AlignmentRun) -> dict:
             "over": KAPPA_OVER}
 
 
-def summary(old: AlignmentRun, new: AlignmentRun, *, articles: int = ARTICLES_SHOWN) -> dict:
+def summary(old: AlignmentRun, new: AlignmentRun, *, articles: int = ARTICLES_SHOWN,
+            read: tuple[tuple[dict, dict], list[Change]] | None = None) -> dict:
     """Counts by kind and per article (the first ``articles`` articles by id), the links both share,
-    and how much the runs agree (:func:`agreement`)."""
-    found = changes(old, new)
-    before, after = _links(old), _links(new)
+    and how much the runs agree (:func:`agreement`). ``read``: both runs' links and their changes, when
+    the caller has them (:func:`compare` reads each once)."""
+    (before, after), found = read or _read(old, new)
     both = len(set(before) & set(after))
     per_article: dict[int, Counter] = defaultdict(Counter)
     for c in found:
@@ -183,7 +185,26 @@ def summary(old: AlignmentRun, new: AlignmentRun, *, articles: int = ARTICLES_SH
     }
 
 
-def changes_page(old: AlignmentRun, new: AlignmentRun, *, offset: int = 0, limit: int = CHANGES_PAGE) -> dict:
+def _read(old: AlignmentRun, new: AlignmentRun) -> tuple[tuple[dict, dict], list[Change]]:
+    links = (_links(old), _links(new))
+    return links, changes(old, new, links=links)
+
+
+def compare(old: AlignmentRun, new: AlignmentRun, *, pairs: bool = False, offset: int = 0,
+            limit: int = CHANGES_PAGE) -> dict:
+    """:func:`summary` and, with ``pairs``, :func:`changes_page` from one reading of both runs' links
+    (each read them again: at a million predictions a run, four readings of each — issue 37)."""
+    if offset < 0:
+        raise ComparisonError("offset must be 0 or more")
+    read = _read(old, new)
+    out = summary(old, new, read=read)
+    if pairs:
+        out.update(changes_page(old, new, offset=offset, limit=limit, found=read[1]))
+    return out
+
+
+def changes_page(old: AlignmentRun, new: AlignmentRun, *, offset: int = 0, limit: int = CHANGES_PAGE,
+                 found: list[Change] | None = None) -> dict:
     """``limit`` (at most :data:`CHANGES_PAGE`) of :func:`changes` from ``offset``, each with its
     article's title: ``{"changes", "changes_total", "changes_offset", "changes_next_offset"}``
     (``changes_next_offset`` is None on the last page).
@@ -194,7 +215,7 @@ def changes_page(old: AlignmentRun, new: AlignmentRun, *, offset: int = 0, limit
     if offset < 0:
         raise ComparisonError("offset must be 0 or more")
     limit = max(1, min(limit, CHANGES_PAGE))
-    found = changes(old, new)
+    found = changes(old, new) if found is None else found
     page = found[offset:offset + limit]
     titles = dict(Article.objects.filter(pk__in={c.article_id for c in page}).values_list("pk", "title"))
     end = offset + len(page)

@@ -10,7 +10,8 @@ For one user, each article of a project is in one state:
 * ``todo`` — neither.
 
 The counts and the filter read only the user's own labels and completions (:func:`state_counts`,
-:func:`my_articles`), and :func:`with_states` annotates just the page of articles shown, so a
+:func:`my_articles`), and :func:`with_states` annotates just the page of articles shown
+(:func:`articles_page`), so a
 project of any size costs a few queries. Nothing here names a
 run or a method: annotators in blind projects see it too.
 
@@ -20,6 +21,7 @@ Example:
 """
 from __future__ import annotations
 
+from django.core.paginator import Page, Paginator
 from django.db.models import Case, CharField, Count, Exists, IntegerField, OuterRef, Q, QuerySet, Subquery, Value, When
 from django.db.models.functions import Coalesce
 
@@ -97,6 +99,25 @@ def my_articles(articles: QuerySet[Article], user, state: str | None = None) -> 
         articles = (articles.exclude(pk__in=in_progress | complete) if state == TODO
                     else articles.filter(pk__in=in_progress if state == IN_PROGRESS else complete))
     return with_states(articles, user).order_by("title", "pk")
+
+
+def articles_page(articles: QuerySet[Article], user, state: str | None, number, per_page: int,
+                  **annotations) -> Page:
+    """Page ``number`` of :func:`my_articles` (Django's ``Paginator.get_page``: a bad number gives the first
+    page, one past the end the last) whose ``object_list`` holds the page's articles annotated by
+    :func:`with_states` and ``annotations``. The page's ids are chosen first (title order, the user's state
+    filter) and only those rows are annotated: counting and sorting the annotated set costs a subquery per
+    article of the project (seconds at 20,000 articles, issue 37)."""
+    state = check_state(state)
+    if state:
+        in_progress, complete = _worked_on(articles, user)
+        articles = (articles.exclude(pk__in=in_progress | complete) if state == TODO
+                    else articles.filter(pk__in=in_progress if state == IN_PROGRESS else complete))
+    page = Paginator(articles.order_by("title", "pk").values_list("pk", flat=True), per_page).get_page(number)
+    ids = list(page.object_list)
+    rows = {a.pk: a for a in with_states(Article.objects.filter(pk__in=ids).annotate(**annotations), user)}
+    page.object_list = [rows[pk] for pk in ids]
+    return page
 
 
 def article_row(article: Article) -> dict:

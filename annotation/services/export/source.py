@@ -181,7 +181,7 @@ class PairSource:
             texts.load(id__in=foreign)
         stored, notes = self._stored_gold(ids)
         if self.policies:
-            self.readings = {p: gold_reading.read(self.project, p, articles=ids) for p in self.policies}
+            self.readings = gold_reading.read_policies(self.project, self.policies, articles=ids)
         by_article = self._records(rows, pair_rows, texts, stored, notes, self._votes(ids))
         for article_id, title, split in rows:
             records = by_article.get(article_id, [])

@@ -24,7 +24,6 @@ of the binary collapse.
 from __future__ import annotations
 
 import math
-import warnings
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from itertools import combinations
@@ -71,30 +70,61 @@ def annotators_of(matrix: Matrix) -> list:
 
 def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable], *, categories: Sequence[Hashable] | None = None,
                 weights: str | None = None) -> float | None:
-    """Cohen's κ of two annotators' labels of the same items (scikit-learn's ``cohen_kappa_score``).
+    """Cohen's κ of two annotators' labels of the same items (the formula of scikit-learn's
+    ``cohen_kappa_score``, computed here on a small confusion table: sklearn's input checks cost more
+    than the statistic, and the dashboard computes one per pair of annotators and per document pair).
 
     None when undefined: no items, or chance agreement of 1 (both used one and the same label).
     ``weights`` ("linear" or "quadratic") is for ordered scales; then ``categories`` must be in order.
+    Items whose labels are not among ``categories`` are left out (as sklearn's ``labels=`` does).
 
     Example:
         >>> cohen_kappa(["x", "y", "x", "y"], ["x", "y", "x", "y"])
         1.0
     """
-    from sklearn.metrics import cohen_kappa_score
-
     if len(a) != len(b):
         raise ValueError("both annotators must label the same items")
     if not a:
         return None
+    if weights not in (None, "linear", "quadratic"):
+        raise ValueError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}")
     labels = list(categories) if categories is not None else sorted(set(a) | set(b), key=str)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # 0/0 when expected agreement is 1: reported as None below
-        value = cohen_kappa_score(list(a), list(b), labels=labels, weights=weights)
-    return _finite(value)
+    index = {c: i for i, c in enumerate(labels)}
+    n = len(labels)
+    confusion = np.zeros((n, n), dtype=np.float64)
+    for (x, y), count in Counter(zip(a, b)).items():
+        if x in index and y in index:
+            confusion[index[x], index[y]] += count
+    total = confusion.sum()
+    if total == 0:
+        return None
+    expected = np.outer(confusion.sum(axis=1), confusion.sum(axis=0)) / total
+    if weights is None:
+        w = 1.0 - np.eye(n)
+    else:
+        grid = np.abs(np.subtract.outer(np.arange(n), np.arange(n))).astype(np.float64)
+        w = grid if weights == "linear" else grid ** 2
+    denominator = float((w * expected).sum())
+    if denominator == 0:
+        return None  # chance agreement of 1: 0/0
+    return _finite(1.0 - float((w * confusion).sum()) / denominator)
 
 
 def observed_agreement(a: Sequence[Hashable], b: Sequence[Hashable]) -> float | None:
     return sum(x == y for x, y in zip(a, b)) / len(a) if a else None
+
+
+def shared_items(matrix: Matrix) -> dict[tuple[Hashable, Hashable], list[Hashable]]:
+    """``{(a, b): [item, ...]}``: for each pair of annotators (``a`` before ``b`` in :func:`annotators_of`
+    order) the items both labelled, in the matrix's order — one pass over the items (each item's own
+    pairs of annotators), not one pass per pair of annotators (quadratic in the annotators)."""
+    order = {a: i for i, a in enumerate(annotators_of(matrix))}
+    out: dict[tuple[Hashable, Hashable], list[Hashable]] = defaultdict(list)
+    for item, votes in matrix.items():
+        if len(votes) >= 2:
+            for a, b in combinations(sorted(votes, key=order.__getitem__), 2):
+                out[(a, b)].append(item)
+    return {pair: out[pair] for pair in sorted(out, key=lambda p: (order[p[0]], order[p[1]]))}
 
 
 def pairwise_cohen(matrix: Matrix, *, categories: Sequence[Hashable] | None = None,
@@ -104,12 +134,9 @@ def pairwise_cohen(matrix: Matrix, *, categories: Sequence[Hashable] | None = No
     Returns ``[{"a", "b", "items", "observed", "kappa"}, ...]`` (pairs sharing no item are left out).
     """
     out = []
-    for a, b in combinations(annotators_of(matrix), 2):
-        shared = [votes for votes in matrix.values() if a in votes and b in votes]
-        if not shared:
-            continue
-        xs, ys = [v[a] for v in shared], [v[b] for v in shared]
-        out.append({"a": a, "b": b, "items": len(shared), "observed": observed_agreement(xs, ys),
+    for (a, b), items in shared_items(matrix).items():
+        xs, ys = [matrix[i][a] for i in items], [matrix[i][b] for i in items]
+        out.append({"a": a, "b": b, "items": len(items), "observed": observed_agreement(xs, ys),
                     "kappa": cohen_kappa(xs, ys, categories=categories, weights=weights)})
     return out
 
@@ -291,12 +318,9 @@ def link_agreement(classes_a: Mapping[Hashable, str], classes_b: Mapping[Hashabl
 def pairwise_links(class_matrix: Matrix) -> list[dict]:
     """:func:`link_agreement` for every pair of annotators sharing at least one item."""
     out = []
-    for a, b in combinations(annotators_of(class_matrix), 2):
-        classes_a = {item: votes[a] for item, votes in class_matrix.items() if a in votes}
-        classes_b = {item: votes[b] for item, votes in class_matrix.items() if b in votes}
-        result = link_agreement(classes_a, classes_b)
-        if result["items"]:
-            out.append({"a": str(a), "b": str(b), **result})
+    for (a, b), items in shared_items(class_matrix).items():
+        result = link_agreement({i: class_matrix[i][a] for i in items}, {i: class_matrix[i][b] for i in items})
+        out.append({"a": str(a), "b": str(b), **result})
     return out
 
 

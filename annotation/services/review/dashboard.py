@@ -4,6 +4,10 @@ Speed is reported two ways: ``items_per_hour`` from the time annotators spent on
 ``seconds`` the labelling page measured) and ``items_per_hour_wall`` from the labels' timestamps,
 counting the gaps between consecutive labels as working time up to :data:`BREAK_SECONDS` (a longer
 gap is a break, not work).
+
+Every figure is cached per state of what it reads (:mod:`annotation.services.review.review_state`):
+:func:`dashboard` (the API) and :func:`page_aggregates` (the page) compute each one once per label,
+adjudication, completion, import, run or settings change, not once per view.
 """
 from __future__ import annotations
 
@@ -23,7 +27,8 @@ from annotation.models import (
     Project,
     Role,
 )
-from annotation.services.review import adjudication, gold_reading, qc
+from annotation.services.review import adjudication, agreement, gold_reading, qc
+from annotation.services.review.review_state import cached, state
 
 BREAK_SECONDS = 30 * 60
 
@@ -144,9 +149,26 @@ def run_statuses(project: Project, limit: int = 20) -> list[dict]:
 
 def dashboard(project: Project) -> dict:
     """Everything the dashboard API returns (agreement and distributions have their own endpoints)."""
-    return {"project": project.pk, "progress": project_progress(project), "annotators": annotator_progress(project),
-            "labels": label_counts(project), "runs": run_statuses(project),
-            "thresholds": (project.config or {}).get("thresholds"), **language_tool_status(project)}
+    now = state(project)
+    parts = {name: cached(project, name, compute, current=now) for name, compute in (
+        ("progress", lambda: project_progress(project)), ("annotators", lambda: annotator_progress(project)),
+        ("labels", lambda: label_counts(project)), ("runs", lambda: run_statuses(project)))}
+    return {"project": project.pk, **parts, "thresholds": (project.config or {}).get("thresholds"),
+            **language_tool_status(project)}
+
+
+def page_aggregates(project: Project) -> dict:
+    """The dashboard page's figures: ``progress``, ``annotators``, ``labels`` and ``agreement``
+    (:func:`annotation.services.review.agreement.project_agreement`), each cached per state."""
+    now = state(project)
+    return {name: cached(project, name, compute, current=now) for name, compute in (
+        ("progress", lambda: project_progress(project)), ("annotators", lambda: annotator_progress(project)),
+        ("labels", lambda: label_counts(project)), ("agreement", lambda: project_agreement(project)))}
+
+
+def project_agreement(project: Project) -> dict:
+    """:func:`annotation.services.review.agreement.project_agreement`, cached per state (the API's)."""
+    return cached(project, "agreement", lambda: agreement.project_agreement(project))
 
 
 def language_tool_status(project: Project) -> dict:

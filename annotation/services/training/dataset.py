@@ -38,7 +38,7 @@ from annotation.models import (
     Project,
     Split,
 )
-from annotation.services.corpus.documents import engine_pair, pair_texts
+from annotation.services.corpus.documents import engine_documents, pair_texts
 from annotation.services.editing.links import links_from
 from annotation.services.review import gold_reading
 from annotation.services.review.exhaustive import ExhaustivePair, exhaustive_pairs
@@ -126,6 +126,8 @@ def training_set(project: Project) -> TrainingSet:
     sources = Counter()
     used = [p for p in exhaustive_pairs(project) if split_of.get(p.article_id) in data.exhaustive]
     gold = exhaustive_gold(project, used)
+    # every used document's text in two queries, not two a document pair (3,000 queries at 2,000 pairs: issue 37)
+    documents = engine_documents({d for _, c, s, _, _ in used for d in (c, s)})
     for article, c, s, _, imported in used:
         split = split_of[article]
         links, undecided = gold[(c, s)]
@@ -133,8 +135,8 @@ def training_set(project: Project) -> TrainingSet:
             sources["left out: undecided"] += 1
             continue
         ordered = sorted(links)
-        data.exhaustive[split].append(engine_pair(c, s, id=f"{article}:{c}-{s}", gold=tuple(ordered),
-                                                  gold_labels=tuple(links[k] for k in ordered)))
+        data.exhaustive[split].append(ArticlePair(id=f"{article}:{c}-{s}", complex=documents[c], simple=documents[s],
+                                                  gold=tuple(ordered), gold_labels=tuple(links[k] for k in ordered)))
         covered.add((c, s))
         sources["imported" if imported else "completed"] += 1
     train_articles = [a for a, name in split_of.items() if name == "train"]

@@ -23,11 +23,13 @@ predictions are read), nothing cached: a change to the gold shows at once. Lists
 """
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 
 from annotation.models import MINING_METHOD, AlignmentRun, Document, Prediction, RunChunk, Status, key_indices
 from annotation.services.alignment.run_comparison import LINK_LABELS
 from annotation.services.corpus.documents import engine_documents
+from annotation.services.review import review_state
 from annotation.services.review.exhaustive import ExhaustivePair, exhaustive_pairs
 from annotation.services.training.dataset import exhaustive_gold
 from annotation.services.training.metrics import min_trusted_articles
@@ -125,6 +127,20 @@ def _covers(link: AlignedPair, cells: set[tuple[int, int]]) -> bool:
 
 
 def run_scores(run: AlignmentRun) -> dict:
+    """:func:`compute_run_scores`, kept per state of the project's data once the run is finished
+    (:mod:`annotation.services.review.review_state`: a label, gold, completion, import, run or settings
+    change computes them again) — the run page, its API and the comparison of two runs read them on every
+    view, and at a million pairs they take seconds."""
+    if not run.is_finished:
+        return compute_run_scores(run)
+    # what the project's state does not mark: the run's own predictions and chunks (a finished run's rarely change)
+    own = (Prediction.objects.filter(run=run).order_by().count(),
+           list(RunChunk.objects.filter(run=run).order_by("pk").values_list("pk", "status")))
+    mark = hashlib.sha256(repr((min_trusted_articles(), own)).encode()).hexdigest()[:16]
+    return review_state.cached(run.project, f"run-scores:{run.pk}:{mark}", lambda: compute_run_scores(run))
+
+
+def compute_run_scores(run: AlignmentRun) -> dict:
     """Task 1 / Task 2 of ``run`` against the project's exhaustive gold (module docstring):
     ``{"available", "reason", "task1", "task2"`` (engine PRF dicts), ``"n_articles", "n_document_pairs",
     "document_pairs_left_out", "gold": {imported, completed}, "identical_left_out": {gold, predicted},
@@ -164,4 +180,4 @@ def run_scores(run: AlignmentRun) -> dict:
             "identical": IDENTICAL, **finished}
 
 
-__all__ = ["IDENTICAL", "OVER", "aligned_document_pairs", "gold_pairs", "run_scores"]
+__all__ = ["IDENTICAL", "OVER", "aligned_document_pairs", "compute_run_scores", "gold_pairs", "run_scores"]

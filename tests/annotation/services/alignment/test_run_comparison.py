@@ -268,3 +268,17 @@ def test_a_document_pair_a_run_aligned_without_finding_a_link_counts_as_not_alig
     expected = (3 * 2 + 1 * 1 + 22 * 23) / 26 ** 2
     assert (found["sentence_pairs"], found["document_pairs_left_out"]) == (26, 0)
     assert found["kappa"] == pytest.approx((22 / 26 - expected) / (1 - expected), abs=1e-4)
+
+
+def test_compare_reads_each_runs_links_once_and_answers_the_summary_and_the_page(two_runs, monkeypatch):
+    """Issue 37: the comparison API read each run's links four times (a million predictions each)."""
+    old, new = two_runs["old"], two_runs["new"]
+    expected = {**run_comparison.summary(old, new), **run_comparison.changes_page(old, new, offset=1, limit=1)}
+    read = []
+    links = run_comparison._links
+    monkeypatch.setattr(run_comparison, "_links", lambda run: read.append(run.pk) or links(run))
+    assert run_comparison.compare(old, new, pairs=True, offset=1, limit=1) == expected
+    assert sorted(read) == sorted([old.pk, new.pk])
+    assert run_comparison.compare(old, new) == run_comparison.summary(old, new)
+    with pytest.raises(run_comparison.ComparisonError):
+        run_comparison.compare(old, new, pairs=True, offset=-1)

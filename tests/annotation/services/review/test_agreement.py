@@ -146,3 +146,48 @@ def test_likert_agreement_is_reported_per_dimension_with_ordinal_and_interval_al
     assert simplicity["cohen_quadratic_mean"] > simplicity["cohen_mean"]
     assert result["dimensions"]["adequacy"]["alpha"] is None  # everyone said 4: undefined, not 1 or 0
     assert not math.isnan(simplicity["fleiss"])
+
+
+# --- issue 37: the dashboard's agreement at a million pairs ----------------------------------------------
+def test_cohen_kappa_equals_scikit_learns_on_random_labels_weighted_or_not():
+    import random
+    import warnings
+
+    from sklearn.metrics import cohen_kappa_score
+
+    rng = random.Random(37)
+    for trial in range(200):
+        labels = ["a", "b", "c", "d"][: rng.randint(1, 4)]
+        n = rng.randint(1, 30)
+        xs, ys = [rng.choice(labels) for _ in range(n)], [rng.choice(labels) for _ in range(n)]
+        for weights in (None, "linear", "quadratic"):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                expected = cohen_kappa_score(xs, ys, labels=labels, weights=weights)
+            got = agreement.cohen_kappa(xs, ys, categories=labels, weights=weights)
+            if expected != expected or abs(expected) == float("inf"):  # NaN: undefined
+                assert got is None, (trial, xs, ys, weights)
+            else:
+                assert got == pytest.approx(expected, abs=1e-12), (trial, xs, ys, weights)
+
+
+def test_pairwise_statistics_pair_annotators_by_their_shared_items_as_a_pass_per_pair_would():
+    import random
+    from itertools import combinations
+
+    rng = random.Random(7)
+    people = [f"u{k}" for k in range(12)]
+    matrix = {item: {u: rng.choice(["aligned", "partial", "not"]) for u in rng.sample(people, rng.randint(1, 4))}
+              for item in range(300)}
+    brute = {}
+    for a, b in combinations(agreement.annotators_of(matrix), 2):
+        items = [i for i, votes in matrix.items() if a in votes and b in votes]
+        if items:
+            brute[(a, b)] = items
+    assert agreement.shared_items(matrix) == brute and list(agreement.shared_items(matrix)) == list(brute)
+    links = agreement.pairwise_links(matrix)
+    assert [(p["a"], p["b"], p["items"]) for p in links] == [(a, b, len(i)) for (a, b), i in brute.items()]
+    for p in links:
+        a_classes = {i: matrix[i][p["a"]] for i in matrix if p["a"] in matrix[i]}
+        b_classes = {i: matrix[i][p["b"]] for i in matrix if p["b"] in matrix[i]}
+        assert p == {"a": p["a"], "b": p["b"], **agreement.link_agreement(a_classes, b_classes)}

@@ -206,3 +206,20 @@ def test_the_excluded_members_are_a_subquery_of_user_ids(project, users):
     excluded = Membership.objects.excluded(project)
     assert [row["user_id"] for row in excluded] == [users["anna"].pk]
     assert list(Membership.objects.filter(user_id__in=excluded).values_list("user__username", flat=True)) == ["anna"]
+
+
+# --- issue 37: every policy read from one gathering of the evidence ---------------------------------------
+
+def test_reading_several_policies_at_once_gives_what_each_reading_gives(bees):
+    from annotation.services.review import gold_reading
+
+    imported(bees, 0, 0)
+    imported(bees, 2, 2, "aligned")
+    complete(bees, bees["anna"], [(0, 0, "aligned"), (1, 1, "partial")])
+    complete(bees, bees["bob"], [(0, 0, "partial"), (1, 1, "partial")])
+    project = bees["project"]
+    policies = ("majority-or-single", "majority", "stored")
+    together = gold_reading.read_policies(project, policies)
+    assert together == {p: gold_reading.read(project, p) for p in policies}
+    assert together["majority"] and together["majority"] != together["stored"]
+    assert gold_reading.read_policies(project, policies, articles=[bees["article"].pk]) == together

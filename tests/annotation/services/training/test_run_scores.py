@@ -81,11 +81,31 @@ def test_the_gold_is_the_one_training_and_model_metrics_use(project, users):
 
 def test_the_number_of_queries_does_not_grow_with_the_run_or_the_articles(project, users):
     made = scored_project(project, users["anna"])
-    with CaptureQueriesContext(connection) as small:
-        run_scores(made["run"])
+    from annotation.services.training.run_scores import compute_run_scores
+
+    with CaptureQueriesContext(connection) as small:  # the computation (run_scores adds the cache's marks)
+        compute_run_scores(made["run"])
     more = scored_project(project, users["anna"], suffix=" 2")  # twice the articles, gold and predictions
     add_run(made["run"], bees=more["bees"], owls=more["owls"], cats=more["cats"])
     with CaptureQueriesContext(connection) as big:
-        scores = run_scores(made["run"])
+        scores = compute_run_scores(made["run"])
     assert scores["n_articles"] == 4 and scores["task1"]["tp"] == 8
     assert len(big.captured_queries) == len(small.captured_queries) <= 15
+
+
+def test_a_finished_runs_scores_are_kept_until_the_gold_changes(project, users, settings):
+    """Issue 37: the run page, its API and the comparison read the scores on every view (seconds at 1M pairs)."""
+    from annotation.models import Label
+    from annotation.services.training.run_scores import compute_run_scores
+
+    made = scored_project(project, users["anna"])
+    first = run_scores(made["run"])
+    assert first == compute_run_scores(made["run"])
+    with CaptureQueriesContext(connection) as again:
+        assert run_scores(made["run"]) == first
+    assert len(again.captured_queries) <= 14  # the marks of the state and of the run, no computation
+    Label.objects.filter(pair__article__project=project).delete()  # the completers' links: the gold changes
+    changed = run_scores(made["run"])
+    assert changed == compute_run_scores(made["run"]) and changed != first
+    settings.MODEL_MIN_TEST_ARTICLES = 2
+    assert run_scores(made["run"])["min_articles"] == 2

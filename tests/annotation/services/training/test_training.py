@@ -189,3 +189,24 @@ def test_the_training_set_is_built_once_for_the_request_the_worker_and_the_model
     held = cache.get(f"training-set:{project.pk}")  # one set a project, the newest: not one per state since
     assert held is not None and held[0] == current.data_state(project) and held[1].snapshot == (
         current.training_summary(project).snapshot)
+
+
+def test_the_training_set_reads_its_documents_in_a_fixed_number_of_queries(project, users, completed):
+    """Issue 37: each exhaustive document pair loaded its two documents (3,000 queries at 2,000 pairs)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            dataset.training_set(project)
+        return len(captured.captured_queries)
+
+    one = queries()
+    for n in range(3):
+        article = factories.make_article(project, f"More {n}", {"adv": [["A long one.", "Another."]], "int": [["Short."]]})
+        c, s = article.documents.order_by("rank")
+        ArticleCompletion.objects.create(article=article, complex_document=c, simple_document=s, annotator=users["anna"])
+        Split.objects.create(article=article, name="train")
+    data = dataset.training_set(project)
+    assert len(data.exhaustive["train"]) == 4 and queries() == one
+    assert {p.complex.paragraphs for p in data.exhaustive["train"]} >= {(("A long one.", "Another."),)}
