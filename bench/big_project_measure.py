@@ -86,7 +86,8 @@ from django.contrib.auth import get_user_model
 project = Project.objects.get(pk=int(sys.argv[1]))
 user = get_user_model().objects.get(username=sys.argv[3])
 t0 = time.monotonic()
-done = export.start_export(project, export.validate(json.loads(sys.argv[2])), user=user)
+parse = getattr(export, "validate", None) or export.ExportOptions.parse  # the code before issue 38: validate
+done = export.start_export(project, parse(json.loads(sys.argv[2])), user=user)
 export.run_export_job(done.job_id)
 done = Export.objects.get(pk=done.pk)
 print(json.dumps({"seconds": round(time.monotonic() - t0, 1), "pairs": done.pair_count, "export": done.pk,

@@ -25,7 +25,7 @@ from annotation.services.export import splits
 from annotation.services.export.completeness import complete_documents, pair_fields
 from annotation.services.export.filters import FilterChain
 from annotation.services.export.formats.base import pair_dict
-from annotation.services.export.options import ExportError, ExportOptions, validate
+from annotation.services.export.options import ExportError, ExportOptions
 from annotation.services.export.source import LEFT_OUT, PairSource
 
 #: Export options that mean nothing for rows read in place (what is written, and the lock: an argument here).
@@ -50,7 +50,7 @@ def gold_options(raw: dict[str, Any] | None) -> ExportOptions:
     """The export options of a gold reading (``kind`` gold, the ``jsonl`` records); an unknown key or a bad
     value raises :class:`~annotation.services.export.options.ExportError` as an export's would."""
     raw = {k: v for k, v in (raw or {}).items() if k not in NOT_READING}
-    return validate({**raw, "kind": "gold", "formats": ["jsonl"], "lock": False})
+    return ExportOptions.parse({**raw, "kind": "gold", "formats": ["jsonl"], "lock": False})
 
 
 def gold_rows(project: Project, options: ExportOptions, *, lock: bool = False, user=None,

@@ -31,7 +31,7 @@ def test_the_rows_are_the_records_of_a_jsonl_gold_export(corpus, api, users, tmp
 
     got = rows(api(users["rita"]).get(url(corpus, "gold/rows/")))
     Split.objects.all().delete()  # the export below assigns the same splits by the same policy
-    done = export.run_export(corpus, export.validate({"formats": ["jsonl"], "lock": False}), archive=False)
+    done = export.run_export(corpus, export.ExportOptions.parse({"formats": ["jsonl"], "lock": False}), archive=False)
     written = [json.loads(line) for split in ("train", "dev", "test")
                for path in (export.export_dir(done) / "jsonl").glob(f"{split}.jsonl")
                for line in path.read_text().splitlines()]
