@@ -9,8 +9,9 @@ count. ``count`` is the total when the first page was read (rows added since sho
 in the count until the list is read again from the start).
 
 Keyset needs an ordering of plain, non-null columns of the model (a foreign key by its column,
-``article_id``) ending in its primary key (``id``, ``-updated_at, -id``...). A list ordered otherwise (by a run's score, an attribute: expressions that may
-be null) still gets cursors, holding an offset instead: no count per page, but ``OFFSET`` grows.
+``article_id``) ending in its primary key (``id``, ``-updated_at, -id``...). A list ordered otherwise
+(by a run's score, an attribute: expressions that may be null) still gets cursors, holding an offset
+instead: no count per page, but ``OFFSET`` grows.
 
 ``?page=N`` (the old page numbers) still works and answers page N with its links as cursors;
 ``?page_size=`` (1–1000) sets the size of the pages.

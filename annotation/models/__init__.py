@@ -29,7 +29,8 @@ from .labels import (
 from .projects import LabelScheme, Membership, Project, Role
 
 __all__ = [
-    "MINING_METHOD", "TRAIN_JOB", "Adjudication", "AdjudicationChange", "AlignmentRun", "ArticleCompletion", "AuditEvent", "LabelChange", "ParagraphProposal",
+    "MINING_METHOD", "TRAIN_JOB", "Adjudication", "AdjudicationChange", "AlignmentRun", "ArticleCompletion", "AuditEvent", "LabelChange",
+    "ParagraphProposal",
     "Prediction", "QueueFrontier", "Article", "Assignment", "CandidatePair", "Document", "Export", "Job", "Label",
     "LabelScheme", "Membership", "ModelVersion", "PairSentence", "Paragraph", "ParagraphAlignment", "Project",
     "Role", "RunChunk", "Sentence", "Side", "Split", "SplitChange", "Status", "indices_key",

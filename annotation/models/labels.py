@@ -121,7 +121,8 @@ class Adjudication(models.Model):
     value = models.CharField(max_length=50)
     provenance = models.CharField(
         max_length=20,
-        choices=[(ADJUDICATED, "adjudicated in-house"), (MAJORITY, "majority of crowd votes"), (SINGLE, "single annotator"), (IMPORTED, "imported gold")],
+        choices=[(ADJUDICATED, "adjudicated in-house"), (MAJORITY, "majority of crowd votes"), (SINGLE, "single annotator"),
+                 (IMPORTED, "imported gold")],
     )
     reviewer = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     note = models.TextField(blank=True)

@@ -1,4 +1,7 @@
-"""Routes of the people page (site admins), invitations, the user search API and one's own account page (included from annotation/urls/__init__.py)."""
+"""Routes of the people page (site admins), invitations, the user search API and one's own account page.
+
+Included from annotation/urls/__init__.py.
+"""
 from django.urls import path
 
 from ..views import accounts, api_users, people

@@ -24,8 +24,9 @@ exports. A pair of two documents of different articles belongs to the complex do
 
 Run params: the engine's mining options (:class:`~workers.engine.mining.MiningConfig`), plus the
 app's options (``access_attributes``, ``keep_files``), parsed into one
-:class:`~annotation.services.alignment.run_options.MiningRequest` when the run is started and by its plan. The encoder, the ACCESS scorer, the writing of pairs and the run's result are every
-run's (:mod:`.run_setup`, :mod:`.run_saving`, :mod:`.run_result`).
+:class:`~annotation.services.alignment.run_options.MiningRequest` when the run is started and by its plan.
+The encoder, the ACCESS scorer, the writing of pairs and the run's result are every run's
+(:mod:`.run_setup`, :mod:`.run_saving`, :mod:`.run_result`).
 """
 from __future__ import annotations
 

@@ -2,8 +2,8 @@
 
 Prefetching ``members__sentence`` and ``predictions__run`` built about seven model instances per pair
 (two members, two sentences, three predictions with their run): most of the time of a list page. Here
-the same facts come as tuples (the page's documents' sentences, its predictions), keyed by pair id, for :class:`annotation.serializers.CandidatePairSerializer`
-(its ``texts`` and ``predictions`` context).
+the same facts come as tuples (the page's documents' sentences, its predictions), keyed by pair id,
+for :class:`annotation.serializers.CandidatePairSerializer` (its ``texts`` and ``predictions`` context).
 """
 from __future__ import annotations
 

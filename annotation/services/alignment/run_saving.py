@@ -136,6 +136,7 @@ def link_sentences(pairs) -> None:
     sentence_ids = {(d, i): pk for pk, d, i in Sentence.objects.filter(document_id__in=doc_ids).values_list("pk", "document_id", "index")}
     members = []
     for p in pairs:
-        members += [PairSentence(pair=p, sentence_id=sentence_ids[(p.complex_document_id, i)], side=Side.COMPLEX) for i in p.complex_indices]
+        members += [PairSentence(pair=p, sentence_id=sentence_ids[(p.complex_document_id, i)], side=Side.COMPLEX)
+                    for i in p.complex_indices]
         members += [PairSentence(pair=p, sentence_id=sentence_ids[(p.simple_document_id, i)], side=Side.SIMPLE) for i in p.simple_indices]
     PairSentence.objects.bulk_create(members, ignore_conflicts=True)

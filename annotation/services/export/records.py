@@ -16,8 +16,9 @@ class PairRecord:
     ``adjudicated`` (in-house review), ``majority`` (of ``vote_count`` crowd votes), ``single`` (one
     annotator), ``imported`` (gold that came with the corpus), ``tie`` (undecided), ``model`` (auto export:
     the model's prediction) or ``derived`` (composed across levels, see ``derived.py``). ``pair_id``
-    is None for derived pairs; ``derived_from`` lists the pairs they were composed of. Each vote is ``{"annotator", "value", "seconds", "comment"}``
-    (annotators pseudonymous unless names were asked for); ``note`` is the adjudication note.
+    is None for derived pairs; ``derived_from`` lists the pairs they were composed of. Each vote is
+    ``{"annotator", "value", "seconds", "comment"}`` (annotators pseudonymous unless names were asked
+    for); ``note`` is the adjudication note.
     ``group`` is the split/fusion/n:m group the pair's link(s) belong to, derived from the
     exported links of its document pair (``{"id", "kind", "complex", "simple", "label"}``).
     """

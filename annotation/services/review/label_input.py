@@ -79,10 +79,10 @@ class LabelInput:
             >>> scheme = LabelScheme(kind="categorical", values=[{"value": "aligned"}, {"value": "not-aligned"}])
             >>> LabelInput.parse(scheme, value="aligned", comment="tense", seconds=12).content()
             {'value': 'aligned', 'ratings': {}, 'comment': 'tense', 'seconds': 12.0}
-            >>> LabelInput.parse(scheme, value="maybe")
+            >>> LabelInput.parse(scheme, value="maybe")  # doctest: +ELLIPSIS
             Traceback (most recent call last):
             ...
-            annotation.services.review.label_input.LabelInputError: value: 'maybe' is not a label of scheme ''; choose one of: aligned, not-aligned
+            annotation.services.review.label_input.LabelInputError: value: 'maybe' is not a label of scheme ''; choose one of: ...
         """
         return cls.from_data(scheme, {"value": value, "ratings": ratings, "comment": comment, "seconds": seconds,
                                       "client_token": client_token, "change": change})

@@ -141,7 +141,8 @@ def _train(job: Job) -> ModelVersion:
     measured = {"dev": dev_metrics,
                 "test": metrics.measure(data.exhaustive["test"], out, parent, default_version(project))}
     tracker.finish()
-    snapshot = {**data.snapshot, "taken_at": timezone.now().isoformat(), "manifest": manifest, "config": config, "seed": params.get("seed", 0),
+    snapshot = {**data.snapshot, "taken_at": timezone.now().isoformat(), "manifest": manifest, "config": config,
+                "seed": params.get("seed", 0),
                 "timings": {"total_s": round(time.monotonic() - started, 1), "stages_s": tracker.durations}}
     progress.check_cancelled(Job, job.pk)  # only the attempt that owns the job registers its version
     return ModelVersion.objects.create(project=project, name=name, kind=MODEL_KIND, path=str(out), parent=parent,

@@ -95,7 +95,8 @@ def test_bad_options_are_refused_before_a_job_is_queued(api, users, project, set
     settings.IMPORT_BACKGROUND_BYTES = 10
     response = post(api, users, project, upload("in.jsonl", jsonl(2)), format="csv")
     assert response.status_code == 400
-    assert response.json()["problems"] == ["format: unknown format 'csv'; choose one of: auto, jsonl, levels, stories, parallel, wiki-manual, newsela, hf"]
+    assert response.json()["problems"] == ["format: unknown format 'csv'; "
+                                           "choose one of: auto, jsonl, levels, stories, parallel, wiki-manual, newsela, hf"]
     assert not Job.objects.exists() and list(import_dir.iterdir()) == []
 
 

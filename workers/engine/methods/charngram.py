@@ -8,4 +8,5 @@ from ..threshold import ThresholdConfig, threshold_method
 from . import register
 
 CharNgramAligner = register("charngram")(threshold_method(
-    "charngram", ThresholdConfig(partial_threshold=0.25, aligned_threshold=0.5), "Character 3-gram log-TF-IDF cosine, CATS' C3G (Štajner et al. 2018)."))
+    "charngram", ThresholdConfig(partial_threshold=0.25, aligned_threshold=0.5),
+    "Character 3-gram log-TF-IDF cosine, CATS' C3G (Štajner et al. 2018)."))

@@ -7,4 +7,5 @@ from ..threshold import ThresholdConfig, threshold_method
 from . import register
 
 TfidfAligner = register("tfidf")(threshold_method(
-    "tfidf", ThresholdConfig(partial_threshold=0.2, aligned_threshold=0.5), "TF-IDF cosine, IDF fitted per article pair (Paetzold et al. 2017)."))
+    "tfidf", ThresholdConfig(partial_threshold=0.2, aligned_threshold=0.5),
+    "TF-IDF cosine, IDF fitted per article pair (Paetzold et al. 2017)."))

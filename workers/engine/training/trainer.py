@@ -20,8 +20,9 @@ they drive early stopping in (a) and (b) and the choices of (c), and are never t
 (b) and (c) take seconds, so after every pair-model epoch they are run on its current weights and
 the epoch is judged by the whole pipeline's held-out score (mean of Task 1 and Task 2 F1): a pair
 model is only as good as the CRF and the cut-offs fitted on top of it. The
-result is a MODEL_DIR (``decisions.json`` holds the labeller and the domain profile) that ``get_aligner("crf", model=MODEL_DIR)`` (CLI: ``align --method crf
---model MODEL_DIR``) uses as a whole, and whose pair model loads with ``CrossEncoder(MODEL_DIR)``.
+result is a MODEL_DIR (``decisions.json`` holds the labeller and the domain profile) that
+``get_aligner("crf", model=MODEL_DIR)`` (CLI: ``align --method crf --model MODEL_DIR``) uses as a
+whole, and whose pair model loads with ``CrossEncoder(MODEL_DIR)``.
 """
 from __future__ import annotations
 

@@ -224,7 +224,8 @@ def test_a_run_taken_over_after_its_worker_died_resumes_at_its_first_unfinished_
     alignment_runs.execute_run(run.pk)
     run.refresh_from_db()
     assert run.status == Status.SUCCEEDED and run.attempts == 2, run.error
-    assert len(saved) == 2 and list(run.chunks.order_by("index").values_list("attempts", flat=True)) == [1, 2]  # only the unfinished chunk ran again
+    # only the unfinished chunk ran again
+    assert len(saved) == 2 and list(run.chunks.order_by("index").values_list("attempts", flat=True)) == [1, 2]
     assert run.articles_done == run.articles_total == 4 and run.pair_count == len(reference)
     assert set(run.predictions.values_list("pair_id", "predicted_label", "score")) == reference
 

@@ -65,7 +65,8 @@ def test_newsela_language_filter_and_an_archive(project):
 
 
 @pytest.mark.parametrize("meta, problem", [
-    (META.replace("bees,en,Bees work,8.0,1,", "bees,en,Bees work,8.0,x,"), "newsela/articles_metadata.csv:4: version: must be a version number"),
+    (META.replace("bees,en,Bees work,8.0,1,", "bees,en,Bees work,8.0,x,"),
+     "newsela/articles_metadata.csv:4: version: must be a version number"),
     (META.replace("bees.en.1.txt", "wasps.en.1.txt"), "newsela/articles_metadata.csv:4: filename: no file articles/wasps.en.1.txt"),
     (META.replace("grade_level,", ""), "newsela/articles_metadata.csv:1: grade_level: missing column"),
     (META.replace(",1,bees.en.1.txt", ",2,bees.en.1.txt"), "newsela/articles_metadata.csv:4: version: duplicate version 2"),

@@ -57,7 +57,8 @@ def candidates(project, docs) -> set[tuple[str, str]]:
 def test_automatic_links_are_computed_inline_with_a_lexical_similarity_without_storing_them(article, docs):
     state = pc.paragraph_state(article, *docs)
     assert state["origin"] == "computed" and state["similarity"] == "charngram"
-    assert [(link["complex"], link["simple"], link["source"]) for link in state["links"]] == [(0, 0, "auto"), (1, 1, "auto"), (2, 2, "auto")]
+    assert ([(link["complex"], link["simple"], link["source"]) for link in state["links"]]
+            == [(0, 0, "auto"), (1, 1, "auto"), (2, 2, "auto")])
     assert not ParagraphAlignment.objects.exists()
 
 

@@ -341,7 +341,8 @@ class _Record:
                 good = False
             score = item.get("score")
             if score is not None and not (_is_number(score) and math.isfinite(score)):
-                self.problem(f"{field}.score", f"must be a finite number or null, got {json.dumps(score) if _is_number(score) else _type_name(score)}")
+                self.problem(f"{field}.score",
+                             f"must be a finite number or null, got {json.dumps(score) if _is_number(score) else _type_name(score)}")
                 good = False
             features = self.attributes(f"{field}.attributes", item.get("attributes"))
             if features is None:

@@ -81,7 +81,8 @@ def _rank_group(title: str, members: list[tuple[str, InputFile]], ctx: ParseCont
     levels = {level for _, level, _ in keyed}
     scale = next((s for s in SCALES if levels <= set(s)), None)
     if scale is None:
-        problems.add(members[0][1].name, f"levels {', '.join(sorted(levels))} of article {title!r} come from different scales; use one of: {known_levels()}")
+        problems.add(members[0][1].name,
+                     f"levels {', '.join(sorted(levels))} of article {title!r} come from different scales; use one of: {known_levels()}")
         return None
     ordered = sorted(keyed, key=lambda k: scale.index(k[1]))
     return [(level, rank, f) for rank, (_, level, f) in enumerate(ordered)]

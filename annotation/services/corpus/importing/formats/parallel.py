@@ -44,7 +44,8 @@ def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
     stems: dict[str, dict[str, InputFile]] = {}
     for f in files:
         if f.extension not in EXTENSIONS:
-            ctx.problems.add(f.name, f"unknown extension {'.' + f.extension if f.extension else '(none)'} for the parallel format; expected .src and .dst")
+            ctx.problems.add(f.name, f"unknown extension {'.' + f.extension if f.extension else '(none)'} for the parallel format; "
+                                     "expected .src and .dst")
             continue
         key = f.name[: -(len(f.extension) + 1)]
         stems.setdefault(key, {})[f.extension] = f

@@ -54,7 +54,8 @@ def _parse_one(f: InputFile, ctx: ParseContext) -> ParsedArticle | None:
 def parse(files: list[InputFile], ctx: ParseContext) -> Iterator[ParsedArticle]:
     for f in files:
         if f.extension not in EXTENSIONS:
-            ctx.problems.add(f.name, f"unknown extension {'.' + f.extension if f.extension else '(none)'} for the stories format; expected .story")
+            ctx.problems.add(f.name, f"unknown extension {'.' + f.extension if f.extension else '(none)'} for the stories format; "
+                                     "expected .story")
             continue
         article = _parse_one(f, ctx)
         if article is not None:

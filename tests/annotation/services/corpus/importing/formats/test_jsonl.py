@@ -62,7 +62,8 @@ def test_gold_links_without_labels_become_imported_pairs_of_unknown_kind(project
     result = import_files(project, [("in.jsonl", jsonl(record))])
     assert result.pairs == 2
     pairs = list(CandidatePair.objects.order_by("complex_key"))
-    assert [(p.complex_key, p.simple_key, p.origin, p.predictions.count()) for p in pairs] == [("0", "0", "import", 0), ("2", "1", "import", 0)]
+    assert ([(p.complex_key, p.simple_key, p.origin, p.predictions.count()) for p in pairs]
+            == [("0", "0", "import", 0), ("2", "1", "import", 0)])
     assert pairs[1].complex_document.level == "complex" and pairs[1].simple_document.level == "simple"
     members = {(m.side, m.sentence.text) for m in PairSentence.objects.filter(pair=pairs[1])}
     assert members == {("complex", "C2."), ("simple", "S1.")}
@@ -237,8 +238,10 @@ PAIR_ERRORS = [
      "choose one of: aligned, partial, not-aligned (or a class: aligned, partial, not)"),
     ("label not a string", [{"complex": [0], "simple": [0], "label": 1}],
      "pairs[0].label: must be a label string (a scheme value or a class), got int"),
-    ("score not a number", [{"complex": [0], "simple": [0], "score": "0.5"}], "pairs[0].score: must be a finite number or null, got string"),
-    ("score not finite", [{"complex": [0], "simple": [0], "score": float("nan")}], "pairs[0].score: must be a finite number or null, got NaN"),
+    ("score not a number", [{"complex": [0], "simple": [0], "score": "0.5"}],
+     "pairs[0].score: must be a finite number or null, got string"),
+    ("score not finite", [{"complex": [0], "simple": [0], "score": float("nan")}],
+     "pairs[0].score: must be a finite number or null, got NaN"),
     ("attributes not an object", [{"complex": [0], "simple": [0], "attributes": [1]}],
      "pairs[0].attributes: must be an object of numbers, got list"),
     ("attribute not a number", [{"complex": [0], "simple": [0], "attributes": {"gain": "high"}}],

@@ -73,7 +73,8 @@ def test_a_full_listing_is_exhaustive_gold_and_a_partial_one_sparse_over_partial
     ("aligned\t7-0-x-0\t7-1-0-0\tA.\tB.", "dev.tsv:2: simple-id: bad sentence id '7-0-x-0'"),
     ("maybe\t7-0-0-0\t7-1-0-0\tA.\tB.", "dev.tsv:2: label: unknown label 'maybe'"),
     ("aligned\t7-0-0-0\t7-1-0-0\tA.", "dev.tsv:2: complex: missing column"),
-    ("aligned\t7-0-0-0\t7-1-0-0\tBees fly.\tBees fly far and wide.", "dev.tsv:2: pair: duplicate pair 7-0-0-0 / 7-1-0-0 (first at dev.tsv:1)"),
+    ("aligned\t7-0-0-0\t7-1-0-0\tBees fly.\tBees fly far and wide.",
+     "dev.tsv:2: pair: duplicate pair 7-0-0-0 / 7-1-0-0 (first at dev.tsv:1)"),
     ("aligned\t7-0-0-0\t7-1-0-1\tOther.\tThey like flowers a lot.", "dev.tsv:2: simple: sentence 7-0-0-0 has another text"),
 ])
 def test_malformed_lines_are_refused_with_their_line_and_nothing_is_imported(project, line, problem):
@@ -108,8 +109,9 @@ def test_export_tsv_then_import_wiki_manual_is_a_round_trip(project, settings, t
     settings.MEDIA_ROOT = str(tmp_path)
     settings.IMPORT_DIR = tmp_path
     import_path(project, ONESTOP, "jsonl", gold_meaning="exhaustive")
-    options = export.ExportOptions.parse({"formats": ["tsv"], "drop_identical": False, "split_policy": {"mode": "counts", "train": 12, "dev": 0, "test": 0,
-                                                                    "seed": 0}}, allow_paths=True)
+    options = export.ExportOptions.parse({"formats": ["tsv"], "drop_identical": False,
+                                          "split_policy": {"mode": "counts", "train": 12, "dev": 0, "test": 0, "seed": 0}},
+                                         allow_paths=True)
     root = export.export_dir(export.run_export(project, options))
     exported = root / "wiki-manual" / "train.tsv"
     rows = exported.read_text().splitlines()
