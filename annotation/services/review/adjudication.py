@@ -35,7 +35,7 @@ from annotation.errors import DomainError
 from annotation.label_schemes import UNKNOWN_KIND, scheme_kind, value_classes
 from annotation.models import Adjudication, AdjudicationChange, CandidatePair, Project
 from annotation.services.corpus.documents import pair_texts
-from annotation.services.review import gold_reading
+from annotation.services.review import gold_reading, review_state
 from annotation.services.review.gold_rule import UNDECIDED
 
 MODES = ("disagreements", "all")
@@ -68,10 +68,18 @@ def _vote_counts(project: Project) -> QuerySet:
 def queue_pair_ids(project: Project, *, mode: str | None = None) -> list[int]:
     """Ids (ascending) of the pairs awaiting review: ≥ 2 counted votes that disagree (mode
     ``disagreements``) or ≥ 1 counted vote (mode ``all``), minus pairs with settled gold; plus, in
-    either mode, pairs whose imported gold a vote disagrees with (:func:`imported_disagreements`)."""
+    either mode, pairs whose imported gold a vote disagrees with (:func:`imported_disagreements`).
+
+    Kept per state of the review data (:func:`review_state.cached`): grouping every counted vote of the
+    project took ~0.5 s a page at a million pairs; a label, decision, exclusion or settings change moves
+    the state, so the next read computes it afresh."""
     mode = mode or queue_mode(project)
     if mode not in MODES:
         raise AdjudicationError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+    return review_state.cached(project, f"adjudication-queue:{mode}", lambda: _queue_pair_ids(project, mode))
+
+
+def _queue_pair_ids(project: Project, mode: str) -> list[int]:
     rows = _vote_counts(project).exclude(pair__gold__provenance__in=SETTLED)
     if mode == "disagreements":
         if scheme_kind(project.label_scheme).vote_field == "ratings":
