@@ -7,7 +7,17 @@ from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotation.models import ArticleCompletion, CandidatePair, Label, Membership, Sentence, Split, indices_key
+from annotation.models import (
+    ArticleCompletion,
+    CandidatePair,
+    Job,
+    Label,
+    Membership,
+    Sentence,
+    Split,
+    Status,
+    indices_key,
+)
 from annotation.services.review import adjudication
 from annotation.services.training import current, dataset
 from tests import factories, labels
@@ -91,3 +101,23 @@ def test_every_kind_of_change_to_the_set_moves_the_cheap_state(project, users, c
                   or Sentence._meta.db_table in q["sql"]]
     assert pair_reads and not [sql for sql in pair_reads if "JOIN" in sql.upper() or "COUNT" in sql.upper()]
     assert len(queries) <= 12
+
+
+def test_a_big_projects_models_page_says_being_computed_and_one_job_builds_the_set(
+        project, users, completed, counted_builds, client, monkeypatch):  # noqa: F811
+    """At 20,000 article pairs building the set took 16 s of the page's answer: from LAZY_ARTICLES articles the
+    page starts one job (not one a view) and shows the figures once the job has kept them."""
+    monkeypatch.setattr(current, "LAZY_ARTICLES", 1)
+    client.force_login(users["rita"])
+    page = f"/projects/{project.pk}/models/"
+    for _ in range(2):
+        shown = client.get(page).content.decode()
+        assert 'id="training-computing"' in shown and 'id="exhaustive"' not in shown
+    [job] = Job.objects.filter(project=project, kind=current.SUMMARY_JOB)
+    assert counted_builds == []  # nothing built while answering
+    current.run_summary_job(job.pk)
+    job.refresh_from_db()
+    assert job.status == Status.SUCCEEDED and counted_builds == [project.pk]
+    shown = client.get(page).content.decode()
+    assert 'id="training-computing"' not in shown and 'id="exhaustive">1 / 0 / 0<' in shown
+    assert Job.objects.filter(kind=current.SUMMARY_JOB).count() == 1 and counted_builds == [project.pk]
