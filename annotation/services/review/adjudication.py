@@ -28,7 +28,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Max, QuerySet
+from django.db.models import Count, Max
 from django.utils import timezone
 
 from annotation.errors import DomainError
@@ -59,20 +59,10 @@ def shows_score(project: Project) -> bool:
     return bool((project.config or {}).get("adjudicate_show_score", False))
 
 
-def _vote_counts(project: Project) -> QuerySet:
-    """Per pair of the project: number of counted votes and of distinct values among them."""
-    return (gold_reading.counted_labels(project).order_by().values("pair_id")
-            .annotate(votes=Count("id"), distinct=Count("value", distinct=True)))
-
-
 def queue_pair_ids(project: Project, *, mode: str | None = None) -> list[int]:
-    """Ids (ascending) of the pairs awaiting review: ≥ 2 counted votes that disagree (mode
-    ``disagreements``) or ≥ 1 counted vote (mode ``all``), minus pairs with settled gold; plus, in
-    either mode, pairs whose imported gold a vote disagrees with (:func:`imported_disagreements`).
-
-    Kept per state of the review data (:func:`review_state.cached`): grouping every counted vote of the
-    project took ~0.5 s a page at a million pairs; a label, decision, exclusion or settings change moves
-    the state, so the next read computes it afresh."""
+    """Ids (ascending) of the pairs awaiting review: ≥ 2 counted votes that disagree (mode ``disagreements``)
+    or ≥ 1 counted vote (mode ``all``), minus pairs with settled gold; plus, in either mode, pairs whose imported
+    gold a vote disagrees with (:func:`imported_disagreements`). Cached per :func:`review_state.state` (0.5 s at 1M)."""
     mode = mode or queue_mode(project)
     if mode not in MODES:
         raise AdjudicationError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
@@ -80,7 +70,9 @@ def queue_pair_ids(project: Project, *, mode: str | None = None) -> list[int]:
 
 
 def _queue_pair_ids(project: Project, mode: str) -> list[int]:
-    rows = _vote_counts(project).exclude(pair__gold__provenance__in=SETTLED)
+    rows = (gold_reading.counted_labels(project).order_by().values("pair_id")  # votes and distinct values a pair
+            .annotate(votes=Count("id"), distinct=Count("value", distinct=True))
+            .exclude(pair__gold__provenance__in=SETTLED))
     if mode == "disagreements":
         if scheme_kind(project.label_scheme).vote_field == "ratings":
             return _ratings_disagreements(project)
