@@ -6,7 +6,8 @@ million pairs page by page was quadratic. :class:`KeysetPagination` keeps the sa
 key of the page's last (or first) row, and the total counted once, on the first page. A later page is then
 ``WHERE (key) > (last key) ORDER BY key LIMIT size + 1`` — an index range scan, whatever the page — and no
 count. ``count`` is the total when the first page was read (rows added since show up in the pages, not
-in the count until the list is read again from the start).
+in the count until the list is read again from the start). A view whose list has a stored total (a run's
+pairs: ``AlignmentRun.pair_count``) offers it as ``known_count()`` and the first page skips the count.
 
 Keyset needs an ordering of plain, non-null columns of the model (a foreign key by its column,
 ``article_id``) ending in its primary key (``id``, ``-updated_at, -id``...). A list ordered otherwise
@@ -92,7 +93,10 @@ class KeysetPagination(BasePagination):
         page = request.query_params.get(self.page_query_param)
         self.count = cursor.get("n") if cursor else None
         if self.count is None:  # the first page (or an old ?page=N): the one count of the listing
-            self.count = queryset.count()
+            known = getattr(view, "known_count", None)  # a total the view keeps (a run's pair_count)
+            self.count = known() if callable(known) else None
+            if self.count is None:
+                self.count = queryset.count()
         if cursor is None and page not in (None, "", "1"):
             offset = (self.page_number(page) - 1) * self.size
             rows = list(queryset[offset:offset + self.size + 1])

@@ -19,7 +19,8 @@ from .review import CHART_SCRIPTS, REVIEWERS_ONLY
 @researchers_only(REVIEWERS_ONLY)
 def models_page(request: HttpRequest, project: Project) -> HttpResponse:
     charts = all(finders.find(path) for path in CHART_SCRIPTS[:1])
-    data = current.training_summary(project)  # built once per state of the data, not on every view
+    # kept per state of the data; a big project's is built by a job while the page says so
+    data = current.page_summary(project, user=request.user)
     page = {
         "project": project.pk,
         "versions_api": reverse("project-model-versions", args=[project.pk]),
@@ -28,7 +29,8 @@ def models_page(request: HttpRequest, project: Project) -> HttpResponse:
         "compare_page": reverse("project-run-compare", args=[project.pk]),
         "runs_api": reverse("run-list") + f"?project={project.pk}",
     }
-    context = {"project": project, "page": page, "data": data.snapshot, "refusal": data.refusal,
+    context = {"project": project, "page": page, "data": data.snapshot if data else {},
+               "refusal": data.refusal if data else None, "computing": data is None,
                "train_options": train_request.form_fields(), "seed": train_request.seed_field(),
                "complete": metrics.complete_articles(project),
                "min_articles": metrics.min_trusted_articles(), "chart_scripts": CHART_SCRIPTS[:1] if charts else ()}

@@ -10,7 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from annotation.models import AlignmentRun, CandidatePair, Document, Label, Status
+from annotation.models import AlignmentRun, CandidatePair, Document, Label, Prediction, Status
 from annotation.models.alignment import indices_key
 from annotation.pagination import KeysetPagination, keyset_fields
 from tests import factories
@@ -142,3 +142,25 @@ def test_only_orderings_of_non_null_columns_ending_in_the_key_are_keyset():
     assert keyset_fields(Document.objects.order_by("article_id", "rank", "id")) == [
         ("article_id", False), ("rank", False), ("id", False)]
     assert keyset_fields(Document.objects.order_by("article", "id")) is None  # the related model's ordering
+
+
+def test_a_runs_pairs_list_takes_its_total_from_the_run_without_counting(users, project, three_a_page):
+    pairs = seven_pairs(project)
+    run = AlignmentRun.objects.get(predictions__pair=pairs[0])
+    run.pair_count = Prediction.objects.filter(run=run).count()  # what a finished run stores
+    run.save(update_fields=["pair_count"])
+    seven_pairs(project, title="Other run")  # pairs of another run: not in the count
+    client = api(users["rita"])
+    url = f"/api/pairs/?project={project.pk}&run={run.pk}"
+    pages, sql = walk(client, url)
+    listed = [p["id"] for page in pages for p in page["results"]]
+    assert listed == [p.pk for p in pairs]
+    assert [page["count"] for page in pages] == [len(listed)] * 3 == [CandidatePair.objects.filter(
+        predictions__run=run).count()] * 3
+    assert not any("COUNT(" in q for page in sql for q in page), "the run's stored total, no COUNT(*)"
+    # narrowed by another filter, or a run still writing: counted as before
+    narrowed, narrowed_sql = walk(client, url + "&label=aligned")
+    assert narrowed[0]["count"] == SEVEN and any("COUNT(" in q for q in narrowed_sql[0])
+    AlignmentRun.objects.filter(pk=run.pk).update(status=Status.RUNNING, pair_count=2)
+    running, running_sql = walk(client, url)
+    assert running[0]["count"] == SEVEN and any("COUNT(" in q for q in running_sql[0])

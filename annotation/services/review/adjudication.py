@@ -28,14 +28,14 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
-from django.db.models import Count, Max, QuerySet
+from django.db.models import Count, Max
 from django.utils import timezone
 
 from annotation.errors import DomainError
 from annotation.label_schemes import UNKNOWN_KIND, scheme_kind, value_classes
 from annotation.models import Adjudication, AdjudicationChange, CandidatePair, Project
 from annotation.services.corpus.documents import pair_texts
-from annotation.services.review import gold_reading
+from annotation.services.review import gold_reading, review_state
 from annotation.services.review.gold_rule import UNDECIDED
 
 MODES = ("disagreements", "all")
@@ -59,20 +59,20 @@ def shows_score(project: Project) -> bool:
     return bool((project.config or {}).get("adjudicate_show_score", False))
 
 
-def _vote_counts(project: Project) -> QuerySet:
-    """Per pair of the project: number of counted votes and of distinct values among them."""
-    return (gold_reading.counted_labels(project).order_by().values("pair_id")
-            .annotate(votes=Count("id"), distinct=Count("value", distinct=True)))
-
-
 def queue_pair_ids(project: Project, *, mode: str | None = None) -> list[int]:
-    """Ids (ascending) of the pairs awaiting review: ≥ 2 counted votes that disagree (mode
-    ``disagreements``) or ≥ 1 counted vote (mode ``all``), minus pairs with settled gold; plus, in
-    either mode, pairs whose imported gold a vote disagrees with (:func:`imported_disagreements`)."""
+    """Ids (ascending) of the pairs awaiting review: ≥ 2 counted votes that disagree (mode ``disagreements``)
+    or ≥ 1 counted vote (mode ``all``), minus pairs with settled gold; plus, in either mode, pairs whose imported
+    gold a vote disagrees with (:func:`imported_disagreements`). Cached per :func:`review_state.state` (0.5 s at 1M)."""
     mode = mode or queue_mode(project)
     if mode not in MODES:
         raise AdjudicationError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-    rows = _vote_counts(project).exclude(pair__gold__provenance__in=SETTLED)
+    return review_state.cached(project, f"adjudication-queue:{mode}", lambda: _queue_pair_ids(project, mode))
+
+
+def _queue_pair_ids(project: Project, mode: str) -> list[int]:
+    rows = (gold_reading.counted_labels(project).order_by().values("pair_id")  # votes and distinct values a pair
+            .annotate(votes=Count("id"), distinct=Count("value", distinct=True))
+            .exclude(pair__gold__provenance__in=SETTLED))
     if mode == "disagreements":
         if scheme_kind(project.label_scheme).vote_field == "ratings":
             return _ratings_disagreements(project)

@@ -55,10 +55,11 @@ _TABLES = (  # (model, the time its rows change with in place, or None)
 )
 
 
-def state(project: Project) -> str:
-    """A digest of the marks (module docstring) of everything the dashboard reads."""
-    project = Project.objects.only("config", "label_scheme_id").get(pk=project.pk)
-    parts: list[object] = [project.pk, project.config, project.label_scheme_id]
+def table_marks() -> list[object]:
+    """The cheap marks of the labels, gold, completions, articles, pairs and sentences (module docstring):
+    index-only aggregates over whole tables, shared with the training set's state
+    (:func:`annotation.services.training.current.data_state`)."""
+    parts: list[object] = []
     for model, changed in _TABLES:
         marks = {"n": Count("pk"), "last": Max("pk"), **({"changed": Max(changed)} if changed else {})}
         parts.append(model.objects.order_by().aggregate(**marks))
@@ -66,6 +67,13 @@ def state(project: Project) -> str:
     # id is an index read, where a count would scan a million rows
     parts.append(CandidatePair.objects.order_by().aggregate(last=Max("pk")))
     parts.append(Sentence.objects.order_by().aggregate(last=Max("pk")))  # added by imports, removed with articles
+    return parts
+
+
+def state(project: Project) -> str:
+    """A digest of the marks (module docstring) of everything the dashboard reads."""
+    project = Project.objects.only("config", "label_scheme_id").get(pk=project.pk)
+    parts: list[object] = [project.pk, project.config, project.label_scheme_id, *table_marks()]
     parts.append(list(Membership.objects.filter(project=project).order_by("pk")
                       .values_list("user_id", "role", "excluded_at")))
     parts.append(list(AlignmentRun.objects.filter(project=project).order_by("pk")

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from annotation.models import (
     Adjudication,
@@ -308,3 +310,27 @@ def test_decide_created_says_whether_this_call_made_the_gold_row(project, users)
     assert not created and gold.value == "partial"
     adjudication.revert(pair, users["rita"]), adjudication.revert(pair, users["rita"])  # back to no gold
     assert adjudication.decide_created(pair, "aligned", users["rita"])[1]
+
+
+def test_the_queue_is_grouped_once_per_state_and_follows_every_change(project, crowd, users):
+    """The queue is kept per review state (0.5 s of grouping votes a page at 1M pairs): a second read groups
+    no votes, and a new vote, an edit, a decision or an exclusion is in the next read."""
+    anna, bob, cleo = crowd
+    first, second, third = make_pairs(project, 3)
+    vote(first, anna, "aligned"), vote(first, bob, "partial")
+    assert adjudication.queue_pair_ids(project) == [first.pk]
+    with CaptureQueriesContext(connection) as queries:
+        assert adjudication.queue_pair_ids(project) == [first.pk]
+    assert not [q for q in queries.captured_queries if "GROUP BY" in q["sql"].upper()], "grouped again"
+    assert len(queries.captured_queries) <= 12
+    vote(second, anna, "aligned"), vote(second, cleo, "aligned")
+    assert adjudication.queue_pair_ids(project) == [first.pk]
+    labels.edit_label(cleo, Label.objects.get(pair=second, annotator=cleo), value="partial")
+    assert adjudication.queue_pair_ids(project) == [first.pk, second.pk]
+    adjudication.decide(first, "aligned", users["rita"])
+    assert adjudication.queue_pair_ids(project) == [second.pk]
+    vote(third, anna, "aligned"), vote(third, bob, "partial")
+    assert adjudication.queue_pair_ids(project) == [second.pk, third.pk]
+    qc.exclude(bob, project, "spam")
+    assert adjudication.queue_pair_ids(project) == [second.pk]
+    assert adjudication.queue_pair_ids(project, mode="all") == [second.pk, third.pk]

@@ -10,7 +10,7 @@ from annotation.models import AlignmentRun, CandidatePair, Status, indices_key
 from annotation.services.editing import completion
 from annotation.services.review import adjudication, agreement, annotator, dashboard, labelling, qc, review_state
 from annotation.services.review.label_input import LabelInput
-from tests import factories
+from tests import factories, labels
 from tests.annotation.services.review.test_adjudication import crowd, make_pairs  # noqa: F401 - the fixture
 
 pytestmark = pytest.mark.django_db
@@ -54,7 +54,7 @@ def test_the_cached_figures_follow_every_change(project, users, crowd):  # noqa:
     check("a label")
     label(bob, project, pairs[0], "partial")
     check("a second annotator's label (agreement)")
-    labelling.edit_label(annotator.of(anna, project), first, value="partial")
+    labels.edit_label(anna, first, value="partial")
     check("a label edited")
     labelling.delete_label(anna, first)
     check("a label removed")
