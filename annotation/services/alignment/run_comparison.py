@@ -11,10 +11,13 @@ the links alone, two runs that share nearly all of them would agree "less than c
 """
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
-from django.db.models import Count, F, OuterRef, QuerySet, Subquery, Value
+from django.core.cache import cache
+from django.db.models import Count, F, Max, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
 from annotation.models import (
@@ -40,6 +43,9 @@ KINDS: tuple[str, ...] = ("added", "removed", "label_changed")
 #: over a big project differ in millions of pairs.
 CHANGES_PAGE = 500
 ARTICLES_SHOWN = 500
+#: Run states after which a run's predictions no longer change: a comparison of two such runs is cached.
+FINISHED = (Status.SUCCEEDED, Status.FAILED, Status.CANCELLED)
+CACHE_TTL_S = 3600
 
 
 class ComparisonError(ValueError):
@@ -196,11 +202,45 @@ def compare(old: AlignmentRun, new: AlignmentRun, *, pairs: bool = False, offset
     (each read them again: at a million predictions a run, four readings of each — issue 37)."""
     if offset < 0:
         raise ComparisonError("offset must be 0 or more")
+    marks = finished_state(old, new)
+    if marks is None:
+        return _compare(old, new, pairs=pairs, offset=offset, limit=limit)
+    key = f"compare:{old.pk}:{new.pk}:{int(pairs)}:{offset}:{limit}:{marks}"
+    found = cache.get(key)
+    if found is None:
+        found = _compare(old, new, pairs=pairs, offset=offset, limit=limit)
+        cache.set(key, found, CACHE_TTL_S)
+    return found
+
+
+def _compare(old: AlignmentRun, new: AlignmentRun, *, pairs: bool, offset: int, limit: int) -> dict:
     read = _read(old, new)
     out = summary(old, new, read=read)
     if pairs:
         out.update(changes_page(old, new, offset=offset, limit=limit, found=read[1]))
     return out
+
+
+def finished_state(old: AlignmentRun, new: AlignmentRun) -> str | None:
+    """A digest of cheap marks of what :func:`compare` reads when both runs have finished (None while
+    either runs: its predictions still change). Issue 37: comparing two runs of a million predictions
+    each takes seconds, and finished runs do not change, so :func:`compare` keeps its answer under
+    this digest — no writer invalidates anything: the marks move with whatever could change the answer.
+
+    * both runs' rows (status, progress, pair count, finish, project): a retry or a re-run moves them;
+    * predictions and candidate pairs: the highest id (an index read) — rows are added by runs and
+      imports; removed only with their run or article;
+    * articles (and their titles, which the answer shows): row count and highest id, a deletion or an
+      import moves them; a title edit in place does not (titles are set on import).
+    """
+    runs = list(AlignmentRun.objects.filter(pk__in=(old.pk, new.pk)).order_by("pk")
+                .values_list("pk", "project_id", "status", "progress", "pair_count", "finished_at"))
+    if len(runs) != 2 or any(row[2] not in FINISHED for row in runs):
+        return None
+    parts: list[object] = [runs, Prediction.objects.order_by().aggregate(last=Max("pk")),
+                           CandidatePair.objects.order_by().aggregate(last=Max("pk")),
+                           Article.objects.order_by().aggregate(n=Count("pk"), last=Max("pk"))]
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:24]
 
 
 def changes_page(old: AlignmentRun, new: AlignmentRun, *, offset: int = 0, limit: int = CHANGES_PAGE,
