@@ -45,6 +45,8 @@ out = {}
 if only in ("", "compare"):
     out["compare"] = timed(lambda: (run_comparison.compare(old, new, pairs=True),
                                     run_scores.run_scores(old), run_scores.run_scores(new)))
+    out["compare_service_only"] = timed(lambda: run_comparison.compare(old, new, pairs=True))
+    out["run_scores_both"] = timed(lambda: (run_scores.run_scores(old), run_scores.run_scores(new)))
 if only in ("", "preview"):
     out["preview_gold"] = timed(lambda: export.preview(project, export.ExportOptions.parse({"kind": "gold"})))
     out["preview_auto"] = timed(lambda: export.preview(
