@@ -68,10 +68,13 @@ class Change:
                 "new": {"label": self.new_label, "score": self.new_score}}
 
 
-def _links(run: AlignmentRun) -> dict[int, tuple[int, str, float | None]]:
+def _links(run: AlignmentRun) -> dict[int, tuple]:
+    """``{pair: (article, label, score, complex doc, simple doc, complex key, simple key)}`` of the run's
+    links: one reading serves the changes and the agreement (issue 37: a million predictions a run)."""
     rows = (Prediction.objects.filter(run=run, predicted_label__in=LINK_LABELS)
-            .values_list("pair_id", "pair__article_id", "predicted_label", "score"))
-    return {pair: (article, label, score) for pair, article, label, score in rows}
+            .values_list("pair_id", "pair__article_id", "predicted_label", "score", "pair__complex_document_id",
+                         "pair__simple_document_id", "pair__complex_key", "pair__simple_key"))
+    return {row[0]: row[1:] for row in rows}
 
 
 def _check(old: AlignmentRun, new: AlignmentRun) -> None:
@@ -113,15 +116,14 @@ def _document_pairs(run: AlignmentRun) -> set[tuple[int, int]]:
     return found
 
 
-def _sentence_labels(run: AlignmentRun, scope: set[tuple[int, int]]) -> dict[tuple[int, int, int, int], str]:
+def _sentence_labels(run: AlignmentRun, scope: set[tuple[int, int]],
+                     links: dict[int, tuple] | None = None) -> dict[tuple[int, int, int, int], str]:
     """``{(complex doc, simple doc, complex sentence, simple sentence): label}`` of the run's links in
     ``scope``, one per sentence pair (a split or fusion links each of its sentence pairs; aligned
-    wins over partial where two links cover one sentence pair)."""
+    wins over partial where two links cover one sentence pair); ``links``: the run's :func:`_links`."""
     out: dict[tuple[int, int, int, int], str] = {}
-    rows = (Prediction.objects.filter(run=run, predicted_label__in=LINK_LABELS)
-            .values_list("pair__complex_document_id", "pair__simple_document_id", "pair__complex_key",
-                         "pair__simple_key", "predicted_label"))
-    for c_doc, s_doc, c_key, s_key, label in rows:
+    links = _links(run) if links is None else links
+    for _, label, _, c_doc, s_doc, c_key, s_key in links.values():
         if (c_doc, s_doc) not in scope:
             continue
         for c in key_indices(c_key):
@@ -148,17 +150,18 @@ def cohen_kappa_from_table(table: dict[tuple[str, str], int]) -> float | None:
     return None if expected == 1 else round((observed - expected) / (1 - expected), 4)
 
 
-def agreement(old: AlignmentRun, new: AlignmentRun) -> dict:
+def agreement(old: AlignmentRun, new: AlignmentRun, *, links: tuple[dict, dict] | None = None) -> dict:
     """Cohen's κ of the two runs' labels (aligned, partial, not aligned) over every sentence pair —
     each complex sentence × each simple sentence — of the document pairs *both* runs aligned; a
     sentence pair a run does not link is "not aligned" for that run. Document pairs only one run
-    aligned are left out (counted in ``document_pairs_left_out``)."""
+    aligned are left out (counted in ``document_pairs_left_out``). ``links``: both runs' :func:`_links`
+    when the caller has read them."""
     old_pairs, new_pairs = _document_pairs(old), _document_pairs(new)
     scope = old_pairs & new_pairs
     sizes = dict(Sentence.objects.filter(document_id__in={d for pair in scope for d in pair})
                  .values("document_id").annotate(n=Count("id")).values_list("document_id", "n"))
     total = sum(sizes.get(c, 0) * sizes.get(s, 0) for c, s in scope)
-    a, b = _sentence_labels(old, scope), _sentence_labels(new, scope)
+    a, b = (_sentence_labels(run, scope, None if links is None else links[i]) for i, run in enumerate((old, new)))
     table = Counter((a.get(k, NOT_LINKED), b.get(k, NOT_LINKED)) for k in set(a) | set(b))
     table[(NOT_LINKED, NOT_LINKED)] += total - sum(table.values())
     agreeing = sum(v for (x, y), v in table.items() if x == y)
@@ -187,7 +190,7 @@ def summary(old: AlignmentRun, new: AlignmentRun, *, articles: int = ARTICLES_SH
         "per_article": [{"article": a, "title": titles.get(a, ""), **{k: per_article[a][k] for k in KINDS}} for a in shown],
         "per_article_total": len(per_article),
         "agreement": {"both": both, "only_old": len(set(before) - set(after)), "only_new": len(set(after) - set(before)),
-                      **agreement(old, new)},
+                      **agreement(old, new, links=(before, after))},
     }
 
 
