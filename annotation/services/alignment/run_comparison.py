@@ -11,10 +11,13 @@ the links alone, two runs that share nearly all of them would agree "less than c
 """
 from __future__ import annotations
 
+import hashlib
+import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
-from django.db.models import Count, F, OuterRef, QuerySet, Subquery, Value
+from django.core.cache import cache
+from django.db.models import Count, F, Max, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
 from annotation.models import (
@@ -40,6 +43,9 @@ KINDS: tuple[str, ...] = ("added", "removed", "label_changed")
 #: over a big project differ in millions of pairs.
 CHANGES_PAGE = 500
 ARTICLES_SHOWN = 500
+#: Run states after which a run's predictions no longer change: a comparison of two such runs is cached.
+FINISHED = (Status.SUCCEEDED, Status.FAILED, Status.CANCELLED)
+CACHE_TTL_S = 3600
 
 
 class ComparisonError(ValueError):
@@ -62,10 +68,13 @@ class Change:
                 "new": {"label": self.new_label, "score": self.new_score}}
 
 
-def _links(run: AlignmentRun) -> dict[int, tuple[int, str, float | None]]:
+def _links(run: AlignmentRun) -> dict[int, tuple]:
+    """``{pair: (article, label, score, complex doc, simple doc, complex key, simple key)}`` of the run's
+    links: one reading serves the changes and the agreement (issue 37: a million predictions a run)."""
     rows = (Prediction.objects.filter(run=run, predicted_label__in=LINK_LABELS)
-            .values_list("pair_id", "pair__article_id", "predicted_label", "score"))
-    return {pair: (article, label, score) for pair, article, label, score in rows}
+            .values_list("pair_id", "pair__article_id", "predicted_label", "score", "pair__complex_document_id",
+                         "pair__simple_document_id", "pair__complex_key", "pair__simple_key"))
+    return {row[0]: row[1:] for row in rows}
 
 
 def _check(old: AlignmentRun, new: AlignmentRun) -> None:
@@ -107,15 +116,14 @@ def _document_pairs(run: AlignmentRun) -> set[tuple[int, int]]:
     return found
 
 
-def _sentence_labels(run: AlignmentRun, scope: set[tuple[int, int]]) -> dict[tuple[int, int, int, int], str]:
+def _sentence_labels(run: AlignmentRun, scope: set[tuple[int, int]],
+                     links: dict[int, tuple] | None = None) -> dict[tuple[int, int, int, int], str]:
     """``{(complex doc, simple doc, complex sentence, simple sentence): label}`` of the run's links in
     ``scope``, one per sentence pair (a split or fusion links each of its sentence pairs; aligned
-    wins over partial where two links cover one sentence pair)."""
+    wins over partial where two links cover one sentence pair); ``links``: the run's :func:`_links`."""
     out: dict[tuple[int, int, int, int], str] = {}
-    rows = (Prediction.objects.filter(run=run, predicted_label__in=LINK_LABELS)
-            .values_list("pair__complex_document_id", "pair__simple_document_id", "pair__complex_key",
-                         "pair__simple_key", "predicted_label"))
-    for c_doc, s_doc, c_key, s_key, label in rows:
+    links = _links(run) if links is None else links
+    for _, label, _, c_doc, s_doc, c_key, s_key in links.values():
         if (c_doc, s_doc) not in scope:
             continue
         for c in key_indices(c_key):
@@ -142,17 +150,18 @@ def cohen_kappa_from_table(table: dict[tuple[str, str], int]) -> float | None:
     return None if expected == 1 else round((observed - expected) / (1 - expected), 4)
 
 
-def agreement(old: AlignmentRun, new: AlignmentRun) -> dict:
+def agreement(old: AlignmentRun, new: AlignmentRun, *, links: tuple[dict, dict] | None = None) -> dict:
     """Cohen's κ of the two runs' labels (aligned, partial, not aligned) over every sentence pair —
     each complex sentence × each simple sentence — of the document pairs *both* runs aligned; a
     sentence pair a run does not link is "not aligned" for that run. Document pairs only one run
-    aligned are left out (counted in ``document_pairs_left_out``)."""
+    aligned are left out (counted in ``document_pairs_left_out``). ``links``: both runs' :func:`_links`
+    when the caller has read them."""
     old_pairs, new_pairs = _document_pairs(old), _document_pairs(new)
     scope = old_pairs & new_pairs
     sizes = dict(Sentence.objects.filter(document_id__in={d for pair in scope for d in pair})
                  .values("document_id").annotate(n=Count("id")).values_list("document_id", "n"))
     total = sum(sizes.get(c, 0) * sizes.get(s, 0) for c, s in scope)
-    a, b = _sentence_labels(old, scope), _sentence_labels(new, scope)
+    a, b = (_sentence_labels(run, scope, None if links is None else links[i]) for i, run in enumerate((old, new)))
     table = Counter((a.get(k, NOT_LINKED), b.get(k, NOT_LINKED)) for k in set(a) | set(b))
     table[(NOT_LINKED, NOT_LINKED)] += total - sum(table.values())
     agreeing = sum(v for (x, y), v in table.items() if x == y)
@@ -181,7 +190,7 @@ def summary(old: AlignmentRun, new: AlignmentRun, *, articles: int = ARTICLES_SH
         "per_article": [{"article": a, "title": titles.get(a, ""), **{k: per_article[a][k] for k in KINDS}} for a in shown],
         "per_article_total": len(per_article),
         "agreement": {"both": both, "only_old": len(set(before) - set(after)), "only_new": len(set(after) - set(before)),
-                      **agreement(old, new)},
+                      **agreement(old, new, links=(before, after))},
     }
 
 
@@ -196,11 +205,45 @@ def compare(old: AlignmentRun, new: AlignmentRun, *, pairs: bool = False, offset
     (each read them again: at a million predictions a run, four readings of each — issue 37)."""
     if offset < 0:
         raise ComparisonError("offset must be 0 or more")
+    marks = finished_state(old, new)
+    if marks is None:
+        return _compare(old, new, pairs=pairs, offset=offset, limit=limit)
+    key = f"compare:{old.pk}:{new.pk}:{int(pairs)}:{offset}:{limit}:{marks}"
+    found = cache.get(key)
+    if found is None:
+        found = _compare(old, new, pairs=pairs, offset=offset, limit=limit)
+        cache.set(key, found, CACHE_TTL_S)
+    return found
+
+
+def _compare(old: AlignmentRun, new: AlignmentRun, *, pairs: bool, offset: int, limit: int) -> dict:
     read = _read(old, new)
     out = summary(old, new, read=read)
     if pairs:
         out.update(changes_page(old, new, offset=offset, limit=limit, found=read[1]))
     return out
+
+
+def finished_state(old: AlignmentRun, new: AlignmentRun) -> str | None:
+    """A digest of cheap marks of what :func:`compare` reads when both runs have finished (None while
+    either runs: its predictions still change). Issue 37: comparing two runs of a million predictions
+    each takes seconds, and finished runs do not change, so :func:`compare` keeps its answer under
+    this digest — no writer invalidates anything: the marks move with whatever could change the answer.
+
+    * both runs' rows (status, progress, pair count, finish, project): a retry or a re-run moves them;
+    * predictions and candidate pairs: the highest id (an index read) — rows are added by runs and
+      imports; removed only with their run or article;
+    * articles (and their titles, which the answer shows): row count and highest id, a deletion or an
+      import moves them; a title edit in place does not (titles are set on import).
+    """
+    runs = list(AlignmentRun.objects.filter(pk__in=(old.pk, new.pk)).order_by("pk")
+                .values_list("pk", "project_id", "status", "progress", "pair_count", "finished_at"))
+    if len(runs) != 2 or any(row[2] not in FINISHED for row in runs):
+        return None
+    parts: list[object] = [runs, Prediction.objects.order_by().aggregate(last=Max("pk")),
+                           CandidatePair.objects.order_by().aggregate(last=Max("pk")),
+                           Article.objects.order_by().aggregate(n=Count("pk"), last=Max("pk"))]
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:24]
 
 
 def changes_page(old: AlignmentRun, new: AlignmentRun, *, offset: int = 0, limit: int = CHANGES_PAGE,

@@ -27,20 +27,22 @@ Example:
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import time
 import zipfile
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Count, Max
 from django.utils import timezone
 
-from annotation.models import Export, Job, Project
+from annotation.models import Export, Job, Project, Split, SplitChange
 from annotation.services import audit
 from annotation.services.background import progress as job_progress
 from annotation.services.export import breakdown, splits
@@ -51,6 +53,7 @@ from annotation.services.export.filters import FilterChain
 from annotation.services.export.options import KINDS, LABEL_POLICIES, ExportError, ExportOptions
 from annotation.services.export.source import LEFT_OUT, UNLABELLED_CLASSES, PairSource
 from annotation.services.projects import job_access
+from annotation.services.review import review_state
 
 PREVIEW_SECONDS = 20.0
 README = """alignapp export {id} ({kind}) of project {project!r}
@@ -238,6 +241,26 @@ def _zip(root: Path, export: Export, paths: list[Path]) -> str:
 
 
 def preview(project: Project, options: ExportOptions, *, max_seconds: float = PREVIEW_SECONDS, visible=None) -> dict:
+    """:func:`compute_preview`, kept per state of the data it reads (issue 37: at a million pairs it
+    reads every pair for 20 s; its figures change only when somebody labels, adjudicates, completes,
+    imports, aligns, assigns splits or changes settings). The key is :func:`review_state.state` (the
+    dashboard's marks: labels, gold, completions, articles, pairs, sentences, settings, memberships,
+    runs), the splits' marks and the options, so no writer invalidates anything. ``dedup`` options read
+    other projects (whatever the user may see), so those previews are computed afresh. ``seconds`` is
+    this call's time."""
+    if options.dedup:
+        return compute_preview(project, options, max_seconds=max_seconds, visible=visible)
+    started = time.monotonic()
+    marks = [review_state.state(project), max_seconds, json.dumps(asdict(options), sort_keys=True, default=str)]
+    marks += [m.objects.order_by().aggregate(n=Count("pk"), last=Max("pk")) for m in (Split, SplitChange)]
+    current = hashlib.sha256(json.dumps(marks, sort_keys=True, default=str).encode()).hexdigest()[:24]
+    out = review_state.cached(project, "export-preview", lambda: compute_preview(project, options, max_seconds=max_seconds),
+                              current=current)
+    return {**out, "seconds": round(time.monotonic() - started, 3)}
+
+
+def compute_preview(project: Project, options: ExportOptions, *, max_seconds: float = PREVIEW_SECONDS,
+                    visible=None) -> dict:
     """Counts per split, label, class, provenance and level pair, and what each filter would drop
     (``dropped``: from every format; ``dropped_training``: from the training formats only;
     ``left_out``: pairs the wiki-manual TSV cannot carry, by class),

@@ -282,3 +282,34 @@ def test_compare_reads_each_runs_links_once_and_answers_the_summary_and_the_page
     assert run_comparison.compare(old, new) == run_comparison.summary(old, new)
     with pytest.raises(run_comparison.ComparisonError):
         run_comparison.compare(old, new, pairs=True, offset=-1)
+
+
+def test_a_comparison_of_finished_runs_is_kept_and_equals_a_fresh_one_after_a_change(
+        two_runs, django_assert_max_num_queries):
+    """Issue 37: comparing two runs of a million predictions took 25 s per call; finished runs do not
+    change, so the answer is kept per their marks, and a new prediction or a run re-opened moves them."""
+    old, new = two_runs["old"], two_runs["new"]
+    first = run_comparison.compare(old, new, pairs=True)
+    with django_assert_max_num_queries(4):  # the marks only: neither run's predictions are read
+        assert run_comparison.compare(old, new, pairs=True) == first
+    c, s = two_runs["article"].documents.order_by("rank")
+    factories.make_pair(new, article=two_runs["article"], complex_document=c, simple_document=s,
+                        complex_key=indices_key([4]), simple_key=indices_key([3]), predicted_label="aligned")
+    changed = run_comparison.compare(old, new, pairs=True)
+    assert changed["counts"]["added"] == first["counts"]["added"] + 1
+    assert changed == run_comparison._compare(old, new, pairs=True, offset=0, limit=run_comparison.CHANGES_PAGE)
+    AlignmentRun.objects.filter(pk=new.pk).update(status=Status.RUNNING)
+    assert run_comparison.finished_state(old, new) is None
+
+
+def test_the_agreement_uses_the_links_compare_read_and_reads_no_run_link_twice(two_runs):
+    """Issue 37: the agreement read both runs' million links again (5 of a cold comparison's 27 s)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    old, new = two_runs["old"], two_runs["new"]
+    expected = run_comparison.agreement(old, new)
+    with CaptureQueriesContext(connection) as done:
+        found = run_comparison.compare(old, new, pairs=True)
+    assert found["agreement"] == {"both": 2, "only_old": 1, "only_new": 1, **expected}
+    assert sum('"predicted_label" IN' in q["sql"] for q in done.captured_queries) == 2  # one a run

@@ -146,3 +146,29 @@ def test_an_auto_preview_has_no_policy_table(auto_run):
 
     preview = export.preview(auto_run["project"], export.ExportOptions.parse({"kind": "auto", "runs": [auto_run["run"].pk]}))
     assert preview["policies"] is None and preview["label_policy"] is None
+
+
+def test_the_preview_is_kept_per_state_of_the_data_and_equals_a_fresh_computation_after_a_change(
+        newsela, django_assert_max_num_queries):
+    """Issue 37: at a million pairs the preview read every pair (20 s) on each call; it is now kept per
+    state of what it reads, and a label, a split or new gold moves that state."""
+    from annotation.services import export
+
+    from .conftest import make_pair, vote
+
+    project, options = newsela["project"], export.ExportOptions.parse({"derived": False, "drop_identical": False})
+
+    def fresh() -> dict:
+        return {**export.compute_preview(project, options), "seconds": None}
+
+    first = export.preview(project, options)
+    with django_assert_max_num_queries(12):  # the state's 12 marks, no pair read (fresh: 20 here)
+        again = export.preview(project, options)
+    assert {**again, "seconds": None} == {**first, "seconds": None} == fresh()
+    lone = make_pair(newsela["owls"], "0", "1", [1], [1])
+    vote(lone, "dan", "partial")
+    changed = export.preview(project, options)
+    assert changed["pairs"] == first["pairs"] + 1 and {**changed, "seconds": None} == fresh()
+    export.splits.set_split(newsela["owls"], "test")
+    assert {**export.preview(project, options), "seconds": None} == fresh()
+    assert export.preview(project, options)["split_articles"]["test"] >= 1
