@@ -12,7 +12,8 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture
 def run(project):
-    run = AlignmentRun.objects.create(project=project, method="jaccard", status=Status.RUNNING, params={})
+    run = AlignmentRun.objects.create(project=project, method="jaccard", status=Status.RUNNING, params={},
+                                     articles_total=3)
     for index, (sentences, work) in enumerate(((30, [[1, 2, 3]]), (10, [[1, 4, 5], [1, 5, 6]]))):
         RunChunk.objects.create(run=run, index=index, work=work, sentences=sentences)
     return run
@@ -46,10 +47,10 @@ def test_the_summary_counts_chunks_pairs_workers_and_the_embedding_cache(run):
 
 def test_the_run_finishes_once_when_every_chunk_is_done_with_their_stats(run):
     _chunk(run, 0, Status.SUCCEEDED, stats={"seconds": {"align_s": 1.25}, "missing_features": {"access_x": "no"}})
-    assert run_result.finish_chunks(run.pk) is False  # a chunk is left
+    assert run_result.finish_chunks(run) is False  # a chunk is left
     _chunk(run, 1, Status.SUCCEEDED, stats={"seconds": {"align_s": 0.5}, "run_level": {"threshold": 0.3}})
-    assert run_result.finish_chunks(run.pk) is True
-    assert run_result.finish_chunks(run.pk) is False  # exactly once
+    assert run_result.finish_chunks(run) is True
+    assert run_result.finish_chunks(run) is False  # exactly once
     done = AlignmentRun.objects.get(pk=run.pk)
     assert (done.status, done.progress, done.articles_done) == (Status.SUCCEEDED, 100.0, 3)
     assert done.timings["align_s"] == 1.75 and done.result["document_pairs"] == 3

@@ -382,7 +382,7 @@ def test_without_annotated_valid_pairs_the_job_fails_with_a_reason(wivico_projec
     ("pivot-select", {"h_bleu": "high"}, "h_bleu: must be a float, got 'high'"),
     ("pivot-select", {"h_bleu": 101}, "h_bleu: must be <= 100, got 101"),
     ("pivot-select", {"orient": "yes"}, "orient: must be a bool"),
-    ("wivico-thresholds", {"propagation": "up"}, "propagation: got 'up'; choose one of: paper, offset"),
+    ("wivico-thresholds", {"propagation": "up"}, "propagation: unknown propagation 'up'; choose one of: paper, offset"),
     ("access-attributes", {"run": 999999}, "run 999999 is not a run of project"),
     ("gain-classifier", {"model_version": 12345}, "is not a gain-classifier of project"),
 ])
