@@ -77,8 +77,12 @@ def test_a_database_connection_dropped_mid_import_leaves_nothing_partly_imported
     assert "result" not in outcome, "the import went through although its connection was dropped"
     error = outcome["error"]
     assert isinstance(error, CorpusImportError), repr(error)
-    assert str(error) == ("the database connection failed during the import (terminating connection due to "
-                          "administrator command); nothing was imported: import the files again")
+    # the driver's own words depend on when the termination reaches it (the server's notice, or the socket closed
+    # while reading a reply); what the user is told around them does not
+    message = str(error)
+    assert message.startswith("the database connection failed during the import (")
+    assert message.endswith("); nothing was imported: import the files again")
+    assert "terminating connection due to administrator command" in message or "server closed the connection" in message
     connections.close_all()
     assert corpus_counts() == before  # nothing partly imported
     assert not Article.objects.filter(title__startswith="import-").exists()
