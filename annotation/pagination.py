@@ -36,6 +36,9 @@ from rest_framework.settings import api_settings
 from rest_framework.utils.urls import remove_query_param, replace_query_param
 
 MAX_PAGE_SIZE = 1000
+#: The largest ``OFFSET`` a cursor may carry (PostgreSQL's is a bigint; a forged cursor must not overflow it).
+MAX_OFFSET = 2**62
+
 #: A previous link to the list's first page (no cursor: it is counted again).
 FIRST_PAGE: dict[str, Any] = {}
 
@@ -99,12 +102,14 @@ class KeysetPagination(BasePagination):
                 self.count = queryset.count()
         if cursor is None and page not in (None, "", "1"):
             offset = (self.page_number(page) - 1) * self.size
+            if offset >= max(self.count, 1):  # past the last page (and no OFFSET beyond what a bigint holds)
+                raise NotFound("invalid page")
             rows = list(queryset[offset:offset + self.size + 1])
             if not rows:
                 raise NotFound("invalid page")
             return self.by_offset(rows, offset)
         if cursor is not None and "o" in cursor:
-            offset = max(0, int(cursor["o"]))
+            offset = min(max(0, int(cursor["o"])), MAX_OFFSET)
             return self.by_offset(list(queryset[offset:offset + self.size + 1]), offset)
         if self.fields is None:
             return self.by_offset(list(queryset[:self.size + 1]), 0)

@@ -127,6 +127,24 @@ def test_page_size_and_the_old_page_numbers_are_still_answered(users, project, t
     assert client.get(f"/api/pairs/?project={project.pk}&page=4").status_code == 404
 
 
+@pytest.mark.parametrize("url", ["/api/pairs/?project={p}&page=9999999999999999999999999",
+                                 "/api/documents/?page=9999999999999999999999999&page_size=1000"])
+def test_a_page_number_past_what_a_bigint_holds_is_a_404_not_a_500(users, project, url):
+    """Found by the API fuzz test: the page's OFFSET overflowed PostgreSQL's bigint (a DataError, a 500)."""
+    seven_pairs(project)
+    assert api(users["rita"]).get(url.format(p=project.pk)).status_code == 404
+
+
+def test_a_forged_offset_cursor_reads_past_the_end_not_past_a_bigint(users, project, three_a_page):
+    import base64
+    import json
+
+    seven_pairs(project)
+    forged = base64.urlsafe_b64encode(json.dumps({"n": 7, "o": 10 ** 30}).encode()).decode().rstrip("=")
+    answer = api(users["rita"]).get(f"/api/pairs/?project={project.pk}&ordering=-score&cursor={forged}")
+    assert answer.status_code == 200 and answer.json()["results"] == []
+
+
 @pytest.mark.parametrize("cursor", ["%%%", "bm90IGpzb24", "eyJrIjogWzEsIDJdfQ"])
 def test_a_made_up_cursor_is_a_404_not_a_500(users, project, cursor):
     seven_pairs(project)
