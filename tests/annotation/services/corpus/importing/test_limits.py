@@ -8,7 +8,6 @@ import tarfile
 import threading
 import time
 import tracemalloc
-import zipfile
 from datetime import timedelta
 
 import pytest
@@ -27,6 +26,7 @@ from annotation.services.corpus.importing.problems import Problems
 from annotation.services.corpus.importing.validation import check_file
 from tests import labels
 from tests.annotation.services.conftest import corpus_counts
+from tests.annotation.services.corpus.importing.test_archive import make_zip
 
 sqlite_only = pytest.mark.skipif(connection.vendor != "sqlite", reason="SQLite's locking (PostgreSQL writes in one transaction)")
 
@@ -85,16 +85,8 @@ def tar_of(members: dict[str, bytes]) -> bytes:
     return buf.getvalue()
 
 
-def zip_of(members: dict[str, bytes]) -> bytes:
-    buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as zf:
-        for name, data in members.items():
-            zf.writestr(name, data)
-    return buf.getvalue()
-
-
 @pytest.mark.django_db
-@pytest.mark.parametrize(("name", "pack"), [("corpus.tar.gz", tar_of), ("corpus.zip", zip_of)])
+@pytest.mark.parametrize(("name", "pack"), [("corpus.tar.gz", tar_of), ("corpus.zip", make_zip)])
 def test_an_archive_with_too_many_members_is_refused_before_unpacking(project, settings, name, pack):
     settings.IMPORT_MAX_FILES = 3
     members = {f"T{i}-{level}.txt": b"A sentence." for i in range(2) for level in ("adv", "ele")}
