@@ -11,8 +11,6 @@ the links alone, two runs that share nearly all of them would agree "less than c
 """
 from __future__ import annotations
 
-import hashlib
-import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
@@ -20,6 +18,7 @@ from django.core.cache import cache
 from django.db.models import Count, F, Max, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
+from annotation.digest import digest
 from annotation.models import (
     AlignmentRun,
     Article,
@@ -243,7 +242,7 @@ def finished_state(old: AlignmentRun, new: AlignmentRun) -> str | None:
     parts: list[object] = [runs, Prediction.objects.order_by().aggregate(last=Max("pk")),
                            CandidatePair.objects.order_by().aggregate(last=Max("pk")),
                            Article.objects.order_by().aggregate(n=Count("pk"), last=Max("pk"))]
-    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:24]
+    return digest(parts)
 
 
 def changes_page(old: AlignmentRun, new: AlignmentRun, *, offset: int = 0, limit: int = CHANGES_PAGE,

@@ -27,7 +27,6 @@ Example:
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 import time
@@ -42,6 +41,7 @@ from django.db import transaction
 from django.db.models import Count, Max
 from django.utils import timezone
 
+from annotation.digest import digest
 from annotation.models import Export, Job, Project, Split, SplitChange
 from annotation.services import audit
 from annotation.services.background import progress as job_progress
@@ -253,7 +253,7 @@ def preview(project: Project, options: ExportOptions, *, max_seconds: float = PR
     started = time.monotonic()
     marks = [review_state.state(project), max_seconds, json.dumps(asdict(options), sort_keys=True, default=str)]
     marks += [m.objects.order_by().aggregate(n=Count("pk"), last=Max("pk")) for m in (Split, SplitChange)]
-    current = hashlib.sha256(json.dumps(marks, sort_keys=True, default=str).encode()).hexdigest()[:24]
+    current = digest(marks)
     out = review_state.cached(project, "export-preview", lambda: compute_preview(project, options, max_seconds=max_seconds),
                               current=current)
     return {**out, "seconds": round(time.monotonic() - started, 3)}

@@ -21,14 +21,13 @@ the next reader computes afresh (``tests/annotation/services/review/test_review_
 """
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable
 from typing import TypeVar
 
 from django.core.cache import cache
 from django.db.models import Count, Max
 
+from annotation.digest import digest
 from annotation.models import (
     Adjudication,
     AdjudicationChange,
@@ -78,7 +77,7 @@ def state(project: Project) -> str:
                       .values_list("user_id", "role", "excluded_at")))
     parts.append(list(AlignmentRun.objects.filter(project=project).order_by("pk")
                       .values_list("pk", "status", "progress", "pair_count", "finished_at", "message", "error")))
-    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:24]
+    return digest(parts)
 
 
 def cached(project: Project, name: str, compute: Callable[[], T], *, current: str | None = None) -> T:

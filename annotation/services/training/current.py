@@ -14,12 +14,11 @@ Used as ``current_training_set(project)`` (the start request, the worker) and
 """
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import dataclass
 
 from django.core.cache import cache
 
+from annotation.digest import digest
 from annotation.models import Article, Job, Membership, Project, Split, Status
 from annotation.services.review import review_state
 from annotation.services.training import dataset
@@ -50,7 +49,7 @@ def data_state(project: Project) -> str:
     parts.append(sorted(Split.objects.filter(article__project=project).values_list("article_id", "name")))
     parts.append(sorted(Membership.objects.filter(project=project, excluded_at__isnull=False)
                         .values_list("user_id", flat=True)))
-    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:24]
+    return digest(parts)
 
 
 def _set_key(project: Project) -> str:

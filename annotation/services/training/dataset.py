@@ -21,14 +21,13 @@ measured. The snapshot of exactly what was used (ids, counts, a hash) is stored 
 """
 from __future__ import annotations
 
-import hashlib
-import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from django.utils import timezone
 
+from annotation.digest import digest
 from annotation.errors import DomainError
 from annotation.label_schemes import UNKNOWN_KIND
 from annotation.models import (
@@ -176,9 +175,6 @@ def training_refusal(data: TrainingSet) -> str | None:
 
 
 def _snapshot(data: TrainingSet, split_of: dict[int, str], sources: Counter) -> dict:
-    def digest(obj) -> str:
-        return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:16]
-
     exhaustive = {name: [p.id for p in pairs] for name, pairs in data.exhaustive.items()}
     return {
         "articles": dict(Counter(split_of.values())),
@@ -188,7 +184,7 @@ def _snapshot(data: TrainingSet, split_of: dict[int, str], sources: Counter) -> 
         "pair_examples": len(data.pair_examples),
         "pair_example_classes": dict(Counter(v for _, _, v in data.pair_examples)),
         "hash": digest({"exhaustive": [(p.id, p.gold, p.gold_labels) for ps in data.exhaustive.values() for p in ps],
-                        "pairs": data.pair_examples}),
+                        "pairs": data.pair_examples}, length=16),
         "taken_at": timezone.now().isoformat(),
     }
 
