@@ -19,6 +19,12 @@ class DomainError(Exception):
     status: int = 400
     code: str | None = None
 
+    def __init__(self, *args: object, code: str | None = None) -> None:
+        """``code``: this refusal's own code, where one class refuses for several reasons (the class's otherwise)."""
+        super().__init__(*args)
+        if code is not None:
+            self.code = code
+
     def payload(self) -> dict:
         """The response body: ``{"detail": message}``, ``"code"`` when the class has one."""
         body: dict = {"detail": str(self)}
