@@ -38,6 +38,13 @@ class DomainError(Exception):
         return str(self)
 
 
+class StoredConfigError(DomainError, ValueError):
+    """A value of a project's stored config that the code reading it cannot use (stored before its key was checked);
+    the project's settings page fixes it. The ``ValueError`` base keeps older ``except ValueError`` callers working."""
+
+    code = "bad_project_config"
+
+
 class ListedError(DomainError):
     """A refusal with several problems: ``messages`` lists them; the body carries ``errors`` too."""
 

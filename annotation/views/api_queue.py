@@ -39,7 +39,7 @@ class QueueView(APIView):
     renderer_classes = [JSONRenderer]
     # as the labels API, except that a pair outside the annotator's queue is a bad request here (400:
     # the client asked for an item the queue did not give it), as it always was
-    refusals = Refusals(plain=ValueError, code="invalid", status={labelling.NotServed: status.HTTP_400_BAD_REQUEST})
+    refusals = Refusals(code="invalid", status={labelling.NotServed: status.HTTP_400_BAD_REQUEST})
 
     def finalize_response(self, request, response, *args, **kwargs):
         # Back/Forward and a second tab must never show a stale item from the browser's cache.

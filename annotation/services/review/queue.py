@@ -15,6 +15,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
+from annotation.errors import DomainError
 from annotation.models import Assignment, CandidatePair, Label, Membership, Project
 from annotation.services.review import labelling, qc
 from annotation.services.review.annotator import Annotator
@@ -38,8 +39,10 @@ from annotation.services.review.queue_serving import (
 )
 
 
-class NothingToUndo(ValueError):
+class NothingToUndo(DomainError, ValueError):
     """Undo with no label of the annotator's in the project."""
+
+    code = "nothing_to_undo"
 
 
 def next_item(actor: Annotator) -> CandidatePair | None:

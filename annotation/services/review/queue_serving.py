@@ -28,6 +28,7 @@ from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Subqu
 from django.db.models.functions import Coalesce
 from django.utils import timezone
 
+from annotation.errors import StoredConfigError
 from annotation.label_schemes import scheme_kind
 from annotation.models import Adjudication, Assignment, CandidatePair, Prediction, Project, QueueFrontier
 from annotation.services.review import qc
@@ -62,7 +63,7 @@ def queue_pairs(project: Project, *, start=None) -> QuerySet[CandidatePair]:
         try:
             qs = qs.filter(Exists(Prediction.objects.filter(pair=OuterRef("pk"), run_id=int(run))))
         except (TypeError, ValueError):
-            raise ValueError(f"project config queue_run must be a run id, got {run!r}") from None
+            raise StoredConfigError(f"project config queue_run must be a run id, got {run!r}") from None
     return qs
 
 
@@ -201,7 +202,7 @@ def queue_order(project: Project) -> tuple:
     :func:`uncertainty_of`)."""
     order = (project.config or {}).get("queue_order", "corpus")
     if order not in ORDERS:
-        raise ValueError(f"project config queue_order must be one of {', '.join(ORDERS)}, got {order!r}")
+        raise StoredConfigError(f"project config queue_order must be one of {', '.join(ORDERS)}, got {order!r}")
     if order == "uncertainty":
         return (F("uncertainty").desc(nulls_last=True), "id")
     if order == "random":
