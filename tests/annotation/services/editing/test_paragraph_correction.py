@@ -152,11 +152,33 @@ def test_paragraph_indices_that_do_not_exist_are_refused(users, article, docs):
 
 def test_a_bad_config_names_the_valid_values(article):
     article.project.config = {"candidates": "everything"}
-    with pytest.raises(ValueError, match="not one of: all-in-paragraphs, selected"):
+    with pytest.raises(pa.ParagraphSettingsError, match="choose one of: all-in-paragraphs, selected"):
         pa.settings_for(article.project)
     article.project.config = {"paragraph_alignment": {"variant": "wiki", "thresholds": {"tau9": 1}}}
-    with pytest.raises(ValueError, match="must map tau1, tau2, tau3, tau4, tau5 to numbers"):
+    with pytest.raises(pa.ParagraphSettingsError, match="must map tau1, tau2, tau3, tau4, tau5 to numbers") as refused:
         pa.settings_for(article.project)
+    assert refused.value.code == "bad_project_config"
+
+
+def test_the_paragraph_settings_are_read_from_their_declarations_with_the_variants_thresholds(article):
+    """Three keys declared with the Option schema (PARAGRAPH_SETTINGS_OPTIONS); the thresholds must be the chosen
+    variant's (the one rule across options), and every bad key is named at once."""
+    article.project.config = {"paragraph_alignment": {"variant": "wiki", "thresholds": {"tau1": 0.5}},
+                              "candidate_selection": {"k": 2}}
+    settings = pa.settings_for(article.project)
+    assert (settings.variant, settings.thresholds, settings.similarity) == ("wiki", {"tau1": 0.5}, "charngram")
+    assert (settings.candidates, settings.measures, settings.k) == ("all-in-paragraphs", ("charngram", "tfidf"), 2)
+    assert pa.settings_for(type(article.project)(config={})) == pa.ParagraphSettings()
+    article.project.config = {"paragraph_alignment": {"variant": "newsela", "thresholds": {"tau1": True}}}
+    with pytest.raises(pa.ParagraphSettingsError, match="tau5 to numbers \\(the newsela variant's\\)"):
+        pa.settings_for(article.project)
+    article.project.config = {"paragraph_alignment": {"similarity": "bleu"}, "candidate_selection": {"k": 0, "x": 1},
+                              "candidates": "all-in-paragraphs"}
+    with pytest.raises(pa.ParagraphSettingsError) as refused:
+        pa.settings_for(article.project)
+    message = str(refused.value)
+    assert "paragraph_alignment: similarity: unknown similarity 'bleu'" in message
+    assert "candidate_selection: k: must be >= 1, got 0; x: unknown option" in message
 
 
 def test_the_project_job_recomputes_uncorrected_document_pairs_and_keeps_corrected_ones(users, project, article, docs):
