@@ -125,12 +125,14 @@ class MiningRequest:
             check_config(MINING_METHOD, schema, app)
         except OptionError as exc:
             problems.update(exc.problems)
+        what = MINING_METHOD
         try:
             config = MiningConfig.from_dict(engine)
         except OptionError as exc:
             problems.update(exc.problems)
+            what = exc.method  # the miner's own name for its options ("bad mine option(s)"), as it always said
         if problems:
-            raise RunOptionsError.of(OptionError(MINING_METHOD, problems, (*MINING_PARAMS, *schema)))
+            raise RunOptionsError.of(OptionError(what, problems, (*MINING_PARAMS, *schema)))
         values = {**{o.name: o.default for o in schema}, **app}
         return cls(config, access_attributes=bool(values["access_attributes"]), keep_files=bool(values["keep_files"]))
 
