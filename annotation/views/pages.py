@@ -167,7 +167,7 @@ def project_import(request: HttpRequest, project: Project) -> HttpResponse:
 @require_POST
 @researchers_only("only researchers start alignment runs")
 @refuses_with(back_with_message("project-detail", prefix="Run not started: ", pk_of=lambda project: project.pk),
-              also=(ValueError,))  # validation.InputError, OptionError, a bad method: plain ValueErrors still
+              also=(validation.InputError,))  # the params field's JSON; the run's refusals are DomainErrors
 def start_run(request: HttpRequest, project: Project) -> HttpResponse:
     params = validation.load_json(request.POST.get("params") or "{}", what="params")
     run = alignment_runs.start_run(project, request.POST.get("method", ""), params=params, user=request.user)
