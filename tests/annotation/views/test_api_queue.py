@@ -128,6 +128,19 @@ def test_undo_returns_the_last_labelled_item_again(api, users, project, work):
     assert Assignment.objects.get(pair=work[0], annotator=users["anna"]).status == Assignment.OPEN
     nothing = api(users["rita"]).post(url(project, "undo"), {}, format="json")
     assert nothing.status_code == 400 and "nothing to undo" in nothing.json()["detail"]
+    assert nothing.json()["code"] == "nothing_to_undo"
+
+
+@pytest.mark.parametrize("config,words", [({"queue_order": "newest"}, "queue_order must be one of"),
+                                          ({"queue_run": "last"}, "queue_run must be a run id")])
+def test_a_bad_stored_queue_config_is_a_400_with_its_own_code(api, users, project, work, config, words):
+    """A value stored before its key was checked: StoredConfigError (code bad_project_config), not a plain
+    ValueError the view had to declare a refusal (issue 38)."""
+    project.config = {**project.config, **config}
+    project.save()
+    response = api(users["anna"]).get(url(project, "next"))
+    assert response.status_code == 400, response.content
+    assert response.json()["code"] == "bad_project_config" and words in response.json()["detail"]
 
 
 def test_an_empty_queue_says_all_done(api, users, project, work):
