@@ -48,8 +48,12 @@ class StopWalk(BaseException):
     """Raised at the trainer's entry: the walk ends there (a BaseException, so no ``except Exception`` stops it)."""
 
 
-def product(filename: str) -> bool:
-    return filename.startswith(PRODUCT) and not filename.startswith(NOT_PRODUCT)
+COMPREHENSIONS = ("<listcomp>", "<dictcomp>", "<setcomp>", "<genexpr>")  # not a layer: what they build is followed
+
+
+def product(code) -> bool:
+    return (code.co_filename.startswith(PRODUCT) and not code.co_filename.startswith(NOT_PRODUCT)
+            and code.co_name not in COMPREHENSIONS)
 
 
 def _held(value) -> list:
@@ -91,7 +95,7 @@ class Segment:
             return
         starts = self.spine is None and not self.active and filename.startswith(self.entry)
         node = None
-        if starts or (self.active and self.spine is None and product(filename)):
+        if starts or (self.active and self.spine is None and product(frame.f_code)):
             node = len(self.nodes)
             parent = next((n for n in reversed(self.stack) if n is not None), None) if self.active else None
             self.nodes.append({"file": str(Path(filename).relative_to(ROOT)), "function": frame.f_code.co_qualname,
@@ -123,6 +127,8 @@ class Segment:
         if id(value) in self.holder and self.holder[id(value)] != node:
             self.edges.add((self.holder[id(value)], node))  # a value returned through this call
         self.holder[id(value)] = node
+        for held in _held(value)[1:]:  # what it holds, unless an earlier call gave it: passing on a part passes it on
+            self.holder.setdefault(id(held), node)
         self.kept.append(value)
 
     def chain(self) -> dict:
