@@ -18,10 +18,10 @@ class RetryRefused(DomainError, ValueError):
 
 
 def start_job(project: Project, kind: str, *, params: dict | None = None, user=None, enqueue: bool = True) -> Job:
-    registry.job(kind)  # ValueError for a kind the registry does not know
+    work = registry.job(kind)  # UnknownName (a ValueError) for a kind the registry does not know
     job = Job.objects.create(project=project, kind=kind, params=params or {}, created_by=user)
-    if enqueue:
-        enqueue_job(job)
+    if enqueue:  # the work found above: no second look-up when the transaction commits
+        transaction.on_commit(lambda: dispatch.send(work, job.pk))
     return job
 
 
