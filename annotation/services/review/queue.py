@@ -26,7 +26,6 @@ from annotation.services.review.queue_serving import (
     Retry,
     after_claim,
     assignments_of,
-    available,
     claim,
     my_counts,
     queue_pairs,
@@ -124,7 +123,7 @@ def _submit(actor: Annotator, pair_id: int, label: LabelInput, *, serve: bool
     def claim_next() -> CandidatePair | None:
         excluded = Membership.objects.excluded(project)
         try:  # no waiting for locks here: the label's transaction stays short
-            return claim(available(user, project, config, excluded), user, config, excluded, wait=False)
+            return claim(user, project, config, excluded, wait=False)
         except Retry:
             return None  # nothing written; the commit releases the lock, the general way goes on
 
@@ -175,8 +174,6 @@ def state(actor: Annotator, *, with_context: bool = False, pair: CandidatePair |
 
 def _answer(actor: Annotator, pair: CandidatePair | None, counts: Progress, *, with_context: bool) -> dict:
     project = actor.project
-    if pair is not None and "article" not in pair._state.fields_cache:
-        pair = CandidatePair.objects.select_related("article").get(pk=pair.pk)
     return {
         "item": item_payload(pair, project, with_context=with_context, reveal=actor.reveal) if pair is not None else None,
         "done": pair is None,

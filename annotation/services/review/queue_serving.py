@@ -20,6 +20,7 @@
 """
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import dataclass
 
@@ -29,7 +30,7 @@ from django.db.models.functions import Coalesce
 from django.utils import timezone
 
 from annotation.label_schemes import scheme_kind
-from annotation.models import Adjudication, Assignment, CandidatePair, Prediction, Project, QueueFrontier
+from annotation.models import Adjudication, Assignment, CandidatePair, Membership, Prediction, Project, QueueFrontier
 from annotation.services.review import qc
 
 QUEUE_ORIGINS = ("model", "candidate", "import")
@@ -218,19 +219,24 @@ def _count_taken(pair_id: int, excluded, *, besides=None) -> int:
 
 
 def _lock_first(qs: QuerySet[CandidatePair], *, skip_locked: bool) -> CandidatePair | None:
-    """The first pair of ``qs``, row-locked until the end of the (sub)transaction.
+    """The first pair of ``qs``, row-locked until the end of the (sub)transaction."""
+    return _locking(qs, skip_locked=skip_locked).first()
+
+
+def _locking(qs: QuerySet[CandidatePair], *, skip_locked: bool) -> QuerySet[CandidatePair]:
+    """``qs`` row-locking what it reads.
 
     ``FOR NO KEY UPDATE`` rather than ``FOR UPDATE``: serving locks must not block (or deadlock
     with) the foreign-key checks of concurrent label and assignment inserts for the same pair.
     """
     if not connection.features.has_select_for_update:
-        return qs.first()  # SQLite: the IMMEDIATE transaction already holds the database's write lock
+        return qs  # SQLite: the IMMEDIATE transaction already holds the database's write lock
     kwargs = {"no_key": connection.features.has_select_for_no_key_update}
     if skip_locked and connection.features.has_select_for_update_skip_locked:
         kwargs["skip_locked"] = True
     if connection.features.has_select_for_update_of:
         kwargs["of"] = ("self",)
-    return qs.select_for_update(**kwargs).first()
+    return qs.select_for_update(**kwargs)
 
 
 class Retry(Exception):
@@ -299,37 +305,114 @@ def serve_test(user, project: Project, config: qc.QcConfig, excluded, assigned: 
     return pair
 
 
-def claim(candidates: QuerySet[CandidatePair], user, config: qc.QcConfig, excluded, *, wait: bool
-           ) -> CandidatePair | None:
-    """One serving attempt, in the caller's transaction: lock the first candidate, re-count its places
-    and assign it. None when there is no candidate (with ``wait=False``, also when every candidate is
-    being served by someone else right now); raises Retry when its places filled meanwhile (the
-    caller must then end the transaction, which releases the lock, before trying again)."""
+def claim(user, project: Project, config: qc.QcConfig, excluded, *, wait: bool) -> CandidatePair | None:
+    """One serving attempt, in the caller's transaction: lock the first pair of :func:`available`,
+    re-count its places and assign it. None when there is no candidate (with ``wait=False``, also when
+    every candidate is being served by someone else right now); raises Retry when its places filled
+    meanwhile (the caller must then end the transaction, which releases the lock, before trying again).
+
+    Two statements (issue 37, the labelling loop's cost): the lock (its SQL compiled once per process,
+    :func:`_compiled`) and a conditional ``INSERT … SELECT`` that re-counts and assigns. The pair comes
+    back with only its id loaded (its other fields load on first use; the item's payload loads it with
+    its sentences in one query)."""
     # Rows other annotators are serving right now are skipped; if every candidate is locked, wait
     # for one rather than wrongly answering "all done".
-    pair = _lock_first(candidates, skip_locked=True)
-    if pair is None and wait:
-        pair = _lock_first(candidates, skip_locked=False)
-    if pair is None:
+    row = _lock_first_available(user, project, config, excluded, skip_locked=True)
+    if row is None and wait:
+        row = _lock_first_available(user, project, config, excluded, skip_locked=False)
+    if row is None:
         return None
-    # The lock is held: every other writer of this pair's assignments has committed, so fresh
-    # counts are exact (the candidate query's snapshot may predate their commit).
-    place = Q(status__in=ACTIVE, is_test=False) & ~Q(annotator_id__in=excluded)
-    seen = Assignment.objects.filter(pair=pair).aggregate(
-        taken=Count("id", filter=place), mine=Count("id", filter=Q(annotator=user)))
-    if seen["taken"] >= config.overlap or seen["mine"]:
+    # The lock is held: every other writer of this pair's assignments has committed, so the INSERT's own
+    # snapshot (a new statement) counts exactly (the candidate query's snapshot may predate their commit).
+    sql, params = _compiled(("assign", project.pk, _excluded_key(excluded)), lambda: _assign_sql(excluded),
+                            user.pk, row[0])
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    params = [now if p is _NOW else config.overlap if p is _OVERLAP else p for p in params]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        assigned = cursor.fetchone()
+    if assigned is None:
         raise Retry
-    Assignment.objects.create(pair=pair, annotator=user)
+    pair = CandidatePair.from_db(connection.alias, ["id"], [row[0]])
+    if len(row) > 1:
+        pair.queue_frontier = row[1]
     return pair
+
+
+# -- compiled once per process -------------------------------------------------------------------------
+# The claim's two statements are the same for every annotator of a project (until its settings change):
+# they are compiled by the ORM once, with stand-ins where the annotator's and the pair's ids go, and
+# kept per process keyed by everything their SQL depends on (the project's config and QC settings, the
+# excluded annotators' form, the database): a changed setting is another key, so nothing goes stale.
+_USER, _PAIR = -7_316_054_289, -7_316_054_290  # ids no row has: where the annotator's and the pair's ids go
+_NOW, _OVERLAP = object(), object()
+_COMPILED: dict[tuple, tuple[str, list]] = {}
+_COMPILED_MAX = 512
+
+
+def _excluded_key(excluded) -> object:
+    """What the compiled SQL's exclusion depends on: a subquery is ``Membership.objects.excluded(project)``
+    (its SQL depends on the project only, which every key holds); a set of ids is its ids."""
+    if isinstance(excluded, QuerySet):
+        if excluded.model is not Membership:
+            raise TypeError("excluded: Membership.objects.excluded(project) or a set of user ids")
+        return "subquery"
+    return tuple(sorted(excluded))
+
+
+def _compiled(key: tuple, build, user_id: int, pair_id: int | None = None) -> tuple[str, list]:
+    """``build()`` → (sql, params) compiled once for ``key``; the stand-ins replaced by the real ids."""
+    key = (connection.alias, connection.vendor, *key)
+    hit = _COMPILED.get(key)
+    if hit is None:
+        if len(_COMPILED) >= _COMPILED_MAX:
+            _COMPILED.clear()
+        hit = _COMPILED[key] = build()
+    sql, params = hit
+    return sql, [user_id if p == _USER else pair_id if p == _PAIR else p for p in params]
+
+
+def _settings_key(project: Project, config: qc.QcConfig) -> tuple:
+    return (project.pk, json.dumps(project.config or {}, sort_keys=True, default=str), config)
+
+
+def _lock_first_available(user, project: Project, config: qc.QcConfig, excluded, *, skip_locked: bool
+                          ) -> tuple | None:
+    """(id, the frontier the walk started at, if any) of the first pair of :func:`available`, row-locked
+    until the end of the (sub)transaction (see :func:`_lock_first`)."""
+    def build() -> tuple[str, list]:
+        qs = available(_USER, project, config, excluded)
+        fields = ("id", "queue_frontier") if start_at_frontier else ("id",)
+        sql, params = _locking(qs, skip_locked=skip_locked).values_list(*fields)[:1].query.sql_with_params()
+        assert _USER in params, "the annotator's id must be a parameter of the compiled claim"
+        return sql, list(params)
+
+    start_at_frontier = frontier_applies(project)
+    key = ("lock", *_settings_key(project, config), _excluded_key(excluded), skip_locked, start_at_frontier)
+    sql, params = _compiled(key, build, user.pk)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone()
+
+
+def _assign_sql(excluded) -> tuple[str, list]:
+    """The conditional ``INSERT … SELECT`` that assigns the locked pair when it still has a free place
+    and the annotator never had it (one assignment per annotator and pair)."""
+    taken_sql, taken_params = taken_places(excluded).filter(pair_id=_PAIR).values("id").query.sql_with_params()
+    mine_sql, mine_params = Assignment.objects.filter(pair_id=_PAIR, annotator_id=_USER).values("id").query.sql_with_params()
+    table = connection.ops.quote_name(Assignment._meta.db_table)
+    sql = (f"INSERT INTO {table} (pair_id, annotator_id, status, is_test, assigned_at, completed_at) "
+           f"SELECT %s, %s, %s, %s, %s, NULL WHERE NOT EXISTS ({mine_sql}) "
+           f"AND (SELECT COUNT(*) FROM ({taken_sql}) taken) < %s RETURNING id")
+    return sql, [_PAIR, _USER, Assignment.OPEN, False, _NOW, *mine_params, *taken_params, _OVERLAP]
 
 
 def serve_fresh(user, project: Project, config: qc.QcConfig, excluded) -> CandidatePair | None:
     """Assign the first fresh pair with a free place (None: none left); the caller counts it served."""
-    candidates = available(user, project, config, excluded)
     for _ in range(MAX_LOCK_TRIES):
         try:
             with transaction.atomic():
-                pair = claim(candidates, user, config, excluded, wait=True)
+                pair = claim(user, project, config, excluded, wait=True)
         except Retry:
             continue
         if pair is not None:
