@@ -15,6 +15,7 @@ from django.db.models import F, FilteredRelation, Q, Subquery
 from annotation.errors import DomainError
 from annotation.models import CandidatePair, Membership, Project
 from annotation.services.review import qc
+from annotation.services.review.queue_serving import Mine, mine_of, my_counts_column
 
 
 class NotMember(DomainError, ValueError):
@@ -31,6 +32,7 @@ class Annotator:
         role: ``admin`` (staff), ``researcher``, ``annotator``, or None for a non-member.
         exclusion: why quality control removed them from the project; None: they may label.
         newest_pair: the newest pair id when it was loaded with the project (the queue-size cache key).
+        mine: the annotator's queue counts, read with the project when asked (``load(..., counts=True)``).
     """
 
     user: object
@@ -38,6 +40,7 @@ class Annotator:
     role: str | None
     exclusion: str | None
     newest_pair: int | None = None
+    mine: Mine | None = None
 
     @cached_property
     def qc_config(self) -> qc.QcConfig:
@@ -66,14 +69,18 @@ def _role(user, member_role: str | None) -> str | None:
     return "admin" if user.is_staff else member_role
 
 
-def load(user, project_pk: int) -> Annotator | None:
+def load(user, project_pk: int, *, counts: bool = False, pair_id: int | None = None) -> Annotator | None:
     """The context for ``user`` in project ``project_pk`` in one query (the project, its scheme, their
-    membership and the newest pair id); None when they may not see it (no member, not staff)."""
+    membership and the newest pair id); None when they may not see it (no member, not staff).
+
+    ``counts``: their queue counts come in the same query (``mine``; with ``pair_id`` their assignment of
+    that pair too: what a queue submit reads first, issue 37)."""
     mine = FilteredRelation("memberships", condition=Q(memberships__user=user))
+    extra = {"my_counts": my_counts_column(user, pair_id)} if counts else {}
     project = (Project.objects.filter(pk=project_pk).select_related("label_scheme")
                .annotate(mine=mine, my_role=F("mine__role"), my_excluded_at=F("mine__excluded_at"),
                          my_exclusion_reason=F("mine__exclusion_reason"),
-                         newest_pair=Subquery(CandidatePair.objects.order_by("-id").values("id")[:1]))
+                         newest_pair=Subquery(CandidatePair.objects.order_by("-id").values("id")[:1]), **extra)
                .first())
     if project is None:
         return None
@@ -81,7 +88,7 @@ def load(user, project_pk: int) -> Annotator | None:
     if role is None:
         return None
     return Annotator(user, project, role, qc.exclusion_message(project.my_excluded_at, project.my_exclusion_reason),
-                     project.newest_pair)
+                     project.newest_pair, mine_of(project.my_counts, user, pair_id) if counts else None)
 
 
 def of(user, project: Project) -> Annotator:

@@ -2,8 +2,12 @@
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from annotation.models import Assignment, Label
 from annotation.services.review import qc
@@ -191,3 +195,51 @@ def test_submit_and_next_stays_within_a_query_budget(api, users, project, django
                                                             "client_token": str(uuid.uuid4())}, format="json")
         assert response.status_code == 201
         item = response.json()["item"]
+
+
+def test_one_submit_and_next_takes_seven_statements_through_the_api(api, users, project):
+    """Issue 37, the labelling loop at a million pairs: every statement waits for a core on a loaded machine,
+    so submit→next was cut from 10 statements (12 with BEGIN/COMMIT) to 7: the token; the project, the
+    membership and the annotator's counts with their assignment of the pair (one query); the label; its
+    assignment marked done, which also tells whether the pair has automatic gold to refresh; the next pair
+    locked; its assignment (a conditional INSERT that re-counts its places); the item with its sentences.
+    (In the test's transaction BEGIN/COMMIT are savepoints, left out here as in ``test_label_queries``.)"""
+    set_qc(project)
+    build_queue(project, 8)
+    client = api(users["anna"])
+    item = client.get(url(project, "next")).json()["item"]
+    for n in range(4):
+        with CaptureQueriesContext(connection) as queries:
+            response = client.post(url(project, "submit"), {"pair": item["pair"], "value": "aligned",
+                                                            "client_token": str(uuid.uuid4())}, format="json")
+        assert response.status_code == 201
+        statements = [q["sql"] for q in queries.captured_queries if "SAVEPOINT" not in q["sql"]]
+        if n:  # the first may refill the progress cache (the queue's size and its taken places)
+            assert len(statements) <= 7, "\n".join(statements)
+        served = response.json()["item"]
+        assert served["pair"] == item["pair"] + 1 and served["complex"]["sentences"] and served["article"]["title"]
+        assert Assignment.objects.get(annotator=users["anna"], pair_id=item["pair"]).status == Assignment.DONE
+        item = served
+    assert Label.objects.filter(annotator=users["anna"]).count() == 4
+    assert Assignment.objects.filter(annotator=users["anna"], status=Assignment.OPEN).count() == 1
+
+
+def test_a_submit_whose_body_does_not_parse_is_still_a_404_for_an_outsider(api, users, project, work):
+    """The submit reads the pair from the body with the seat (issue 37): a body that does not parse is
+    refused only after the seat, as before."""
+    outsider = api(users["olga"]).post(url(project, "submit"), "{not json", content_type="application/json")
+    assert outsider.status_code == 404
+    member = api(users["anna"]).post(url(project, "submit"), "{not json", content_type="application/json")
+    assert member.status_code == 400
+
+
+def test_the_server_clock_of_a_submit_is_read_with_the_seat(api, users, project, work):
+    """The assignment's serving time now comes through JSON with the seat's query: the label's server time
+    is still the time since it was served."""
+    client = api(users["anna"])
+    item = client.get(url(project, "next")).json()["item"]
+    Assignment.objects.filter(pair_id=item["pair"]).update(assigned_at=timezone.now() - timedelta(seconds=42))
+    set_qc(project, min_seconds=40)
+    ok = client.post(url(project, "submit"), {"pair": item["pair"], "value": "aligned", "seconds": 41}, format="json")
+    assert ok.status_code == 201
+    assert 42 <= Label.objects.get(pair_id=item["pair"]).server_seconds < 60
