@@ -13,9 +13,9 @@ from functools import cached_property
 from django.db.models import F, FilteredRelation, Q, Subquery
 
 from annotation.errors import DomainError
-from annotation.models import CandidatePair, Membership, Project
+from annotation.models import CandidatePair, LabelScheme, Membership, Project
 from annotation.services.review import qc
-from annotation.services.review.queue_serving import Mine, mine_of, my_counts_column
+from annotation.services.review.queue_serving import PAIR, PROJECT, USER, Mine, compiled_values, mine_of, my_counts_column
 
 
 class NotMember(DomainError, ValueError):
@@ -69,26 +69,44 @@ def _role(user, member_role: str | None) -> str | None:
     return "admin" if user.is_staff else member_role
 
 
+_PROJECT_FIELDS = [f.name for f in Project._meta.concrete_fields]
+_SCHEME_FIELDS = [f.name for f in LabelScheme._meta.concrete_fields]
+_SEAT = ("my_role", "my_excluded_at", "my_exclusion_reason", "newest_pair")
+
+
+def _seat_query(counts: bool, with_pair: bool):
+    """The seat's query with stand-ins for the ids (``queue_serving.compiled_values``)."""
+    mine = FilteredRelation("memberships", condition=Q(memberships__user=USER))
+    extra = {"my_counts": my_counts_column(USER, PAIR if with_pair else None)} if counts else {}
+    return (Project.objects.filter(pk=PROJECT)
+            .annotate(mine=mine, my_role=F("mine__role"), my_excluded_at=F("mine__excluded_at"),
+                      my_exclusion_reason=F("mine__exclusion_reason"),
+                      newest_pair=Subquery(CandidatePair.objects.order_by("-id").values("id")[:1]), **extra)
+            .values_list(*_PROJECT_FIELDS, *(f"label_scheme__{name}" for name in _SCHEME_FIELDS), *_SEAT, *extra))
+
+
 def load(user, project_pk: int, *, counts: bool = False, pair_id: int | None = None) -> Annotator | None:
     """The context for ``user`` in project ``project_pk`` in one query (the project, its scheme, their
     membership and the newest pair id); None when they may not see it (no member, not staff).
 
     ``counts``: their queue counts come in the same query (``mine``; with ``pair_id`` their assignment of
-    that pair too: what a queue submit reads first, issue 37)."""
-    mine = FilteredRelation("memberships", condition=Q(memberships__user=user))
-    extra = {"my_counts": my_counts_column(user, pair_id)} if counts else {}
-    project = (Project.objects.filter(pk=project_pk).select_related("label_scheme")
-               .annotate(mine=mine, my_role=F("mine__role"), my_excluded_at=F("mine__excluded_at"),
-                         my_exclusion_reason=F("mine__exclusion_reason"),
-                         newest_pair=Subquery(CandidatePair.objects.order_by("-id").values("id")[:1]), **extra)
-               .first())
-    if project is None:
+    that pair too: what a queue submit reads first, issue 37). The query is compiled once per process
+    (``queue_serving.compiled_values``: building it with the ORM cost more than running it)."""
+    with_pair = counts and pair_id is not None
+    rows = compiled_values(("seat", counts, with_pair), lambda: _seat_query(counts, with_pair),
+                           user=user.pk, pair=pair_id if with_pair else None, project=project_pk)
+    if not rows:
         return None
-    role = _role(user, project.my_role)
+    row = rows[0]
+    role = _role(user, row["my_role"])
     if role is None:
         return None
-    return Annotator(user, project, role, qc.exclusion_message(project.my_excluded_at, project.my_exclusion_reason),
-                     project.newest_pair, mine_of(project.my_counts, user, pair_id) if counts else None)
+    project = Project.from_db(None, [f.attname for f in Project._meta.concrete_fields],
+                              [row[name] for name in _PROJECT_FIELDS])
+    project.label_scheme = LabelScheme.from_db(None, [f.attname for f in LabelScheme._meta.concrete_fields],
+                                               [row[f"label_scheme__{name}"] for name in _SCHEME_FIELDS])
+    return Annotator(user, project, role, qc.exclusion_message(row["my_excluded_at"], row["my_exclusion_reason"]),
+                     row["newest_pair"], mine_of(row["my_counts"], user, pair_id) if counts else None)
 
 
 def of(user, project: Project) -> Annotator:
