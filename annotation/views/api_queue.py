@@ -54,7 +54,11 @@ class QueueView(APIView):
             if seat is None:
                 raise Http404("No Project matches the given query.")
             self._seat = seat
+            if self._unparsed is not None:  # the body's own refusal, now that they may know the project exists
+                raise self._unparsed
         return self._seat
+
+    _unparsed: ParseError | None = None
 
     def seat_counts(self) -> dict:
         """What :func:`annotator.load` reads besides the seat (a submit: the annotator's counts)."""
@@ -90,7 +94,8 @@ class SubmitView(QueueView):
         # statement fewer); a body that names no valid pair is refused by its validation below.
         try:  # a body that does not parse is refused after the seat (a 404 for a non-member, as before)
             data = self.request.data
-        except ParseError:
+        except ParseError as error:
+            self._unparsed = error
             return {}
         pair = data.get("pair") if isinstance(data, dict) else None
         if isinstance(pair, int) and not isinstance(pair, bool) and 0 < pair <= MAX_ID:

@@ -231,7 +231,8 @@ def test_a_submit_whose_body_does_not_parse_is_still_a_404_for_an_outsider(api, 
     outsider = api(users["olga"]).post(url(project, "submit"), "{not json", content_type="application/json")
     assert outsider.status_code == 404
     member = api(users["anna"]).post(url(project, "submit"), "{not json", content_type="application/json")
-    assert member.status_code == 400
+    assert member.status_code == 400 and "JSON parse error" in member.json()["detail"]
+    assert not Label.objects.exists()
 
 
 def test_the_server_clock_of_a_submit_is_read_with_the_seat(api, users, project, work):
