@@ -15,7 +15,8 @@ from django.db.models import F, FilteredRelation, Q, Subquery
 from annotation.errors import DomainError
 from annotation.models import CandidatePair, LabelScheme, Membership, Project
 from annotation.services.review import qc
-from annotation.services.review.queue_serving import PAIR, PROJECT, USER, Mine, compiled_values, mine_of, my_counts_column
+from annotation.services.review.queue_compiled import PAIR, PROJECT, USER, compiled_values
+from annotation.services.review.queue_serving import Mine, mine_of, my_counts_column
 
 
 class NotMember(DomainError, ValueError):
@@ -75,7 +76,7 @@ _SEAT = ("my_role", "my_excluded_at", "my_exclusion_reason", "newest_pair")
 
 
 def _seat_query(counts: bool, with_pair: bool):
-    """The seat's query with stand-ins for the ids (``queue_serving.compiled_values``)."""
+    """The seat's query with stand-ins for the ids (``queue_compiled.compiled_values``)."""
     mine = FilteredRelation("memberships", condition=Q(memberships__user=USER))
     extra = {"my_counts": my_counts_column(USER, PAIR if with_pair else None)} if counts else {}
     return (Project.objects.filter(pk=PROJECT)
@@ -91,7 +92,7 @@ def load(user, project_pk: int, *, counts: bool = False, pair_id: int | None = N
 
     ``counts``: their queue counts come in the same query (``mine``; with ``pair_id`` their assignment of
     that pair too: what a queue submit reads first, issue 37). The query is compiled once per process
-    (``queue_serving.compiled_values``: building it with the ORM cost more than running it)."""
+    (``queue_compiled.compiled_values``: building it with the ORM cost more than running it)."""
     with_pair = counts and pair_id is not None
     rows = compiled_values(("seat", counts, with_pair), lambda: _seat_query(counts, with_pair),
                            user=user.pk, pair=pair_id if with_pair else None, project=project_pk)

@@ -34,6 +34,7 @@ from django.utils.dateparse import parse_datetime
 from annotation.label_schemes import scheme_kind
 from annotation.models import Adjudication, Assignment, CandidatePair, Membership, Prediction, Project, QueueFrontier
 from annotation.services.review import qc
+from annotation.services.review.queue_compiled import PAIR, USER, compiled
 
 QUEUE_ORIGINS = ("model", "candidate", "import")
 ACTIVE = (Assignment.OPEN, Assignment.DONE)
@@ -343,7 +344,7 @@ def claim(user, project: Project, config: qc.QcConfig, excluded, *, wait: bool) 
     meanwhile (the caller must then end the transaction, which releases the lock, before trying again).
 
     Two statements (issue 37, the labelling loop's cost): the lock (its SQL compiled once per process,
-    :func:`_compiled`) and a conditional ``INSERT … SELECT`` that re-counts and assigns. The pair comes
+    :func:`queue_compiled.compiled`) and a conditional ``INSERT … SELECT`` that re-counts and assigns. The pair comes
     back with only its id loaded (its other fields load on first use; the item's payload loads it with
     its sentences in one query)."""
     # Rows other annotators are serving right now are skipped; if every candidate is locked, wait
@@ -355,7 +356,7 @@ def claim(user, project: Project, config: qc.QcConfig, excluded, *, wait: bool) 
         return None
     # The lock is held: every other writer of this pair's assignments has committed, so the INSERT's own
     # snapshot (a new statement) counts exactly (the candidate query's snapshot may predate their commit).
-    sql, params, _ = _compiled(("assign", project.pk, _excluded_key(excluded)), lambda: _assign_sql(excluded),
+    sql, params, _ = compiled(("assign", project.pk, _excluded_key(excluded)), lambda: _assign_sql(excluded),
                                user=user.pk, pair=row[0])
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     params = [now if p is _NOW else config.overlap if p is _OVERLAP else p for p in params]
@@ -370,15 +371,7 @@ def claim(user, project: Project, config: qc.QcConfig, excluded, *, wait: bool) 
     return pair
 
 
-# -- compiled once per process -------------------------------------------------------------------------
-# The claim's two statements are the same for every annotator of a project (until its settings change):
-# they are compiled by the ORM once, with stand-ins where the annotator's and the pair's ids go, and
-# kept per process keyed by everything their SQL depends on (the project's config and QC settings, the
-# excluded annotators' form, the database): a changed setting is another key, so nothing goes stale.
-USER, PAIR, PROJECT = -7_316_054_289, -7_316_054_290, -7_316_054_291  # stand-ins: ids no row has
-_NOW, _OVERLAP = object(), object()
-_COMPILED: dict[tuple, tuple] = {}
-_COMPILED_MAX = 512
+_NOW, _OVERLAP = object(), object()  # filled in at each claim
 
 
 def _excluded_key(excluded) -> object:
@@ -389,52 +382,6 @@ def _excluded_key(excluded) -> object:
             raise TypeError("excluded: Membership.objects.excluded(project) or a set of user ids")
         return "subquery"
     return tuple(sorted(excluded))
-
-
-def _compiled(key: tuple, build, *, user: int | None = None, pair: int | None = None, project: int | None = None
-              ) -> tuple[str, list, object]:
-    """``build()`` → (sql, params, anything else) compiled once for ``key``; the stand-ins (:data:`USER`,
-    :data:`PAIR`, :data:`PROJECT`) among the parameters replaced by the ids given."""
-    key = (connection.alias, connection.vendor, *key)
-    hit = _COMPILED.get(key)
-    if hit is None:
-        if len(_COMPILED) >= _COMPILED_MAX:
-            _COMPILED.clear()
-        hit = _COMPILED[key] = build()
-    sql, params, extra = hit
-    ids = {USER: user, PAIR: pair, PROJECT: project}
-    return sql, [ids.get(p, p) if isinstance(p, int) else p for p in params], extra
-
-
-def compiled_values(key: tuple, build_queryset, *, user: int | None = None, pair: int | None = None,
-                    project: int | None = None) -> list[dict]:
-    """The rows of the ``values_list`` queryset that ``build_queryset()`` builds with stand-ins for ids
-    (:data:`USER`, :data:`PAIR`, :data:`PROJECT`), each a dict by name, its values converted as the ORM
-    converts them; the SQL compiled once per process under ``key`` (which must hold everything else the
-    query depends on). For a request's hot queries, whose ORM build and compilation cost more than their
-    execution (issue 37)."""
-    def build() -> tuple[str, list, tuple]:
-        qs = build_queryset()
-        query = qs.query
-        compiler = query.get_compiler(connection=connection)
-        sql, params = compiler.as_sql()
-        names = [*query.extra_select, *query.values_select, *query.annotation_select]
-        return sql, list(params), (names, [column for column, _, _ in compiler.select])
-
-    sql, params, (names, columns) = _compiled(key, build, user=user, pair=pair, project=project)
-    converters = [(i, [*connection.ops.get_db_converters(column), *column.get_db_converters(connection)], column)
-                  for i, column in enumerate(columns)]
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
-    out = []
-    for row in rows:
-        values = list(row)
-        for i, functions, column in converters:
-            for convert in functions:
-                values[i] = convert(values[i], column, connection)
-        out.append(dict(zip(names, values, strict=True)))
-    return out
 
 
 def _settings_key(project: Project, config: qc.QcConfig) -> tuple:
@@ -454,7 +401,7 @@ def _lock_first_available(user, project: Project, config: qc.QcConfig, excluded,
 
     start_at_frontier = frontier_applies(project)
     key = ("lock", *_settings_key(project, config), _excluded_key(excluded), skip_locked, start_at_frontier)
-    sql, params, _ = _compiled(key, build, user=user.pk)
+    sql, params, _ = compiled(key, build, user=user.pk)
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.fetchone()
