@@ -7,7 +7,6 @@ from __future__ import annotations
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
-from rest_framework.exceptions import ParseError
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
@@ -54,11 +53,7 @@ class QueueView(APIView):
             if seat is None:
                 raise Http404("No Project matches the given query.")
             self._seat = seat
-            if self._unparsed is not None:  # the body's own refusal, now that they may know the project exists
-                raise self._unparsed
         return self._seat
-
-    _unparsed: ParseError | None = None
 
     def seat_counts(self) -> dict:
         """What :func:`annotator.load` reads besides the seat (a submit: the annotator's counts)."""
@@ -92,11 +87,9 @@ class SubmitView(QueueView):
     def seat_counts(self) -> dict:
         # The annotator's counts and their assignment of the pair come with the seat's query (issue 37: one
         # statement fewer); a body that names no valid pair is refused by its validation below.
-        try:  # a body that does not parse is refused after the seat (a 404 for a non-member, as before)
-            data = self.request.data
-        except ParseError as error:
-            self._unparsed = error
-            return {}
+        # A body that does not parse is refused here, before the seat: a 400 whatever the project (it says
+        # nothing about the project; a valid body from outside still gets the 404).
+        data = self.request.data
         pair = data.get("pair") if isinstance(data, dict) else None
         if isinstance(pair, int) and not isinstance(pair, bool) and 0 < pair <= MAX_ID:
             self._counted_pair = pair

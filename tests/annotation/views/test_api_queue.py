@@ -225,14 +225,15 @@ def test_one_submit_and_next_takes_seven_statements_through_the_api(api, users, 
     assert Assignment.objects.filter(annotator=users["anna"], status=Assignment.OPEN).count() == 1
 
 
-def test_a_submit_whose_body_does_not_parse_is_still_a_404_for_an_outsider(api, users, project, work):
-    """The submit reads the pair from the body with the seat (issue 37): a body that does not parse is
-    refused only after the seat, as before."""
-    outsider = api(users["olga"]).post(url(project, "submit"), "{not json", content_type="application/json")
-    assert outsider.status_code == 404
-    member = api(users["anna"]).post(url(project, "submit"), "{not json", content_type="application/json")
-    assert member.status_code == 400 and "JSON parse error" in member.json()["detail"]
+def test_a_submit_whose_body_does_not_parse_is_refused_with_its_reason_and_stores_nothing(api, users, project, work):
+    """The submit reads the pair from the body with the seat (issue 37), so a body that does not parse is
+    refused before the seat: the same 400 inside and outside the project (it says nothing about it)."""
+    for user in ("olga", "anna"):
+        response = api(users[user]).post(url(project, "submit"), "{not json", content_type="application/json")
+        assert response.status_code == 400 and "JSON parse error" in response.json()["detail"]
     assert not Label.objects.exists()
+    assert api(users["olga"]).post(url(project, "submit"), {"pair": work[0].pk, "value": "aligned"},
+                                   format="json").status_code == 404
 
 
 def test_the_server_clock_of_a_submit_is_read_with_the_seat(api, users, project, work):
