@@ -200,10 +200,9 @@ ORDERS = ("corpus", "random", "uncertainty")
 
 
 def queue_order(project: Project) -> tuple:
-    """The order fresh pairs are served in (``config["queue_order"]``): ``corpus`` (id order: the pairs
-    of one article together), ``random`` (a fixed pseudo-random permutation per project), or
-    ``uncertainty`` (active learning: the pairs the latest model was least sure about first; see
-    :func:`uncertainty_of`)."""
+    """The order fresh pairs are served in (``config["queue_order"]``): ``corpus`` (id order: the pairs of one article
+    together), ``random`` (a fixed pseudo-random permutation per project), or ``uncertainty`` (active learning: the
+    pairs the latest model was least sure about first; see :func:`uncertainty_of`)."""
     order = (project.config or {}).get("queue_order", "corpus")
     if order not in ORDERS:
         raise StoredConfigError(f"project config queue_order must be one of {', '.join(ORDERS)}, got {order!r}")
