@@ -130,8 +130,8 @@ def test_a_restarted_server_reads_the_kept_figures_without_computing_them(projec
     make_pairs(project, 3)
     dashboard.dashboard(project)
     dashboard.page_aggregates(project)
-    assert set(KeptAggregate.objects.filter(project=project).values_list("name", flat=True)) == \
-           {"progress", "annotators", "labels", "runs", "agreement"}
+    assert set(KeptAggregate.objects.filter(project=project).values_list("name", flat=True)) >= \
+           {"progress", "annotators", "labels", "runs", "agreement"}  # and the adjudication queue progress read
     cache.clear()
     with django_assert_max_num_queries(12 + 4):
         api = dashboard.dashboard(project)
