@@ -6,7 +6,8 @@ from django.utils import timezone
 
 
 class KeptAggregate(models.Model):
-    """One named aggregate of a project (a dashboard figure, a run's scores) as last computed.
+    """One named aggregate of a project (a dashboard figure, a run's scores, the adjudication queue, the Models
+    page's training-set summary) as last computed.
 
     ``state`` is the :func:`annotation.services.review.review_state.state` digest of the data it was
     computed from: a reader whose state is the same reads ``value`` as current (the cache of a freshly
