@@ -30,10 +30,9 @@ from annotation.models import (
     Prediction,
     Project,
     Role,
-    Status,
 )
 from annotation.services.review import adjudication, agreement, gold_reading, qc
-from annotation.services.review.review_state import Kept, kept, state, store
+from annotation.services.review.review_state import Kept, kept, start_refresh, state, store
 
 BREAK_SECONDS = 30 * 60
 
@@ -164,11 +163,8 @@ def _computations(project: Project) -> dict:
 
 
 def _refresh(project: Project) -> None:
-    """Start one ``dashboard-figures`` job for ``project`` (none while one is queued or running)."""
-    from annotation.services.background import jobs
-
-    if not Job.objects.filter(project=project, kind=FIGURES_JOB, status__in=(Status.QUEUED, Status.RUNNING)).exists():
-        jobs.start_job(project, FIGURES_JOB)
+    """Start one ``dashboard-figures`` job for ``project`` (:func:`annotation.services.review.review_state.start_refresh`)."""
+    start_refresh(project, FIGURES_JOB)
 
 
 def figures(project: Project, names: tuple[str, ...]) -> tuple[dict, dict]:

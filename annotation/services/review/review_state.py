@@ -34,7 +34,7 @@ import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Generic, TypeVar
 
 from django.core.cache import cache
@@ -121,6 +121,26 @@ class Kept(Generic[T]):
     value: T
     as_of: datetime
     current: bool
+
+
+REFRESH_EVERY_S = 60
+"""A project's job of one kind that computes kept figures starts at most this often: while data change all the
+time (annotators labelling, a run writing pairs) a page shows figures at most this much older than the jobs' own
+time, "updating", instead of keeping a worker computing them back to back."""
+
+
+def start_refresh(project: Project, kind: str, params: dict | None = None, *, user=None) -> bool:
+    """Start the ``kind`` job computing kept figures of ``project`` (``params``: which ones; ``user``: who asked)
+    unless one is queued or running, or one finished within :data:`REFRESH_EVERY_S` seconds; whether it started one."""
+    from annotation.models import Job, Status
+    from annotation.services.background import jobs
+
+    mine = Job.objects.filter(project=project, kind=kind, **({"params": params} if params else {}))
+    recent = timezone.now() - timedelta(seconds=REFRESH_EVERY_S)
+    if mine.filter(status__in=(Status.QUEUED, Status.RUNNING)).exists() or mine.filter(finished_at__gte=recent).exists():
+        return False
+    jobs.start_job(project, kind, params=params, user=user)
+    return True
 
 
 def _kept_key(project: Project, name: str, now: str) -> str:

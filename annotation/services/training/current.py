@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from django.core.cache import cache
 
 from annotation.digest import digest
-from annotation.models import Article, Job, KeptAggregate, Membership, Project, Split, Status
+from annotation.models import Article, Job, KeptAggregate, Membership, Project, Split
 from annotation.services.review import review_state
 from annotation.services.training import dataset
 
@@ -118,10 +118,7 @@ def page_summary(project: Project, *, user=None) -> TrainingSummary | None:
         return summary
     if not Article.objects.filter(project=project).order_by()[LAZY_ARTICLES - 1:LAZY_ARTICLES].exists():
         return training_summary(project)
-    from annotation.services.background import jobs
-
-    if not Job.objects.filter(project=project, kind=SUMMARY_JOB, status__in=(Status.QUEUED, Status.RUNNING)).exists():
-        jobs.start_job(project, SUMMARY_JOB, user=user)
+    review_state.start_refresh(project, SUMMARY_JOB, user=user)  # one job at a time, at most once a minute
     if row is None:
         return None
     return TrainingSummary(row.value["snapshot"], row.value["refusal"], as_of=row.computed_at.isoformat(), updating=True)

@@ -143,13 +143,8 @@ def _kept_scores(run: AlignmentRun, *, page: bool) -> review_state.Kept[dict]:
 
 
 def _refresh(run: AlignmentRun) -> None:
-    """Start one ``run-scores`` job for ``run`` (none while one is queued or running)."""
-    from annotation.models import Job
-    from annotation.services.background import jobs
-
-    if not Job.objects.filter(project_id=run.project_id, kind=SCORES_JOB, params__run=run.pk,
-                              status__in=(Status.QUEUED, Status.RUNNING)).exists():
-        jobs.start_job(run.project, SCORES_JOB, params={"run": run.pk})
+    """Start one ``run-scores`` job for ``run`` (:func:`annotation.services.review.review_state.start_refresh`)."""
+    review_state.start_refresh(run.project, SCORES_JOB, {"run": run.pk})
 
 
 def run_scores(run: AlignmentRun) -> dict:

@@ -3,8 +3,11 @@ given, edited or removed, an adjudication, a completion and its removal, an excl
 starting and finishing, and a settings change — each moves ``review_state.state``."""
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.core.cache import cache
+from django.utils import timezone
 
 from annotation.models import AlignmentRun, CandidatePair, Job, KeptAggregate, Status, indices_key
 from annotation.services.editing import completion
@@ -50,6 +53,7 @@ def test_the_cached_figures_follow_every_change(project, users, crowd, mode, mon
     cache.clear()
     if mode == "big":
         monkeypatch.setattr(review_state, "LAZY_ARTICLES", 1)
+        monkeypatch.setattr(review_state, "REFRESH_EVERY_S", 0)  # a job after every change (the next test: once a minute)
     anna, bob, _ = crowd
     pairs = make_pairs(project, 4)
     article = pairs[0].article
@@ -158,3 +162,10 @@ def test_a_big_project_starts_one_figures_job_however_often_its_page_is_read(pro
     run_job(project, dashboard.FIGURES_JOB, dashboard.run_figures_job)
     now = dashboard.page_aggregates(project)
     assert not now["updating"] and now["progress"]["votes"] == first["progress"]["votes"] + 1
+    # data changing all the time: the next job waits until REFRESH_EVERY_S after the last one finished
+    label(anna, project, pairs[1], "aligned")
+    assert dashboard.page_aggregates(project)["updating"]
+    assert Job.objects.filter(kind=dashboard.FIGURES_JOB).count() == 1
+    Job.objects.filter(kind=dashboard.FIGURES_JOB).update(finished_at=timezone.now() - timedelta(seconds=61))
+    assert dashboard.page_aggregates(project)["updating"]
+    assert Job.objects.filter(kind=dashboard.FIGURES_JOB, status=Status.QUEUED).count() == 1

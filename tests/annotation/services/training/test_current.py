@@ -18,7 +18,7 @@ from annotation.models import (
     Status,
     indices_key,
 )
-from annotation.services.review import adjudication
+from annotation.services.review import adjudication, review_state
 from annotation.services.training import current, dataset
 from tests import factories, labels
 
@@ -127,6 +127,7 @@ def test_a_restarted_server_shows_the_kept_summary_and_after_a_change_says_it_is
         project, users, completed, counted_builds, client, monkeypatch):  # noqa: F811
     """Issue 37: the summary is kept in the database too, so the Models page after a restart shows it without a
     job; after a change it shows the summary of the state before, saying so, while one job builds the new one."""
+    monkeypatch.setattr(review_state, "REFRESH_EVERY_S", 0)  # a job after every change
     monkeypatch.setattr(current, "LAZY_ARTICLES", 1)
     client.force_login(users["rita"])
     page = f"/projects/{project.pk}/models/"
