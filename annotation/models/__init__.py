@@ -8,6 +8,7 @@ from .alignment import (
     ParagraphProposal,
     Prediction,
     RunChunk,
+    RunComparison,
     Side,
     indices_key,
     key_indices,
@@ -31,7 +32,7 @@ from .projects import LabelScheme, Membership, Project, Role
 __all__ = [
     "MINING_METHOD", "TRAIN_JOB", "Adjudication", "AdjudicationChange", "AlignmentRun", "ArticleCompletion", "AuditEvent", "LabelChange",
     "ParagraphProposal",
-    "Prediction", "QueueFrontier", "Article", "Assignment", "CandidatePair", "Document", "Export", "Job", "Label",
+    "Prediction", "QueueFrontier", "RunComparison", "Article", "Assignment", "CandidatePair", "Document", "Export", "Job", "Label",
     "LabelScheme", "Membership", "ModelVersion", "PairSentence", "Paragraph", "ParagraphAlignment", "Project",
     "Role", "RunChunk", "Sentence", "Side", "Split", "SplitChange", "Status", "indices_key",
     "key_indices",

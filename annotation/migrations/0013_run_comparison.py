@@ -1,0 +1,32 @@
+"""A stored comparison of two finished runs (issue 37: ``run_comparison.compare`` at a million predictions)."""
+import django.db.models.deletion
+import django.utils.timezone
+from django.db import migrations, models
+
+
+class Migration(migrations.Migration):
+
+    dependencies = [
+        ("annotation", "0012_queue_frontier"),
+    ]
+
+    operations = [
+        migrations.CreateModel(
+            name="RunComparison",
+            fields=[
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("state", models.CharField(max_length=64)),
+                ("summary", models.JSONField(default=dict)),
+                ("articles", models.JSONField(default=list)),
+                ("seconds", models.FloatField(default=0.0, help_text="how long computing it took")),
+                ("created_at", models.DateTimeField(default=django.utils.timezone.now)),
+                ("new", models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name="+",
+                                          to="annotation.alignmentrun")),
+                ("old", models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name="+",
+                                          to="annotation.alignmentrun")),
+            ],
+            options={
+                "constraints": [models.UniqueConstraint(fields=("old", "new"), name="one_comparison_per_run_pair")],
+            },
+        ),
+    ]
