@@ -1,4 +1,5 @@
-"""A stored comparison of two finished runs (issue 37: ``run_comparison.compare`` at a million predictions)."""
+"""Issue 37 at a million pairs: a stored comparison of two finished runs (``run_comparison.compare``) and the
+stored per-article parts of the gold export preview (``export/preview_parts.py``)."""
 import django.db.models.deletion
 import django.utils.timezone
 from django.db import migrations, models
@@ -27,6 +28,23 @@ class Migration(migrations.Migration):
             ],
             options={
                 "constraints": [models.UniqueConstraint(fields=("old", "new"), name="one_comparison_per_run_pair")],
+            },
+        ),
+        migrations.CreateModel(
+            name="PreviewPart",
+            fields=[
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("key", models.CharField(max_length=64)),
+                ("mark", models.CharField(max_length=64)),
+                ("part", models.JSONField(default=dict)),
+                ("article", models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name="+",
+                                              to="annotation.article")),
+                ("project", models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name="+",
+                                              to="annotation.project")),
+            ],
+            options={
+                "indexes": [models.Index(fields=["project", "key"], name="preview_part_key_idx")],
+                "constraints": [models.UniqueConstraint(fields=("article", "key"), name="one_preview_part_per_key")],
             },
         ),
     ]
