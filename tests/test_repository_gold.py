@@ -16,6 +16,7 @@ CONSUMERS = (
     "annotation/services/export/source.py", "annotation/services/export/breakdown.py",
     "annotation/services/export/completeness.py",
     "annotation/services/export/manifest.py", "annotation/services/export/__init__.py",
+    "annotation/services/export/preview_parts.py",
     "annotation/services/export/formats", "annotation/services/training/dataset.py",
     "annotation/services/training/run_scores.py", "annotation/services/training/metrics.py",
     "annotation/services/scoring/calibration.py", "annotation/services/editing/curation.py",

@@ -295,6 +295,14 @@ def _counted(old: AlignmentRun, new: AlignmentRun) -> tuple[dict, list[list[int]
                 wide.add(doc)
             else:
                 cells[doc][(o or NOT_LINKED, n or NOT_LINKED)] += k
+    table = _agreement_table(old, new, aligned, cells, wide)  # adds the runs' finished chunks to ``aligned``
+    return _summary(old, new, counts, per_article, aligned, table)
+
+
+def _agreement_table(old: AlignmentRun, new: AlignmentRun, aligned: tuple[set, set], cells: dict[DocKey, Counter],
+                     wide: set[DocKey]) -> Counter:
+    """The confusion table of the linked cells of the document pairs both runs aligned (their finished
+    chunks' too): the 1:1 pairs' counts as grouped, the document pairs with wider links expanded."""
     for i, run in enumerate((old, new)):
         for work in RunChunk.objects.filter(run=run, status=Status.SUCCEEDED).values_list("work", flat=True):
             aligned[i].update((int(c), int(s)) for _, c, s in work)
@@ -304,6 +312,12 @@ def _counted(old: AlignmentRun, new: AlignmentRun) -> tuple[dict, list[list[int]
         if doc in scope and doc not in wide:
             table.update(found)
     table.update(_wide_cells(old, new, wide & scope))
+    return table
+
+
+def _summary(old: AlignmentRun, new: AlignmentRun, counts: Counter, per_article: dict[int, Counter],
+             aligned: tuple[set, set], table: Counter) -> tuple[dict, list[list[int]]]:
+    scope = aligned[0] & aligned[1]
     sizes = dict(Sentence.objects.filter(document__article__project_id=old.project_id).order_by()
                  .values("document_id").annotate(n=Count("id")).values_list("document_id", "n"))
     total = sum(sizes.get(c, 0) * sizes.get(s, 0) for c, s in scope)

@@ -33,26 +33,15 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import asdict, replace
 
-from django.db.models import Count, Max, Q
+from django.db.models import Count, Max
 
 from annotation.digest import digest
-from annotation.models import (
-    Adjudication,
-    AlignmentRun,
-    Article,
-    ArticleCompletion,
-    CandidatePair,
-    Label,
-    Membership,
-    PreviewPart,
-    Project,
-    Sentence,
-)
+from annotation.models import AlignmentRun, Article, CandidatePair, Membership, PreviewPart, Project, Sentence
 from annotation.services.export import breakdown, manifest, splits
 from annotation.services.export.filters import FilterChain
 from annotation.services.export.options import LABEL_POLICIES, ExportOptions
 from annotation.services.export.source import UNLABELLED_CLASSES, PairSource
-from annotation.services.review.exhaustive import imported_exhaustive
+from annotation.services.review import gold_reading
 
 VERSION = 1
 """Bumped when what a part holds changes (every stored part is then stale)."""
@@ -74,26 +63,9 @@ def project_key(project: Project, options: ExportOptions) -> str:
 
 
 def article_marks(project: Project, planned: dict[int, str]) -> dict[int, str]:
-    """``{article: digest of its evidence marks and split}`` of every article with evidence (a label, gold,
-    a completion or imported exhaustive gold): grouped aggregates, no pair read."""
-    marks: dict[int, list] = defaultdict(list)
-    labels = (Label.objects.filter(pair__article__project=project).order_by().values("pair__article_id")
-              .annotate(n=Count("pk"), last=Max("pk"), changed=Max("updated_at"),
-                        tests=Count("pk", filter=Q(is_test_question=True)))
-              .values_list("pair__article_id", "n", "last", "changed", "tests"))
-    for article, *found in labels:
-        marks[article].append(["labels", *found])
-    gold = (Adjudication.objects.filter(pair__article__project=project).order_by().values("pair__article_id")
-            .annotate(n=Count("pk"), last=Max("pk"), changed=Max("created_at"))
-            .values_list("pair__article_id", "n", "last", "changed"))
-    for article, *found in gold:
-        marks[article].append(["gold", *found])
-    completions = (ArticleCompletion.objects.filter(article__project=project).order_by().values("article_id")
-                   .annotate(n=Count("pk"), last=Max("pk")).values_list("article_id", "n", "last"))
-    for article, *found in completions:
-        marks[article].append(["completions", *found])
-    for article, *_ in imported_exhaustive(project):
-        marks[article].append(["exhaustive"])
+    """``{article: digest of its evidence marks and its split}`` of every article with evidence (the gold
+    reading's :func:`~annotation.services.review.gold_reading.evidence_marks`; the split stored or planned)."""
+    marks = gold_reading.evidence_marks(project)
     split_of = dict(Article.objects.filter(pk__in=list(marks)).values_list("pk", "split__name"))
     return {a: digest([found, split_of.get(a) or planned.get(a)]) for a, found in marks.items()}
 
@@ -177,8 +149,8 @@ def preview(project: Project, options: ExportOptions, *, max_seconds: float) -> 
         computed = compute_parts(project, options, planned, missing, deadline=started + max_seconds)
         _store(project, key, {a: (marks[a], part) for a, part in computed.items()})
         parts.update(computed)
-    return _answer(project, options, policy, planned, parts, unread=len(marks) - len(parts),
-                   seconds=time.monotonic() - started)
+    answer = _answer(project, options, policy, planned, parts, unread=len(marks) - len(parts))
+    return {**answer, "seconds": round(time.monotonic() - started, 3)}
 
 
 def _store(project: Project, key: str, found: dict[int, tuple[str, dict]]) -> None:
@@ -192,7 +164,7 @@ def _store(project: Project, key: str, found: dict[int, tuple[str, dict]]) -> No
 
 
 def _answer(project: Project, options: ExportOptions, policy: splits.SplitPolicy, planned: dict[int, str],
-            parts: dict[int, dict], *, unread: int, seconds: float) -> dict:
+            parts: dict[int, dict], *, unread: int) -> dict:
     tally = manifest.Tally()
     dropped, dropped_training, unlabelled, left_out = Counter(), Counter(), Counter(), Counter()
     policies: dict[str, Counter] = {p: Counter() for p in LABEL_POLICIES}
@@ -226,7 +198,7 @@ def _answer(project: Project, options: ExportOptions, policy: splits.SplitPolicy
         "filters": chain.describe(), "split_policy": policy.as_dict(),
         "split_articles": {name: current.get(name, 0) + sum(1 for v in planned.values() if v == name) for name in splits.NAMES},
         "newly_assigned": len(planned), "articles_seen": articles - unread, "articles_total": articles,
-        "partial": unread > 0, "seconds": round(seconds, 3), "label_policy": options.label_policy,
+        "partial": unread > 0, "seconds": None, "label_policy": options.label_policy,
         "policies": per_policy.as_dict(),
     }
 
