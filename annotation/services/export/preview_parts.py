@@ -36,7 +36,7 @@ from dataclasses import asdict, replace
 from django.db.models import Count, Max
 
 from annotation.digest import digest
-from annotation.models import AlignmentRun, Article, CandidatePair, Membership, PreviewPart, Project, Sentence
+from annotation.models import AlignmentRun, Article, CandidatePair, Membership, PreviewPart, Project, Sentence, Split
 from annotation.services.export import breakdown, manifest, splits
 from annotation.services.export.filters import FilterChain
 from annotation.services.export.options import LABEL_POLICIES, ExportOptions
@@ -66,7 +66,7 @@ def article_marks(project: Project, planned: dict[int, str]) -> dict[int, str]:
     """``{article: digest of its evidence marks and its split}`` of every article with evidence (the gold
     reading's :func:`~annotation.services.review.gold_reading.evidence_marks`; the split stored or planned)."""
     marks = gold_reading.evidence_marks(project)
-    split_of = dict(Article.objects.filter(pk__in=list(marks)).values_list("pk", "split__name"))
+    split_of = dict(Split.objects.filter(article__project=project).values_list("article_id", "name"))
     return {a: digest([found, split_of.get(a) or planned.get(a)]) for a, found in marks.items()}
 
 
