@@ -1,5 +1,5 @@
 """Issue 37 at a million pairs: a stored comparison of two finished runs (``run_comparison.compare``) and the
-stored per-article parts of the gold export preview (``export/preview_parts.py``)."""
+stored per-article parts of the gold export preview and its last answer per options (``export/preview_parts.py``)."""
 import django.db.models.deletion
 import django.utils.timezone
 from django.db import migrations, models
@@ -45,6 +45,20 @@ class Migration(migrations.Migration):
             options={
                 "indexes": [models.Index(fields=["project", "key"], name="preview_part_key_idx")],
                 "constraints": [models.UniqueConstraint(fields=("article", "key"), name="one_preview_part_per_key")],
+            },
+        ),
+        migrations.CreateModel(
+            name="PreviewAnswer",
+            fields=[
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("options", models.CharField(max_length=64)),
+                ("state", models.CharField(max_length=64)),
+                ("answer", models.JSONField(default=dict)),
+                ("project", models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name="+",
+                                              to="annotation.project")),
+            ],
+            options={
+                "constraints": [models.UniqueConstraint(fields=("project", "options"), name="one_preview_answer_per_options")],
             },
         ),
     ]

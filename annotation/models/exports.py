@@ -69,3 +69,17 @@ class PreviewPart(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["article", "key"], name="one_preview_part_per_key")]
         indexes = [models.Index(fields=["project", "key"], name="preview_part_key_idx")]
+
+
+class PreviewAnswer(models.Model):
+    """A gold export preview as last answered for one set of ``options`` (their digest), with the digest of
+    the data ``state`` it was computed under (``export.preview``): the same state after a restart answers
+    from here, without reading the per-article marks (issue 37)."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
+    options = models.CharField(max_length=64)
+    state = models.CharField(max_length=64)
+    answer = models.JSONField(default=dict)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["project", "options"], name="one_preview_answer_per_options")]

@@ -257,8 +257,8 @@ def preview(project: Project, options: ExportOptions, *, max_seconds: float = PR
     current = digest(marks)
     if options.kind == "gold":
         try:
-            found = review_state.cached(project, "export-preview", lambda: _gold_preview(project, options, max_seconds),
-                                        current=current)
+            found = review_state.cached(project, "export-preview",
+                                        lambda: _gold_preview(project, options, max_seconds, current), current=current)
         except _NotKept as stopped:  # the budget ran out: what is stored so far, and the next call goes on
             found = stopped.answer
     else:
@@ -267,13 +267,18 @@ def preview(project: Project, options: ExportOptions, *, max_seconds: float = PR
     return {**found, "seconds": round(time.monotonic() - started, 3)}
 
 
-def _gold_preview(project: Project, options: ExportOptions, max_seconds: float) -> dict:
-    """The stored parts' preview; one that stopped at its budget is not kept (the next call goes on)."""
+def _gold_preview(project: Project, options: ExportOptions, max_seconds: float, state: str) -> dict:
+    """The answer stored for this ``state`` of the data (after a restart), else the stored parts' preview,
+    stored; one that stopped at its budget is not kept (the next call goes on)."""
     from annotation.services.export import preview_parts
 
+    found = preview_parts.answer_of(project, options, state)
+    if found is not None:
+        return found
     found = preview_parts.preview(project, options, max_seconds=max_seconds)
     if found["partial"]:
         raise _NotKept(found)
+    preview_parts.keep_answer(project, options, state, found)
     return found
 
 

@@ -36,7 +36,17 @@ from dataclasses import asdict, replace
 from django.db.models import Count, Max
 
 from annotation.digest import digest
-from annotation.models import AlignmentRun, Article, CandidatePair, Membership, PreviewPart, Project, Sentence, Split
+from annotation.models import (
+    AlignmentRun,
+    Article,
+    CandidatePair,
+    Membership,
+    PreviewAnswer,
+    PreviewPart,
+    Project,
+    Sentence,
+    Split,
+)
 from annotation.services.export import breakdown, manifest, splits
 from annotation.services.export.filters import FilterChain
 from annotation.services.export.options import LABEL_POLICIES, ExportOptions
@@ -153,6 +163,23 @@ def preview(project: Project, options: ExportOptions, *, max_seconds: float) -> 
     return {**answer, "seconds": round(time.monotonic() - started, 3)}
 
 
+def _options_key(options: ExportOptions) -> str:
+    return digest([VERSION, json.dumps(asdict(options), sort_keys=True, default=str)])
+
+
+def answer_of(project: Project, options: ExportOptions, state: str) -> dict | None:
+    """The preview last kept for ``options`` when it was computed under ``state`` (the caller's digest of the
+    data's marks), else None."""
+    return (PreviewAnswer.objects.filter(project=project, options=_options_key(options), state=state)
+            .values_list("answer", flat=True).first())
+
+
+def keep_answer(project: Project, options: ExportOptions, state: str, answer: dict) -> None:
+    """Keep ``answer`` as the preview of ``options`` under ``state`` (replacing the one kept before)."""
+    PreviewAnswer.objects.update_or_create(project=project, options=_options_key(options),
+                                           defaults={"state": state, "answer": answer})
+
+
 def _store(project: Project, key: str, found: dict[int, tuple[str, dict]]) -> None:
     """Keep ``found`` (``{article: (mark, part)}``) under ``key``, replacing the articles' older parts."""
     if not found:
@@ -203,4 +230,4 @@ def _answer(project: Project, options: ExportOptions, policy: splits.SplitPolicy
     }
 
 
-__all__ = ["article_marks", "compute_parts", "preview", "project_key"]
+__all__ = ["answer_of", "article_marks", "compute_parts", "keep_answer", "preview", "project_key"]

@@ -123,3 +123,21 @@ def _set_config(project, extra: dict) -> None:
 def _import(project) -> None:
     article = factories.make_article(project, "Bats", {"0": [["Bats fly at night."]], "1": [["Bats fly."]]})
     gold(make_pair(article, "0", "1", [0], [0]), "aligned", Adjudication.IMPORTED)
+
+
+def test_after_a_restart_the_same_state_answers_from_the_stored_answer_and_a_change_computes_again(
+        newsela, computed, django_assert_max_num_queries):
+    """The answer is kept in the database per options and state of the data (the dashboard's marks): the
+    first preview after a restart reads no article's marks; after a label it equals the full reading."""
+    from django.core.cache import cache
+
+    project, options = newsela["project"], export.ExportOptions.parse({"derived": False})
+    first = {**export.preview(project, options), "seconds": None}
+    assert first == fresh(project, options)
+    cache.clear()  # as after a restart
+    with django_assert_max_num_queries(14):  # the state's marks and the stored answer
+        assert {**export.preview(project, options), "seconds": None} == first
+    assert len(computed) == 1
+    vote(make_pair(newsela["owls"], "0", "1", [1], [0]), "dan", "aligned")
+    cache.clear()
+    assert {**export.preview(project, options), "seconds": None} == fresh(project, options) != first
