@@ -9,7 +9,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 READING = ("annotation/services/review/gold_reading.py", "annotation/services/review/gold_rule.py",
-           "annotation/services/review/exhaustive.py")
+           "annotation/services/review/exhaustive.py",
+           # per-article marks of the evidence the reading reads (which stored per-article results are stale);
+           # decides no gold
+           "annotation/services/review/gold_marks.py")
 RULE_PIECES = {"resolve", "vote_gold", "majority_value", "qualifies", "imported_exhaustive", "decide", "rest_of"}
 """The rule and its evidence-gathering pieces: applied outside the reading, they decide gold a second way."""
 CONSUMERS = (

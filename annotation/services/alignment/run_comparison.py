@@ -15,7 +15,7 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, F, Max, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
@@ -217,14 +217,23 @@ def compare(old: AlignmentRun, new: AlignmentRun, *, pairs: bool = False, offset
         started = time.monotonic()
         found, articles = _counted(old, new)
         if marks is not None:
-            RunComparison.objects.update_or_create(old=old, new=new, defaults={
-                "state": marks, "summary": found, "articles": articles, "seconds": round(time.monotonic() - started, 3)})
+            _keep(old, new, marks, found, articles, round(time.monotonic() - started, 3))
     else:
         found, articles = stored.summary, stored.articles
     out = dict(found)
     if pairs:
         out.update(_changes_page(old, new, articles, offset=offset, limit=limit))
     return out
+
+
+def _keep(old: AlignmentRun, new: AlignmentRun, marks: str, found: dict, articles: list, seconds: float) -> None:
+    """Store the comparison (a request computing it at the same moment may store it first: the same answer)."""
+    try:
+        with transaction.atomic():
+            RunComparison.objects.update_or_create(old=old, new=new, defaults={
+                "state": marks, "summary": found, "articles": articles, "seconds": seconds})
+    except IntegrityError:
+        pass
 
 
 def _compare(old: AlignmentRun, new: AlignmentRun, *, pairs: bool, offset: int, limit: int) -> dict:
@@ -238,11 +247,8 @@ def _compare(old: AlignmentRun, new: AlignmentRun, *, pairs: bool, offset: int, 
 
 
 def _link(label: str | None) -> str | None:
-    """A prediction's label as the comparison reads it: the label of a link, "" for a prediction that is
-    not a link, None for no prediction."""
-    if label is None:
-        return None
-    return label if label in LINK_LABELS else ""
+    """A prediction's label as the comparison reads it: a link's label, "" for another, None for none."""
+    return None if label is None else label if label in LINK_LABELS else ""
 
 
 _COUNTED = """

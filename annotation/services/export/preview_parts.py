@@ -11,7 +11,7 @@ provenance and level pair, what each filter drops, what the tsv leaves out, each
 origins, the pairs the rule gives no value) is stored under two keys:
 
 * :func:`project_key`: the options and everything project-wide the share depends on — the settings and
-  label scheme, memberships (an exclusion changes whose votes count), runs (a finished run rewrites the
+  label scheme (its values too: an edit in place), memberships (an exclusion changes whose votes count), runs (a finished run rewrites the
   pairs' scores, which thresholds read), the highest pair, sentence and article ids (imports) — a change
   there makes every part stale;
 * :func:`article_marks`: the article's own evidence — its labels (count, highest id, latest edit, test
@@ -33,6 +33,7 @@ import time
 from collections import Counter, defaultdict
 from dataclasses import asdict, replace
 
+from django.db import IntegrityError, transaction
 from django.db.models import Count, Max
 
 from annotation.digest import digest
@@ -40,6 +41,7 @@ from annotation.models import (
     AlignmentRun,
     Article,
     CandidatePair,
+    LabelScheme,
     Membership,
     PreviewAnswer,
     PreviewPart,
@@ -51,7 +53,7 @@ from annotation.services.export import breakdown, manifest, splits
 from annotation.services.export.filters import FilterChain
 from annotation.services.export.options import LABEL_POLICIES, ExportOptions
 from annotation.services.export.source import UNLABELLED_CLASSES, PairSource
-from annotation.services.review import gold_reading
+from annotation.services.review import gold_marks
 
 VERSION = 1
 """Bumped when what a part holds changes (every stored part is then stale)."""
@@ -64,6 +66,7 @@ def project_key(project: Project, options: ExportOptions) -> str:
     project = Project.objects.only("config", "label_scheme_id").get(pk=project.pk)
     parts: list[object] = [VERSION, json.dumps(asdict(options), sort_keys=True, default=str), project.pk,
                            project.config, project.label_scheme_id]
+    parts.append(list(LabelScheme.objects.filter(pk=project.label_scheme_id).values_list("kind", "values", "dimensions")))
     parts.append(list(Membership.objects.filter(project=project).order_by("pk").values_list("user_id", "role", "excluded_at")))
     parts.append(list(AlignmentRun.objects.filter(project=project).order_by("pk")
                       .values_list("pk", "status", "pair_count", "finished_at")))
@@ -74,8 +77,8 @@ def project_key(project: Project, options: ExportOptions) -> str:
 
 def article_marks(project: Project, planned: dict[int, str]) -> dict[int, str]:
     """``{article: digest of its evidence marks and its split}`` of every article with evidence (the gold
-    reading's :func:`~annotation.services.review.gold_reading.evidence_marks`; the split stored or planned)."""
-    marks = gold_reading.evidence_marks(project)
+    reading's marks, :func:`~annotation.services.review.gold_marks.evidence_marks`; the split stored or planned)."""
+    marks = gold_marks.evidence_marks(project)
     split_of = dict(Split.objects.filter(article__project=project).values_list("article_id", "name"))
     return {a: digest([found, split_of.get(a) or planned.get(a)]) for a, found in marks.items()}
 
@@ -176,8 +179,12 @@ def answer_of(project: Project, options: ExportOptions, state: str) -> dict | No
 
 def keep_answer(project: Project, options: ExportOptions, state: str, answer: dict) -> None:
     """Keep ``answer`` as the preview of ``options`` under ``state`` (replacing the one kept before)."""
-    PreviewAnswer.objects.update_or_create(project=project, options=_options_key(options),
-                                           defaults={"state": state, "answer": answer})
+    try:
+        with transaction.atomic():
+            PreviewAnswer.objects.update_or_create(project=project, options=_options_key(options),
+                                                   defaults={"state": state, "answer": answer})
+    except IntegrityError:  # another request kept it at the same moment
+        pass
 
 
 def _store(project: Project, key: str, found: dict[int, tuple[str, dict]]) -> None:

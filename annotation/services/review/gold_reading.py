@@ -42,7 +42,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from django.db.models import Count, Max, Q, QuerySet
+from django.db.models import QuerySet
 
 from annotation.label_schemes import class_values, value_classes
 from annotation.models import Adjudication, ArticleCompletion, CandidatePair, Label, Membership, Project
@@ -141,32 +141,6 @@ def _articles_of(project: Project, articles: Iterable[int] | None, imported: set
     ids.update(ArticleCompletion.objects.filter(article__project=project).order_by()
                .values_list("article_id", flat=True).distinct())
     return sorted(ids)
-
-
-def evidence_marks(project: Project) -> dict[int, list]:
-    """``{article: marks}`` of every article of the project with evidence (module docstring: a label,
-    stored gold, a completion, imported exhaustive gold): per article, its labels' count, highest id,
-    latest edit and test questions, its gold's count, highest id and latest change, its completions'
-    count and highest id, and whether its imported gold is exhaustive — grouped aggregates, no pair read.
-    What :func:`read` gives an article changes only when its marks do (or the project's: memberships,
-    settings, pairs), so a consumer may keep a per-article result under them (the export preview's
-    parts, issue 37)."""
-    marks: dict[int, list] = defaultdict(list)
-    labels = (Label.objects.filter(pair__article__project=project).order_by().values("pair__article_id")
-              .annotate(n=Count("pk"), last=Max("pk"), changed=Max("updated_at"),
-                        tests=Count("pk", filter=Q(is_test_question=True)))
-              .values_list("pair__article_id", "n", "last", "changed", "tests"))
-    stored = (Adjudication.objects.filter(pair__article__project=project).order_by().values("pair__article_id")
-              .annotate(n=Count("pk"), last=Max("pk"), changed=Max("created_at"))
-              .values_list("pair__article_id", "n", "last", "changed"))
-    completions = (ArticleCompletion.objects.filter(article__project=project).order_by().values("article_id")
-                   .annotate(n=Count("pk"), last=Max("pk")).values_list("article_id", "n", "last"))
-    for name, rows in (("labels", labels), ("gold", stored), ("completions", completions)):
-        for article, *found in rows:
-            marks[article].append([name, *(str(v) if not isinstance(v, int) else v for v in found)])
-    for article, *_ in sorted(imported_exhaustive(project)):
-        marks[article].append(["exhaustive"])
-    return dict(marks)
 
 
 def read(project: Project, policy: str = "majority-or-single", *, articles: Iterable[int] | None = None,
@@ -469,5 +443,5 @@ def pair_classes(project: Project, pairs, *, policy: str = "majority-or-single",
 
 
 __all__ = ["COMPLETED", "REASONS", "TIE", "DocumentGold", "cell_classes", "completed_cells", "completion_effect",
-           "counted_labels", "decide", "evidence_marks", "exhaustive_documents", "not_value", "pair_classes", "pair_gold",
+           "counted_labels", "decide", "exhaustive_documents", "not_value", "pair_classes", "pair_gold",
            "pair_values", "read", "counted_rows", "read_chunks", "read_policies", "rest_of", "vote_rows"]
