@@ -34,6 +34,7 @@ class Migration(migrations.Migration):
             name="PreviewPart",
             fields=[
                 ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("options", models.CharField(max_length=64)),
                 ("key", models.CharField(max_length=64)),
                 ("mark", models.CharField(max_length=64)),
                 ("part", models.JSONField(default=dict)),
@@ -43,8 +44,8 @@ class Migration(migrations.Migration):
                                               to="annotation.project")),
             ],
             options={
-                "indexes": [models.Index(fields=["project", "key"], name="preview_part_key_idx")],
-                "constraints": [models.UniqueConstraint(fields=("article", "key"), name="one_preview_part_per_key")],
+                "indexes": [models.Index(fields=["project", "options"], name="preview_part_options_idx")],
+                "constraints": [models.UniqueConstraint(fields=("article", "options"), name="one_preview_part_per_options")],
             },
         ),
         migrations.CreateModel(

@@ -56,19 +56,20 @@ class Export(models.Model):
 
 class PreviewPart(models.Model):
     """One article's share of a gold export preview (``services/export/preview_parts.py``, issue 37):
-    the preview is their sum. ``key``: the options and project-wide marks it was computed under;
-    ``mark``: the article's own evidence marks then — a part whose mark is no longer the article's is
-    computed again (only that article)."""
+    the preview is their sum. One row per article and set of ``options`` (their digest): ``key``, the
+    options and project-wide marks it was computed under, and ``mark``, the article's own evidence marks
+    then — a part whose key or mark is no longer current is computed again and replaces the row."""
 
     project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
     article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="+")
+    options = models.CharField(max_length=64)
     key = models.CharField(max_length=64)
     mark = models.CharField(max_length=64)
     part = models.JSONField(default=dict)
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["article", "key"], name="one_preview_part_per_key")]
-        indexes = [models.Index(fields=["project", "key"], name="preview_part_key_idx")]
+        constraints = [models.UniqueConstraint(fields=["article", "options"], name="one_preview_part_per_options")]
+        indexes = [models.Index(fields=["project", "options"], name="preview_part_options_idx")]
 
 
 class PreviewAnswer(models.Model):

@@ -152,15 +152,16 @@ def preview(project: Project, options: ExportOptions, *, max_seconds: float) -> 
     started = time.monotonic()
     policy = splits.validate_policy(options.split_policy) if options.split_policy else splits.project_policy(project)
     planned = splits.plan(project, policy)
-    key = project_key(project, options)
+    key, options_key = project_key(project, options), _options_key(options)
     marks = article_marks(project, planned)
-    stored = {a: (mark, part) for a, mark, part in PreviewPart.objects.filter(project=project, key=key)
+    stored = {a: (mark, part) for a, mark, part in PreviewPart.objects.filter(project=project, options=options_key,
+                                                                               key=key)
               .values_list("article_id", "mark", "part")}
     parts = {a: found[1] for a, found in stored.items() if a in marks and found[0] == marks[a]}
     missing = sorted(a for a in marks if a not in parts)
     if missing:
         computed = compute_parts(project, options, planned, missing, deadline=started + max_seconds)
-        _store(project, key, {a: (marks[a], part) for a, part in computed.items()})
+        _store(project, (options_key, key), {a: (marks[a], part) for a, part in computed.items()})
         parts.update(computed)
     answer = _answer(project, options, policy, planned, parts, unread=len(marks) - len(parts))
     return {**answer, "seconds": round(time.monotonic() - started, 3)}
@@ -187,14 +188,16 @@ def keep_answer(project: Project, options: ExportOptions, state: str, answer: di
         pass
 
 
-def _store(project: Project, key: str, found: dict[int, tuple[str, dict]]) -> None:
-    """Keep ``found`` (``{article: (mark, part)}``) under ``key``, replacing the articles' older parts."""
+def _store(project: Project, keys: tuple[str, str], found: dict[int, tuple[str, dict]]) -> None:
+    """Keep ``found`` (``{article: (mark, part)}``) under ``keys`` (the options' digest, the project key),
+    replacing each article's row for those options (other options' parts stay)."""
     if not found:
         return
-    PreviewPart.objects.filter(project=project, article_id__in=list(found)).exclude(key=key).delete()
+    options, key = keys
     PreviewPart.objects.bulk_create(
-        [PreviewPart(project=project, article_id=a, key=key, mark=mark, part=part) for a, (mark, part) in found.items()],
-        update_conflicts=True, unique_fields=["article", "key"], update_fields=["mark", "part"])
+        [PreviewPart(project=project, article_id=a, options=options, key=key, mark=mark, part=part)
+         for a, (mark, part) in found.items()],
+        update_conflicts=True, unique_fields=["article", "options"], update_fields=["key", "mark", "part"])
 
 
 def _answer(project: Project, options: ExportOptions, policy: splits.SplitPolicy, planned: dict[int, str],

@@ -89,7 +89,16 @@ def test_after_each_kind_of_change_the_parts_equal_the_full_reading_and_only_the
         change()
         assert stored(project, options) == fresh(project, options), i
     assert PreviewPart.objects.filter(project=project).values("article").distinct().count() == \
-        PreviewPart.objects.filter(project=project).count()  # one part an article: older keys replaced
+        PreviewPart.objects.filter(project=project).count()  # one part an article and options: stale ones replaced
+
+
+def test_each_set_of_options_keeps_its_parts(newsela, computed):
+    """Previewing with other options and back reads nothing again (each set of options has its parts)."""
+    project = newsela["project"]
+    one, other = (export.ExportOptions.parse(raw) for raw in ({"derived": False}, {"label_policy": "majority"}))
+    for options in (one, other, one, other):
+        assert stored(project, options) == fresh(project, options)
+    assert len(computed) == 2
 
 
 def test_a_preview_over_its_budget_is_partial_and_the_next_call_goes_on(newsela, monkeypatch):
