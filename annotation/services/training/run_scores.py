@@ -27,6 +27,8 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 
+from django.db.models import Max, Min
+
 from annotation.digest import digest
 from annotation.models import MINING_METHOD, AlignmentRun, Document, Prediction, RunChunk, Status, key_indices
 from annotation.services.alignment.run_comparison import LINK_LABELS
@@ -133,7 +135,10 @@ SCORES_JOB = "run-scores"
 
 def _kept_scores(run: AlignmentRun, *, page: bool) -> review_state.Kept[dict]:
     # what the project's state does not mark: the run's own predictions and chunks (a finished run's rarely change)
-    own = (Prediction.objects.filter(run=run).order_by().count(),
+    # (the run's pair count and its first and last pair on the (run, pair) index: counting a million predictions
+    # on every view cost more than the scores' warm budget)
+    ends = Prediction.objects.filter(run=run).order_by().aggregate(first=Min("pair_id"), last=Max("pair_id"))
+    own = (run.pair_count, ends["first"], ends["last"],
            list(RunChunk.objects.filter(run=run).order_by("pk").values_list("pk", "status")))
     mark = hashlib.sha256(repr((min_trusted_articles(), own)).encode()).hexdigest()[:16]
     refresh = (lambda: _refresh(run)) if page else None
