@@ -92,18 +92,20 @@ def _routes() -> list[tuple[str, str, tuple[str, ...]]]:
     Django's admin (staff only, its own rules) left out."""
     found = []
 
-    def walk(resolver: URLResolver, prefix: str) -> None:
-        for entry in resolver.url_patterns:
-            if isinstance(entry, URLResolver):
-                if getattr(entry, "app_name", None) != "admin":
-                    walk(entry, prefix + str(entry.pattern))
-            elif isinstance(entry, URLPattern):
-                pattern = entry.pattern
-                names = tuple(getattr(pattern, "converters", {}) or pattern.regex.groupindex)
-                if names and "format" not in names and entry.name:
-                    found.append((entry.name, prefix + str(pattern), names))
+    def arguments(pattern) -> tuple[str, ...]:
+        return tuple(getattr(pattern, "converters", {}) or pattern.regex.groupindex)
 
-    walk(get_resolver(), "")
+    def walk(resolver: URLResolver, prefix: str, outer: tuple[str, ...]) -> None:
+        for entry in resolver.url_patterns:
+            if isinstance(entry, URLResolver):  # an include(): its prefix's arguments belong to every route in it
+                if getattr(entry, "app_name", None) != "admin":
+                    walk(entry, prefix + str(entry.pattern), outer + arguments(entry.pattern))
+            elif isinstance(entry, URLPattern):
+                names = outer + arguments(entry.pattern)
+                if names and "format" not in names and entry.name:
+                    found.append((entry.name, prefix + str(entry.pattern), names))
+
+    walk(get_resolver(), "", ())
     return found
 
 
