@@ -35,6 +35,11 @@ class AlignappError(Exception):
         self.payload = payload
 
     @property
+    def code(self) -> str | None:
+        """The server's machine code for a refusal (``unknown_method``, ``invalid``, ...), when it sent one."""
+        return self.payload.get("code") if isinstance(self.payload, dict) else None
+
+    @property
     def problems(self) -> list[str]:
         """Each problem the server named: an import's ``file:line: field: message`` lines, else each
         field error as ``field: message``, else the message."""
@@ -80,7 +85,7 @@ class JobFailed(AlignappError):
     """A run, job or export ended ``failed`` or ``cancelled``; ``payload`` is its last state."""
 
 
-IGNORED = ("detail", "problems", "limits", "status", "result", "id", "error", "message", "progress")
+IGNORED = ("detail", "problems", "limits", "status", "result", "id", "error", "message", "progress", "code")
 BY_STATUS: dict[int, type[AlignappError]] = {401: Unauthorized, 403: Forbidden, 404: NotFound, 400: Invalid,
                                              409: Invalid, 413: Invalid, 422: Invalid, 502: Unavailable,
                                              503: Unavailable, 504: Unavailable}
@@ -101,7 +106,7 @@ def message_of(payload: Any, fallback: str) -> str:
         return fallback
     lines = [str(payload["detail"])] if payload.get("detail") else []
     lines += [str(p) for p in payload.get("problems") or []]
-    lines += [f"{key}: {_joined(value)}" for key, value in payload.items() if key not in ("detail", "problems", "limits")]
+    lines += [f"{key}: {_joined(value)}" for key, value in payload.items() if key not in ("detail", "problems", "limits", "code")]
     return "\n".join(lines) or fallback
 
 

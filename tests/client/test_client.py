@@ -91,6 +91,7 @@ def test_refusals_raise_typed_errors_with_the_servers_message(live_server, resea
     with pytest.raises(Invalid, match="unknown method 'magic'") as refused:
         client.project(project.pk).runs.create("magic")
     assert refused.value.status == 400 and any("magic" in p for p in refused.value.problems)
+    assert refused.value.code == "unknown_method" and "code:" not in str(refused.value)
     with pytest.raises(NotFound) as missing:
         client.project(999999)
     assert missing.value.status == 404 and isinstance(missing.value, AlignappError)
