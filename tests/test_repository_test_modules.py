@@ -49,12 +49,6 @@ BACKLOG: dict[str, str] = {
     "export/options.py": "export/test_pseudonymity.py, views/test_export*",
     "export/records.py": "export/test_derived.py, test_grouping.py",
     "export/spreadsheet.py": "export/test_formats.py",
-    "scoring/kinds/access.py": "scoring/test_jobs.py, scoring/kinds/test_kinds.py",
-    "scoring/common.py": "scoring/test_jobs.py, review/test_gold_rule.py",
-    "scoring/kinds/gain.py": "scoring/test_jobs.py, scoring/kinds/test_kinds.py",
-    "scoring/kinds/pivot.py": "scoring/test_jobs.py, scoring/kinds/test_kinds.py",
-    "scoring/kinds/sum4simp.py": "scoring/test_jobs.py, scoring/kinds/test_kinds.py",
-    "scoring/kinds/wivico.py": "scoring/test_jobs.py, scoring/kinds/test_kinds.py",
     "training/dataset.py": "training/test_training.py, review/test_gold_reading.py",
     "training/versions.py": "training/test_training.py, test_metrics.py",
 }
