@@ -19,8 +19,6 @@ BACKLOG: dict[str, str] = {
     # module (under annotation/services) → where it is tested today
     "alignment/pair_filters.py": "through the run and pairs list views (tests/annotation/views)",
     "alignment/paragraph_alignment.py": "editing/test_paragraph_correction.py, browser tests",
-    "alignment/run_deletion.py": "test_audit.py, views/test_runs*",
-    "alignment/run_options.py": "alignment/test_mining.py, settings/test_config_schema.py, training/test_metrics.py",
     "corpus/corpus_stats.py": "commands/test_corpus_stats*",
     "corpus/demo.py": "review/test_queue_pair_identity.py, browser tests",
     "corpus/importing/__init__.py": "corpus/importing/**/test_*.py (34 files use it)",
