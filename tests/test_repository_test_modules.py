@@ -17,7 +17,6 @@ SERVICES = "annotation/services"
 
 BACKLOG: dict[str, str] = {
     # module (under annotation/services) → where it is tested today
-    "alignment/pair_filters.py": "through the run and pairs list views (tests/annotation/views)",
     "alignment/paragraph_alignment.py": "editing/test_paragraph_correction.py, browser tests",
     "corpus/corpus_stats.py": "commands/test_corpus_stats*",
     "corpus/demo.py": "review/test_queue_pair_identity.py, browser tests",
