@@ -18,8 +18,6 @@ SERVICES = "annotation/services"
 BACKLOG: dict[str, str] = {
     # module (under annotation/services) → where it is tested today
     "alignment/paragraph_alignment.py": "editing/test_paragraph_correction.py, browser tests",
-    "corpus/corpus_stats.py": "commands/test_corpus_stats*",
-    "corpus/demo.py": "review/test_queue_pair_identity.py, browser tests",
     "corpus/importing/__init__.py": "corpus/importing/**/test_*.py (34 files use it)",
     "corpus/importing/base.py": "corpus/importing/formats/test_formats.py, importing/test_limits.py",
     "corpus/importing/dataset_files.py": "corpus/importing/test_hf_layouts.py",
@@ -29,7 +27,6 @@ BACKLOG: dict[str, str] = {
     "corpus/importing/uploads.py": "views/test_api_import.py, test_api_import_shapes.py",
     "corpus/importing/wiki_manual_sidecar.py": "corpus/importing/formats/test_wiki_manual.py",
     "corpus/importing/writer.py": "corpus/importing/**/test_*.py (every import writes)",
-    "editing/workflow.py": "editing/test_curation.py, views/test_articles*",
     "export/breakdown.py": "export/test_surfaces.py (the preview)",
     "export/completeness.py": "export/formats/test_jsonl.py, test_round_trip_matrix.py",
     "export/options.py": "export/test_pseudonymity.py, views/test_export*",
