@@ -28,9 +28,7 @@ BACKLOG: dict[str, str] = {
     "corpus/importing/wiki_manual_sidecar.py": "corpus/importing/formats/test_wiki_manual.py",
     "corpus/importing/writer.py": "corpus/importing/**/test_*.py (every import writes)",
     "export/breakdown.py": "export/test_surfaces.py (the preview)",
-    "export/completeness.py": "export/formats/test_jsonl.py, test_round_trip_matrix.py",
     "export/options.py": "export/test_pseudonymity.py, views/test_export*",
-    "export/records.py": "export/test_derived.py, test_grouping.py",
     "training/dataset.py": "training/test_training.py, review/test_gold_reading.py",
     "training/versions.py": "training/test_training.py, test_metrics.py",
 }
