@@ -29,8 +29,6 @@ BACKLOG: dict[str, str] = {
     "corpus/importing/writer.py": "corpus/importing/**/test_*.py (every import writes)",
     "export/breakdown.py": "export/test_surfaces.py (the preview)",
     "export/options.py": "export/test_pseudonymity.py, views/test_export*",
-    "training/dataset.py": "training/test_training.py, review/test_gold_reading.py",
-    "training/versions.py": "training/test_training.py, test_metrics.py",
 }
 """Modules with logic and no test module of their own yet, with where they are tested today."""
 
