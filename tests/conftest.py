@@ -109,6 +109,7 @@ BACKEND_MODULES = (
     "tests/annotation/services/corpus/importing/test_limits.py",
     "tests/annotation/services/corpus/importing/test_validation.py",
     "tests/annotation/views/test_import_crash_safety.py",
+    "tests/annotation/services/corpus/importing/test_recovery.py",
     # SQL that each backend writes its own way: upserts (bulk_create on conflict), JSON key lookups,
     # select_for_update(skip_locked/of) with its SQLite fallback
     "tests/annotation/services/alignment/test_alignment_runs.py",
