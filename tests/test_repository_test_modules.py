@@ -19,7 +19,6 @@ BACKLOG: dict[str, str] = {
     # module (under annotation/services) → where it is tested today
     "alignment/paragraph_alignment.py": "editing/test_paragraph_correction.py, browser tests",
     "corpus/importing/__init__.py": "corpus/importing/**/test_*.py (34 files use it)",
-    "corpus/importing/base.py": "corpus/importing/formats/test_formats.py, importing/test_limits.py",
     "corpus/importing/dataset_files.py": "corpus/importing/test_hf_layouts.py",
     "corpus/importing/formats/hf.py": "corpus/importing/test_hf_layouts.py, test_importing_newsela_hf.py",
     "corpus/importing/formats/newsela.py": "corpus/test_importing_newsela_hf.py",
