@@ -23,7 +23,6 @@ BACKLOG: dict[str, str] = {
     "corpus/importing/formats/hf.py": "corpus/importing/test_hf_layouts.py, test_importing_newsela_hf.py",
     "corpus/importing/formats/newsela.py": "corpus/test_importing_newsela_hf.py",
     "corpus/importing/uploads.py": "views/test_api_import.py, test_api_import_shapes.py",
-    "corpus/importing/writer.py": "corpus/importing/**/test_*.py (every import writes)",
     "export/breakdown.py": "export/test_surfaces.py (the preview)",
     "export/options.py": "export/test_pseudonymity.py, views/test_export*",
 }
