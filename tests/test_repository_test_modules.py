@@ -20,8 +20,6 @@ BACKLOG: dict[str, str] = {
     "alignment/paragraph_alignment.py": "editing/test_paragraph_correction.py, browser tests",
     "corpus/importing/__init__.py": "corpus/importing/**/test_*.py (34 files use it)",
     "corpus/importing/dataset_files.py": "corpus/importing/test_hf_layouts.py",
-    "corpus/importing/formats/hf.py": "corpus/importing/test_hf_layouts.py, test_importing_newsela_hf.py",
-    "corpus/importing/formats/newsela.py": "corpus/test_importing_newsela_hf.py",
     "corpus/importing/uploads.py": "views/test_api_import.py, test_api_import_shapes.py",
     "export/breakdown.py": "export/test_surfaces.py (the preview)",
     "export/options.py": "export/test_pseudonymity.py, views/test_export*",
