@@ -18,7 +18,6 @@ SERVICES = "annotation/services"
 BACKLOG: dict[str, str] = {
     # module (under annotation/services) → where it is tested today
     "alignment/paragraph_alignment.py": "editing/test_paragraph_correction.py, browser tests",
-    "corpus/importing/dataset_files.py": "corpus/importing/test_hf_layouts.py",
     "export/breakdown.py": "export/test_surfaces.py (the preview)",
     "export/options.py": "export/test_pseudonymity.py, views/test_export*",
 }
