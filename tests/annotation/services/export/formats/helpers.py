@@ -16,7 +16,7 @@ def record(complex_ids, simple_ids, counts_as: str = "aligned", *, label: str | 
         split=split, complex_level="0", simple_level="1", complex_rank=0, simple_rank=1, complex_document=1,
         simple_document=2, complex_ids=tuple(complex_ids), simple_ids=tuple(simple_ids),
         complex_sentences=[COMPLEX[i] for i in complex_ids], simple_sentences=[SIMPLE[i] for i in simple_ids],
-        label=label or counts_as, counts_as=counts_as, provenance="adjudicated", **fields)
+        label=label or counts_as, counts_as=counts_as, **{"provenance": "adjudicated", **fields})
 
 
 def batch(records: list[PairRecord], split: str = "train") -> ArticleBatch:
