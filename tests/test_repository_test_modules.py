@@ -18,7 +18,6 @@ SERVICES = "annotation/services"
 BACKLOG: dict[str, str] = {
     # module (under annotation/services) → where it is tested today
     "alignment/paragraph_alignment.py": "editing/test_paragraph_correction.py, browser tests",
-    "export/options.py": "export/test_pseudonymity.py, views/test_export*",
 }
 """Modules with logic and no test module of their own yet, with where they are tested today."""
 
