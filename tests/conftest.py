@@ -116,6 +116,7 @@ BACKEND_MODULES = (
     "tests/annotation/services/alignment/test_run_chunks.py",
     "tests/annotation/services/alignment/test_run_saving.py",
     "tests/annotation/services/editing/test_paragraph_correction.py",
+    "tests/annotation/services/alignment/test_paragraph_alignment.py",
     "tests/annotation/services/review/test_adjudication.py",
     "tests/annotation/services/review/test_queue.py",
     "tests/annotation/services/review/test_queue_pair_identity.py",

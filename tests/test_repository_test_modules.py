@@ -17,7 +17,6 @@ SERVICES = "annotation/services"
 
 BACKLOG: dict[str, str] = {
     # module (under annotation/services) → where it is tested today
-    "alignment/paragraph_alignment.py": "editing/test_paragraph_correction.py, browser tests",
 }
 """Modules with logic and no test module of their own yet, with where they are tested today."""
 
