@@ -19,6 +19,12 @@ class DomainError(Exception):
     status: int = 400
     code: str | None = None
 
+    def __init__(self, *args: object, code: str | None = None) -> None:
+        """``code``: this refusal's own code, where one class refuses for several reasons (the class's otherwise)."""
+        super().__init__(*args)
+        if code is not None:
+            self.code = code
+
     def payload(self) -> dict:
         """The response body: ``{"detail": message}``, ``"code"`` when the class has one."""
         body: dict = {"detail": str(self)}
@@ -30,6 +36,13 @@ class DomainError(Exception):
         """What the body says under an input's name when a view names the input this error is about
         (``{"mode": message}``, DRF's shape of a field error)."""
         return str(self)
+
+
+class StoredConfigError(DomainError, ValueError):
+    """A value of a project's stored config that the code reading it cannot use (stored before its key was checked);
+    the project's settings page fixes it. The ``ValueError`` base keeps older ``except ValueError`` callers working."""
+
+    code = "bad_project_config"
 
 
 class ListedError(DomainError):

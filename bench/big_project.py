@@ -65,7 +65,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--exports", default=",".join(f"{k}:{f}" for k in ("gold", "auto") for f in FORMATS),
                         help="exports to run: gold:<format>, auto:<format> (run 1, every pair), <kind>:all")
     parser.add_argument("--profile-queue", type=int, default=0, metavar="N",
-                        help="also time N submit→next in this process (this checkout): ms and queries each")
+                        help="also time N submit→next in this process (this checkout), in the service and through "
+                             "the whole Django stack: ms, CPU and statements each")
     return parser.parse_args()
 
 
@@ -393,9 +394,11 @@ def main() -> int:
     forget_queue_labels(project)  # an earlier measurement stopped before it cleaned up
     cache.clear()
     if args.profile_queue:
-        from bench.queue_profile import profile_queue
+        from bench.queue_profile import profile_queue, profile_queue_http
 
         report["queue_profile"] = profile_queue(project, f"{TAG}-a{ANNOTATORS + 199:03d}", args.profile_queue)
+        forget_queue_labels(project)
+        report["queue_profile_http"] = profile_queue_http(project, f"{TAG}-a{ANNOTATORS + 199:03d}", args.profile_queue)
         forget_queue_labels(project)
     server, base = start_server(url, args.code, args.workers, args.threads)
     try:

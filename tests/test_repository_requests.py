@@ -22,8 +22,6 @@ VALIDATOR_NAMES = ("validate", "check_options", "_number")
 #: hand checks of a value that are not an option's check (each says whose input it reads)
 VALIDATORS_ALLOWED = {
     "annotation/label_schemes/likert.py:_point": "a label's rating, checked by the scheme kind (label input)",
-    "annotation/services/alignment/paragraph_alignment.py:settings_for": "the paragraph settings' reader (three "
-        "keys read together; config_schema declares them and calls it); its own declarations are left to do",
     "annotation/services/editing/own_links.py:checked_seconds": "a label's time (label input)",
     "annotation/services/editing/curation.py:_parse": "a curation decision's links (label input's part of issue 38)",
     "annotation/services/editing/paragraph_correction.py:parse_paragraph_links": "a list of paragraph links",

@@ -12,21 +12,13 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.AddField(
-            model_name='assignment',
-            name='is_test',
-            field=models.BooleanField(default=False, help_text='a hidden test question (the pair has gold)'),
-        ),
-        migrations.AddField(
-            model_name='membership',
-            name='excluded_at',
-            field=models.DateTimeField(blank=True, help_text='set when quality control removed the annotator', null=True),
-        ),
-        migrations.AddField(
-            model_name='membership',
-            name='exclusion_reason',
-            field=models.CharField(blank=True, max_length=300),
-        ),
+        # quality control: hidden test questions, and the annotators it removed (when, why)
+        migrations.AddField(model_name='assignment', name='is_test', field=models.BooleanField(
+            default=False, help_text='a hidden test question (the pair has gold)')),
+        migrations.AddField(model_name='membership', name='excluded_at', field=models.DateTimeField(
+            blank=True, help_text='set when quality control removed the annotator', null=True)),
+        migrations.AddField(model_name='membership', name='exclusion_reason', field=models.CharField(
+            blank=True, max_length=300)),
         migrations.AddIndex(
             model_name='assignment',
             index=models.Index(fields=['annotator', 'status', 'assigned_at'], name='assignment_queue_idx'),

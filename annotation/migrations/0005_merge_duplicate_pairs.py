@@ -35,6 +35,23 @@ def _create_predictions(apps) -> None:
     Prediction.objects.bulk_create(batch, ignore_conflicts=True)
 
 
+def _one_stands(model, history, groups: dict, pick, change) -> None:
+    """In each group of rows of the copies (keyed by the kept pair first), the row ``pick`` chooses stands, moved to
+    the kept pair; each other row is deleted, leaving a ``history`` row ``change(keep_id, old, stands)``."""
+    changes, losers, moved = [], [], []
+    for (keep_id, *_), rows in groups.items():
+        stands, others = pick(rows)
+        for old in others:
+            changes.append(change(keep_id, old, stands))
+            losers.append(old.id)
+        if stands.pair_id != keep_id:
+            stands.pair_id = keep_id
+            moved.append(stands)
+    model.objects.filter(pk__in=losers).delete()
+    model.objects.bulk_update(moved, ["pair"], batch_size=500)
+    history.objects.bulk_create(changes, batch_size=CHUNK)
+
+
 def _merge_labels(apps, keep_of: dict[int, int]) -> None:
     """Per (kept pair, annotator) the latest label stands; the others become its history."""
     Label = apps.get_model("annotation", "Label")
@@ -42,22 +59,18 @@ def _merge_labels(apps, keep_of: dict[int, int]) -> None:
     groups: dict[tuple[int, int], list] = {}
     for label in Label.objects.filter(pair_id__in=list(keep_of)).order_by("id"):
         groups.setdefault((keep_of[label.pair_id], label.annotator_id), []).append(label)
-    changes, losers, moved = [], [], []
-    for (keep_id, annotator_id), labels in groups.items():
+
+    def latest(labels: list) -> tuple:
         labels.sort(key=lambda lb: (lb.updated_at or lb.created_at, lb.created_at, lb.id))
-        stands = labels[-1]
-        for old in labels[:-1]:
-            changes.append(LabelChange(
-                pair_id=keep_id, annotator_id=annotator_id, label_id=stands.id, old_value=old.value,
-                old_ratings=old.ratings or {}, old_comment=old.comment, old_at=old.created_at, new_value=stands.value,
-                new_ratings=stands.ratings or {}, new_comment=stands.comment, source="merge"))
-            losers.append(old.id)
-        if stands.pair_id != keep_id:
-            stands.pair_id = keep_id
-            moved.append(stands)
-    Label.objects.filter(pk__in=losers).delete()
-    Label.objects.bulk_update(moved, ["pair"], batch_size=500)
-    LabelChange.objects.bulk_create(changes, batch_size=CHUNK)
+        return labels[-1], labels[:-1]
+
+    def change(keep_id: int, old, stands):
+        return LabelChange(
+            pair_id=keep_id, annotator_id=stands.annotator_id, label_id=stands.id, old_value=old.value,
+            old_ratings=old.ratings or {}, old_comment=old.comment, old_at=old.created_at, new_value=stands.value,
+            new_ratings=stands.ratings or {}, new_comment=stands.comment, source="merge")
+
+    _one_stands(Label, LabelChange, groups, latest, change)
 
 
 def _merge_assignments(apps, keep_of: dict[int, int]) -> None:
@@ -83,24 +96,20 @@ def _merge_gold(apps, keep_of: dict[int, int]) -> None:
     """The strongest gold of the copies stands; the others become its history."""
     Adjudication = apps.get_model("annotation", "Adjudication")
     AdjudicationChange = apps.get_model("annotation", "AdjudicationChange")
-    groups: dict[int, list] = {}
+    groups: dict[tuple[int], list] = {}
     for gold in Adjudication.objects.filter(pair_id__in=list(keep_of)):
-        groups.setdefault(keep_of[gold.pair_id], []).append(gold)
-    changes, losers, moved = [], [], []
-    for keep_id, golds in groups.items():
+        groups.setdefault((keep_of[gold.pair_id],), []).append(gold)
+
+    def strongest(golds: list) -> tuple:
         golds.sort(key=lambda g: (PROVENANCE_RANK.get(g.provenance, 9), -g.created_at.timestamp()))
-        stands = golds[0]
-        for old in golds[1:]:
-            changes.append(AdjudicationChange(
-                pair_id=keep_id, old_value=old.value, old_provenance=old.provenance, old_note=old.note,
-                new_value=stands.value, new_provenance=stands.provenance, new_note=stands.note, action="merge"))
-            losers.append(old.id)
-        if stands.pair_id != keep_id:
-            stands.pair_id = keep_id
-            moved.append(stands)
-    Adjudication.objects.filter(pk__in=losers).delete()
-    Adjudication.objects.bulk_update(moved, ["pair"], batch_size=500)
-    AdjudicationChange.objects.bulk_create(changes, batch_size=CHUNK)
+        return golds[0], golds[1:]
+
+    def change(keep_id: int, old, stands):
+        return AdjudicationChange(
+            pair_id=keep_id, old_value=old.value, old_provenance=old.provenance, old_note=old.note,
+            new_value=stands.value, new_provenance=stands.provenance, new_note=stands.note, action="merge")
+
+    _one_stands(Adjudication, AdjudicationChange, groups, strongest, change)
 
 
 def _merge_chunk(apps, members: list[list]) -> int:

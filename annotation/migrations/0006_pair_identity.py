@@ -10,22 +10,11 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.RemoveConstraint(
-            model_name='candidatepair',
-            name='unique_pair_per_run',
-        ),
-        migrations.RemoveConstraint(
-            model_name='candidatepair',
-            name='unique_pair_without_run',
-        ),
-        migrations.RemoveIndex(
-            model_name='candidatepair',
-            name='annotation__article_b461dd_idx',
-        ),
-        migrations.RemoveField(
-            model_name='candidatepair',
-            name='run',
-        ),
+        # a pair no longer belongs to a run: its run's constraints, index and column go
+        migrations.RemoveConstraint(model_name='candidatepair', name='unique_pair_per_run'),
+        migrations.RemoveConstraint(model_name='candidatepair', name='unique_pair_without_run'),
+        migrations.RemoveIndex(model_name='candidatepair', name='annotation__article_b461dd_idx'),
+        migrations.RemoveField(model_name='candidatepair', name='run'),
         migrations.AddIndex(
             model_name='candidatepair',
             index=models.Index(fields=['article', 'id'], name='pair_article_idx'),

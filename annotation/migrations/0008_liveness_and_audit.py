@@ -6,6 +6,18 @@ from django.conf import settings
 from django.db import migrations, models
 
 
+def liveness(model_name):
+    """The three liveness fields, added alike to both kinds of tracked work (alignment runs and jobs)."""
+    return [
+        migrations.AddField(model_name=model_name, name='checkpoint', field=models.JSONField(
+            blank=True, default=dict, help_text='what finished chunks a resumed attempt skips')),
+        migrations.AddField(model_name=model_name, name='heartbeat_at', field=models.DateTimeField(
+            blank=True, db_index=True, null=True)),
+        migrations.AddField(model_name=model_name, name='worker', field=models.CharField(
+            blank=True, help_text='host:pid of the worker running it', max_length=200)),
+    ]
+
+
 class Migration(migrations.Migration):
 
     dependencies = [
@@ -14,36 +26,8 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.AddField(
-            model_name='alignmentrun',
-            name='checkpoint',
-            field=models.JSONField(blank=True, default=dict, help_text='what finished chunks a resumed attempt skips'),
-        ),
-        migrations.AddField(
-            model_name='alignmentrun',
-            name='heartbeat_at',
-            field=models.DateTimeField(blank=True, db_index=True, null=True),
-        ),
-        migrations.AddField(
-            model_name='alignmentrun',
-            name='worker',
-            field=models.CharField(blank=True, help_text='host:pid of the worker running it', max_length=200),
-        ),
-        migrations.AddField(
-            model_name='job',
-            name='checkpoint',
-            field=models.JSONField(blank=True, default=dict, help_text='what finished chunks a resumed attempt skips'),
-        ),
-        migrations.AddField(
-            model_name='job',
-            name='heartbeat_at',
-            field=models.DateTimeField(blank=True, db_index=True, null=True),
-        ),
-        migrations.AddField(
-            model_name='job',
-            name='worker',
-            field=models.CharField(blank=True, help_text='host:pid of the worker running it', max_length=200),
-        ),
+        *liveness('alignmentrun'),
+        *liveness('job'),
         migrations.CreateModel(
             name='AuditEvent',
             fields=[

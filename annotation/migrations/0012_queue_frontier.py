@@ -39,17 +39,14 @@ BEGIN
     RETURN NULL;
 END $$;
 
-CREATE FUNCTION annotation_frontier_reset_member() RETURNS trigger LANGUAGE plpgsql AS $$
+-- the project's frontier starts again; TG_ARGV[0] names the column of the changed row holding the project's id
+-- (a membership's project_id, a project's id)
+CREATE FUNCTION annotation_frontier_reset() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+    changed bigint := (to_jsonb(NEW) ->> TG_ARGV[0])::bigint;
 BEGIN
-    UPDATE annotation_queuefrontier SET below = LEAST(below, annotation_frontier_start(NEW.project_id)),
-        version = version + 1 WHERE project_id = NEW.project_id;
-    RETURN NULL;
-END $$;
-
-CREATE FUNCTION annotation_frontier_reset_project() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    UPDATE annotation_queuefrontier SET below = LEAST(below, annotation_frontier_start(NEW.id)),
-        version = version + 1 WHERE project_id = NEW.id;
+    UPDATE annotation_queuefrontier SET below = LEAST(below, annotation_frontier_start(changed)),
+        version = version + 1 WHERE project_id = changed;
     RETURN NULL;
 END $$;
 
@@ -90,10 +87,10 @@ CREATE TRIGGER frontier_pair_changed AFTER UPDATE ON annotation_candidatepair FO
 -- an annotator excluded (their places are free again) or the project's settings changed: start again
 CREATE TRIGGER frontier_member_excluded AFTER UPDATE ON annotation_membership FOR EACH ROW
     WHEN (OLD.excluded_at IS NULL AND NEW.excluded_at IS NOT NULL)
-    EXECUTE FUNCTION annotation_frontier_reset_member();
+    EXECUTE FUNCTION annotation_frontier_reset('project_id');
 CREATE TRIGGER frontier_project_config AFTER UPDATE ON annotation_project FOR EACH ROW
     WHEN (OLD.config IS DISTINCT FROM NEW.config)
-    EXECUTE FUNCTION annotation_frontier_reset_project();
+    EXECUTE FUNCTION annotation_frontier_reset('id');
 """
 
 DROP = """
@@ -107,8 +104,7 @@ DROP TRIGGER IF EXISTS frontier_member_excluded ON annotation_membership;
 DROP TRIGGER IF EXISTS frontier_project_config ON annotation_project;
 DROP TRIGGER IF EXISTS frontier_new_project ON annotation_project;
 DROP FUNCTION IF EXISTS annotation_frontier_old_pair(), annotation_frontier_new_pair(),
-    annotation_frontier_pairs_inserted(), annotation_frontier_reset_member(), annotation_frontier_reset_project(),
-    annotation_frontier_new_project();
+    annotation_frontier_pairs_inserted(), annotation_frontier_reset(), annotation_frontier_new_project();
 DROP FUNCTION IF EXISTS annotation_frontier_lower(bigint), annotation_frontier_start(bigint);
 """
 

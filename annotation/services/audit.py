@@ -60,7 +60,7 @@ def record(action: str, *, actor: Any = None, project: Project | None = None, ta
     Raises:
         ValueError: an unknown action (a typo would otherwise hide events from the page's filter).
     """
-    if action not in ACTIONS:
+    if action not in ACTIONS:  # a programming error: the callers name a constant action
         raise ValueError(f"unknown audit action {action!r}; valid: {', '.join(sorted(ACTIONS))}")
     user = actor if getattr(actor, "is_authenticated", False) else None
     if user is None:

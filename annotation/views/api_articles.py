@@ -46,9 +46,9 @@ from ..services.editing import article_alignment, completion, paragraph_correcti
 from .mixins import ProjectFromUrl, int_param
 from .refusals import Refusals
 
-#: The article editors' refusals: ``{"detail", "errors": [..], "code"}`` (400 "invalid" for any ValueError
-#: of the services), 413 "too_large" with the ``limit``, 403 "excluded", 409 "empty".
-EDITOR_REFUSALS = Refusals(plain=ValueError, code="invalid", listed=True)
+#: The article editors' refusals: ``{"detail", "errors": [..], "code"}`` (400 "invalid" for a refusal of the
+#: services whose class has no code), 413 "too_large" with the ``limit``, 403 "excluded", 409 "empty".
+EDITOR_REFUSALS = Refusals(code="invalid", listed=True)
 
 
 class ArticleView(APIView):

@@ -39,9 +39,9 @@ def _mine(request) -> bool:
                     partial_update=extend_schema(request=LabelEdit))
 class LabelViewSet(mixins.CreateModelMixin, viewsets.ReadOnlyModelViewSet):
     serializer_class = LabelSerializer
-    # the gate's refusals (labelling, qc) with their own status and code; any other ValueError of the
-    # gate (a bad project QC config) is a 400 "invalid"
-    refusals = Refusals(plain=ValueError, code="invalid")
+    # the gate's refusals (labelling, qc, a bad stored project config) with their own status and code; a refusal
+    # whose class has no code (a bad label value) is a 400 "invalid"
+    refusals = Refusals(code="invalid")
 
     def get_serializer_context(self):
         context = super().get_serializer_context()

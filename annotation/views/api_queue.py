@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 
 from ..models import Assignment, Project
 from ..schema import flags
-from ..serializers import PairInput, SubmitInput
+from ..serializers import MAX_ID, PairInput, SubmitInput
 from ..services.review import annotator, labelling, queue, queue_items
 from ..services.review.annotator import Annotator
 from ..services.review.label_input import LabelInput
@@ -39,7 +39,7 @@ class QueueView(APIView):
     renderer_classes = [JSONRenderer]
     # as the labels API, except that a pair outside the annotator's queue is a bad request here (400:
     # the client asked for an item the queue did not give it), as it always was
-    refusals = Refusals(plain=ValueError, code="invalid", status={labelling.NotServed: status.HTTP_400_BAD_REQUEST})
+    refusals = Refusals(code="invalid", status={labelling.NotServed: status.HTTP_400_BAD_REQUEST})
 
     def finalize_response(self, request, response, *args, **kwargs):
         # Back/Forward and a second tab must never show a stale item from the browser's cache.
@@ -49,11 +49,15 @@ class QueueView(APIView):
 
     def get_seat(self) -> Annotator:
         if not hasattr(self, "_seat"):
-            seat = annotator.load(self.request.user, self.kwargs["project_pk"])
+            seat = annotator.load(self.request.user, self.kwargs["project_pk"], **self.seat_counts())
             if seat is None:
                 raise Http404("No Project matches the given query.")
             self._seat = seat
         return self._seat
+
+    def seat_counts(self) -> dict:
+        """What :func:`annotator.load` reads besides the seat (a submit: the annotator's counts)."""
+        return {}
 
     def get_project(self) -> Project:
         return self.get_seat().project
@@ -78,6 +82,20 @@ class SubmitView(QueueView):
     """``POST .../queue/submit/ {pair, value | ratings, comment, seconds, client_token}`` → the label and
     the next item. The same ``client_token`` twice stores one label (201 the first time, then 200)."""
 
+    _counted_pair = None
+
+    def seat_counts(self) -> dict:
+        # The annotator's counts and their assignment of the pair come with the seat's query (issue 37: one
+        # statement fewer); a body that names no valid pair is refused by its validation below.
+        # A body that does not parse is refused here, before the seat: a 400 whatever the project (it says
+        # nothing about the project; a valid body from outside still gets the 404).
+        data = self.request.data
+        pair = data.get("pair") if isinstance(data, dict) else None
+        if isinstance(pair, int) and not isinstance(pair, bool) and 0 < pair <= MAX_ID:
+            self._counted_pair = pair
+            return {"counts": True, "pair_id": pair}
+        return {}
+
     @extend_schema(request=SubmitInput, parameters=flags("context"))
     def post(self, request, project_pk: int):
         data = SubmitInput(data=request.data)
@@ -85,7 +103,9 @@ class SubmitView(QueueView):
         d = data.validated_data
         seat = self.get_seat()
         label_input = LabelInput.from_data(seat.project.label_scheme, d)
-        label, created, state = queue.submit_and_next(seat, d["pair"], label_input, with_context=self.with_context())
+        mine = seat.mine if self._counted_pair == d["pair"] else None
+        label, created, state = queue.submit_and_next(seat, d["pair"], label_input, with_context=self.with_context(),
+                                                      mine=mine)
         saved = {"id": label.pk, "pair": label.pair_id, "value": label.value, "ratings": label.ratings,
                  "client_token": str(label.client_token)}
         return Response({"label": saved, "created": created, **state},

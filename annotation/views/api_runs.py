@@ -24,7 +24,6 @@ from ..services.alignment import alignment_runs, pair_filters, pair_rows, run_co
 from ..services.background import jobs, progress
 from ..services.training import run_scores
 from .mixins import ReapsLostWork, int_param
-from .refusals import Refusals, refuses
 
 
 @extend_schema_view(list=extend_schema(parameters=ids("project")), retrieve=extend_schema(parameters=flags("scores")),
@@ -42,9 +41,9 @@ class AlignmentRunViewSet(ReapsLostWork, mixins.CreateModelMixin, mixins.Destroy
                        "retry": "only the project's researchers can retry runs",
                        "cancel": "only the project's researchers can cancel runs",
                        "compare": "only the project's researchers can compare runs"}
-    # the services' ValueError (a bad method or queue, a run that cannot be deleted or retried, runs
-    # that cannot be compared): 400 {"detail"}; a bad option: 400 {"detail", "params", "valid_options"}
-    refusals = Refusals(plain=ValueError)
+    # the services refuse with their own status and code (a bad method, queue or level pair, a run that cannot be
+    # deleted, retried or compared: 400 {"detail", "code"}); a bad option: 400 {"detail", "code", "problems",
+    # "params", "valid_options"}: the exception handler answers them, nothing to declare here
 
     def get_queryset(self):
         # newest first; id breaks ties of equal times, so pages neither repeat nor skip a run
@@ -177,7 +176,6 @@ class JobViewSet(ReapsLostWork, viewsets.ReadOnlyModelViewSet):
         project = int_param(self.request, "project")
         return qs.filter(project_id=project) if project is not None else qs
 
-    @refuses(plain=ValueError)  # a succeeded or live job: 400 {"detail"}
     @action(detail=True, methods=["post"])
     def retry(self, request, pk=None):
         """Queue a failed, cancelled or queued job again, or a running one whose worker was lost

@@ -23,8 +23,8 @@ def refuses_with(answer: Answer, *, also: tuple[type[Exception], ...] = ()
                  ) -> Callable[[Callable[..., HttpResponse]], Callable[..., HttpResponse]]:
     """Declares a page view's answer to a refusal: a :class:`DomainError` raised inside the view is
     answered by ``answer(request, error, *args, **kwargs)``; anything else propagates (a bug stays a 500).
-    ``also``: plain exceptions that are refusals of this view's service (the run start's ``ValueError``
-    until its options are parsed into domain errors), answered alike (400).
+    ``also``: other exceptions that are refusals of this view (the run form's ``validation.InputError``: its
+    params field's JSON, parsed by the view), answered alike (400).
 
     Example::
 

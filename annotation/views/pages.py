@@ -116,16 +116,20 @@ def article_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _import_form(request: HttpRequest, project: Project) -> dict:
-    """The import page's context: the choices, and what was submitted (a POST)."""
-    post = request.POST if request.method == "POST" else {}
-    return {"project": project, "formats": ("auto",) + importing.format_names(),
-            "format_help": import_formats.formats(), "problems": [], "result": None,
-            "job": None, "limits": importing.Limits.from_settings(),
-            "gold_meanings": list(gold_meanings.HELP.items()),
-            "format": post.get("format", "auto"),
-            "gold_meaning": post.get("gold_meaning") or gold_meanings.DEFAULT_MEANING,
-            "test_questions": gold_meanings.truthy(post.get("test_questions")),
-            "on_conflict": "skip" if post.get("on_conflict") == "skip" else "error"}
+    """The import page's context: each option of the import as its declaration says (:func:`import_options`: its
+    choices, default and help), its ``value`` the raw text the user typed (a POST) or the default's. Nothing here
+    reads a value: ``ImportRequest.parse`` does, once; a bool's ``checked`` is the declaration's own reading of the
+    text (an unticked box is not sent, so a POST shows its default: unticked)."""
+    typed = request.POST if request.method == "POST" else {}
+    fields = {}
+    for option in import_options():
+        value = typed[option.name] if option.name in typed else ("" if option.default in (None, False) else str(option.default))
+        fields[option.name] = {"value": value, "choices": option.choices, "help": option.help,
+                               "checked": option.type == "bool" and option.from_text(value) is True}
+    meanings = fields["gold_meaning"]["choices"]
+    return {"project": project, "fields": fields, "format_help": import_formats.formats(), "problems": [],
+            "result": None, "job": None, "limits": importing.Limits.from_settings(),
+            "gold_meanings": [(value, gold_meanings.HELP[value]) for value in meanings]}
 
 
 def _import_refused(request: HttpRequest, error: Exception, project: Project) -> HttpResponse:
@@ -163,7 +167,7 @@ def project_import(request: HttpRequest, project: Project) -> HttpResponse:
 @require_POST
 @researchers_only("only researchers start alignment runs")
 @refuses_with(back_with_message("project-detail", prefix="Run not started: ", pk_of=lambda project: project.pk),
-              also=(ValueError,))  # validation.InputError, OptionError, a bad method: plain ValueErrors still
+              also=(validation.InputError,))  # the params field's JSON; the run's refusals are DomainErrors
 def start_run(request: HttpRequest, project: Project) -> HttpResponse:
     params = validation.load_json(request.POST.get("params") or "{}", what="params")
     run = alignment_runs.start_run(project, request.POST.get("method", ""), params=params, user=request.user)

@@ -4,9 +4,8 @@ refusals (:class:`annotation.errors.DomainError`) so no view catches them.
 The error carries its status, code and body (:meth:`DomainError.payload`). A view that answers some
 refusal differently says so once, in its ``refusals = Refusals(...)`` declaration (or one handler of
 it, decorated with ``@refuses(...)``): the input an error is about (DRF's field shape,
-``{"mode": message}``), another status for one class, the plain exceptions that are refusals there
-too (the services' ``ValueError``), the code of a refusal whose class has none, and the editors'
-``errors`` list.
+``{"mode": message}``), another status for one class, the code of a refusal whose class has none, and the
+editors' ``errors`` list. Any other exception (a plain ``ValueError`` included) is no refusal: a bug, a 500.
 """
 from __future__ import annotations
 
@@ -19,8 +18,6 @@ from workers.engine import OptionError
 
 from ..errors import DomainError
 
-ErrorClasses = type[Exception] | tuple[type[Exception], ...]
-
 
 class Refusals:
     """How a view answers refusals; every part optional (checked in the order given).
@@ -28,22 +25,20 @@ class Refusals:
     * ``fields``: ``{error class: input name}``: a 400 ``{name: message}``; ``None`` keeps the
       error's own body (to exempt a subclass of a class listed after it).
     * ``status``: ``{error class: HTTP status}`` instead of the class's.
-    * ``plain``: exceptions that are refusals here besides domain errors (body ``{"detail": message}``).
     * ``code``: the ``code`` of a refusal whose class has none.
     * ``listed``: a 400 also lists its messages under ``errors`` (the article editors' shape).
     """
 
     def __init__(self, *, fields: dict[type[Exception], str | None] | None = None,
-                 status: dict[type[Exception], int] | None = None, plain: ErrorClasses = (),
-                 code: str | None = None, listed: bool = False) -> None:
+                 status: dict[type[Exception], int] | None = None, code: str | None = None,
+                 listed: bool = False) -> None:
         self.fields = fields or {}
         self.status = status or {}
-        self.plain = plain
         self.code = code
         self.listed = listed
 
     def is_refusal(self, exc: Exception) -> bool:
-        return isinstance(exc, DomainError | OptionError) or bool(self.plain) and isinstance(exc, self.plain)
+        return isinstance(exc, DomainError | OptionError)
 
     def answer(self, exc: Exception) -> Response | None:
         """The response to ``exc``, or None when it is no refusal here (DRF's handler, or a 500)."""

@@ -39,7 +39,7 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from annotation.errors import DomainError
+from annotation.errors import StoredConfigError
 from annotation.models import (
     AlignmentRun,
     Article,
@@ -60,9 +60,13 @@ from workers.engine import (
     PARAGRAPH_VARIANTS,
     SIMILARITY_NAMES,
     NewselaThresholds,
+    Option,
+    OptionError,
     SimilarityModel,
     WikiThresholds,
     align_paragraphs,
+    check_config,
+    defaults,
     get_similarity,
     is_identical,
     paragraph_similarity,
@@ -76,10 +80,6 @@ CANDIDATES_JOB = "regenerate-candidates"
 CANDIDATE_RUN_METHOD = "candidates"  # runs holding candidates, not predictions
 
 
-
-
-class ParagraphSettingsError(DomainError, ValueError):
-    """The project config's paragraph or candidate settings refused (the message names the key)."""
 
 
 @dataclass(frozen=True)
@@ -106,39 +106,91 @@ class ParagraphSettings:
         return cls(**self.thresholds)
 
 
+class ParagraphSettingsError(StoredConfigError):
+    """The project config's paragraph or candidate settings refused (the message names the key and the option)."""
+
+
+def _variant_thresholds(values: dict) -> str | None:
+    """The one rule across options: ``thresholds`` are the chosen variant's (its thresholds class's fields), numbers."""
+    if values["thresholds"] is None:
+        return None
+    names = [f.name for f in fields(NewselaThresholds if values["variant"] == "newsela" else WikiThresholds)]
+    try:
+        check_config(values["variant"], tuple(Option(name, "float", 0.0) for name in names), values["thresholds"])
+    except OptionError:
+        return f"thresholds: must map {', '.join(names)} to numbers (the {values['variant']} variant's)"
+    return None
+
+
+PARAGRAPH_ALIGNMENT_OPTIONS: tuple[Option, ...] = (
+    Option("similarity", "str", "charngram", choices=SIMILARITY_NAMES,
+           help="the sentence similarity the automatic paragraph links are computed with"),
+    Option("variant", "str", "newsela", choices=PARAGRAPH_VARIANTS,
+           help="the paragraph-alignment algorithm (newsela: Jiang et al.'s; wiki: its Wikipedia variant)"),
+    Option("thresholds", "object", None, nullable=True,
+           help="the variant's thresholds (NewselaThresholds' or WikiThresholds' names), numbers; default theirs"),
+)
+"""``config["paragraph_alignment"]``: how the automatic paragraph links are computed."""
+
+
+def _measures(value: list) -> list:
+    if not value or any(m not in SIMILARITY_NAMES for m in value):
+        raise ValueError(f"must be a non-empty list of: {', '.join(SIMILARITY_NAMES)}")
+    return value
+
+
+CANDIDATE_SELECTION_OPTIONS: tuple[Option, ...] = (
+    Option("measures", "list", list(ParagraphSettings.measures), clean=_measures,
+           help="the similarities that select candidate pairs within linked paragraphs"),
+    Option("k", "int", 1, min=1, help="candidates each sentence keeps per measure"),
+)
+"""``config["candidate_selection"]``: which sentence pairs of linked paragraphs become candidates (``selected``)."""
+
+
+def _section(what: str, schema: tuple[Option, ...], rule: Callable[[dict], str | None] | None = None):
+    """A clean for one object of the config: its options checked, their defaults filled in, then ``rule`` across them."""
+    def clean(value: dict) -> dict:
+        try:
+            values = {**defaults(schema), **check_config(what, schema, value)}
+        except OptionError as exc:
+            raise ValueError("; ".join(f"{key}: {why}" for key, why in exc.problems.items())) from None
+        problem = rule(values) if rule else None
+        if problem:
+            raise ValueError(problem)
+        return values
+    return clean
+
+
+PARAGRAPH_SETTINGS_OPTIONS: tuple[Option, ...] = (
+    Option("paragraph_alignment", "object", None, nullable=True,
+           clean=_section("paragraph_alignment", PARAGRAPH_ALIGNMENT_OPTIONS, _variant_thresholds),
+           help="automatic paragraph links: " + ", ".join(o.name for o in PARAGRAPH_ALIGNMENT_OPTIONS)),
+    Option("candidates", "str", "all-in-paragraphs", choices=CANDIDATE_MODES,
+           help="which candidate pairs a run proposes: every pair within linked paragraphs, or those selected"),
+    Option("candidate_selection", "object", None, nullable=True,
+           clean=_section("candidate_selection", CANDIDATE_SELECTION_OPTIONS),
+           help="candidate pairs within paragraph links: " + ", ".join(o.name for o in CANDIDATE_SELECTION_OPTIONS)),
+)
+"""The three keys of ``Project.config`` the paragraph settings are read from (``config_schema`` declares them with
+these)."""
+
+
 def settings_for(project: Project) -> ParagraphSettings:
-    """The project's paragraph and candidate settings, validated (ValueError lists valid values)."""
+    """The project's paragraph and candidate settings, checked against :data:`PARAGRAPH_SETTINGS_OPTIONS`.
+
+    Raises:
+        ParagraphSettingsError: every bad key, each with its bad options (and the valid values).
+    """
     config = project.config or {}
-    pa = config.get("paragraph_alignment") or {}
-    sel = config.get("candidate_selection") or {}
-    if not isinstance(pa, dict) or not isinstance(sel, dict):
-        raise ParagraphSettingsError("project config paragraph_alignment and candidate_selection must be objects")
-    similarity = pa.get("similarity", ParagraphSettings.similarity)
-    if similarity not in SIMILARITY_NAMES:
-        raise ParagraphSettingsError(f"project config paragraph_alignment.similarity {similarity!r}"
-                                     f" is not one of: {', '.join(SIMILARITY_NAMES)}")
-    variant = pa.get("variant", ParagraphSettings.variant)
-    if variant not in PARAGRAPH_VARIANTS:
-        raise ParagraphSettingsError(f"project config paragraph_alignment.variant {variant!r}"
-                                     f" is not one of: {', '.join(PARAGRAPH_VARIANTS)}")
-    thresholds = pa.get("thresholds")
-    if thresholds is not None:
-        names = [f.name for f in fields(NewselaThresholds if variant == "newsela" else WikiThresholds)]
-        if not isinstance(thresholds, dict) or set(thresholds) - set(names) or not all(
-                isinstance(v, (int, float)) and not isinstance(v, bool) for v in thresholds.values()):
-            raise ParagraphSettingsError(f"project config paragraph_alignment.thresholds"
-                                         f" must map {', '.join(names)} to numbers")
-    mode = config.get("candidates", ParagraphSettings.candidates)
-    if mode not in CANDIDATE_MODES:
-        raise ParagraphSettingsError(f"project config candidates {mode!r} is not one of: {', '.join(CANDIDATE_MODES)}")
-    measures = sel.get("measures", list(ParagraphSettings.measures))
-    if not isinstance(measures, list) or not measures or any(m not in SIMILARITY_NAMES for m in measures):
-        raise ParagraphSettingsError(f"project config candidate_selection.measures"
-                                     f" must be a non-empty list of: {', '.join(SIMILARITY_NAMES)}")
-    k = sel.get("k", 1)
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ParagraphSettingsError(f"project config candidate_selection.k must be an integer >= 1, got {k!r}")
-    return ParagraphSettings(similarity, variant, thresholds, mode, tuple(measures), k)
+    given = {o.name: config[o.name] for o in PARAGRAPH_SETTINGS_OPTIONS if config.get(o.name) is not None}
+    try:
+        values = check_config("project config", PARAGRAPH_SETTINGS_OPTIONS, given)
+    except OptionError as exc:
+        raise ParagraphSettingsError("; ".join(f"project config {key}: {why}" for key, why in exc.problems.items())) from None
+    pa = values.get("paragraph_alignment") or defaults(PARAGRAPH_ALIGNMENT_OPTIONS)
+    sel = values.get("candidate_selection") or defaults(CANDIDATE_SELECTION_OPTIONS)
+    return ParagraphSettings(pa["similarity"], pa["variant"], pa["thresholds"], values.get("candidates", CANDIDATE_MODES[0]),
+                             tuple(sel["measures"]), sel["k"])
 
 
 def _similarity(name: str) -> SimilarityModel:

@@ -19,6 +19,7 @@ from django.db.models import Count, F, Max, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
 from annotation.digest import digest
+from annotation.errors import DomainError
 from annotation.models import (
     AlignmentRun,
     Article,
@@ -47,8 +48,10 @@ FINISHED = (Status.SUCCEEDED, Status.FAILED, Status.CANCELLED)
 CACHE_TTL_S = 3600
 
 
-class ComparisonError(ValueError):
-    pass
+class ComparisonError(DomainError, ValueError):
+    """Two runs that cannot be compared, or a bad page of the changes."""
+
+    code = "bad_comparison"
 
 
 @dataclass(frozen=True)

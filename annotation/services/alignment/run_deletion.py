@@ -11,9 +11,16 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.db.models import Exists, OuterRef
 
+from annotation.errors import DomainError
 from annotation.models import Adjudication, AlignmentRun, CandidatePair, Label, LabelChange, Prediction
 from annotation.models.jobs import Status
 from annotation.services import audit
+
+
+class RunNotDeletable(DomainError, ValueError):
+    """A queued or running run: it must be cancelled before it is deleted."""
+
+    code = "run_active"
 
 
 @dataclass(frozen=True)
@@ -30,10 +37,10 @@ def delete_run(run: AlignmentRun, *, user=None) -> Deleted:
     """Delete ``run``, its predictions and the pairs only it proposed that carry no human work.
 
     Raises:
-        ValueError: the run is queued or running (cancel it first).
+        RunNotDeletable: the run is queued or running (cancel it first).
     """
     if run.status in (Status.QUEUED, Status.RUNNING):
-        raise ValueError(f"run #{run.pk} is {run.status}: cancel it before deleting it")
+        raise RunNotDeletable(f"run #{run.pk} is {run.status}: cancel it before deleting it")
     with transaction.atomic():
         mine = CandidatePair.objects.filter(predictions__run=run)
         orphans = mine.exclude(Exists(Prediction.objects.filter(pair=OuterRef("pk")).exclude(run=run))).exclude(

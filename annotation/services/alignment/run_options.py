@@ -9,12 +9,36 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from annotation.errors import DomainError
 from annotation.models import MINING_METHOD, ModelVersion, Project
+from annotation.requests import BadOptions
 from workers.engine import MethodFacts, Option, OptionError, check_config, describe
 from workers.engine import available_methods as engine_methods
 
 if TYPE_CHECKING:
     from workers.engine import MiningConfig
+
+
+class RunOptionsError(BadOptions):
+    """A run's bad options, each under its name (``problems``, code ``invalid``, as every command's options), mining's
+    included; the body keeps ``params`` (the same problems) and ``valid_options``, which the run form shows."""
+
+    def __init__(self, message: str, problems: dict[str, str], valid: list[str]) -> None:
+        super().__init__(message, problems)
+        self.valid = list(valid)
+
+    @classmethod
+    def of(cls, exc: OptionError) -> RunOptionsError:
+        return cls(str(exc), exc.problems, exc.valid)
+
+    def payload(self) -> dict:
+        return {**super().payload(), "params": dict(self.problems), "valid_options": list(self.valid)}
+
+
+class ModelVersionRefused(DomainError, ValueError):
+    """A model version a run cannot use: another project's, or of a kind the method does not load."""
+
+    code = "bad_model_version"
 
 
 @dataclass(frozen=True)
@@ -89,15 +113,26 @@ class MiningRequest:
         """Parse a mining run's params (when the run is started, and from the stored run in its worker).
 
         Raises:
-            OptionError: an unknown or bad option (a refusal the API answers with 400, listing the valid ones).
+            RunOptionsError: every unknown or bad option, engine's and app's (a 400 naming each, listing the valid ones).
         """
-        from workers.engine import MiningConfig  # the miner's modules load on a mining run only
+        from workers.engine import MINING_PARAMS, MiningConfig  # the miner's modules load on a mining run only
 
         engine = engine_params(MINING_METHOD, params)
-        config = MiningConfig.from_dict(engine)
         app = {k: v for k, v in (params or {}).items() if k not in engine}
         schema = app_options(MINING_METHOD)
-        check_config(MINING_METHOD, schema, app)
+        problems: dict[str, str] = {}  # the engine's and the app's options checked alike: every bad one at once
+        try:
+            check_config(MINING_METHOD, schema, app)
+        except OptionError as exc:
+            problems.update(exc.problems)
+        what = MINING_METHOD
+        try:
+            config = MiningConfig.from_dict(engine)
+        except OptionError as exc:
+            problems.update(exc.problems)
+            what = exc.method  # the miner's own name for its options ("bad mine option(s)"), as it always said
+        if problems:
+            raise RunOptionsError.of(OptionError(what, problems, (*MINING_PARAMS, *schema)))
         values = {**{o.name: o.default for o in schema}, **app}
         return cls(config, access_attributes=bool(values["access_attributes"]), keep_files=bool(values["keep_files"]))
 
@@ -133,27 +168,30 @@ def check(project: Project, method: str, params: dict[str, Any], model_version: 
     """Refuse a model path, unknown or bad options and a model version of another project or kind.
 
     Raises:
-        OptionError: a bad option (the message lists the valid options and their ranges).
-        ValueError: a model path or an unusable model version.
+        RunOptionsError: a bad option, each under its name (the message lists the valid options and their ranges).
+        ModelVersionRefused: an unusable model version.
     """
     app = app_options(method)
     if "model" in params:
-        raise OptionError(method, {"model": MODEL_PATH_REFUSED}, (*method_options(method), *app))
+        raise RunOptionsError.of(OptionError(method, {"model": MODEL_PATH_REFUSED}, (*method_options(method), *app)))
     engine = engine_params(method, params)
     if method == MINING_METHOD:
         MiningRequest.parse(params)
     else:
         schema = method_options(method)
-        check_config(method, (*schema, *app), params)
+        try:
+            check_config(method, (*schema, *app), params)
+        except OptionError as exc:
+            raise RunOptionsError.of(exc) from None
         paths = [o.name for o in schema if o.type == "path" and engine.get(o.name)]
         if paths:
-            raise OptionError(method, {k: "a file path on the worker is not accepted from the app" for k in paths},
-                              (*schema, *app))
+            raise RunOptionsError.of(OptionError(
+                method, {k: "a file path on the worker is not accepted from the app" for k in paths}, (*schema, *app)))
     if model_version is not None:
         if model_version.project_id != project.pk:
-            raise ValueError("model_version: not a model version of this project")
+            raise ModelVersionRefused("model_version: not a model version of this project")
         kinds = facts(method).model_kinds
         if model_version.kind not in kinds:
-            raise ValueError(f"model_version: {model_version.name!r} is a {model_version.kind} model; "
-                             + (f"{method} runs use {', '.join(kinds)} models" if kinds
-                                else f"{method} runs use no model"))
+            raise ModelVersionRefused(f"model_version: {model_version.name!r} is a {model_version.kind} model; "
+                                      + (f"{method} runs use {', '.join(kinds)} models" if kinds
+                                         else f"{method} runs use no model"))

@@ -6,16 +6,22 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from annotation.errors import DomainError
 from annotation.models import AlignmentRun, Job, Project, Status
 from annotation.services import audit
 from annotation.services.background import dispatch, liveness, progress, registry
 
 
+class RetryRefused(DomainError, ValueError):
+    """A run or job that cannot be retried now: it succeeded, runs on a live worker, or changed meanwhile
+    (``code`` says which)."""
+
+
 def start_job(project: Project, kind: str, *, params: dict | None = None, user=None, enqueue: bool = True) -> Job:
-    registry.job(kind)  # ValueError for a kind the registry does not know
+    work = registry.job(kind)  # UnknownName (a ValueError) for a kind the registry does not know
     job = Job.objects.create(project=project, kind=kind, params=params or {}, created_by=user)
-    if enqueue:
-        enqueue_job(job)
+    if enqueue:  # the work found above: no second look-up when the transaction commits
+        transaction.on_commit(lambda: dispatch.send(work, job.pk))
     return job
 
 
@@ -71,21 +77,22 @@ def _retry(work: AlignmentRun | Job) -> AlignmentRun | Job:
     chunked = _is_chunked(work)
     now = timezone.now()
     if work.status == Status.SUCCEEDED:
-        raise ValueError(f"{name} succeeded; start a new one instead of retrying it")
+        raise RetryRefused(f"{name} succeeded; start a new one instead of retrying it", code="succeeded")
     condition = Q(pk=work.pk, status=work.status)
     if work.status == Status.RUNNING and not chunked:
         if not liveness.is_lost(work, now):
             seen = work.heartbeat_at or work.started_at
             ago = f"last heartbeat {(now - seen).total_seconds():.0f} s ago" if seen else "no heartbeat yet"
-            raise ValueError(
+            raise RetryRefused(
                 f"{name} is running on {work.worker or 'a worker'} ({ago}); cancel it first, or wait: "
-                f"work with no heartbeat for {settings.WORKER_STALE_SECONDS} s counts as lost and can be retried")
+                f"work with no heartbeat for {settings.WORKER_STALE_SECONDS} s counts as lost and can be retried",
+                code="running")
         condition &= progress.lost(now)
     checkpoint = {**(work.checkpoint or {}), "lost_workers": 0}  # a person decided: the loss count starts again
     if not model.objects.filter(condition).update(status=Status.QUEUED, message="queued for retry", error="",
                                                   finished_at=None, checkpoint=checkpoint):
         work.refresh_from_db()
-        raise ValueError(f"{name} changed meanwhile (now {work.status}); look again before retrying")
+        raise RetryRefused(f"{name} changed meanwhile (now {work.status}); look again before retrying", code="changed")
     work.refresh_from_db()
     enqueue(work)
     return work

@@ -45,10 +45,10 @@ from annotation.models import (
     Label,
     Prediction,
     Project,
-    Status,
     indices_key,
     key_indices,
 )
+from annotation.models.jobs import Status
 from annotation.permissions import can_research
 from annotation.services.alignment.paragraph_alignment import CANDIDATE_RUN_METHOD
 from annotation.services.alignment.run_saving import link_sentences

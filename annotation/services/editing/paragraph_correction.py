@@ -19,6 +19,7 @@ from __future__ import annotations
 from django.db import transaction
 from django.utils import timezone
 
+from annotation.errors import StoredConfigError
 from annotation.models import Article, Document, ParagraphAlignment, ParagraphProposal, Prediction, Project
 from annotation.permissions import can_research
 from annotation.services.alignment.paragraph_alignment import (
@@ -44,7 +45,8 @@ def corrections_mode(project: Project) -> str:
     """``"proposals"`` (default: annotators' corrections wait for a researcher) or ``"direct"``."""
     mode = (project.config or {}).get("paragraph_corrections", PROPOSALS)
     if mode not in CORRECTION_MODES:
-        raise ValueError(f"project config paragraph_corrections {mode!r} is not one of: {', '.join(CORRECTION_MODES)}")
+        raise StoredConfigError(f"project config paragraph_corrections {mode!r} is not one of: "
+                                f"{', '.join(CORRECTION_MODES)}")
     return mode
 
 

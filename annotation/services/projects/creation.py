@@ -5,11 +5,17 @@ from annotation.errors import DomainError
 from annotation.models import Project
 
 
+class ProjectNotFound(DomainError, ValueError):
+    """No project of that id or name (among those the caller may name)."""
+
+    code = "project_not_found"
+
+
 def find_project(value, what: str = "project", visible=None) -> Project:
     """A project by id or exact name (within ``visible`` when given).
 
     Raises:
-        ValueError: no such project.
+        ProjectNotFound: no such project.
     """
     qs = visible if visible is not None else Project.objects.all()
     project = None
@@ -18,7 +24,7 @@ def find_project(value, what: str = "project", visible=None) -> Project:
     if project is None and isinstance(value, str):
         project = qs.filter(name=value).first()
     if project is None:
-        raise ValueError(f"{what} {value!r} not found")
+        raise ProjectNotFound(f"{what} {value!r} not found")
     return project
 
 
@@ -91,7 +97,7 @@ def command_researcher(username: str | None = None):
     member and only admins see the project until one adds a researcher.
 
     Raises:
-        ValueError: no active account named ``username``.
+        ProjectError: no active account named ``username`` (code ``unknown_account``).
     """
     from django.contrib.auth import get_user_model
 
@@ -101,7 +107,7 @@ def command_researcher(username: str | None = None):
     if username:
         user = accounts.filter(username=username).first()
         if user is None:
-            raise ValueError(f"no active account named {username!r}")
+            raise ProjectError(f"no active account named {username!r}", code="unknown_account")
         return user
     candidates = list(accounts.filter(groups__name=RESEARCHERS_GROUP, is_staff=False).distinct()[:2])
     return candidates[0] if len(candidates) == 1 else None

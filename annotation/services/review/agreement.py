@@ -82,11 +82,11 @@ def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable], *, categories: Seq
         >>> cohen_kappa(["x", "y", "x", "y"], ["x", "y", "x", "y"])
         1.0
     """
-    if len(a) != len(b):
+    if len(a) != len(b):  # a programming error: the callers pair the items up first
         raise ValueError("both annotators must label the same items")
     if not a:
         return None
-    if weights not in (None, "linear", "quadratic"):
+    if weights not in (None, "linear", "quadratic"):  # a programming error: the callers pass a constant
         raise ValueError(f"weights must be None, 'linear' or 'quadratic', got {weights!r}")
     labels = list(categories) if categories is not None else sorted(set(a) | set(b), key=str)
     index = {c: i for i, c in enumerate(labels)}

@@ -13,8 +13,10 @@ from functools import cached_property
 from django.db.models import F, FilteredRelation, Q, Subquery
 
 from annotation.errors import DomainError
-from annotation.models import CandidatePair, Membership, Project
+from annotation.models import CandidatePair, LabelScheme, Membership, Project
 from annotation.services.review import qc
+from annotation.services.review.queue_compiled import PAIR, PROJECT, USER, compiled_values
+from annotation.services.review.queue_serving import Mine, mine_of, my_counts_column
 
 
 class NotMember(DomainError, ValueError):
@@ -31,6 +33,7 @@ class Annotator:
         role: ``admin`` (staff), ``researcher``, ``annotator``, or None for a non-member.
         exclusion: why quality control removed them from the project; None: they may label.
         newest_pair: the newest pair id when it was loaded with the project (the queue-size cache key).
+        mine: the annotator's queue counts, read with the project when asked (``load(..., counts=True)``).
     """
 
     user: object
@@ -38,6 +41,7 @@ class Annotator:
     role: str | None
     exclusion: str | None
     newest_pair: int | None = None
+    mine: Mine | None = None
 
     @cached_property
     def qc_config(self) -> qc.QcConfig:
@@ -66,22 +70,44 @@ def _role(user, member_role: str | None) -> str | None:
     return "admin" if user.is_staff else member_role
 
 
-def load(user, project_pk: int) -> Annotator | None:
+_PROJECT_FIELDS = [f.name for f in Project._meta.concrete_fields]
+_SCHEME_FIELDS = [f.name for f in LabelScheme._meta.concrete_fields]
+_SEAT = ("my_role", "my_excluded_at", "my_exclusion_reason", "newest_pair")
+
+
+def _seat_query(counts: bool, with_pair: bool):
+    """The seat's query with stand-ins for the ids (``queue_compiled.compiled_values``)."""
+    mine = FilteredRelation("memberships", condition=Q(memberships__user=USER))
+    extra = {"my_counts": my_counts_column(USER, PAIR if with_pair else None)} if counts else {}
+    return (Project.objects.filter(pk=PROJECT)
+            .annotate(mine=mine, my_role=F("mine__role"), my_excluded_at=F("mine__excluded_at"),
+                      my_exclusion_reason=F("mine__exclusion_reason"),
+                      newest_pair=Subquery(CandidatePair.objects.order_by("-id").values("id")[:1]), **extra)
+            .values_list(*_PROJECT_FIELDS, *(f"label_scheme__{name}" for name in _SCHEME_FIELDS), *_SEAT, *extra))
+
+
+def load(user, project_pk: int, *, counts: bool = False, pair_id: int | None = None) -> Annotator | None:
     """The context for ``user`` in project ``project_pk`` in one query (the project, its scheme, their
-    membership and the newest pair id); None when they may not see it (no member, not staff)."""
-    mine = FilteredRelation("memberships", condition=Q(memberships__user=user))
-    project = (Project.objects.filter(pk=project_pk).select_related("label_scheme")
-               .annotate(mine=mine, my_role=F("mine__role"), my_excluded_at=F("mine__excluded_at"),
-                         my_exclusion_reason=F("mine__exclusion_reason"),
-                         newest_pair=Subquery(CandidatePair.objects.order_by("-id").values("id")[:1]))
-               .first())
-    if project is None:
+    membership and the newest pair id); None when they may not see it (no member, not staff).
+
+    ``counts``: their queue counts come in the same query (``mine``; with ``pair_id`` their assignment of
+    that pair too: what a queue submit reads first, issue 37). The query is compiled once per process
+    (``queue_compiled.compiled_values``: building it with the ORM cost more than running it)."""
+    with_pair = counts and pair_id is not None
+    rows = compiled_values(("seat", counts, with_pair), lambda: _seat_query(counts, with_pair),
+                           user=user.pk, pair=pair_id if with_pair else None, project=project_pk)
+    if not rows:
         return None
-    role = _role(user, project.my_role)
+    row = rows[0]
+    role = _role(user, row["my_role"])
     if role is None:
         return None
-    return Annotator(user, project, role, qc.exclusion_message(project.my_excluded_at, project.my_exclusion_reason),
-                     project.newest_pair)
+    project = Project.from_db(None, [f.attname for f in Project._meta.concrete_fields],
+                              [row[name] for name in _PROJECT_FIELDS])
+    project.label_scheme = LabelScheme.from_db(None, [f.attname for f in LabelScheme._meta.concrete_fields],
+                                               [row[f"label_scheme__{name}"] for name in _SCHEME_FIELDS])
+    return Annotator(user, project, role, qc.exclusion_message(row["my_excluded_at"], row["my_exclusion_reason"]),
+                     row["newest_pair"], mine_of(row["my_counts"], user, pair_id) if counts else None)
 
 
 def of(user, project: Project) -> Annotator:

@@ -73,7 +73,7 @@ class Gold:
 
 
 def _check(policy: str) -> str:
-    if policy not in POLICIES:
+    if policy not in POLICIES:  # a programming error: a policy is an option's declared choice before it gets here
         raise ValueError(f"gold policy must be one of {', '.join(POLICIES)}, got {policy!r}")
     return policy
 

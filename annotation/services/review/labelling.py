@@ -37,14 +37,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.utils import timezone
 
 from annotation.errors import DomainError
 from annotation.label_schemes import SchemeKind
-from annotation.models import Assignment, CandidatePair, Label, LabelChange
+from annotation.models import Adjudication, Assignment, CandidatePair, Label, LabelChange
 from annotation.services.review import qc
-from annotation.services.review.adjudication import refresh_majority
+from annotation.services.review.adjudication import SETTLED, refresh_majority
 from annotation.services.review.annotator import Annotator
 from annotation.services.review.label_input import LabelInput, LabelInputError
 
@@ -133,9 +133,29 @@ def _insert_label(user, pair_id: int, fields: dict, client_token: uuid.UUID | No
     the pair before): then roll back and call :func:`_store_existing`."""
     label = Label(pair_id=pair_id, annotator=user, client_token=client_token or uuid.uuid4(), **fields)
     label.save(force_insert=True)
-    _mark_done(user, pair_id)
-    _after_vote(pair_id)
+    if _done_with_gold(user, pair_id) is not False:
+        _after_vote(pair_id)
     return label
+
+
+def _done_with_gold(user, pair_id: int) -> bool | None:
+    """Mark the user's open assignment of the pair done, and learn in the same statement whether the pair
+    has automatic gold (majority or single) for the new vote to refresh: None when no assignment was open.
+
+    Issue 37: a queue pair has no gold when it is served (pairs with gold are test questions), so the
+    refresh after the commit almost always found none, one statement of every label for nothing. Gold
+    that another transaction commits after this statement was computed from votes read before this
+    label's commit, as it could be before when that commit fell between this label's commit and the
+    refresh's look-up: ``adjudication.auto_gold`` recomputes it from every vote."""
+    table, gold = (connection.ops.quote_name(m._meta.db_table) for m in (Assignment, Adjudication))
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {table} SET status = %s, completed_at = %s WHERE annotator_id = %s AND pair_id = %s AND status = %s "
+            f"RETURNING EXISTS (SELECT 1 FROM {gold} WHERE pair_id = %s AND provenance NOT IN (%s, %s))",
+            [Assignment.DONE, connection.ops.adapt_datetimefield_value(timezone.now()), user.pk, pair_id, Assignment.OPEN,
+             pair_id, *SETTLED])
+        row = cursor.fetchone()
+    return None if row is None else bool(row[0])
 
 
 def _same_token(user, pair_id: int, client_token: uuid.UUID | None) -> Label | None:

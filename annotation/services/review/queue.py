@@ -15,6 +15,7 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
+from annotation.errors import DomainError
 from annotation.models import Assignment, CandidatePair, Label, Membership, Project
 from annotation.services.review import labelling, qc
 from annotation.services.review.annotator import Annotator
@@ -26,7 +27,6 @@ from annotation.services.review.queue_serving import (
     Retry,
     after_claim,
     assignments_of,
-    available,
     claim,
     my_counts,
     queue_pairs,
@@ -38,8 +38,10 @@ from annotation.services.review.queue_serving import (
 )
 
 
-class NothingToUndo(ValueError):
+class NothingToUndo(DomainError, ValueError):
     """Undo with no label of the annotator's in the project."""
+
+    code = "nothing_to_undo"
 
 
 def next_item(actor: Annotator) -> CandidatePair | None:
@@ -83,16 +85,18 @@ def submit(actor: Annotator, pair_id: int, label: LabelInput) -> tuple[Label, bo
     return stored, created
 
 
-def submit_and_next(actor: Annotator, pair_id: int, label: LabelInput, *, with_context: bool = False
-                    ) -> tuple[Label, bool, dict]:
+def submit_and_next(actor: Annotator, pair_id: int, label: LabelInput, *, with_context: bool = False,
+                    mine: Mine | None = None) -> tuple[Label, bool, dict]:
     """:func:`submit`, then :func:`state` with the next item: (label, created, state).
 
     The common case takes one transaction: the label, its assignment, and the next fresh pair
     (locked, re-counted and assigned exactly as :func:`next_item` does). Anything else (a test
     answer, a test question's turn, an open item to resume, a label given before, every candidate
-    being served by someone else) goes the general way after the label's commit.
+    being served by someone else) goes the general way after the label's commit. ``mine``: the
+    annotator's counts with their assignment of ``pair_id`` when read already (``annotator.load(...,
+    counts=True, pair_id=pair_id)``, in the request's first query), else they are read here.
     """
-    stored, created, mine, served, excluded_now = _submit(actor, pair_id, label, serve=True)
+    stored, created, mine, served, excluded_now = _submit(actor, pair_id, label, serve=True, mine=mine)
     if excluded_now:  # this test answer just excluded them: the label stays, no next item
         raise qc.AnnotatorExcluded(excluded_now)
     excluded = Membership.objects.excluded(actor.project)
@@ -109,13 +113,14 @@ def _progress(actor: Annotator, excluded, mine: Mine, pair: CandidatePair | None
     return progress_of(actor.project, actor.qc_config, excluded, mine, pair, actor.newest_pair, actor.user)
 
 
-def _submit(actor: Annotator, pair_id: int, label: LabelInput, *, serve: bool
+def _submit(actor: Annotator, pair_id: int, label: LabelInput, *, serve: bool, mine: Mine | None = None
             ) -> tuple[Label, bool, Mine, CandidatePair | None, str | None]:
     """Store the label; with ``serve``, also claim the next fresh pair in the same transaction when
     nothing else comes first. Returns (label, created, the annotator's counts before, the pair served
     or None, why this (test) answer just excluded the annotator, else None)."""
     user, project, config = actor.user, actor.project, actor.qc_config
-    mine = my_counts(user, project, pair_id)
+    if mine is None:
+        mine = my_counts(user, project, pair_id)
     assignment = mine.target
     inline = (serve and assignment is not None and assignment.status != Assignment.SKIPPED
               and not assignment.is_test and not mine.open - (assignment.status == Assignment.OPEN)
@@ -124,7 +129,7 @@ def _submit(actor: Annotator, pair_id: int, label: LabelInput, *, serve: bool
     def claim_next() -> CandidatePair | None:
         excluded = Membership.objects.excluded(project)
         try:  # no waiting for locks here: the label's transaction stays short
-            return claim(available(user, project, config, excluded), user, config, excluded, wait=False)
+            return claim(user, project, config, excluded, wait=False)
         except Retry:
             return None  # nothing written; the commit releases the lock, the general way goes on
 
@@ -175,8 +180,6 @@ def state(actor: Annotator, *, with_context: bool = False, pair: CandidatePair |
 
 def _answer(actor: Annotator, pair: CandidatePair | None, counts: Progress, *, with_context: bool) -> dict:
     project = actor.project
-    if pair is not None and "article" not in pair._state.fields_cache:
-        pair = CandidatePair.objects.select_related("article").get(pk=pair.pk)
     return {
         "item": item_payload(pair, project, with_context=with_context, reveal=actor.reveal) if pair is not None else None,
         "done": pair is None,

@@ -4,7 +4,7 @@ from __future__ import annotations
 from django.db.models import Q
 
 from annotation.label_schemes import scheme_kind
-from annotation.models import CandidatePair, LabelScheme, Project, Sentence, Side
+from annotation.models import CandidatePair, LabelScheme, PairSentence, Project, Sentence, Side
 from annotation.services.review import word_diff
 
 CONTEXT_SENTENCES = 2  # neighbours shown on each side of the pair, besides its whole paragraphs
@@ -34,11 +34,19 @@ def _sentence(s: Sentence, members: set[int] | None = None) -> dict:
     return data
 
 
+def _loaded(pair: CandidatePair) -> bool:
+    """Whether ``pair``'s row and article are loaded (the queue's claim loads only the id)."""
+    return "article" in pair._state.fields_cache and "article_id" in pair.__dict__
+
+
 def item_payload(pair: CandidatePair, project: Project, *, with_context: bool = False, reveal: bool = False) -> dict:
     """One pair as the labelling page shows it. Blind: no other annotator's label, and no model
     score, prediction or reason for serving it unless ``reveal`` (the viewer is a researcher) or the
     project's config has ``"show_predictions": true``."""
-    members = list(pair.members.select_related("sentence__paragraph", "sentence__document").order_by("sentence__index"))
+    members = list(PairSentence.objects.filter(pair_id=pair.pk).select_related(
+        *(() if _loaded(pair) else ("pair__article",)), "sentence__paragraph", "sentence__document").order_by("sentence__index"))
+    if not _loaded(pair):  # a pair the queue just claimed (only its id): it comes with its sentences
+        pair = members[0].pair if members else CandidatePair.objects.select_related("article").get(pk=pair.pk)
     documents = {m.sentence.document_id: m.sentence.document for m in members}
     sides = {}
     for side, field in ((Side.COMPLEX, "complex_document"), (Side.SIMPLE, "simple_document")):

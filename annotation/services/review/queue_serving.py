@@ -20,17 +20,22 @@
 """
 from __future__ import annotations
 
+import datetime
+import json
 import random
 from dataclasses import dataclass
 
 from django.db import IntegrityError, connection, transaction
-from django.db.models import Count, Exists, F, Max, OuterRef, Q, QuerySet, Subquery, Value
-from django.db.models.functions import Coalesce
+from django.db.models import Count, Exists, F, JSONField, Max, OuterRef, Q, QuerySet, Subquery, Value
+from django.db.models.functions import Coalesce, JSONObject
 from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
+from annotation.errors import StoredConfigError
 from annotation.label_schemes import scheme_kind
-from annotation.models import Adjudication, Assignment, CandidatePair, Prediction, Project, QueueFrontier
+from annotation.models import Adjudication, Assignment, CandidatePair, Membership, Prediction, Project, QueueFrontier
 from annotation.services.review import qc
+from annotation.services.review.queue_compiled import PAIR, USER, compiled
 
 QUEUE_ORIGINS = ("model", "candidate", "import")
 ACTIVE = (Assignment.OPEN, Assignment.DONE)
@@ -62,7 +67,7 @@ def queue_pairs(project: Project, *, start=None) -> QuerySet[CandidatePair]:
         try:
             qs = qs.filter(Exists(Prediction.objects.filter(pair=OuterRef("pk"), run_id=int(run))))
         except (TypeError, ValueError):
-            raise ValueError(f"project config queue_run must be a run id, got {run!r}") from None
+            raise StoredConfigError(f"project config queue_run must be a run id, got {run!r}") from None
     return qs
 
 
@@ -195,13 +200,12 @@ ORDERS = ("corpus", "random", "uncertainty")
 
 
 def queue_order(project: Project) -> tuple:
-    """The order fresh pairs are served in (``config["queue_order"]``): ``corpus`` (id order: the pairs
-    of one article together), ``random`` (a fixed pseudo-random permutation per project), or
-    ``uncertainty`` (active learning: the pairs the latest model was least sure about first; see
-    :func:`uncertainty_of`)."""
+    """The order fresh pairs are served in (``config["queue_order"]``): ``corpus`` (id order: the pairs of one article
+    together), ``random`` (a fixed pseudo-random permutation per project), or ``uncertainty`` (active learning: the
+    pairs the latest model was least sure about first; see :func:`uncertainty_of`)."""
     order = (project.config or {}).get("queue_order", "corpus")
     if order not in ORDERS:
-        raise ValueError(f"project config queue_order must be one of {', '.join(ORDERS)}, got {order!r}")
+        raise StoredConfigError(f"project config queue_order must be one of {', '.join(ORDERS)}, got {order!r}")
     if order == "uncertainty":
         return (F("uncertainty").desc(nulls_last=True), "id")
     if order == "random":
@@ -218,19 +222,24 @@ def _count_taken(pair_id: int, excluded, *, besides=None) -> int:
 
 
 def _lock_first(qs: QuerySet[CandidatePair], *, skip_locked: bool) -> CandidatePair | None:
-    """The first pair of ``qs``, row-locked until the end of the (sub)transaction.
+    """The first pair of ``qs``, row-locked until the end of the (sub)transaction."""
+    return _locking(qs, skip_locked=skip_locked).first()
+
+
+def _locking(qs: QuerySet[CandidatePair], *, skip_locked: bool) -> QuerySet[CandidatePair]:
+    """``qs`` row-locking what it reads.
 
     ``FOR NO KEY UPDATE`` rather than ``FOR UPDATE``: serving locks must not block (or deadlock
     with) the foreign-key checks of concurrent label and assignment inserts for the same pair.
     """
     if not connection.features.has_select_for_update:
-        return qs.first()  # SQLite: the IMMEDIATE transaction already holds the database's write lock
+        return qs  # SQLite: the IMMEDIATE transaction already holds the database's write lock
     kwargs = {"no_key": connection.features.has_select_for_no_key_update}
     if skip_locked and connection.features.has_select_for_update_skip_locked:
         kwargs["skip_locked"] = True
     if connection.features.has_select_for_update_of:
         kwargs["of"] = ("self",)
-    return qs.select_for_update(**kwargs).first()
+    return qs.select_for_update(**kwargs)
 
 
 class Retry(Exception):
@@ -252,21 +261,50 @@ class Mine:
         return self.total - self.done
 
 
-def my_counts(user, project: Project, pair_id: int | None = None) -> Mine:
-    """The annotator's counts; with ``pair_id``, their assignment of that pair rides along in the same
-    query (it is one of the rows counted), so a submit needs no look-up of its own."""
+def _count_aggregates(pair_id: int | None) -> dict:
     aggregates = {"total": Count("id"), "done": Count("id", filter=Q(status=Assignment.DONE)),
                   "open": Count("id", filter=Q(status=Assignment.OPEN)), "seen": Count("id", filter=Q(is_test=False))}
     if pair_id is not None:
         here = Q(pair_id=pair_id)  # at most one row: one assignment per (pair, annotator)
         aggregates.update(t_id=Max("id", filter=here), t_status=Max("status", filter=here),
                           t_test=Count("id", filter=here & Q(is_test=True)), t_at=Max("assigned_at", filter=here))
-    row = assignments_of(user, project).aggregate(**aggregates)
+    return aggregates
+
+
+def _mine(row: dict, user, pair_id: int | None) -> Mine:
     target = None
     if row.get("t_id") is not None:
+        at = row["t_at"]
+        if isinstance(at, str):  # read through JSON (:func:`my_counts_column`)
+            at = parse_datetime(at)
+            at = at if timezone.is_aware(at) else timezone.make_aware(at, datetime.UTC)
         target = Assignment(id=row["t_id"], pair_id=pair_id, annotator=user, status=row["t_status"],
-                            is_test=bool(row["t_test"]), assigned_at=row["t_at"])
+                            is_test=bool(row["t_test"]), assigned_at=at)
     return Mine(row["total"], row["done"], row["open"], row["seen"], target)
+
+
+def my_counts(user, project: Project, pair_id: int | None = None) -> Mine:
+    """The annotator's counts; with ``pair_id``, their assignment of that pair rides along in the same
+    query (it is one of the rows counted), so a submit needs no look-up of its own."""
+    return _mine(assignments_of(user, project).aggregate(**_count_aggregates(pair_id)), user, pair_id)
+
+
+def my_counts_column(user, pair_id: int | None = None) -> Subquery:
+    """:func:`my_counts` as a column of a query of projects (one JSON object; NULL: no assignment there), so
+    the queue's request reads them with the project and the membership (``annotator.load``), in one
+    statement (issue 37). :func:`mine_of` turns the value into :class:`Mine`."""
+    counts = (Assignment.objects.filter(annotator=user, pair__article__project=OuterRef("pk")).order_by()
+              .values("annotator").annotate(mine=JSONObject(**_count_aggregates(pair_id))).values("mine"))
+    return Subquery(counts, output_field=JSONField())
+
+
+def mine_of(value, user, pair_id: int | None) -> Mine:
+    """The :class:`Mine` of a :func:`my_counts_column` value."""
+    if value is None:
+        return Mine(0, 0, 0, 0)
+    if isinstance(value, str):
+        value = json.loads(value)
+    return _mine(value, user, pair_id)
 
 
 def test_slot(project: Project, user, block: int, every: int) -> int:
@@ -299,37 +337,94 @@ def serve_test(user, project: Project, config: qc.QcConfig, excluded, assigned: 
     return pair
 
 
-def claim(candidates: QuerySet[CandidatePair], user, config: qc.QcConfig, excluded, *, wait: bool
-           ) -> CandidatePair | None:
-    """One serving attempt, in the caller's transaction: lock the first candidate, re-count its places
-    and assign it. None when there is no candidate (with ``wait=False``, also when every candidate is
-    being served by someone else right now); raises Retry when its places filled meanwhile (the
-    caller must then end the transaction, which releases the lock, before trying again)."""
+def claim(user, project: Project, config: qc.QcConfig, excluded, *, wait: bool) -> CandidatePair | None:
+    """One serving attempt, in the caller's transaction: lock the first pair of :func:`available`,
+    re-count its places and assign it. None when there is no candidate (with ``wait=False``, also when
+    every candidate is being served by someone else right now); raises Retry when its places filled
+    meanwhile (the caller must then end the transaction, which releases the lock, before trying again).
+
+    Two statements (issue 37, the labelling loop's cost): the lock (its SQL compiled once per process,
+    :func:`queue_compiled.compiled`) and a conditional ``INSERT … SELECT`` that re-counts and assigns. The pair comes
+    back with only its id loaded (its other fields load on first use; the item's payload loads it with
+    its sentences in one query)."""
     # Rows other annotators are serving right now are skipped; if every candidate is locked, wait
     # for one rather than wrongly answering "all done".
-    pair = _lock_first(candidates, skip_locked=True)
-    if pair is None and wait:
-        pair = _lock_first(candidates, skip_locked=False)
-    if pair is None:
+    row = _lock_first_available(user, project, config, excluded, skip_locked=True)
+    if row is None and wait:
+        row = _lock_first_available(user, project, config, excluded, skip_locked=False)
+    if row is None:
         return None
-    # The lock is held: every other writer of this pair's assignments has committed, so fresh
-    # counts are exact (the candidate query's snapshot may predate their commit).
-    place = Q(status__in=ACTIVE, is_test=False) & ~Q(annotator_id__in=excluded)
-    seen = Assignment.objects.filter(pair=pair).aggregate(
-        taken=Count("id", filter=place), mine=Count("id", filter=Q(annotator=user)))
-    if seen["taken"] >= config.overlap or seen["mine"]:
+    # The lock is held: every other writer of this pair's assignments has committed, so the INSERT's own
+    # snapshot (a new statement) counts exactly (the candidate query's snapshot may predate their commit).
+    sql, params, _ = compiled(("assign", project.pk, _excluded_key(excluded)), lambda: _assign_sql(excluded),
+                               user=user.pk, pair=row[0])
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    params = [now if p is _NOW else config.overlap if p is _OVERLAP else p for p in params]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        assigned = cursor.fetchone()
+    if assigned is None:
         raise Retry
-    Assignment.objects.create(pair=pair, annotator=user)
+    pair = CandidatePair.from_db(connection.alias, ["id"], [row[0]])
+    if len(row) > 1:
+        pair.queue_frontier = row[1]
     return pair
+
+
+_NOW, _OVERLAP = object(), object()  # filled in at each claim
+
+
+def _excluded_key(excluded) -> object:
+    """What the compiled SQL's exclusion depends on: a subquery is ``Membership.objects.excluded(project)``
+    (its SQL depends on the project only, which every key holds); a set of ids is its ids."""
+    if isinstance(excluded, QuerySet):
+        if excluded.model is not Membership:
+            raise TypeError("excluded: Membership.objects.excluded(project) or a set of user ids")
+        return "subquery"
+    return tuple(sorted(excluded))
+
+
+def _settings_key(project: Project, config: qc.QcConfig) -> tuple:
+    return (project.pk, json.dumps(project.config or {}, sort_keys=True, default=str), config)
+
+
+def _lock_first_available(user, project: Project, config: qc.QcConfig, excluded, *, skip_locked: bool
+                          ) -> tuple | None:
+    """(id, the frontier the walk started at, if any) of the first pair of :func:`available`, row-locked
+    until the end of the (sub)transaction (see :func:`_lock_first`)."""
+    def build() -> tuple[str, list]:
+        qs = available(USER, project, config, excluded)
+        fields = ("id", "queue_frontier") if start_at_frontier else ("id",)
+        sql, params = _locking(qs, skip_locked=skip_locked).values_list(*fields)[:1].query.sql_with_params()
+        assert USER in params, "the annotator's id must be a parameter of the compiled claim"
+        return sql, list(params), None
+
+    start_at_frontier = frontier_applies(project)
+    key = ("lock", *_settings_key(project, config), _excluded_key(excluded), skip_locked, start_at_frontier)
+    sql, params, _ = compiled(key, build, user=user.pk)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.fetchone()
+
+
+def _assign_sql(excluded) -> tuple[str, list]:
+    """The conditional ``INSERT … SELECT`` that assigns the locked pair when it still has a free place
+    and the annotator never had it (one assignment per annotator and pair)."""
+    taken_sql, taken_params = taken_places(excluded).filter(pair_id=PAIR).values("id").query.sql_with_params()
+    mine_sql, mine_params = Assignment.objects.filter(pair_id=PAIR, annotator_id=USER).values("id").query.sql_with_params()
+    table = connection.ops.quote_name(Assignment._meta.db_table)
+    sql = (f"INSERT INTO {table} (pair_id, annotator_id, status, is_test, assigned_at, completed_at) "
+           f"SELECT %s, %s, %s, %s, %s, NULL WHERE NOT EXISTS ({mine_sql}) "
+           f"AND (SELECT COUNT(*) FROM ({taken_sql}) taken) < %s RETURNING id")
+    return sql, [PAIR, USER, Assignment.OPEN, False, _NOW, *mine_params, *taken_params, _OVERLAP], None
 
 
 def serve_fresh(user, project: Project, config: qc.QcConfig, excluded) -> CandidatePair | None:
     """Assign the first fresh pair with a free place (None: none left); the caller counts it served."""
-    candidates = available(user, project, config, excluded)
     for _ in range(MAX_LOCK_TRIES):
         try:
             with transaction.atomic():
-                pair = claim(candidates, user, config, excluded, wait=True)
+                pair = claim(user, project, config, excluded, wait=True)
         except Retry:
             continue
         if pair is not None:

@@ -4,7 +4,7 @@ The settings page (``project_settings``, ``guidelines``, ``language_tools``) and
 (``PATCH /api/projects/<id>/ {"config": {...}}``) both check a config through :func:`checked`: every key is declared
 once in :func:`config_options` (the ``Option`` schema: type, range or choices, help), and a key's ``clean`` is the
 check its own area uses when it reads the value (``qc.QcConfig.parse`` for ``qc``,
-``paragraph_alignment.settings_for`` for the paragraph settings, the engine's option schema for
+``paragraph_alignment.PARAGRAPH_SETTINGS_OPTIONS`` for the paragraph settings, the engine's option schema for
 ``wivico``...), so the API refuses exactly what the page refuses, and a value the API stores never
 breaks a page or a run later. Unknown keys are refused with the list of valid ones.
 
@@ -20,7 +20,6 @@ annotation.services.settings.config_schema.ConfigError: colour: unknown setting;
 from __future__ import annotations
 
 from collections.abc import Callable
-from types import SimpleNamespace
 from typing import Any
 
 from annotation.errors import DomainError
@@ -89,11 +88,11 @@ def _guidelines(value: str) -> str:
     return value
 
 
-def _paragraph_settings(config: dict) -> None:
-    """``paragraph_alignment``, ``candidate_selection`` and ``candidates`` are read together."""
-    from annotation.services.alignment.paragraph_alignment import settings_for
+def _paragraph_options() -> tuple[Option, ...]:
+    """``paragraph_alignment``, ``candidates``, ``candidate_selection``: the paragraph settings' own declarations."""
+    from annotation.services.alignment.paragraph_alignment import PARAGRAPH_SETTINGS_OPTIONS
 
-    settings_for(SimpleNamespace(config=config))
+    return PARAGRAPH_SETTINGS_OPTIONS
 
 
 def _splits(value: dict) -> dict:
@@ -189,15 +188,11 @@ def config_options() -> tuple[Option, ...]:
         Option("queue_identical", "bool", help="queue pairs whose sides are identical"),
         Option("queue_order", "str", choices=tuple(ORDERS), help="the order the queue serves pairs in"),
         Option("queue_uncertainty", "str", choices=UNCERTAINTY_SOURCES, help="what 'uncertain' means"),
-        Option("paragraph_alignment", "json", help="automatic paragraph links (read with the two below)"),
-        Option("candidate_selection", "json", help="candidate pairs within paragraph links"),
-        Option("candidates", "json", help="which candidate pairs a run proposes"),
+        *_paragraph_options(),
         Option("splits", "object", clean=_splits, help="the split policy (export.splits)"),
         *_method_options(),
     )
 
-
-TOGETHER = ("paragraph_alignment", "candidate_selection", "candidates")
 
 #: keys that name another object of the project (checked against the database when a project is given)
 REFERENCES = ("default_model_version", "queue_run", "queue_changes", "thresholds", "encoder", "spacy_pipeline")
@@ -220,12 +215,6 @@ def problems(config: Any, keys: list[str] | None = None) -> dict[str, str]:
     except OptionError as exc:
         found.update({key: f"unknown setting; valid: {valid}" if why == "unknown option" else why
                       for key, why in exc.problems.items()})
-    together = [key for key in TOGETHER if key in given and key not in found]
-    if together:
-        try:
-            _paragraph_settings(config)
-        except ValueError as exc:
-            found.update({key: str(exc) for key in together})
     return found
 
 

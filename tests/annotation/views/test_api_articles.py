@@ -238,3 +238,21 @@ def test_the_pages_render_for_members_and_are_hidden_from_outsiders(client, user
     assert response.status_code == 200 and b"page-config" in response.content
     client.force_login(users["olga"])
     assert client.get(f"/articles/{article.pk}/{page}/").status_code == 404
+
+
+def test_a_bad_stored_config_is_a_400_with_its_own_code_and_the_key_named(api, users, article):
+    """A value stored in the config before its key was checked: the services refuse with StoredConfigError (code
+    bad_project_config), no longer a plain ValueError the view had to declare (issue 38)."""
+    project = article.project
+    project.config = {**project.config, "paragraph_corrections": "sometimes"}
+    project.save()
+    response = api(users["anna"]).put(paragraphs(article), {"links": [{"complex": 0, "simple": 0}]}, format="json")
+    assert response.status_code == 400, response.content
+    body = response.json()
+    assert body["code"] == "bad_project_config" and "paragraph_corrections 'sometimes'" in body["detail"]
+    assert body["errors"] == [body["detail"]]
+    project.config = {"paragraph_alignment": {"similarity": "bleu"}}
+    project.save()
+    read = api(users["anna"]).get(paragraphs(article))
+    assert read.status_code == 400 and read.json()["code"] == "bad_project_config", read.content
+    assert "paragraph_alignment: similarity: unknown similarity 'bleu'" in read.json()["detail"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from annotation.models import AlignmentRun, CandidatePair, Label, ModelVersion, Prediction
-from annotation.services.alignment import alignment_runs, run_saving
+from annotation.services.alignment import alignment_runs, run_options, run_saving
 from tests import factories
 
 pytestmark = pytest.mark.django_db
@@ -110,15 +110,59 @@ def test_a_model_path_is_refused(api, users, project):
 
 def test_a_model_version_of_the_wrong_kind_is_refused(project):
     version = ModelVersion.objects.create(project=project, name="gain", kind="gain-classifier", path="/x")
-    with pytest.raises(ValueError, match="crf runs use"):
+    with pytest.raises(run_options.ModelVersionRefused, match="crf runs use"):
         alignment_runs.start_run(project, "crf", model_version=version, enqueue=False)
     crf = ModelVersion.objects.create(project=project, name="v1", kind="crf", path="/y")
     assert alignment_runs.start_run(project, "crf", model_version=crf, enqueue=False).model_version == crf
 
 
 def test_a_worker_file_option_is_refused_from_the_app(project):
-    with pytest.raises(ValueError, match="filter"):
+    with pytest.raises(run_options.RunOptionsError, match="filter"):
         alignment_runs.start_run(project, "sum4simp", params={"filter": "/tmp/f.pkl"}, enqueue=False)
+
+
+# --- every refusal of the runs and jobs APIs carries its code (issue 38: no plain ValueError) ----------------
+
+def test_a_bad_mining_option_is_refused_under_its_name_with_a_code(api, users, project):
+    response = api(users["rita"]).post("/api/runs/", {"project": project.pk, "method": "muss-corpus",
+                                                      "params": {"k": 0, "keep_files": "yes", "nope": 1}}, format="json")
+    assert response.status_code == 400, response.content
+    body = response.json()
+    assert body["code"] == "invalid"
+    assert set(body["problems"]) == {"k", "keep_files", "nope"}  # the engine's and the app's options at once
+    assert body["problems"]["nope"] == "unknown option" and body["params"] == body["problems"]
+    assert any(v.startswith("keep_files") for v in body["valid_options"])
+    assert not AlignmentRun.objects.exists()
+
+
+def test_the_runs_apis_refusals_keep_their_status_and_carry_a_code(api, users, project, corpus):
+    from annotation.models import Job
+
+    client = api(users["rita"])
+    running = AlignmentRun.objects.create(project=project, method="jaccard", status="running")
+    done = AlignmentRun.objects.create(project=project, method="jaccard", status="succeeded")
+    job = Job.objects.create(project=project, kind="train", status="succeeded")
+    gain = ModelVersion.objects.create(project=project, name="gain", kind="gain-classifier", path="/x")
+    answers = {
+        "run_active": client.delete(f"/api/runs/{running.pk}/"),
+        "succeeded": client.post(f"/api/runs/{done.pk}/retry/"),
+        "bad_comparison": client.get(f"/api/runs/compare/?old={done.pk}&new={done.pk}"),
+        "unknown_level": client.post("/api/runs/", {"project": project.pk, "method": "jaccard",
+                                                    "level_pairs": [["adv", "simple"]]}, format="json"),
+        "bad_level_pairs": client.post("/api/runs/", {"project": project.pk, "method": "jaccard",
+                                                      "level_pairs": [["adv", "adv"]]}, format="json"),
+        "bad_model_version": client.post("/api/runs/", {"project": project.pk, "method": "crf",
+                                                        "model_version": gain.pk}, format="json"),
+        "invalid": client.post("/api/runs/", {"project": project.pk, "method": "jaccard",
+                                              "params": {"partial_threshold": 3}}, format="json"),
+    }
+    for code, response in answers.items():
+        assert (response.status_code, response.json().get("code")) == (400, code), response.content
+        assert response.json()["detail"]
+    retried = client.post(f"/api/jobs/{job.pk}/retry/")
+    assert (retried.status_code, retried.json()["code"]) == (400, "succeeded")
+    assert "start a new one" in retried.json()["detail"]
+    assert AlignmentRun.objects.count() == 2
 
 
 # --- a run's pairs ------------------------------------------------------------------------------

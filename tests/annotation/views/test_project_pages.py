@@ -142,3 +142,20 @@ def test_an_article_without_sentences_still_renders(client, users, project):
     client.force_login(users["anna"])
     response = client.get(f"/articles/{empty.pk}/")
     assert response.status_code == 200 and "No more sentences (0 in all)" in response.content.decode()
+
+
+@pytest.mark.parametrize("method,params,words", [
+    ("nope", "{}", "unknown method &#x27;nope&#x27;"),
+    ("jaccard", '{"partial_threshold": 3}', "partial_threshold: must be &lt;= 1, got 3"),
+    ("muss-corpus", '{"k": 0}', "bad mine option(s): k: must be &gt;= 1, got 0"),
+    ("jaccard", "[1]", "JSON object"),
+])
+def test_the_run_form_refuses_with_the_services_message_and_starts_nothing(client, users, project, method, params, words):
+    """The run form's refusals are the services' DomainErrors (and the params field's JSON): a message, no run."""
+    from annotation.models import AlignmentRun
+
+    client.force_login(users["rita"])
+    response = client.post(f"/projects/{project.pk}/runs/", {"method": method, "params": params}, follow=True)
+    page = response.content.decode()
+    assert response.status_code == 200 and "Run not started: " in page and words in page, page[-3000:]
+    assert not AlignmentRun.objects.exists()

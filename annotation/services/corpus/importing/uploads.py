@@ -172,11 +172,12 @@ def import_now(project: Project, upload: StagedUpload, request: ImportRequest, *
     Raises:
         CorpusImportError: bad options or input (nothing was written), or the job was cancelled.
     """
+    request = _identified(request, upload)  # the job's params and this import carry the same source and token
     job = start_import_job(project, upload, request, user=user, enqueue=False, resumable=False)
     if not progress.claim(Job, job.pk):  # pragma: no cover - the row was created just above
         raise CorpusImportError.one("", "the import could not start; upload the files again")
     try:
-        result = _execute(job.pk, request=replace(request, source=job.params["source"], token=job.params["token"]))
+        result = _execute(job.pk, request=request)
     finally:
         progress.release(Job, job.pk)
     if result is None:
@@ -250,12 +251,18 @@ def runs_in_background(upload: StagedUpload) -> bool:
     return upload.size > limit or expanded_size(upload) > limit
 
 
+def _identified(request: ImportRequest, upload: StagedUpload) -> ImportRequest:
+    """``request`` with what identifies its import: its ``source`` (default: the files' names) and its ``token`` (a
+    new one unless it has one), stored on each article."""
+    return replace(request, source=request.source or ", ".join(upload.names)[:200], token=request.token or uuid.uuid4().hex)
+
+
 def start_import_job(project: Project, upload: StagedUpload, request: ImportRequest, *, user=None,
                      enqueue: bool = True, resumable: bool = True) -> Job:
     """Queue the import of a staged upload as a background job (kind ``import``, cpu queue) with the parsed
     ``request`` as its params; ``resumable=False``: the row of an import run now (:func:`import_now`), failed if
     its process dies."""
-    request = replace(request, source=request.source or ", ".join(upload.names)[:200], token=uuid.uuid4().hex)
+    request = _identified(request, upload)
     params = {"upload": upload.key, "files": list(upload.names)[:100], "bytes": upload.size, **request.as_params()}
     if not resumable:
         params["resumable"] = False

@@ -23,20 +23,23 @@ def wivico_source_run(project: Project, params: dict) -> AlignmentRun:
     be a wivico run), else the newest wivico run with an annotated 1:1 pair that counts as valid.
 
     Raises:
-        ValueError: the given run is not a wivico run, or no wivico run has such a pair.
+        ScoringRefused: the given run is not a wivico run, or no wivico run has such a pair.
     """
+    from annotation.services.scoring.jobs import ScoringRefused
+
     if params.get("run") is not None:
         run = AlignmentRun.objects.get(pk=params["run"], project=project)
         if run.method != "wivico":
-            raise ValueError(f"run #{run.pk} is a {run.method} run: WIVICO's 1:1 cut-off is the mean SBERT score of "
-                             "valid pairs of a wivico run (its scores are on that scale); choose a wivico run")
+            raise ScoringRefused(f"run #{run.pk} is a {run.method} run: WIVICO's 1:1 cut-off is the mean SBERT score "
+                                 "of valid pairs of a wivico run (its scores are on that scale); choose a wivico run",
+                                 code="not_a_wivico_run")
         return run
     for run in project.runs.filter(method="wivico").order_by("-created_at", "-pk"):
         chosen, classes = _wivico_one_to_one(project, run, params)
         if any(classes[p.pk] == "aligned" for p in chosen):
             return run
-    raise ValueError("no annotated 1:1 pair of a wivico run counts as valid (aligned) in this project; run wivico, "
-                     "then label or adjudicate some of its 1:1 pairs first")
+    raise ScoringRefused("no annotated 1:1 pair of a wivico run counts as valid (aligned) in this project; run "
+                         "wivico, then label or adjudicate some of its 1:1 pairs first", code="no_valid_pairs")
 
 
 def _wivico_one_to_one(project: Project, run: AlignmentRun, params: dict) -> tuple[list[CandidatePair], dict[int, str]]:
@@ -54,12 +57,13 @@ def _one_to_one_cutoffs(project: Project, run: AlignmentRun, params: dict, repor
     returns ``(threshold, partial, labels of those pairs, model name, encoder)``."""
     import numpy as np
 
+    from annotation.services.scoring.jobs import ScoringRefused
     from workers.engine import calibrate_label_thresholds, default_encoder
 
     one_to_one, classes = _wivico_one_to_one(project, run, params)
     if not any(classes[p.pk] == "aligned" for p in one_to_one):
-        raise ValueError(f"no annotated 1:1 pair of wivico run #{run.pk} counts as valid (aligned); label or "
-                         "adjudicate some of its 1:1 pairs first")
+        raise ScoringRefused(f"no annotated 1:1 pair of wivico run #{run.pk} counts as valid (aligned); label or "
+                             "adjudicate some of its 1:1 pairs first", code="no_valid_pairs")
     texts = pair_texts([p.pk for p in one_to_one])
     one_to_one = [p for p in one_to_one if p.pk in texts]
     chosen = params.get("model") or run.params.get("model")  # checked again here: a link may have changed

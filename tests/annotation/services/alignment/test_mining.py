@@ -243,12 +243,11 @@ def test_an_auto_export_of_a_mining_run_holds_pairs_across_articles(corpus, brok
 
 
 def test_a_mining_runs_params_are_parsed_once_into_its_request(corpus, api):
-    from workers.engine import OptionError
-
     request = run_options.MiningRequest.parse({"k": 3, "keep_files": True})
     assert request.config.k == 3 and request.config.shard_size == 4096 and request.keep_files and request.access_attributes
-    with pytest.raises(OptionError, match="keep_files"):
-        run_options.MiningRequest.parse({"keep_files": "yes"})
+    with pytest.raises(run_options.RunOptionsError, match="keep_files") as refused_here:
+        run_options.MiningRequest.parse({"keep_files": "yes", "k": 0})
+    assert set(refused_here.value.problems) == {"keep_files", "k"}  # the engine's and the app's options at once
     client = api(corpus.memberships.get(role="researcher").user)
     refused = client.post("/api/runs/", {"project": corpus.pk, "method": "muss-corpus", "params": {"keep_files": 2}},
                           format="json")

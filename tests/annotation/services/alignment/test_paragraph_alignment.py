@@ -3,6 +3,8 @@ project's settings validated, links computed and stored, candidates regenerated 
 project job that recomputes every uncorrected document pair (skipping, and naming, those too large)."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from annotation.models import AlignmentRun, Article, CandidatePair, Job, ParagraphAlignment, Prediction, Status
@@ -39,15 +41,15 @@ def test_the_default_settings_and_what_they_mean(project):
 
 
 @pytest.mark.parametrize("config,message", [
-    ({"paragraph_alignment": ["sbert"]}, "must be objects"),
-    ({"paragraph_alignment": {"similarity": "magic"}}, "paragraph_alignment.similarity 'magic' is not one of"),
-    ({"paragraph_alignment": {"variant": "books"}}, "paragraph_alignment.variant 'books' is not one of"),
-    ({"candidate_selection": {"measures": []}}, "candidate_selection.measures must be a non-empty list of"),
-    ({"candidate_selection": {"k": True}}, "candidate_selection.k must be an integer >= 1, got True"),
+    ({"paragraph_alignment": ["sbert"]}, "project config paragraph_alignment: must be an object"),
+    ({"paragraph_alignment": {"similarity": "magic"}}, "paragraph_alignment: similarity: unknown similarity 'magic'"),
+    ({"paragraph_alignment": {"variant": "books"}}, "paragraph_alignment: variant: unknown variant 'books'"),
+    ({"candidate_selection": {"measures": []}}, "candidate_selection: measures: must be a non-empty list of"),
+    ({"candidate_selection": {"k": True}}, "candidate_selection: k: must be an int, got True"),
 ])
 def test_a_bad_setting_is_refused_naming_its_key(project, config, message):
     project.config = config
-    with pytest.raises(pa.ParagraphSettingsError, match=message.replace("(", r"\(")):
+    with pytest.raises(pa.ParagraphSettingsError, match=re.escape(message)):
         pa.settings_for(project)
     with pytest.raises(pa.ParagraphSettingsError):
         pa.start_paragraph_job(project)  # refused before a job exists
@@ -78,11 +80,33 @@ def test_the_candidate_run_is_made_once_on_first_use(project):
 
 def test_a_bad_config_names_the_valid_values(article):
     article.project.config = {"candidates": "everything"}
-    with pytest.raises(pa.ParagraphSettingsError, match="not one of: all-in-paragraphs, selected"):
+    with pytest.raises(pa.ParagraphSettingsError, match="choose one of: all-in-paragraphs, selected"):
         pa.settings_for(article.project)
     article.project.config = {"paragraph_alignment": {"variant": "wiki", "thresholds": {"tau9": 1}}}
-    with pytest.raises(pa.ParagraphSettingsError, match="must map tau1, tau2, tau3, tau4, tau5 to numbers"):
+    with pytest.raises(pa.ParagraphSettingsError, match="must map tau1, tau2, tau3, tau4, tau5 to numbers") as refused:
         pa.settings_for(article.project)
+    assert refused.value.code == "bad_project_config"
+
+
+def test_the_paragraph_settings_are_read_from_their_declarations_with_the_variants_thresholds(article):
+    """Three keys declared with the Option schema (PARAGRAPH_SETTINGS_OPTIONS); the thresholds must be the chosen
+    variant's (the one rule across options), and every bad key is named at once."""
+    article.project.config = {"paragraph_alignment": {"variant": "wiki", "thresholds": {"tau1": 0.5}},
+                              "candidate_selection": {"k": 2}}
+    settings = pa.settings_for(article.project)
+    assert (settings.variant, settings.thresholds, settings.similarity) == ("wiki", {"tau1": 0.5}, "charngram")
+    assert (settings.candidates, settings.measures, settings.k) == ("all-in-paragraphs", ("charngram", "tfidf"), 2)
+    assert pa.settings_for(type(article.project)(config={})) == pa.ParagraphSettings()
+    article.project.config = {"paragraph_alignment": {"variant": "newsela", "thresholds": {"tau1": True}}}
+    with pytest.raises(pa.ParagraphSettingsError, match="tau5 to numbers \\(the newsela variant's\\)"):
+        pa.settings_for(article.project)
+    article.project.config = {"paragraph_alignment": {"similarity": "bleu"}, "candidate_selection": {"k": 0, "x": 1},
+                              "candidates": "all-in-paragraphs"}
+    with pytest.raises(pa.ParagraphSettingsError) as refused:
+        pa.settings_for(article.project)
+    message = str(refused.value)
+    assert "paragraph_alignment: similarity: unknown similarity 'bleu'" in message
+    assert "candidate_selection: k: must be >= 1, got 0; x: unknown option" in message
 
 
 def test_the_project_job_recomputes_uncorrected_document_pairs_and_keeps_corrected_ones(users, project, article, docs):

@@ -93,11 +93,11 @@ def test_whether_a_run_is_shared_is_decided_without_loading_an_aligner(corpus, m
 
 
 def test_skip_articles_is_checked_by_the_option_schema(corpus):
-    from workers.engine import OptionError
+    from annotation.services.alignment.run_options import RunOptionsError
 
-    with pytest.raises(OptionError, match="skip_articles: must be a list of article ids"):
+    with pytest.raises(RunOptionsError, match="skip_articles: must be a list of article ids"):
         alignment_runs.start_run(corpus, "jaccard", params={"skip_articles": ["Bees"]}, enqueue=False)
-    with pytest.raises(OptionError, match="skip_articles: must be a list, got 3"):
+    with pytest.raises(RunOptionsError, match="skip_articles: must be a list, got 3"):
         alignment_runs.start_run(corpus, "jaccard", params={"skip_articles": 3}, enqueue=False)
     skipped = corpus.articles.get(title="Health").pk
     run = alignment_runs.start_run(corpus, "jaccard", params={"skip_articles": [skipped]}, enqueue=False)

@@ -6,13 +6,14 @@ import pytest
 
 from annotation.errors import DomainError
 from annotation.models import ModelVersion
+from annotation.requests import BadOptions
 from annotation.services.alignment import run_options
 from tests import factories
-from workers.engine import OptionError
 
 pytestmark = pytest.mark.django_db
 
 REFUSED = (ValueError, DomainError)  # a refusal the API answers with a 400
+# a bad option: run_options.RunOptionsError, a BadOptions (each option under its name, listing the valid ones)
 
 
 def test_the_methods_are_the_engines_aligners_and_mining():
@@ -32,7 +33,7 @@ def test_the_apps_own_options_never_reach_the_engine():
 
 @pytest.mark.parametrize("value", [["3"], [True], [1.5]])
 def test_skip_articles_must_be_article_ids(project, value):
-    with pytest.raises(OptionError, match="skip_articles: must be a list of article ids"):
+    with pytest.raises(BadOptions, match="skip_articles: must be a list of article ids"):
         run_options.check(project, "jaccard", {"skip_articles": value}, None)
     run_options.check(project, "jaccard", {"skip_articles": [1, 2]}, None)  # accepted
 
@@ -42,19 +43,19 @@ def test_a_mining_request_is_parsed_once_with_the_apps_defaults():
     assert request.config.k == 3 and request.access_attributes and not request.keep_files
     request = run_options.MiningRequest.parse({"access_attributes": False, "keep_files": True})
     assert not request.access_attributes and request.keep_files
-    with pytest.raises(OptionError, match="keep_files"):
+    with pytest.raises(BadOptions, match="keep_files"):
         run_options.MiningRequest.parse({"keep_files": "yes"})
 
 
 def test_a_model_path_a_worker_file_or_an_unknown_option_is_refused_listing_the_valid_ones(project):
-    with pytest.raises(OptionError, match="never a path") as info:
+    with pytest.raises(BadOptions, match="never a path") as info:
         run_options.check(project, "sbert", {"model": "/models/x"}, None)
     assert "skip_articles" in str(info.value)  # the valid options are listed, the app's too
-    with pytest.raises(OptionError, match="filter: a file path on the worker is not accepted"):
+    with pytest.raises(BadOptions, match="filter: a file path on the worker is not accepted"):
         run_options.check(project, "sum4simp", {"filter": "/srv/filter.json"}, None)
-    with pytest.raises(OptionError, match="treshold"):
+    with pytest.raises(BadOptions, match="treshold"):
         run_options.check(project, "jaccard", {"treshold": 0.5}, None)
-    with pytest.raises(OptionError, match="treshold"):
+    with pytest.raises(BadOptions, match="treshold"):
         run_options.check(project, "muss-corpus", {"treshold": 0.5}, None)
 
 

@@ -55,3 +55,45 @@ def test_the_qc_settings_are_parsed_once_per_context(project, users, django_asse
         config = actor.qc_config
         assert actor.qc_config is config
     assert (config.overlap, config.min_seconds) == (2, 3)
+
+
+def test_the_compiled_load_reads_fresh_data_every_time(project, users, django_assert_num_queries):
+    """Issue 37: the seat's query is compiled once per process (its SQL, not its answer): a changed role,
+    exclusion, config or scheme is read by the very next load, and the project and scheme are whole models."""
+    first = annotator.load(users["anna"], project.pk)
+    assert first.project == project and first.project.label_scheme == project.label_scheme
+    Membership.objects.filter(project=project, user=users["anna"]).update(role="researcher")
+    set_qc(project, overlap=3)
+    project.label_scheme.name = "Renamed"
+    project.label_scheme.save()
+    with django_assert_num_queries(1):
+        again = annotator.load(users["anna"], project.pk)
+        assert (again.role, again.qc_config.overlap, again.project.label_scheme.name) == ("researcher", 3, "Renamed")
+        assert (again.project.name, again.project.created_at, again.project.config) == (
+            project.name, project.created_at, project.config)
+    qc.exclude(users["anna"], project, "too fast")
+    assert annotator.load(users["anna"], project.pk).exclusion == "too fast"
+    assert annotator.load(users["olga"], project.pk) is None and annotator.load(users["anna"], 10 ** 9) is None
+
+
+def test_the_counts_come_with_the_seat(project, users, django_assert_num_queries):
+    """A queue submit reads the annotator's counts and their assignment of the pair with the seat, in
+    its one query; they are those ``my_counts`` reads on its own."""
+    from annotation.services.review import queue_serving
+    from tests import labels
+    from tests.annotation.services.review.test_queue import build_queue
+
+    set_qc(project)
+    build_queue(project, 3)
+    done = labels.next_item(users["anna"], project)
+    labels.submit(users["anna"], project, done.pk, value="aligned")
+    served = labels.next_item(users["anna"], project)
+    annotator.load(users["anna"], project.pk, counts=True, pair_id=served.pk)  # (SQLite checks its JSON support once)
+    with django_assert_num_queries(1):
+        seat = annotator.load(users["anna"], project.pk, counts=True, pair_id=served.pk)
+    alone = queue_serving.my_counts(users["anna"], project, served.pk)
+    assert (seat.mine.total, seat.mine.done, seat.mine.open, seat.mine.seen) == (alone.total, alone.done, alone.open,
+                                                                                  alone.seen) == (2, 1, 1, 2)
+    assert (seat.mine.target.pk, seat.mine.target.status, seat.mine.target.assigned_at) == (
+        alone.target.pk, "open", alone.target.assigned_at)
+    assert annotator.load(users["rita"], project.pk, counts=True).mine.total == 0  # no assignment: zeros

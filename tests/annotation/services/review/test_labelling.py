@@ -7,7 +7,7 @@ import uuid
 
 import pytest
 
-from annotation.models import Label, LabelChange
+from annotation.models import Adjudication, Assignment, Label, LabelChange
 from annotation.services.review import label_input, labelling, queue
 from tests import factories, labels
 from tests.annotation.services.review.test_queue import build_queue, set_qc
@@ -234,3 +234,19 @@ def test_the_permission_to_label_is_checked_once_per_write(users, project, serve
     assert len(calls) == 2
     labels.edit_label(anna, label, value="partial")
     assert len(calls) == 3
+
+
+@pytest.mark.parametrize("gold", [None, "single", "majority", "adjudicated"])
+def test_a_new_label_refreshes_the_pairs_gold_only_when_it_has_automatic_gold(users, project, served, gold,
+                                                                               django_capture_on_commit_callbacks):
+    """Issue 37: the label's UPDATE of its assignment also tells whether the pair has automatic gold
+    (single or majority), so the refresh after the commit is scheduled only then (before, every label
+    looked the gold up after its commit, almost always finding none on a queue pair)."""
+    if gold is not None:
+        Adjudication.objects.create(pair=served, value="partial", provenance=gold)
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        submit(users["anna"], served)
+    assert len(callbacks) == (1 if gold in ("single", "majority") else 0)
+    assert Assignment.objects.get(pair=served, annotator=users["anna"]).status == Assignment.DONE
+    if gold == "single":  # refreshed: the only vote decides
+        assert Adjudication.objects.get(pair=served).value == "aligned"

@@ -55,11 +55,11 @@ def register(name: str, *, extensions: tuple[str, ...], help: str, example: tupl
 
     def wrap(parse: Parser) -> Parser:
         known = _FORMATS.registered()
-        if name in known and known[name].parse is not parse:
+        if name in known and known[name].parse is not parse:  # a programming error: two modules claim one name
             raise ValueError(f"import format {name!r} registered twice")
         taken = {ext: f.name for f in known.values() if f.name != name for ext in f.extensions}
         clash = [ext for ext in extensions if ext in taken]
-        if clash:
+        if clash:  # a programming error (at import): two formats claim one extension
             raise ValueError(f"import format {name!r}: extension(s) {', '.join(clash)} already belong to "
                              f"{', '.join(sorted({taken[e] for e in clash}))}")
         _FORMATS.add(name, ImportFormat(name, tuple(extensions), parse, help, order, tuple(example), probe, binary,

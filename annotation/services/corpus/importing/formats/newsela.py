@@ -186,17 +186,17 @@ def _numbers_ok(meta: InputFile, line: int, row: dict, ctx: ParseContext) -> boo
     """A row's version (0 = the original) and grade level read as numbers into ``row`` (``version``, ``grade``)."""
     try:
         version = int(row["version"])
-        if version < 0:
-            raise ValueError
     except ValueError:
+        version = -1
+    if version < 0:
         ctx.problems.add(meta.name, f"must be a version number (0 = the original), got {row['version']!r}", line=line,
                          field="version")
         return False
     try:
         grade = float(row["grade_level"])
-        if not math.isfinite(grade):
-            raise ValueError
     except ValueError:
+        grade = math.nan
+    if not math.isfinite(grade):
         ctx.problems.add(meta.name, f"must be a number, got {row['grade_level']!r}", line=line, field="grade_level")
         return False
     row["version"], row["grade"] = version, grade

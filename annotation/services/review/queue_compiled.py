@@ -1,0 +1,62 @@
+"""Queries of the labelling loop compiled once per process (issue 37).
+
+At a million pairs each queue submit→next spent more of its time building and compiling its queries
+with the ORM than the database spent running them. A query here is built once with stand-ins where the
+ids go (:data:`USER`, :data:`PAIR`, :data:`PROJECT`: ids no row has), compiled, and kept per process
+under a key that holds everything else its SQL depends on (the caller's: e.g. the project's config and
+QC settings for the queue's claim); each use replaces the stand-ins by the real ids. Only SQL is kept,
+never an answer, so nothing goes stale: a changed setting is another key.
+"""
+from __future__ import annotations
+
+from django.db import connection
+
+USER, PAIR, PROJECT = -7_316_054_289, -7_316_054_290, -7_316_054_291  # stand-ins: ids no row has
+_COMPILED: dict[tuple, tuple] = {}
+_COMPILED_MAX = 512
+
+
+def compiled(key: tuple, build, *, user: int | None = None, pair: int | None = None, project: int | None = None
+            ) -> tuple[str, list, object]:
+    """``build()`` → (sql, params, anything else) compiled once for ``key``; the stand-ins (:data:`USER`,
+    :data:`PAIR`, :data:`PROJECT`) among the parameters replaced by the ids given."""
+    key = (connection.alias, connection.vendor, *key)
+    hit = _COMPILED.get(key)
+    if hit is None:
+        if len(_COMPILED) >= _COMPILED_MAX:
+            _COMPILED.clear()
+        hit = _COMPILED[key] = build()
+    sql, params, extra = hit
+    ids = {USER: user, PAIR: pair, PROJECT: project}
+    return sql, [ids.get(p, p) if isinstance(p, int) else p for p in params], extra
+
+
+def compiled_values(key: tuple, build_queryset, *, user: int | None = None, pair: int | None = None,
+                    project: int | None = None) -> list[dict]:
+    """The rows of the ``values_list`` queryset that ``build_queryset()`` builds with stand-ins for ids
+    (:data:`USER`, :data:`PAIR`, :data:`PROJECT`), each a dict by name, its values converted as the ORM
+    converts them; the SQL compiled once per process under ``key`` (which must hold everything else the
+    query depends on). For a request's hot queries, whose ORM build and compilation cost more than their
+    execution (issue 37)."""
+    def build() -> tuple[str, list, tuple]:
+        qs = build_queryset()
+        query = qs.query
+        compiler = query.get_compiler(connection=connection)
+        sql, params = compiler.as_sql()
+        names = [*query.extra_select, *query.values_select, *query.annotation_select]
+        return sql, list(params), (names, [column for column, _, _ in compiler.select])
+
+    sql, params, (names, columns) = compiled(key, build, user=user, pair=pair, project=project)
+    converters = [(i, [*connection.ops.get_db_converters(column), *column.get_db_converters(connection)], column)
+                  for i, column in enumerate(columns)]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    out = []
+    for row in rows:
+        values = list(row)
+        for i, functions, column in converters:
+            for convert in functions:
+                values[i] = convert(values[i], column, connection)
+        out.append(dict(zip(names, values, strict=True)))
+    return out

@@ -1,0 +1,43 @@
+"""Queries compiled once per process (``review.queue_compiled``, issue 37): the SQL is kept, never an
+answer; the stand-ins become the ids of each use, and values come back converted as the ORM converts them."""
+from __future__ import annotations
+
+import pytest
+from django.db.models import F
+
+from annotation.models import Membership, Project
+from annotation.services.review import queue_compiled
+from annotation.services.review.queue_compiled import PROJECT, USER, compiled_values
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_query_is_built_once_and_answers_for_each_use_with_its_own_ids(project, users):
+    builds = []
+
+    def build():
+        builds.append(1)
+        return (Membership.objects.filter(project_id=PROJECT, user_id=USER)
+                .annotate(created=F("project__created_at"), config=F("project__config")).values_list("role", "created", "config"))
+
+    key = ("test-membership", id(test_a_query_is_built_once_and_answers_for_each_use_with_its_own_ids))
+    anna = compiled_values(key, build, user=users["anna"].pk, project=project.pk)
+    rita = compiled_values(key, build, user=users["rita"].pk, project=project.pk)
+    olga = compiled_values(key, build, user=users["olga"].pk, project=project.pk)
+    assert len(builds) == 1, "compiled once, used three times"
+    assert [row["role"] for row in anna + rita] == ["annotator", "researcher"] and olga == []
+    assert anna[0]["created"] == project.created_at and anna[0]["created"].tzinfo is not None  # converted
+    assert anna[0]["config"] == Project.objects.get(pk=project.pk).config  # JSON, as the ORM reads it
+
+
+def test_fresh_data_every_use_and_a_bounded_store(project, users, monkeypatch):
+    def build():
+        return Membership.objects.filter(project_id=PROJECT, user_id=USER).values_list("role")
+
+    key = ("test-fresh",)
+    assert compiled_values(key, build, user=users["anna"].pk, project=project.pk) == [{"role": "annotator"}]
+    Membership.objects.filter(project=project, user=users["anna"]).update(role="researcher")
+    assert compiled_values(key, build, user=users["anna"].pk, project=project.pk) == [{"role": "researcher"}]
+    monkeypatch.setattr(queue_compiled, "_COMPILED_MAX", 1)
+    compiled_values(("test-other",), build, user=users["anna"].pk, project=project.pk)
+    assert len(queue_compiled._COMPILED) == 1, "a full store starts again rather than grow"
