@@ -1,9 +1,10 @@
 """Issue 19 items 1 and 5: an import is all or nothing once things restart, and memory per line is bounded.
 
 Every upload's import is a recorded ``import`` job (an import done now too); the liveness sweep fails a
-lost one done now, removes what it wrote and its staged upload, and sweeps staged files of dead
-requests after ``IMPORT_STALE_SECONDS``. A line, a document text and a sentence each have a size limit
-(413 naming the setting). The real-process fault tests are in ``tests/workers/test_import_faults.py``.
+lost one done now and removes what it wrote and its staged upload (the undo and the sweep of stale staged
+files themselves: ``services/corpus/importing/test_recovery.py``). A line, a document text and a sentence
+each have a size limit (413 naming the setting). The real-process fault tests are in
+``tests/workers/test_import_faults.py``.
 """
 from __future__ import annotations
 
