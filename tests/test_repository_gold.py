@@ -9,13 +9,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 READING = ("annotation/services/review/gold_reading.py", "annotation/services/review/gold_rule.py",
-           "annotation/services/review/exhaustive.py")
+           "annotation/services/review/exhaustive.py",
+           # per-article marks of the evidence the reading reads (which stored per-article results are stale);
+           # decides no gold
+           "annotation/services/review/gold_marks.py")
 RULE_PIECES = {"resolve", "vote_gold", "majority_value", "qualifies", "imported_exhaustive", "decide", "rest_of"}
 """The rule and its evidence-gathering pieces: applied outside the reading, they decide gold a second way."""
 CONSUMERS = (
     "annotation/services/export/source.py", "annotation/services/export/breakdown.py",
     "annotation/services/export/completeness.py",
     "annotation/services/export/manifest.py", "annotation/services/export/__init__.py",
+    "annotation/services/export/preview_parts.py",
     "annotation/services/export/formats", "annotation/services/training/dataset.py",
     "annotation/services/training/run_scores.py", "annotation/services/training/metrics.py",
     "annotation/services/scoring/calibration.py", "annotation/services/editing/curation.py",

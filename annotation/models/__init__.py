@@ -1,3 +1,4 @@
+from .aggregates import KeptAggregate
 from .alignment import (
     MINING_METHOD,
     AlignmentRun,
@@ -8,13 +9,14 @@ from .alignment import (
     ParagraphProposal,
     Prediction,
     RunChunk,
+    RunComparison,
     Side,
     indices_key,
     key_indices,
 )
 from .audit import AuditEvent
 from .corpus import Article, Document, Paragraph, Sentence
-from .exports import Export, SplitChange
+from .exports import Export, PreviewAnswer, PreviewPart, SplitChange
 from .jobs import TRAIN_JOB, Job, Status
 from .labels import (
     Adjudication,
@@ -30,8 +32,8 @@ from .projects import LabelScheme, Membership, Project, Role
 
 __all__ = [
     "MINING_METHOD", "TRAIN_JOB", "Adjudication", "AdjudicationChange", "AlignmentRun", "ArticleCompletion", "AuditEvent", "LabelChange",
-    "ParagraphProposal",
-    "Prediction", "QueueFrontier", "Article", "Assignment", "CandidatePair", "Document", "Export", "Job", "Label",
+    "ParagraphProposal", "PreviewAnswer", "PreviewPart", "RunComparison",
+    "Prediction", "QueueFrontier", "Article", "Assignment", "CandidatePair", "Document", "Export", "Job", "KeptAggregate", "Label",
     "LabelScheme", "Membership", "ModelVersion", "PairSentence", "Paragraph", "ParagraphAlignment", "Project",
     "Role", "RunChunk", "Sentence", "Side", "Split", "SplitChange", "Status", "indices_key",
     "key_indices",

@@ -161,6 +161,27 @@ class Prediction(models.Model):
         indexes = [models.Index(fields=["pair", "run"], name="prediction_pair_idx")]
 
 
+class RunComparison(models.Model):
+    """What :func:`annotation.services.alignment.run_comparison.compare` found between two finished runs,
+    stored (issue 37: at a million predictions a run the first comparison reads both runs for seconds; it
+    survives a restart here). ``state`` is the digest of the marks it was computed under
+    (``run_comparison.finished_state``): a row whose state is no longer current is computed again.
+    ``summary``: the summary part of the answer; ``articles``: ``[[article, added, removed, label
+    changed], ...]`` of every article with a change, in id order (a page of changes at any offset reads
+    only the articles that page covers)."""
+
+    old = models.ForeignKey(AlignmentRun, on_delete=models.CASCADE, related_name="+")
+    new = models.ForeignKey(AlignmentRun, on_delete=models.CASCADE, related_name="+")
+    state = models.CharField(max_length=64)
+    summary = models.JSONField(default=dict)
+    articles = models.JSONField(default=list)
+    seconds = models.FloatField(default=0.0, help_text="how long computing it took")
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["old", "new"], name="one_comparison_per_run_pair")]
+
+
 class Side(models.TextChoices):
     COMPLEX = "complex", "Complex"
     SIMPLE = "simple", "Simple"

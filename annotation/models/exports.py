@@ -52,3 +52,35 @@ class Export(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} export #{self.pk} of {self.project}"
+
+
+class PreviewPart(models.Model):
+    """One article's share of a gold export preview (``services/export/preview_parts.py``, issue 37):
+    the preview is their sum. One row per article and set of ``options`` (their digest): ``key``, the
+    options and project-wide marks it was computed under, and ``mark``, the article's own evidence marks
+    then — a part whose key or mark is no longer current is computed again and replaces the row."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
+    article = models.ForeignKey(Article, on_delete=models.CASCADE, related_name="+")
+    options = models.CharField(max_length=64)
+    key = models.CharField(max_length=64)
+    mark = models.CharField(max_length=64)
+    part = models.JSONField(default=dict)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["article", "options"], name="one_preview_part_per_options")]
+        indexes = [models.Index(fields=["project", "options"], name="preview_part_options_idx")]
+
+
+class PreviewAnswer(models.Model):
+    """A gold export preview as last answered for one set of ``options`` (their digest), with the digest of
+    the data ``state`` it was computed under (``export.preview``): the same state after a restart answers
+    from here, without reading the per-article marks (issue 37)."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="+")
+    options = models.CharField(max_length=64)
+    state = models.CharField(max_length=64)
+    answer = models.JSONField(default=dict)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["project", "options"], name="one_preview_answer_per_options")]

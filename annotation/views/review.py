@@ -60,7 +60,7 @@ def dashboard_page(request: HttpRequest, project: Project) -> HttpResponse:
         "calibrate_api": _api("review-calibrate", project),
         "dashboard_api": _api("review-dashboard", project),
     }
-    figures = dashboard.page_aggregates(project)  # cached per state of the project's data (review_state.py)
+    figures = dashboard.page_aggregates(project)  # kept per state of the project's data (review_state.kept)
     context = {
         "project": project,
         "page": page,
@@ -70,6 +70,8 @@ def dashboard_page(request: HttpRequest, project: Project) -> HttpResponse:
         "annotators": figures["annotators"],
         "labels": figures["labels"],
         "agreement": _agreement_rows(figures["agreement"]),
+        "figures_as_of": figures["as_of"],
+        "figures_updating": figures["updating"],
         "runs": project.runs.order_by("-created_at")[:20],
         "thresholds": (project.config or {}).get("thresholds"),
         "max_f1_over": MAX_F1_OVER,

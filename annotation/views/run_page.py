@@ -12,7 +12,7 @@ from ..models import AlignmentRun, Prediction
 from ..permissions import can_research, sees_predictions, visible_projects
 from ..services.alignment.run_chunks import chunk_summary
 from ..services.background import jobs, liveness
-from ..services.training.run_scores import run_scores
+from ..services.training.run_scores import page_scores
 from .article_choices import article_choices
 
 
@@ -38,5 +38,5 @@ def run_page(request: HttpRequest, pk: int, project_pk: int | None = None) -> Ht
     context = {"run": run, "project": run.project, "researcher": researcher, "duration": duration,
                "articles": articles, "more_articles": more_articles, "page": page, "others": others,
                "retryable": jobs.can_retry(run), "worker_lost": liveness.is_lost(run), "chunks": chunk_summary(run.pk),
-               "scores": run_scores(run)}
+               "scores": page_scores(run)}
     return render(request, "runs/run.html", context)

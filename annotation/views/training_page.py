@@ -31,6 +31,7 @@ def models_page(request: HttpRequest, project: Project) -> HttpResponse:
     }
     context = {"project": project, "page": page, "data": data.snapshot if data else {},
                "refusal": data.refusal if data else None, "computing": data is None,
+               "summary_as_of": data.as_of if data else None, "summary_updating": bool(data and data.updating),
                "train_options": train_request.form_fields(), "seed": train_request.seed_field(),
                "complete": metrics.complete_articles(project),
                "min_articles": metrics.min_trusted_articles(), "chart_scripts": CHART_SCRIPTS[:1] if charts else ()}

@@ -11,10 +11,11 @@ the links alone, two runs that share nearly all of them would agree "less than c
 """
 from __future__ import annotations
 
+import time
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 
-from django.core.cache import cache
+from django.db import IntegrityError, connection, transaction
 from django.db.models import Count, F, Max, OuterRef, QuerySet, Subquery, Value
 from django.db.models.functions import Coalesce
 
@@ -26,6 +27,7 @@ from annotation.models import (
     CandidatePair,
     Prediction,
     RunChunk,
+    RunComparison,
     Sentence,
     Status,
     key_indices,
@@ -45,7 +47,7 @@ CHANGES_PAGE = 500
 ARTICLES_SHOWN = 500
 #: Run states after which a run's predictions no longer change: a comparison of two such runs is cached.
 FINISHED = (Status.SUCCEEDED, Status.FAILED, Status.CANCELLED)
-CACHE_TTL_S = 3600
+DocKey = tuple[int, int]
 
 
 class ComparisonError(DomainError, ValueError):
@@ -203,27 +205,196 @@ def _read(old: AlignmentRun, new: AlignmentRun) -> tuple[tuple[dict, dict], list
 
 def compare(old: AlignmentRun, new: AlignmentRun, *, pairs: bool = False, offset: int = 0,
             limit: int = CHANGES_PAGE) -> dict:
-    """:func:`summary` and, with ``pairs``, :func:`changes_page` from one reading of both runs' links
-    (each read them again: at a million predictions a run, four readings of each — issue 37)."""
+    """:func:`summary` and, with ``pairs``, :func:`changes_page` — the same answer, computed in SQL
+    (:func:`_counted`: one join of the two runs' predictions on the pair, grouped by article, document
+    pair and the two labels; only the page's articles' pairs are read row by row). Two finished runs'
+    comparison is stored (:class:`~annotation.models.RunComparison`, keyed by :func:`finished_state`):
+    issue 37, at a million predictions a run the SQL takes seconds, a stored answer milliseconds, and it
+    survives a restart. A running run is compared afresh."""
+    _check(old, new)
     if offset < 0:
         raise ComparisonError("offset must be 0 or more")
     marks = finished_state(old, new)
-    if marks is None:
-        return _compare(old, new, pairs=pairs, offset=offset, limit=limit)
-    key = f"compare:{old.pk}:{new.pk}:{int(pairs)}:{offset}:{limit}:{marks}"
-    found = cache.get(key)
-    if found is None:
-        found = _compare(old, new, pairs=pairs, offset=offset, limit=limit)
-        cache.set(key, found, CACHE_TTL_S)
-    return found
+    stored = None if marks is None else RunComparison.objects.filter(old=old, new=new, state=marks).first()
+    if stored is None:
+        started = time.monotonic()
+        found, articles = _counted(old, new)
+        if marks is not None:
+            _keep(old, new, marks, found, articles, round(time.monotonic() - started, 3))
+    else:
+        found, articles = stored.summary, stored.articles
+    out = dict(found)
+    if pairs:
+        out.update(_changes_page(old, new, articles, offset=offset, limit=limit))
+    return out
+
+
+def _keep(old: AlignmentRun, new: AlignmentRun, marks: str, found: dict, articles: list, seconds: float) -> None:
+    """Store the comparison (a request computing it at the same moment may store it first: the same answer)."""
+    try:
+        with transaction.atomic():
+            RunComparison.objects.update_or_create(old=old, new=new, defaults={
+                "state": marks, "summary": found, "articles": articles, "seconds": seconds})
+    except IntegrityError:
+        pass
 
 
 def _compare(old: AlignmentRun, new: AlignmentRun, *, pairs: bool, offset: int, limit: int) -> dict:
+    """The comparison read in Python from both runs' links (:func:`summary`, :func:`changes_page`): the
+    reference :func:`compare`'s SQL equals (``test_run_comparison.py``)."""
     read = _read(old, new)
     out = summary(old, new, read=read)
     if pairs:
         out.update(changes_page(old, new, offset=offset, limit=limit, found=read[1]))
     return out
+
+
+def _link(label: str | None) -> str | None:
+    """A prediction's label as the comparison reads it: a link's label, "" for another, None for none."""
+    return None if label is None else label if label in LINK_LABELS else ""
+
+
+_COUNTED = """
+SELECT cp.article_id, cp.complex_document_id, cp.simple_document_id,
+       (cp.complex_key LIKE '%%,%%' OR cp.simple_key LIKE '%%,%%' OR cp.complex_key = '' OR cp.simple_key = ''),
+       o.predicted_label, n.predicted_label, COUNT(*)
+FROM (SELECT pair_id, predicted_label FROM annotation_prediction WHERE run_id = %s) o
+FULL JOIN (SELECT pair_id, predicted_label FROM annotation_prediction WHERE run_id = %s) n ON n.pair_id = o.pair_id
+JOIN annotation_candidatepair cp ON cp.id = COALESCE(o.pair_id, n.pair_id)
+GROUP BY 1, 2, 3, 4, 5, 6
+"""
+"""Both runs' predictions joined on the pair (every prediction: a document pair either run predicted in
+was aligned by it), grouped by article, document pair, whether the pair is other than 1:1 and the two
+labels (None: no prediction)."""
+
+
+def _counted(old: AlignmentRun, new: AlignmentRun) -> tuple[dict, list[list[int]]]:
+    """The summary (as :func:`summary` answers it) and ``[[article, added, removed, label changed], ...]``
+    of every article with a change, from :data:`_COUNTED`'s rows (a few per document pair, not one per
+    prediction). The agreement's cells: a 1:1 pair is its one cell; a document pair where either run
+    links a pair other than 1:1 (a split, a fusion: cells shared by several links) is expanded in Python
+    as :func:`agreement` does it, from those document pairs' links only."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute("SET LOCAL work_mem = '64MB'")  # the join's hash tables stay in memory
+        cursor.execute(_COUNTED, [old.pk, new.pk])
+        rows = cursor.fetchall()
+    counts = Counter()
+    per_article: dict[int, Counter] = defaultdict(Counter)
+    aligned: tuple[set, set] = (set(), set())
+    cells: dict[DocKey, Counter] = defaultdict(Counter)
+    wide: set[DocKey] = set()
+    for article, c, s, special, o, n, k in rows:
+        o, n = _link(o), _link(n)
+        doc = (c, s)
+        if o is not None:
+            aligned[0].add(doc)
+        if n is not None:
+            aligned[1].add(doc)
+        counts["old"] += k if o else 0
+        counts["new"] += k if n else 0
+        if o and n:
+            counts["both"] += k
+        kind = "added" if n and not o else "removed" if o and not n else "label_changed" if o and n and o != n else None
+        if kind:
+            counts[kind] += k
+            per_article[article][kind] += k
+        if o or n:
+            if special:
+                wide.add(doc)
+            else:
+                cells[doc][(o or NOT_LINKED, n or NOT_LINKED)] += k
+    table = _agreement_table(old, new, aligned, cells, wide)  # adds the runs' finished chunks to ``aligned``
+    return _summary(old, new, counts, per_article, aligned, table)
+
+
+def _agreement_table(old: AlignmentRun, new: AlignmentRun, aligned: tuple[set, set], cells: dict[DocKey, Counter],
+                     wide: set[DocKey]) -> Counter:
+    """The confusion table of the linked cells of the document pairs both runs aligned (their finished
+    chunks' too): the 1:1 pairs' counts as grouped, the document pairs with wider links expanded."""
+    for i, run in enumerate((old, new)):
+        for work in RunChunk.objects.filter(run=run, status=Status.SUCCEEDED).values_list("work", flat=True):
+            aligned[i].update((int(c), int(s)) for _, c, s in work)
+    scope = aligned[0] & aligned[1]
+    table: Counter = Counter()
+    for doc, found in cells.items():
+        if doc in scope and doc not in wide:
+            table.update(found)
+    table.update(_wide_cells(old, new, wide & scope))
+    return table
+
+
+def _summary(old: AlignmentRun, new: AlignmentRun, counts: Counter, per_article: dict[int, Counter],
+             aligned: tuple[set, set], table: Counter) -> tuple[dict, list[list[int]]]:
+    scope = aligned[0] & aligned[1]
+    sizes = dict(Sentence.objects.filter(document__article__project_id=old.project_id).order_by()
+                 .values("document_id").annotate(n=Count("id")).values_list("document_id", "n"))
+    total = sum(sizes.get(c, 0) * sizes.get(s, 0) for c, s in scope)
+    table[(NOT_LINKED, NOT_LINKED)] += total - sum(table.values())
+    agreeing = sum(v for (x, y), v in table.items() if x == y)
+    ordered = sorted(per_article)
+    titles = dict(Article.objects.filter(pk__in=ordered[:ARTICLES_SHOWN]).values_list("pk", "title"))
+    found = {
+        "old": {"id": old.pk, "method": old.method, "links": counts["old"]},
+        "new": {"id": new.pk, "method": new.method, "links": counts["new"]},
+        "counts": {kind: counts[kind] for kind in KINDS} | {"unchanged": counts["both"] - counts["label_changed"]},
+        "per_article": [{"article": a, "title": titles.get(a, ""), **{k: per_article[a][k] for k in KINDS}}
+                        for a in ordered[:ARTICLES_SHOWN]],
+        "per_article_total": len(per_article),
+        "agreement": {"both": counts["both"], "only_old": counts["old"] - counts["both"],
+                      "only_new": counts["new"] - counts["both"], "kappa": cohen_kappa_from_table(table),
+                      "sentence_pairs": total, "document_pairs": len(scope),
+                      "document_pairs_left_out": len(aligned[0] ^ aligned[1]),
+                      "observed": round(agreeing / total, 4) if total else None, "over": KAPPA_OVER},
+    }
+    return found, [[a, *(per_article[a][k] for k in KINDS)] for a in ordered]
+
+
+def _wide_cells(old: AlignmentRun, new: AlignmentRun, docs: set[DocKey]) -> Counter:
+    """The confusion table of the cells of ``docs`` (document pairs where a run links a pair other than
+    1:1), from those document pairs' links of both runs (:func:`_sentence_labels`)."""
+    if not docs:
+        return Counter()
+    links: tuple[dict, dict] = ({}, {})
+    rows = (Prediction.objects.filter(run_id__in=(old.pk, new.pk), predicted_label__in=LINK_LABELS,
+                                      pair__complex_document_id__in={c for c, _ in docs})
+            .values_list("run_id", "pair_id", "pair__article_id", "predicted_label", "score", "pair__complex_document_id",
+                         "pair__simple_document_id", "pair__complex_key", "pair__simple_key"))
+    for run_id, pair_id, *rest in rows:
+        if (rest[3], rest[4]) in docs:
+            links[0 if run_id == old.pk else 1][pair_id] = tuple(rest)
+    a, b = (_sentence_labels(run, docs, links[i]) for i, run in enumerate((old, new)))
+    return Counter((a.get(k, NOT_LINKED), b.get(k, NOT_LINKED)) for k in set(a) | set(b))
+
+
+def _changes_page(old: AlignmentRun, new: AlignmentRun, articles: list[list[int]], *, offset: int, limit: int) -> dict:
+    """:func:`changes_page` from the per-article counts :func:`_counted` stored: only the articles the
+    page covers are read, their pairs with both runs' predictions (an index read, whatever the runs' size)."""
+    limit = max(1, min(limit, CHANGES_PAGE))
+    total = sum(sum(row[1:]) for row in articles)
+    wanted, skip, seen = [], 0, 0
+    for article, *kinds in articles:
+        n = sum(kinds)
+        if seen + n > offset and seen < offset + limit:
+            if not wanted:
+                skip = offset - seen
+            wanted.append(article)
+        seen += n
+        if seen >= offset + limit:
+            break
+    found: list[Change] = []
+    if wanted:
+        links: tuple[dict, dict] = ({}, {})
+        for run_id, pair_id, article, label, score in (
+                Prediction.objects.filter(run_id__in=(old.pk, new.pk), pair__article_id__in=wanted,
+                                          predicted_label__in=LINK_LABELS)
+                .values_list("run_id", "pair_id", "pair__article_id", "predicted_label", "score")):
+            links[0 if run_id == old.pk else 1][pair_id] = (article, label, score)
+        found = changes(old, new, links=links)[skip:skip + limit]
+    titles = dict(Article.objects.filter(pk__in={c.article_id for c in found}).values_list("pk", "title"))
+    end = offset + len(found)
+    return {"changes": [{**c.as_dict(), "title": titles.get(c.article_id, "")} for c in found],
+            "changes_total": total, "changes_offset": offset, "changes_next_offset": end if end < total else None}
 
 
 def finished_state(old: AlignmentRun, new: AlignmentRun) -> str | None:

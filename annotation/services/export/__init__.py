@@ -245,18 +245,47 @@ def preview(project: Project, options: ExportOptions, *, max_seconds: float = PR
     reads every pair for 20 s; its figures change only when somebody labels, adjudicates, completes,
     imports, aligns, assigns splits or changes settings). The key is :func:`review_state.state` (the
     dashboard's marks: labels, gold, completions, articles, pairs, sentences, settings, memberships,
-    runs), the splits' marks and the options, so no writer invalidates anything. ``dedup`` options read
-    other projects (whatever the user may see), so those previews are computed afresh. ``seconds`` is
-    this call's time."""
+    runs), the splits' marks and the options, so no writer invalidates anything. A gold preview is the
+    sum of stored per-article parts (``preview_parts.py``): after a label only that article is read
+    again, and a restart loses nothing. ``dedup`` options read other projects (whatever the user may
+    see), so those previews are computed afresh. ``seconds`` is this call's time."""
     if options.dedup:
         return compute_preview(project, options, max_seconds=max_seconds, visible=visible)
     started = time.monotonic()
     marks = [review_state.state(project), max_seconds, json.dumps(asdict(options), sort_keys=True, default=str)]
     marks += [m.objects.order_by().aggregate(n=Count("pk"), last=Max("pk")) for m in (Split, SplitChange)]
     current = digest(marks)
-    out = review_state.cached(project, "export-preview", lambda: compute_preview(project, options, max_seconds=max_seconds),
-                              current=current)
-    return {**out, "seconds": round(time.monotonic() - started, 3)}
+    if options.kind == "gold":
+        try:
+            found = review_state.cached(project, "export-preview",
+                                        lambda: _gold_preview(project, options, max_seconds, current), current=current)
+        except _NotKept as stopped:  # the budget ran out: what is stored so far, and the next call goes on
+            found = stopped.answer
+    else:
+        found = review_state.cached(project, "export-preview",
+                                    lambda: compute_preview(project, options, max_seconds=max_seconds), current=current)
+    return {**found, "seconds": round(time.monotonic() - started, 3)}
+
+
+def _gold_preview(project: Project, options: ExportOptions, max_seconds: float, state: str) -> dict:
+    """The answer stored for this ``state`` of the data (after a restart), else the stored parts' preview,
+    stored; one that stopped at its budget is not kept (the next call goes on)."""
+    from annotation.services.export import preview_parts
+
+    found = preview_parts.answer_of(project, options, state)
+    if found is not None:
+        return found
+    found = preview_parts.preview(project, options, max_seconds=max_seconds)
+    if found["partial"]:
+        raise _NotKept(found)
+    preview_parts.keep_answer(project, options, state, found)
+    return found
+
+
+class _NotKept(Exception):  # noqa: N818 - carries a partial answer past the cache, not an error
+    def __init__(self, answer: dict) -> None:
+        super().__init__("partial preview")
+        self.answer = answer
 
 
 def compute_preview(project: Project, options: ExportOptions, *, max_seconds: float = PREVIEW_SECONDS,

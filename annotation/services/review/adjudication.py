@@ -62,11 +62,11 @@ def shows_score(project: Project) -> bool:
 def queue_pair_ids(project: Project, *, mode: str | None = None) -> list[int]:
     """Ids (ascending) of the pairs awaiting review: ≥ 2 counted votes that disagree (mode ``disagreements``)
     or ≥ 1 counted vote (mode ``all``), minus pairs with settled gold; plus, in either mode, pairs whose imported
-    gold a vote disagrees with (:func:`imported_disagreements`). Cached per :func:`review_state.state` (0.5 s at 1M)."""
+    gold a vote disagrees with (:func:`imported_disagreements`). Kept per state, of the data now (:func:`review_state.kept`)."""
     mode = mode or queue_mode(project)
     if mode not in MODES:
         raise AdjudicationError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
-    return review_state.cached(project, f"adjudication-queue:{mode}", lambda: _queue_pair_ids(project, mode))
+    return review_state.kept(project, f"adjudication-queue:{mode}", lambda: _queue_pair_ids(project, mode)).value
 
 
 def _queue_pair_ids(project: Project, mode: str) -> list[int]:

@@ -224,7 +224,7 @@ def krippendorff_alpha(matrix: Matrix, categories: Sequence[Hashable], *, level:
         for annotator, value in votes.items():
             if value in code:
                 data[row[annotator], j] = code[value]
-    used = {v for v in data.ravel() if not math.isnan(v)}
+    used = np.unique(data[~np.isnan(data)])  # a set comprehension over every cell took 0.5 s a matrix at 1M pairs
     if len(used) < 2:
         # Every pairable value is the same: observed and expected disagreement are both 0.
         return None

@@ -5,9 +5,12 @@ Speed is reported two ways: ``items_per_hour`` from the time annotators spent on
 counting the gaps between consecutive labels as working time up to :data:`BREAK_SECONDS` (a longer
 gap is a break, not work).
 
-Every figure is cached per state of what it reads (:mod:`annotation.services.review.review_state`):
-:func:`dashboard` (the API) and :func:`page_aggregates` (the page) compute each one once per label,
-adjudication, completion, import, run or settings change, not once per view.
+Every figure is kept per state of what it reads (:func:`annotation.services.review.review_state.kept`: in
+the cache and in the database): :func:`dashboard` (the API) and :func:`page_aggregates` (the page) compute
+each one once per label, adjudication, completion, import, run or settings change, not once per view, and a
+restarted server reads them back. After a change a big project's dashboard shows the figures it kept "as of"
+their time, marked ``updating``, while a ``dashboard-figures`` job (:func:`run_figures_job`) computes the new
+ones (seconds at a million pairs); a small project's computes them at once.
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from annotation.models import (
     Adjudication,
     AlignmentRun,
     CandidatePair,
+    Job,
     Label,
     Membership,
     Prediction,
@@ -28,7 +32,7 @@ from annotation.models import (
     Role,
 )
 from annotation.services.review import adjudication, agreement, gold_reading, qc
-from annotation.services.review.review_state import cached, state
+from annotation.services.review.review_state import Kept, kept, start_refresh, state, store
 
 BREAK_SECONDS = 30 * 60
 
@@ -147,28 +151,69 @@ def run_statuses(project: Project, limit: int = 20) -> list[dict]:
             for r in runs]
 
 
-def dashboard(project: Project) -> dict:
-    """Everything the dashboard API returns (agreement and distributions have their own endpoints)."""
+FIGURES_JOB = "dashboard-figures"
+API_FIGURES = ("progress", "annotators", "labels", "runs")
+PAGE_FIGURES = ("progress", "annotators", "labels", "agreement")
+
+
+def _computations(project: Project) -> dict:
+    return {"progress": lambda: project_progress(project), "annotators": lambda: annotator_progress(project),
+            "labels": lambda: label_counts(project), "runs": lambda: run_statuses(project),
+            "agreement": lambda: agreement.project_agreement(project)}
+
+
+def _refresh(project: Project) -> None:
+    """Start one ``dashboard-figures`` job for ``project`` (:func:`annotation.services.review.review_state.start_refresh`)."""
+    start_refresh(project, FIGURES_JOB)
+
+
+def figures(project: Project, names: tuple[str, ...]) -> tuple[dict, dict]:
+    """The ``names``d figures (of :func:`_computations`) and what they are of: ``{"as_of": the oldest figure's
+    time, "updating": whether any is an older state's, shown while a job computes the new one}``."""
     now = state(project)
-    parts = {name: cached(project, name, compute, current=now) for name, compute in (
-        ("progress", lambda: project_progress(project)), ("annotators", lambda: annotator_progress(project)),
-        ("labels", lambda: label_counts(project)), ("runs", lambda: run_statuses(project)))}
+    compute = _computations(project)
+    found: dict[str, Kept] = {name: kept(project, name, compute[name], current=now, refresh=lambda: _refresh(project))
+                              for name in names}
+    as_of = min(k.as_of for k in found.values())
+    return {name: k.value for name, k in found.items()}, {"as_of": as_of.isoformat(),
+                                                          "updating": not all(k.current for k in found.values())}
+
+
+def dashboard(project: Project) -> dict:
+    """Everything the dashboard API returns (agreement and distributions have their own endpoints), with
+    ``figures_as_of`` and ``updating`` (:func:`figures`)."""
+    parts, of = figures(project, API_FIGURES)
     return {"project": project.pk, **parts, "thresholds": (project.config or {}).get("thresholds"),
-            **language_tool_status(project)}
+            "figures_as_of": of["as_of"], "updating": of["updating"], **language_tool_status(project)}
 
 
 def page_aggregates(project: Project) -> dict:
     """The dashboard page's figures: ``progress``, ``annotators``, ``labels`` and ``agreement``
-    (:func:`annotation.services.review.agreement.project_agreement`), each cached per state."""
-    now = state(project)
-    return {name: cached(project, name, compute, current=now) for name, compute in (
-        ("progress", lambda: project_progress(project)), ("annotators", lambda: annotator_progress(project)),
-        ("labels", lambda: label_counts(project)), ("agreement", lambda: project_agreement(project)))}
+    (:func:`annotation.services.review.agreement.project_agreement`), and ``as_of`` / ``updating`` (:func:`figures`)."""
+    parts, of = figures(project, PAGE_FIGURES)
+    return {**parts, **of}
 
 
 def project_agreement(project: Project) -> dict:
-    """:func:`annotation.services.review.agreement.project_agreement`, cached per state (the API's)."""
-    return cached(project, "agreement", lambda: agreement.project_agreement(project))
+    """:func:`annotation.services.review.agreement.project_agreement` of the data now, kept per state (the API's)."""
+    return kept(project, "agreement", lambda: agreement.project_agreement(project)).value
+
+
+def run_figures_job(job_id: int) -> None:
+    """The ``dashboard-figures`` job: compute every figure of the data now and keep it for the next view."""
+    from annotation.services.background import progress
+
+    if not progress.claim(Job, job_id):
+        return
+    try:
+        project = Job.objects.select_related("project__label_scheme").get(pk=job_id).project
+        now = state(project)
+        for name, compute in _computations(project).items():
+            store(project, name, compute, now)
+    except Exception as exc:  # noqa: BLE001 - recorded on the row, then re-raised for the log
+        progress.fail(Job, job_id, exc)
+        raise
+    progress.succeed(Job, job_id, result={"state": now})
 
 
 def language_tool_status(project: Project) -> dict:

@@ -18,14 +18,29 @@ aggregate in Django's cache under :func:`state`, a digest of cheap marks of all 
 No writer has to remember to invalidate anything: a label given, edited or removed, an adjudication, a
 completion (or its removal), an import, a run (or its deletion) or a settings change moves the state, so
 the next reader computes afresh (``tests/annotation/services/review/test_review_state.py`` checks each).
+
+Django's cache is empty in a freshly started web process (and per process with the local-memory cache), so
+the figures a page needs most (the dashboard's, a run's scores) are also kept in the database by :func:`kept`
+(``KeptAggregate``: one row per name, with the state it was computed at): the first view after a restart reads
+the row when the state has not moved. When it has, a big project's page (:data:`LAZY_ARTICLES` articles or
+more) shows the row "as of <its time>, updating" (:class:`Kept` with ``current=False``) and starts the
+caller's background job to compute the new one, instead of computing seconds of figures while it answers; a
+small project's, and every reader that needs the figures current (the API's run scores, training), computes
+at once. An older state's figures are never presented as current.
 """
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import Callable
-from typing import TypeVar
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Generic, TypeVar
 
 from django.core.cache import cache
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Count, Max
+from django.utils import timezone
 
 from annotation.digest import digest
 from annotation.models import (
@@ -35,6 +50,7 @@ from annotation.models import (
     Article,
     ArticleCompletion,
     CandidatePair,
+    KeptAggregate,
     Label,
     Membership,
     Project,
@@ -90,3 +106,96 @@ def cached(project: Project, name: str, compute: Callable[[], T], *, current: st
     value = compute()
     cache.set(key, value, TTL_S)
     return value
+
+
+LAZY_ARTICLES = 1000
+"""From this many articles a page shows kept figures of an older state ("as of …, updating") while a job
+computes the new ones, rather than computing them while it answers (seconds at 20,000 article pairs)."""
+
+
+@dataclass(frozen=True)
+class Kept(Generic[T]):
+    """A kept aggregate: its ``value``, when it was computed (``as_of``) and whether it is of the data as they
+    are now (``current``; False: an older state's, shown as "as of …, updating" while a job computes anew)."""
+
+    value: T
+    as_of: datetime
+    current: bool
+
+
+REFRESH_EVERY_S = 60
+"""A project's job of one kind that computes kept figures starts at most this often: while data change all the
+time (annotators labelling, a run writing pairs) a page shows figures at most this much older than the jobs' own
+time, "updating", instead of keeping a worker computing them back to back."""
+
+
+def start_refresh(project: Project, kind: str, params: dict | None = None, *, user=None) -> bool:
+    """Start the ``kind`` job computing kept figures of ``project`` (``params``: which ones; ``user``: who asked)
+    unless one is queued or running, or one finished within :data:`REFRESH_EVERY_S` seconds; whether it started one."""
+    from annotation.models import Job, Status
+    from annotation.services.background import jobs
+
+    mine = Job.objects.filter(project=project, kind=kind, **({"params": params} if params else {}))
+    recent = timezone.now() - timedelta(seconds=REFRESH_EVERY_S)
+    if mine.filter(status__in=(Status.QUEUED, Status.RUNNING)).exists() or mine.filter(finished_at__gte=recent).exists():
+        return False
+    jobs.start_job(project, kind, params=params, user=user)
+    return True
+
+
+def _kept_key(project: Project, name: str, now: str) -> str:
+    return f"review-kept:{project.pk}:{name}:{now}"
+
+
+def is_big(project: Project) -> bool:
+    """Whether ``project`` has :data:`LAZY_ARTICLES` articles or more (an index read, not a count)."""
+    return Article.objects.filter(project_id=project.pk).order_by()[LAZY_ARTICLES - 1:LAZY_ARTICLES].exists()
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as the database will give it back (JSON: lists for tuples, text keys and times), so the first
+    reader and every later one see the same; ValueError when it has no JSON form (NaN, a set)."""
+    return json.loads(json.dumps(value, cls=DjangoJSONEncoder, allow_nan=False))
+
+
+def kept(project: Project, name: str, compute: Callable[[], T], *, current: str | None = None,
+         refresh: Callable[[], object] | None = None) -> Kept[T]:
+    """The ``name``d aggregate of ``project`` as :func:`cached`, and kept in the database (module docstring).
+
+    Read in turn: the cache under the state now; the database row when its state is the state now (then
+    cached); when the state moved on and ``refresh`` is given (the page's background job) and the project
+    :func:`is_big`, the row as it is (``current=False``) after calling ``refresh()``; otherwise ``compute()``
+    now, stored in the row and the cache. Values are kept in their JSON form (:func:`_plain`)."""
+    now = current or state(project)
+    key = _kept_key(project, name, now)
+    found = cache.get(key)
+    if found is not None:
+        return Kept(found[0], found[1], True)
+    row = KeptAggregate.objects.filter(project_id=project.pk, name=name).first()
+    if row is not None and row.state == now:
+        cache.set(key, (row.value, row.computed_at), TTL_S)
+        return Kept(row.value, row.computed_at, True)
+    if row is not None and refresh is not None and is_big(project):
+        refresh()
+        return Kept(row.value, row.computed_at, False)
+    return store(project, name, compute, now)
+
+
+def store(project: Project, name: str, compute: Callable[[], T], now: str | None = None) -> Kept[T]:
+    """``compute()`` the ``name``d aggregate of the data ``now`` (their :func:`state`, read before computing:
+    a write while it computes moves the state on, so the next reader computes again), kept in the database
+    and the cache — what a background job calls."""
+    now = now or state(project)
+    t0 = time.perf_counter()
+    value = compute()
+    try:
+        value = _plain(value)
+    except (TypeError, ValueError):  # no JSON form: kept in the cache only
+        as_of = timezone.now()
+        cache.set(_kept_key(project, name, now), (value, as_of), TTL_S)
+        return Kept(value, as_of, True)
+    row, _ = KeptAggregate.objects.update_or_create(
+        project_id=project.pk, name=name,
+        defaults={"state": now, "value": value, "computed_at": timezone.now(), "seconds": time.perf_counter() - t0})
+    cache.set(_kept_key(project, name, now), (value, row.computed_at), TTL_S)
+    return Kept(value, row.computed_at, True)

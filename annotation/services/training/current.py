@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from django.core.cache import cache
 
 from annotation.digest import digest
-from annotation.models import Article, Job, Membership, Project, Split, Status
+from annotation.models import Article, Job, KeptAggregate, Membership, Project, Split
 from annotation.services.review import review_state
 from annotation.services.training import dataset
 
@@ -36,6 +36,9 @@ class TrainingSummary:
 
     snapshot: dict
     refusal: str | None
+    as_of: str | None = None
+    """When these figures were computed, given when they are of an older state of the data (``updating``)."""
+    updating: bool = False
 
 
 def data_state(project: Project) -> str:
@@ -68,7 +71,10 @@ def _current(project: Project, state: str) -> dataset.TrainingSet:
         return held[1]
     data = dataset.training_set(project)
     cache.set(_set_key(project), (state, data), TTL_S)
-    cache.set(_summary_key(project, state), TrainingSummary(data.snapshot, dataset.training_refusal(data)), TTL_S)
+    summary = TrainingSummary(data.snapshot, dataset.training_refusal(data))
+    cache.set(_summary_key(project, state), summary, TTL_S)
+    # and in the database, so a restarted server's Models page shows it (review_state.kept's rows)
+    review_state.store(project, SUMMARY_NAME, lambda: {"snapshot": summary.snapshot, "refusal": summary.refusal}, state)
     return data
 
 
@@ -92,23 +98,30 @@ LAZY_ARTICLES = 1000
 """From this many articles the Models page does not build the set while it answers (16 s at 20,000 article
 pairs): it starts a ``training-summary`` job and says the figures are being computed."""
 SUMMARY_JOB = "training-summary"
+SUMMARY_NAME = "training-summary"
+"""The summary's name among the project's kept aggregates (``KeptAggregate``)."""
 
 
 def page_summary(project: Project, *, user=None) -> TrainingSummary | None:
-    """What the Models page shows: the summary of the current data state when kept (or cheap to build: a
-    project under :data:`LAZY_ARTICLES` articles), else None after starting one ``training-summary`` job
-    (none while one is queued or running), whose worker keeps it for the next view."""
+    """What the Models page shows: the summary of the current data state when kept (in the cache, or in the
+    database: a restarted server) or cheap to build (a project under :data:`LAZY_ARTICLES` articles); else,
+    after starting one ``training-summary`` job (none while one is queued or running) whose worker keeps it for
+    the next view, the summary kept of an older state (``updating``, ``as_of``), or None when there is none."""
     state = data_state(project)
     summary = cache.get(_summary_key(project, state))
     if summary is not None:
         return summary
+    row = KeptAggregate.objects.filter(project_id=project.pk, name=SUMMARY_NAME).first()
+    if row is not None and row.state == state:
+        summary = TrainingSummary(row.value["snapshot"], row.value["refusal"])
+        cache.set(_summary_key(project, state), summary, TTL_S)
+        return summary
     if not Article.objects.filter(project=project).order_by()[LAZY_ARTICLES - 1:LAZY_ARTICLES].exists():
         return training_summary(project)
-    from annotation.services.background import jobs
-
-    if not Job.objects.filter(project=project, kind=SUMMARY_JOB, status__in=(Status.QUEUED, Status.RUNNING)).exists():
-        jobs.start_job(project, SUMMARY_JOB, user=user)
-    return None
+    review_state.start_refresh(project, SUMMARY_JOB, user=user)  # one job at a time, at most once a minute
+    if row is None:
+        return None
+    return TrainingSummary(row.value["snapshot"], row.value["refusal"], as_of=row.computed_at.isoformat(), updating=True)
 
 
 def run_summary_job(job_id: int) -> None:

@@ -18,14 +18,18 @@ recall and F1, on the run's page, in ``GET /api/runs/<id>/`` (``scores``) and on
 * **Trust.** Fewer articles than :func:`~annotation.services.training.metrics.min_trusted_articles`:
   too few to trust, the rule the Models page applies to model metrics.
 
-Computed on request in a few queries whatever the run's size (only the exhaustive articles' pairs and
-predictions are read), nothing cached: a change to the gold shows at once. Lists of runs leave it out.
+Computed in a few queries whatever the run's size (only the exhaustive articles' pairs and predictions are
+read) and kept per state of the data (:func:`run_scores`): a change to the gold shows at the next read. Lists
+of runs leave it out.
 """
 from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
 
+from django.db.models import Max, Min
+
+from annotation.digest import digest
 from annotation.models import MINING_METHOD, AlignmentRun, Document, Prediction, RunChunk, Status, key_indices
 from annotation.services.alignment.run_comparison import LINK_LABELS
 from annotation.services.corpus.documents import engine_documents
@@ -126,18 +130,62 @@ def _covers(link: AlignedPair, cells: set[tuple[int, int]]) -> bool:
     return bool(cells) and any((c, s) in cells for c in link.complex for s in link.simple)
 
 
-def run_scores(run: AlignmentRun) -> dict:
-    """:func:`compute_run_scores`, kept per state of the project's data once the run is finished
-    (:mod:`annotation.services.review.review_state`: a label, gold, completion, import, run or settings
-    change computes them again) — the run page, its API and the comparison of two runs read them on every
-    view, and at a million pairs they take seconds."""
-    if not run.is_finished:
-        return compute_run_scores(run)
+SCORES_JOB = "run-scores"
+
+
+def _kept_scores(run: AlignmentRun, *, page: bool) -> review_state.Kept[dict]:
     # what the project's state does not mark: the run's own predictions and chunks (a finished run's rarely change)
-    own = (Prediction.objects.filter(run=run).order_by().count(),
+    # (the run's pair count and its first and last pair on the (run, pair) index: counting a million predictions
+    # on every view cost more than the scores' warm budget)
+    ends = Prediction.objects.filter(run=run).order_by().aggregate(first=Min("pair_id"), last=Max("pair_id"))
+    own = (run.pair_count, ends["first"], ends["last"],
            list(RunChunk.objects.filter(run=run).order_by("pk").values_list("pk", "status")))
     mark = hashlib.sha256(repr((min_trusted_articles(), own)).encode()).hexdigest()[:16]
-    return review_state.cached(run.project, f"run-scores:{run.pk}:{mark}", lambda: compute_run_scores(run))
+    refresh = (lambda: _refresh(run)) if page else None
+    # one name a run (its newest scores kept), the run's own marks in the state
+    return review_state.kept(run.project, f"run-scores:{run.pk}", lambda: compute_run_scores(run),
+                             current=digest([review_state.state(run.project), mark]), refresh=refresh)
+
+
+def _refresh(run: AlignmentRun) -> None:
+    """Start one ``run-scores`` job for ``run`` (:func:`annotation.services.review.review_state.start_refresh`)."""
+    review_state.start_refresh(run.project, SCORES_JOB, {"run": run.pk})
+
+
+def run_scores(run: AlignmentRun) -> dict:
+    """:func:`compute_run_scores` of the data now, kept per state of the project's data and of the run's
+    predictions and chunks once the run is finished (:func:`annotation.services.review.review_state.kept`: a
+    label, gold, completion, import, run or settings change computes them again) — the run's API and the
+    comparison of two runs read them on every view, and at a million pairs they take seconds."""
+    if not run.is_finished:
+        return compute_run_scores(run)
+    return _kept_scores(run, page=False).value
+
+
+def page_scores(run: AlignmentRun) -> dict:
+    """The run page's scores: :func:`run_scores`, except that a big project's page shows the scores kept of an
+    older state (``as_of``, ``updating: True``) while a ``run-scores`` job computes the new ones."""
+    if not run.is_finished:
+        return {**compute_run_scores(run), "as_of": None, "updating": False}
+    found = _kept_scores(run, page=True)
+    return {**found.value, "as_of": found.as_of.isoformat(), "updating": not found.current}
+
+
+def run_scores_job(job_id: int) -> None:
+    """The ``run-scores`` job: compute the scores of the run in its params against the data now and keep them."""
+    from annotation.models import Job
+    from annotation.services.background import progress
+
+    if not progress.claim(Job, job_id):
+        return
+    try:
+        job = Job.objects.get(pk=job_id)
+        run = AlignmentRun.objects.select_related("project__label_scheme").get(pk=job.params["run"])
+        _kept_scores(run, page=False)
+    except Exception as exc:  # noqa: BLE001 - recorded on the row, then re-raised for the log
+        progress.fail(Job, job_id, exc)
+        raise
+    progress.succeed(Job, job_id, result={"run": run.pk})
 
 
 def compute_run_scores(run: AlignmentRun) -> dict:
@@ -180,4 +228,5 @@ def compute_run_scores(run: AlignmentRun) -> dict:
             "identical": IDENTICAL, **finished}
 
 
-__all__ = ["IDENTICAL", "OVER", "aligned_document_pairs", "compute_run_scores", "gold_pairs", "run_scores"]
+__all__ = ["IDENTICAL", "OVER", "aligned_document_pairs", "compute_run_scores", "gold_pairs", "page_scores", "run_scores",
+           "run_scores_job"]

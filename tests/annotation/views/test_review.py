@@ -57,3 +57,20 @@ def test_the_project_page_links_researchers_to_the_review_pages(client_for, user
     assert f"/projects/{project.pk}/dashboard/" in html and f"/projects/{project.pk}/adjudicate/" in html
     html = client_for(users["anna"]).get(f"/projects/{project.pk}/").content.decode()
     assert "/dashboard/" not in html
+
+
+def test_a_big_projects_dashboard_says_its_figures_are_as_of_their_time_while_they_update(client_for, users, project,
+                                                                                           monkeypatch):
+    """Issue 37: after a change a big project's dashboard shows the figures kept before it, saying so."""
+    from annotation.services.review import review_state
+
+    monkeypatch.setattr(review_state, "LAZY_ARTICLES", 1)
+    pair, other = make_pairs(project, 2)
+    vote(pair, users["anna"], "aligned")
+    researcher = client_for(users["rita"])
+    assert 'id="figures-as-of"' not in researcher.get(f"/projects/{project.pk}/dashboard/").content.decode()
+    vote(other, users["anna"], "aligned")
+    html = researcher.get(f"/projects/{project.pk}/dashboard/").content.decode()
+    assert 'id="figures-as-of"' in html and "updating" in html
+    api = researcher.get(f"/api/projects/{project.pk}/dashboard/").json()
+    assert api["updating"] is True and api["figures_as_of"] and api["progress"]["votes"] == 1

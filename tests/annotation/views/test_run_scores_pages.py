@@ -74,3 +74,17 @@ def test_the_dashboard_says_what_its_maximum_f1_is_computed_over(client, api, us
     assert "not the run&#x27;s precision and recall" in html
     data = api(users["rita"]).get(f"/api/projects/{project.pk}/score-distribution/").json()
     assert "implied not-aligned pairs are left out" in data["max_f1_over"]
+
+
+def test_a_big_projects_run_page_says_its_scores_are_as_of_their_time_while_they_update(client, users, project,
+                                                                                         monkeypatch):
+    from annotation.models import Label
+    from annotation.services.review import review_state
+
+    monkeypatch.setattr(review_state, "LAZY_ARTICLES", 1)
+    run = scored_project(project, users["anna"])["run"]
+    client.force_login(users["rita"])
+    assert 'id="run-scores-as-of"' not in client.get(f"/runs/{run.pk}/").content.decode()
+    Label.objects.filter(pair__article__project=project).delete()
+    html = client.get(f"/runs/{run.pk}/").content.decode()
+    assert 'id="run-scores-as-of"' in html and '<td class="f1">0.800</td>' in html  # the scores before, said so

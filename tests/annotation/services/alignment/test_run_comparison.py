@@ -270,46 +270,98 @@ def test_a_document_pair_a_run_aligned_without_finding_a_link_counts_as_not_alig
     assert found["kappa"] == pytest.approx((22 / 26 - expected) / (1 - expected), abs=1e-4)
 
 
-def test_compare_reads_each_runs_links_once_and_answers_the_summary_and_the_page(two_runs, monkeypatch):
-    """Issue 37: the comparison API read each run's links four times (a million predictions each)."""
+@pytest.fixture
+def every_kind(project, two_runs):
+    """``two_runs`` plus every other case the SQL comparison must read as the Python one does: a second
+    article (changes on two articles), a split (1:2 pair) one run links over a 1:1 link of the other, a
+    fusion (2:1) both link with different labels, an empty-key pair, a document pair only one run
+    predicted in, and one aligned by a run's finished chunk without a link."""
+    from annotation.models import RunChunk
+
     old, new = two_runs["old"], two_runs["new"]
-    expected = {**run_comparison.summary(old, new), **run_comparison.changes_page(old, new, offset=1, limit=1)}
-    read = []
-    links = run_comparison._links
-    monkeypatch.setattr(run_comparison, "_links", lambda run: read.append(run.pk) or links(run))
-    assert run_comparison.compare(old, new, pairs=True, offset=1, limit=1) == expected
-    assert sorted(read) == sorted([old.pk, new.pk])
+    owls = factories.make_article(project, "Owls", {"adv": [[f"Complex owl sentence {i}." for i in range(4)]],
+                                                    "ele": [[f"Owl {i}." for i in range(3)]]})
+    c, s = owls.documents.order_by("rank")
+
+    def pair(run, ci, si, label, score=0.7):
+        return factories.make_pair(run, article=owls, complex_document=c, simple_document=s, complex_key=indices_key(ci),
+                                   simple_key=indices_key(si), predicted_label=label, score=score)
+
+    pair(old, [0], [0, 1], "partial")  # a split the old run links ...
+    pair(new, [0], [0], "aligned")  # ... where the new one links one of its cells
+    pair(old, [1, 2], [2], "aligned"), pair(new, [1, 2], [2], "partial")  # a fusion, relabelled
+    pair(old, [3], [1], "not-aligned"), pair(new, [3], [1], "aligned")  # added over a non-link prediction
+    pair(new, [3], [2], "partial", score=None)  # added, no score
+    bats = factories.make_article(project, "Bats", {"adv": [["A complex bat.", "Another."]], "ele": [["A bat."]]})
+    bc, bs = bats.documents.order_by("rank")
+    factories.make_pair(old, article=bats, complex_document=bc, simple_document=bs, complex_key="0", simple_key="0",
+                        predicted_label="aligned", score=0.9)  # only the old run predicted in Bats (left out)
+    moles = factories.make_article(project, "Moles", {"adv": [["A complex mole."]], "ele": [["A mole."]]})
+    mc, ms = moles.documents.order_by("rank")
+    factories.make_pair(old, article=moles, complex_document=mc, simple_document=ms, complex_key="0", simple_key="0",
+                        predicted_label="aligned", score=0.5)
+    RunChunk.objects.create(run=new, index=0, work=[[moles.pk, mc.pk, ms.pk]], status=Status.SUCCEEDED)
+    return two_runs
+
+
+def fresh(old, new, *, offset=0, limit=run_comparison.CHANGES_PAGE) -> dict:
+    """The comparison read in Python, pair by pair (the code before issue 37's SQL)."""
+    return run_comparison._compare(old, new, pairs=True, offset=offset, limit=limit)
+
+
+def test_the_sql_comparison_equals_the_python_one_for_every_kind_of_change_and_page(every_kind):
+    """Issue 37: the comparison in SQL (one join of the two runs' predictions, grouped) answers exactly
+    what reading both runs' links pair by pair answers: counts, per article, agreement, every page."""
+    old, new = every_kind["old"], every_kind["new"]
+    expected = fresh(old, new)
+    assert expected["counts"] == {"added": 4, "removed": 4, "label_changed": 2, "unchanged": 1}
+    assert expected["agreement"]["document_pairs_left_out"] == 1 and expected["agreement"]["document_pairs"] == 3
+    assert run_comparison.compare(old, new, pairs=True) == expected
     assert run_comparison.compare(old, new) == run_comparison.summary(old, new)
+    for offset in range(0, 9):
+        for limit in (1, 2, 3, 5):
+            assert run_comparison.compare(old, new, pairs=True, offset=offset, limit=limit) == fresh(
+                old, new, offset=offset, limit=limit), (offset, limit)
+    assert run_comparison.compare(new, old, pairs=True) == fresh(new, old)
     with pytest.raises(run_comparison.ComparisonError):
         run_comparison.compare(old, new, pairs=True, offset=-1)
 
 
-def test_a_comparison_of_finished_runs_is_kept_and_equals_a_fresh_one_after_a_change(
-        two_runs, django_assert_max_num_queries):
+def test_a_comparison_of_finished_runs_is_stored_and_equals_a_fresh_one_after_a_change(
+        every_kind, django_assert_max_num_queries):
     """Issue 37: comparing two runs of a million predictions took 25 s per call; finished runs do not
-    change, so the answer is kept per their marks, and a new prediction or a run re-opened moves them."""
-    old, new = two_runs["old"], two_runs["new"]
+    change, so the answer is stored (it survives a restart) per their marks, and a new prediction or a
+    run re-opened moves them."""
+    from annotation.models import RunComparison
+
+    old, new = every_kind["old"], every_kind["new"]
     first = run_comparison.compare(old, new, pairs=True)
-    with django_assert_max_num_queries(4):  # the marks only: neither run's predictions are read
+    assert RunComparison.objects.filter(old=old, new=new).count() == 1
+    with django_assert_max_num_queries(8):  # the marks, the stored row, the page's articles: no run read whole
         assert run_comparison.compare(old, new, pairs=True) == first
-    c, s = two_runs["article"].documents.order_by("rank")
-    factories.make_pair(new, article=two_runs["article"], complex_document=c, simple_document=s,
+    c, s = every_kind["article"].documents.order_by("rank")
+    factories.make_pair(new, article=every_kind["article"], complex_document=c, simple_document=s,
                         complex_key=indices_key([4]), simple_key=indices_key([3]), predicted_label="aligned")
     changed = run_comparison.compare(old, new, pairs=True)
     assert changed["counts"]["added"] == first["counts"]["added"] + 1
-    assert changed == run_comparison._compare(old, new, pairs=True, offset=0, limit=run_comparison.CHANGES_PAGE)
+    assert changed == fresh(old, new)
+    assert RunComparison.objects.filter(old=old, new=new).count() == 1  # replaced, not added
     AlignmentRun.objects.filter(pk=new.pk).update(status=Status.RUNNING)
     assert run_comparison.finished_state(old, new) is None
+    factories.make_pair(new, article=every_kind["article"], complex_document=c, simple_document=s,
+                        complex_key=indices_key([4]), simple_key=indices_key([2]), predicted_label="aligned")
+    assert run_comparison.compare(old, new, pairs=True) == fresh(old, new)  # a running run: computed afresh
 
 
-def test_the_agreement_uses_the_links_compare_read_and_reads_no_run_link_twice(two_runs):
-    """Issue 37: the agreement read both runs' million links again (5 of a cold comparison's 27 s)."""
+def test_a_stored_comparison_reads_neither_runs_predictions_whole(every_kind):
+    """The stored answer's page reads only the page's articles' predictions (no run-wide join)."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
-    old, new = two_runs["old"], two_runs["new"]
-    expected = run_comparison.agreement(old, new)
+    old, new = every_kind["old"], every_kind["new"]
+    run_comparison.compare(old, new, pairs=True)
     with CaptureQueriesContext(connection) as done:
-        found = run_comparison.compare(old, new, pairs=True)
-    assert found["agreement"] == {"both": 2, "only_old": 1, "only_new": 1, **expected}
-    assert sum('"predicted_label" IN' in q["sql"] for q in done.captured_queries) == 2  # one a run
+        run_comparison.compare(old, new, pairs=True, offset=1, limit=1)
+    reads = [q["sql"] for q in done.captured_queries if 'FROM "annotation_prediction"' in q["sql"] and "MAX(" not in q["sql"]]
+    assert len(reads) == 1 and '"article_id" IN' in reads[0]  # the page's one article, not either run whole
+    assert not any("FULL JOIN" in q["sql"] for q in done.captured_queries)

@@ -223,3 +223,28 @@ def test_reading_several_policies_at_once_gives_what_each_reading_gives(bees):
     assert together == {p: gold_reading.read(project, p) for p in policies}
     assert together["majority"] and together["majority"] != together["stored"]
     assert gold_reading.read_policies(project, policies, articles=[bees["article"].pk]) == together
+
+
+def test_the_votes_completions_imply_are_read_without_a_list_of_every_labelled_pair(bees):
+    """Issue 37: agreement's implied nots read the completed document pairs' sentence pairs by document; the
+    old reading sent the id of every labelled pair of the project (an IN list of 100,000 ids at 1M pairs)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    complete(bees, bees["anna"], [(0, 0, "aligned")])
+    other = factories.make_article(bees["project"], "Owls", {"adv": [[f"Owls {i}." for i in range(6)]],
+                                                             "int": [[f"Owl {i}." for i in range(6)]]})
+    c, s = other.documents.order_by("rank")
+    made = iter(range(36))
+
+    def sql_text(labelled: int) -> int:
+        for i in (next(made) for _ in range(labelled)):
+            pair = factories.make_pair(article=other, complex_document=c, simple_document=s,
+                                       complex_key=indices_key([i // 6]), simple_key=indices_key([i % 6]))
+            Label.objects.create(pair=pair, annotator=bees["bob"], value="aligned", source="article")
+        with CaptureQueriesContext(connection) as queries:
+            rows = gold_reading.vote_rows(bees["project"])
+        assert sum(1 for r in rows if r[1] == "bob") == Label.objects.filter(annotator=bees["bob"]).count()
+        return sum(len(q["sql"]) for q in queries.captured_queries)
+
+    assert sql_text(2) == sql_text(30)  # more labelled pairs elsewhere: the same statements

@@ -3,10 +3,13 @@ given, edited or removed, an adjudication, a completion and its removal, an excl
 starting and finishing, and a settings change — each moves ``review_state.state``."""
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.core.cache import cache
+from django.utils import timezone
 
-from annotation.models import AlignmentRun, CandidatePair, Status, indices_key
+from annotation.models import AlignmentRun, CandidatePair, Job, KeptAggregate, Status, indices_key
 from annotation.services.editing import completion
 from annotation.services.review import adjudication, agreement, annotator, dashboard, labelling, qc, review_state
 from annotation.services.review.label_input import LabelInput
@@ -34,20 +37,50 @@ def label(user, project, pair, value: str):
                                   LabelInput.parse(project.label_scheme, value=value, seconds=5.0), source=labelling.ARTICLE)[0]
 
 
-def test_the_cached_figures_follow_every_change(project, users, crowd):  # noqa: F811
+def run_job(project, kind: str, run) -> None:
+    """Run the one queued job of ``kind`` (its task function, as a worker would)."""
+    queued = list(Job.objects.filter(project=project, kind=kind, status=Status.QUEUED))
+    assert len(queued) == 1, f"{len(queued)} queued {kind} jobs"
+    run(queued[0].pk)
+    assert Job.objects.get(pk=queued[0].pk).status == Status.SUCCEEDED
+
+
+@pytest.mark.parametrize("mode", ["cache", "restart", "big"])
+def test_the_cached_figures_follow_every_change(project, users, crowd, mode, monkeypatch):  # noqa: F811
+    """``cache``: one process; ``restart``: the cache emptied before every read (a restarted server reads the
+    kept rows); ``big``: a big project's page shows the figures of the state before the change, marked
+    updating, until its one ``dashboard-figures`` job ran."""
     cache.clear()
+    if mode == "big":
+        monkeypatch.setattr(review_state, "LAZY_ARTICLES", 1)
+        monkeypatch.setattr(review_state, "REFRESH_EVERY_S", 0)  # a job after every change (the next test: once a minute)
     anna, bob, _ = crowd
     pairs = make_pairs(project, 4)
     article = pairs[0].article
     complex_doc, simple_doc = article.documents.order_by("rank")
     steps = []
+    before: list[dict] = []
 
     def check(step: str) -> None:
         now = review_state.state(project)
         assert now not in steps, f"{step}: the state did not move"
         steps.append(now)
-        assert cached(project) == fresh(project), step
-        assert cached(project) == fresh(project), f"{step} (read again from the cache)"
+        if mode == "restart":
+            cache.clear()
+        if mode == "big" and before:
+            page, api = dashboard.page_aggregates(project), dashboard.dashboard(project)
+            assert page["updating"] and api["updating"], step
+            assert {k: page[k] for k in ("progress", "annotators", "labels", "agreement")} == \
+                   {k: before[-1][k] for k in ("progress", "annotators", "labels", "agreement")}, step
+            assert api["runs"] == before[-1]["runs"] and api["figures_as_of"] == page["as_of"], step
+            run_job(project, dashboard.FIGURES_JOB, dashboard.run_figures_job)
+        expected = fresh(project)
+        assert cached(project) == expected, step
+        if mode == "restart":
+            cache.clear()
+        assert cached(project) == expected, f"{step} (read again)"
+        assert not dashboard.page_aggregates(project)["updating"], step
+        before.append(expected)
 
     check("start")
     first = label(anna, project, pairs[0], "aligned")
@@ -93,3 +126,46 @@ def test_an_unchanged_project_is_read_from_the_cache(project, users, django_asse
         dashboard.dashboard(project)
     with django_assert_max_num_queries(10):
         dashboard.page_aggregates(project)
+
+
+def test_a_restarted_server_reads_the_kept_figures_without_computing_them(project, users, django_assert_max_num_queries):
+    """The first view after a restart (the cache empty) reads the figures kept in the database at the same
+    state: as many queries as a view from the cache plus one a figure, whatever the project's size."""
+    make_pairs(project, 3)
+    dashboard.dashboard(project)
+    dashboard.page_aggregates(project)
+    assert set(KeptAggregate.objects.filter(project=project).values_list("name", flat=True)) >= \
+           {"progress", "annotators", "labels", "runs", "agreement"}  # and the adjudication queue progress read
+    cache.clear()
+    with django_assert_max_num_queries(12 + 4):
+        api = dashboard.dashboard(project)
+    cache.clear()
+    with django_assert_max_num_queries(10 + 4):
+        page = dashboard.page_aggregates(project)
+    assert not api["updating"] and not page["updating"]
+    assert {k: page[k] for k in ("progress", "annotators", "labels")} == \
+           {k: fresh(project)[k] for k in ("progress", "annotators", "labels")}
+
+
+def test_a_big_project_starts_one_figures_job_however_often_its_page_is_read(project, users, crowd,  # noqa: F811
+                                                                               monkeypatch):
+    monkeypatch.setattr(review_state, "LAZY_ARTICLES", 1)
+    anna, _, _ = crowd
+    pairs = make_pairs(project, 2)
+    first = dashboard.page_aggregates(project)  # nothing kept yet: computed while it answers
+    assert not first["updating"] and not Job.objects.filter(kind=dashboard.FIGURES_JOB).exists()
+    label(anna, project, pairs[0], "aligned")
+    for _ in range(3):
+        again = dashboard.page_aggregates(project)
+        assert again["updating"] and again["as_of"] == first["as_of"] and again["progress"] == first["progress"]
+    assert Job.objects.filter(kind=dashboard.FIGURES_JOB).count() == 1
+    run_job(project, dashboard.FIGURES_JOB, dashboard.run_figures_job)
+    now = dashboard.page_aggregates(project)
+    assert not now["updating"] and now["progress"]["votes"] == first["progress"]["votes"] + 1
+    # data changing all the time: the next job waits until REFRESH_EVERY_S after the last one finished
+    label(anna, project, pairs[1], "aligned")
+    assert dashboard.page_aggregates(project)["updating"]
+    assert Job.objects.filter(kind=dashboard.FIGURES_JOB).count() == 1
+    Job.objects.filter(kind=dashboard.FIGURES_JOB).update(finished_at=timezone.now() - timedelta(seconds=61))
+    assert dashboard.page_aggregates(project)["updating"]
+    assert Job.objects.filter(kind=dashboard.FIGURES_JOB, status=Status.QUEUED).count() == 1

@@ -18,7 +18,7 @@ from annotation.models import (
     Status,
     indices_key,
 )
-from annotation.services.review import adjudication
+from annotation.services.review import adjudication, review_state
 from annotation.services.training import current, dataset
 from tests import factories, labels
 
@@ -119,3 +119,29 @@ def test_a_big_projects_models_page_says_being_computed_and_one_job_builds_the_s
     shown = client.get(page).content.decode()
     assert 'id="training-computing"' not in shown and 'id="exhaustive">1 / 0 / 0<' in shown
     assert Job.objects.filter(kind=current.SUMMARY_JOB).count() == 1 and counted_builds == [project.pk]
+
+
+def test_a_restarted_server_shows_the_kept_summary_and_after_a_change_says_it_is_updating(
+        project, users, completed, counted_builds, client, monkeypatch):  # noqa: F811
+    """Issue 37: the summary is kept in the database too, so the Models page after a restart shows it without a
+    job; after a change it shows the summary of the state before, saying so, while one job builds the new one."""
+    monkeypatch.setattr(review_state, "REFRESH_EVERY_S", 0)  # a job after every change
+    monkeypatch.setattr(current, "LAZY_ARTICLES", 1)
+    client.force_login(users["rita"])
+    page = f"/projects/{project.pk}/models/"
+    client.get(page)
+    [job] = Job.objects.filter(project=project, kind=current.SUMMARY_JOB)
+    current.run_summary_job(job.pk)
+    cache.clear()  # a restarted server
+    shown = client.get(page).content.decode()
+    assert 'id="exhaustive">1 / 0 / 0<' in shown and 'id="training-as-of"' not in shown
+    assert Job.objects.filter(kind=current.SUMMARY_JOB).count() == 1 and counted_builds == [project.pk]
+    project.config = {**project.config, "note": "changed"}  # any change of what the set is computed from
+    project.save()
+    for _ in range(2):
+        shown = client.get(page).content.decode()
+        assert 'id="training-as-of"' in shown and 'id="exhaustive">1 / 0 / 0<' in shown
+    [job] = Job.objects.filter(kind=current.SUMMARY_JOB, status=Status.QUEUED)
+    current.run_summary_job(job.pk)
+    shown = client.get(page).content.decode()
+    assert 'id="training-as-of"' not in shown and counted_builds == [project.pk, project.pk]

@@ -109,3 +109,39 @@ def test_a_finished_runs_scores_are_kept_until_the_gold_changes(project, users, 
     assert changed == compute_run_scores(made["run"]) and changed != first
     settings.MODEL_MIN_TEST_ARTICLES = 2
     assert run_scores(made["run"])["min_articles"] == 2
+
+
+def test_a_restarted_server_reads_a_finished_runs_kept_scores_without_computing_them(project, users):
+    from django.core.cache import cache
+
+    made = scored_project(project, users["anna"])
+    first = run_scores(made["run"])
+    cache.clear()  # a freshly started web process
+    with CaptureQueriesContext(connection) as again:
+        assert run_scores(made["run"]) == first
+    assert len(again.captured_queries) <= 15  # the marks and the kept row, no computation
+
+
+def test_a_big_projects_run_page_shows_the_kept_scores_as_of_their_time_while_one_job_computes_anew(
+        project, users, monkeypatch):
+    """Issue 37: after a change the page answers at once with the scores of the state before, marked updating,
+    and the ``run-scores`` job it started (one, however often the page is read) keeps the new ones."""
+    from annotation.models import Job, Label, Status
+    from annotation.services.review import review_state
+    from annotation.services.training.run_scores import SCORES_JOB, compute_run_scores, page_scores, run_scores_job
+
+    monkeypatch.setattr(review_state, "LAZY_ARTICLES", 1)
+    made = scored_project(project, users["anna"])
+    first = page_scores(made["run"])  # nothing kept yet: computed while it answers
+    assert not first["updating"] and first["as_of"]
+    Label.objects.filter(pair__article__project=project).delete()  # the completers' links: the gold changes
+    for _ in range(2):
+        stale = page_scores(made["run"])
+        assert stale["updating"] and stale["as_of"] == first["as_of"] and stale["task1"] == first["task1"]
+    jobs = list(Job.objects.filter(project=project, kind=SCORES_JOB))
+    assert len(jobs) == 1 and jobs[0].params == {"run": made["run"].pk} and jobs[0].status == Status.QUEUED
+    run_scores_job(jobs[0].pk)
+    now = page_scores(made["run"])
+    assert not now["updating"] and now["as_of"] != first["as_of"]
+    assert {k: v for k, v in now.items() if k not in ("as_of", "updating")} == compute_run_scores(made["run"])
+    assert now["task1"] != first["task1"]
