@@ -275,20 +275,6 @@ def test_hardening_no_unescaped_csv_output():
     assert not [name for name in formats.names() if "csv" in name], "research exports stay exact: no CSV format"
 
 
-def test_hardening_spreadsheet_cells_are_escaped_per_owasp():
-    import csv
-    import io
-
-    from annotation.services.export.spreadsheet import spreadsheet_cell, spreadsheet_row
-
-    for text in ("=1+2", "+SUM(A1)", "-2+3", "@cmd", "\tx", "\rx"):
-        assert spreadsheet_cell(text) == "'" + text
-    assert spreadsheet_cell("Bees make honey.") == "Bees make honey." and spreadsheet_cell(-2) == -2
-    out = io.StringIO()
-    csv.writer(out).writerow(spreadsheet_row(["=HYPERLINK(\"x\")", 0.5, "ok"]))
-    assert out.getvalue().startswith("\"'=HYPERLINK(")
-
-
 def test_registries_extension_points_register_themselves():
     """Import formats, export formats and label-scheme kinds are one module each that registers itself
     (issue 17, deliverable 4): every module of each package registers exactly one entry, and nothing

@@ -34,17 +34,6 @@ def test_the_chunk_task_of_every_run_is_idempotent_and_late_acked():
     assert task.acks_late and task.max_retries == 3 and task.autoretry_for == registry.TRANSIENT
 
 
-def test_kinds_sharing_a_task_share_its_service_queue_and_retry_rule():
-    by_task: dict[str, registry.Work] = {}
-    for work in [registry.RUN, registry.RUN_CHUNK, *(w for _, w in registry.jobs()), registry.REAPER]:
-        assert by_task.setdefault(work.task, work) == work, work.task
-
-
-def test_an_unknown_job_kind_is_refused_with_the_known_ones():
-    with pytest.raises(ValueError, match="unknown job kind 'nope'; choose one of: access-attributes, corpus-stats"):
-        registry.job("nope")
-
-
 def test_redis_redelivers_after_a_few_chunk_lengths_and_lost_workers_are_reaped(settings):
     from celery import Celery
 

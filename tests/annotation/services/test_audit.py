@@ -19,7 +19,7 @@ from annotation.services.review import qc
 from annotation.services.settings import project_settings as settings_service
 from annotation.services.training import versions as training
 from tests import factories
-from tests.annotation.services.training.test_training import completed  # noqa: F401 - fixture: exhaustive training data
+from tests.annotation.services.training.conftest import completed  # noqa: F401 - fixture: exhaustive training data
 
 
 def only_event(action: str) -> AuditEvent:

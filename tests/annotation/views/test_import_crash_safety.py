@@ -1,15 +1,14 @@
 """Issue 19 items 1 and 5: an import is all or nothing once things restart, and memory per line is bounded.
 
 Every upload's import is a recorded ``import`` job (an import done now too); the liveness sweep fails a
-lost one done now, removes what it wrote and its staged upload, and sweeps staged files of dead
-requests after ``IMPORT_STALE_SECONDS``. A line, a document text and a sentence each have a size limit
-(413 naming the setting). The real-process fault tests are in ``tests/workers/test_import_faults.py``.
+lost one done now and removes what it wrote and its staged upload (the undo and the sweep of stale staged
+files themselves: ``services/corpus/importing/test_recovery.py``). A line, a document text and a sentence
+each have a size limit (413 naming the setting). The real-process fault tests are in
+``tests/workers/test_import_faults.py``.
 """
 from __future__ import annotations
 
 import json
-import os
-import time
 from datetime import timedelta
 
 import pytest
@@ -17,7 +16,7 @@ from django.utils import timezone
 
 from annotation.models import Article, AuditEvent, Job, Status
 from annotation.services.background import liveness
-from annotation.services.corpus.importing import ImportRequest, import_files, recovery, uploads
+from annotation.services.corpus.importing import ImportRequest, uploads
 from tests import factories
 from tests.annotation.services.conftest import corpus_counts
 from tests.annotation.views.test_api_import import jsonl, post, upload
@@ -154,38 +153,3 @@ def test_a_background_import_lost_too_often_is_failed_and_undone(users, project,
     Job.objects.filter(pk=job.pk).update(checkpoint={"lost_workers": 1})
     assert liveness.reap_stale().failed == [f"job #{job.pk}"]
     assert not Article.objects.filter(project=project).exists() and not staged.folder.exists()
-
-
-def test_stale_staged_files_are_swept_after_the_grace_period_and_live_ones_kept(users, project, settings, import_dir):
-    settings.IMPORT_STALE_SECONDS = 60
-    old = time.time() - 120
-    stale = [import_dir / "upload-dead", import_dir / "work-dead", import_dir / "tmpabc.upload.jsonl"]
-    stale[0].mkdir(), stale[1].mkdir(), stale[2].write_bytes(b"half")
-    (stale[1] / "member.jsonl").write_bytes(b"x")
-    fresh = import_dir / "work-running"
-    fresh.mkdir()
-    other = import_dir / "notes.txt"
-    other.write_text("not ours")
-    queued = uploads.stage_uploads([MemoryUpload("q.jsonl", jsonl(1))])
-    uploads.start_import_job(project, queued, ImportRequest(), enqueue=False)
-    for path in [*stale, other, queued.folder]:
-        os.utime(path, (old, old))
-    swept = liveness.reap_stale().swept
-    assert sorted(swept) == sorted(p.name for p in stale)
-    assert sorted(p.name for p in import_dir.iterdir()) == sorted(["notes.txt", "work-running", queued.key])
-
-
-def test_recovery_undo_is_idempotent_for_a_job_that_wrote_nothing(project, import_dir):
-    import_files(project, [("other.jsonl", jsonl(2))], token="another-import")  # what another import wrote
-    staged = import_dir / "upload-none"
-    staged.mkdir()
-    (staged / "in.jsonl").write_bytes(jsonl(1))
-    job = Job.objects.create(project=project, kind="import", params={"token": "nothing", "upload": "upload-none"})
-    recovery.job_lost(job.pk)
-    assert not staged.exists()  # its staged upload is removed
-    recovery.job_lost(job.pk)  # a second sweep of the same job: nothing left to do, and no error
-    assert not staged.exists()
-    assert sorted(Article.objects.filter(project=project).values_list("meta__import", flat=True)) == [
-        "another-import", "another-import"]  # nobody else's articles are touched, either time
-    job.refresh_from_db()
-    assert job.params == {"token": "nothing", "upload": "upload-none"}

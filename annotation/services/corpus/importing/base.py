@@ -252,7 +252,7 @@ def splits_named(name: str) -> tuple[str | None, set[str]]:
         words = [w.casefold() for w in _NAME_WORDS.split(part) if w]
         found = {SPLIT_KEYWORDS[w] for w in words if w in SPLIT_KEYWORDS}
         if found:
-            return (found.pop() if len(found) == 1 else None), found
+            return (next(iter(found)) if len(found) == 1 else None), found
     return None, set()
 
 

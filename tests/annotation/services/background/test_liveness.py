@@ -1,34 +1,16 @@
 """Work whose worker was lost is re-queued (its message really sent, here on a filesystem broker in
-the test's folder), failed after MAX_ATTEMPTS losses, and can be retried from any state but success."""
+the test's folder: ``conftest.sent``) or failed after MAX_ATTEMPTS losses. Retrying by hand is
+``background/jobs.py``'s (``test_jobs.py``)."""
 from __future__ import annotations
 
-import json
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
 from annotation.models import AlignmentRun, AuditEvent, Job, Status
-from annotation.services.background import jobs, liveness
+from annotation.services.background import liveness
 from tests.worker_process import app_broker
-
-
-@pytest.fixture
-def sent(db, tmp_path):
-    """``sent()`` → the task names of the messages on the broker so far (oldest first); messages
-    queued on commit go out first (the test's transaction never commits)."""
-    folder = tmp_path / "broker"
-    from django.db import connection
-
-    done = [len(connection.run_on_commit)]
-    with app_broker("filesystem://", folder):
-        def names() -> list[str]:
-            for _, callback, *_ in connection.run_on_commit[done[0]:]:
-                callback()
-            done[0] = len(connection.run_on_commit)
-            files = sorted((folder / "out").glob("*.msg"), key=lambda f: f.stat().st_mtime_ns)
-            return [json.loads(f.read_text())["headers"]["task"] for f in files]
-        yield names
 
 
 def silent_for(seconds: float):
@@ -99,37 +81,6 @@ def test_a_requeue_the_broker_refuses_leaves_the_work_for_the_next_pass(project,
     run.refresh_from_db()
     assert run.status == Status.RUNNING and "re-queueing failed" in run.message
     assert "lost_workers" not in run.checkpoint
-
-
-# --- retry from any state but success --------------------------------------------------------
-
-@pytest.mark.parametrize("status", [Status.FAILED, Status.CANCELLED, Status.QUEUED])
-def test_a_run_is_retried_from_a_state_that_is_not_success(project, settings, sent, status):
-    run = AlignmentRun.objects.create(project=project, method="jaccard", status=status, error="boom",
-                                      checkpoint={"done": 8, "work": "x", "lost_workers": 2})
-    run = jobs.retry_run(run)
-    assert (run.status, run.error, run.checkpoint) == (Status.QUEUED, "", {"done": 8, "work": "x", "lost_workers": 0})
-    assert sent() == ["workers.tasks.run_alignment"]  # a queued run's message is sent again
-
-
-def test_a_running_run_is_retried_only_once_its_worker_is_lost(project, settings, sent):
-    live = lost_run(project, settings, heartbeat_at=timezone.now(), worker="w:1")
-    assert not jobs.can_retry(live)
-    with pytest.raises(ValueError, match="running on w:1 .*cancel it first, or wait"):
-        jobs.retry_run(live)
-    lost = lost_run(project, settings)
-    assert jobs.can_retry(lost) and jobs.retry_run(lost).status == Status.QUEUED
-    assert sent() == ["workers.tasks.run_alignment"]
-
-
-def test_a_failed_job_is_retried_and_a_succeeded_one_is_not(project, users, sent):
-    failed = Job.objects.create(project=project, kind="corpus-stats", status=Status.FAILED)
-    assert jobs.retry_job(failed, user=users["rita"]).status == Status.QUEUED
-    assert sent() == ["workers.tasks.corpus_stats"]
-    assert AuditEvent.objects.get(action="job.retry").actor == users["rita"]
-    done = Job.objects.create(project=project, kind="corpus-stats", status=Status.SUCCEEDED)
-    with pytest.raises(ValueError, match="succeeded; start a new one"):
-        jobs.retry_job(done)
 
 
 # --- through the API -------------------------------------------------------------------------

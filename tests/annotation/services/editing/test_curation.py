@@ -1,14 +1,14 @@
 """Curation of two annotators' article alignments: agree / disagree / only-one classification, and
-deciding a link writes adjudicated gold on its 1:1 pair with history and an audit event. Also the
-document workflow's to do / in progress / complete states."""
+deciding a link writes adjudicated gold on its 1:1 pair with history and an audit event. (The document
+workflow's to do / in progress / complete states: ``test_workflow.py``.)"""
 from __future__ import annotations
 
 import pytest
 
-from annotation.models import Adjudication, AdjudicationChange, Article, AuditEvent, CandidatePair, Membership
+from annotation.models import Adjudication, AdjudicationChange, AuditEvent, CandidatePair, Membership
 from annotation.services.editing import article_alignment as aa
 from annotation.services.editing import completion as ac
-from annotation.services.editing import curation, workflow
+from annotation.services.editing import curation
 from tests import factories
 
 COMPLEX = [["C0 the river flooded the town.", "C1 residents left their homes."], ["C2 rain fell for days.", "C3 roads closed."]]
@@ -119,27 +119,6 @@ def test_bad_decisions_write_nothing(article, docs, two, users):
                                                           {"complex": 9, "simple": 0, "decision": "maybe"}], users["rita"])
     assert len(caught.value.messages) == 2
     assert not Adjudication.objects.exists() and not AuditEvent.objects.filter(action="gold.curate").exists()
-
-
-def test_an_annotators_articles_are_to_do_in_progress_or_complete(project, article, docs, users):
-    anna = users["anna"]
-    other = factories.make_article(project, "Quiet", {"adv": [["Q0."]], "int": [["q0."]]})
-    third = factories.make_article(project, "Third", {"adv": [["T0."]], "int": [["t0."]]})
-    articles = Article.objects.filter(project=project)
-    assert workflow.state_counts(articles, anna) == {"todo": 3, "in_progress": 0, "complete": 0, "all": 3}
-
-    aa.save_links(anna, article, *docs, None, [{"complex": 0, "simple": 0}])
-    ac.mark_complete(anna, third, *aa.resolve_documents(third, None, None), allow_empty=True)  # complete with no link
-    states = {a.title: (a.work_state, a.labels) for a in workflow.my_articles(articles, anna)}
-    assert states == {"Flood": ("in_progress", 1), "Quiet": ("todo", 0), "Third": ("complete", 0)}
-
-    ac.mark_complete(anna, article, *docs)
-    assert workflow.state_counts(articles, anna) == {"todo": 1, "in_progress": 0, "complete": 2, "all": 3}
-    assert [a.title for a in workflow.my_articles(articles, anna, "todo")] == [other.title]
-    # someone else's work does not count as anna's
-    assert workflow.state_counts(articles, users["rita"])["todo"] == 3
-    with pytest.raises(workflow.WorkflowError):
-        workflow.my_articles(articles, anna, "done")
 
 
 def test_the_gold_column_is_the_one_precedence_rules_value(article, docs, two):

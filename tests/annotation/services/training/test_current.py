@@ -22,8 +22,6 @@ from annotation.services.review import adjudication, review_state
 from annotation.services.training import current, dataset
 from tests import factories, labels
 
-from .test_training import completed  # noqa: F401 - a fixture
-
 pytestmark = pytest.mark.django_db
 
 

@@ -1,106 +1,12 @@
-"""Training data from the app's annotations, starting and cancelling training jobs, the registry API."""
+"""Training across its surfaces: the training API, one reading of labels as links for training, completion and
+export, and the training set built once for the request, the worker and the models page. The training set's
+own rules are in ``test_dataset.py``, starting, cancelling and promoting in ``test_versions.py``."""
 from __future__ import annotations
 
-import pytest
-
-from annotation.models import Adjudication, ArticleCompletion, Job, Label, ModelVersion, Split, Status, indices_key
-from annotation.services.alignment import alignment_runs, run_options, run_saving
-from annotation.services.review import qc
+from annotation.models import ArticleCompletion, Job, Label
 from annotation.services.training import dataset
 from annotation.services.training import versions as training
-from annotation.services.training.request import TrainRequest
 from tests import factories
-
-
-@pytest.fixture
-def completed(project, users):
-    """An article whose adv→int pair anna declared complete, with her links C0→S0 (aligned) and
-    C1+C2→S1 (partial), a pair she judged not aligned, and an article split into train."""
-    article = factories.make_article(project, "Bees", {
-        "adv": [["Bees are dying.", "Pesticides are blamed.", "Farmers disagree."]],
-        "int": [["Bees die.", "Pesticides are blamed, but farmers disagree."]],
-    })
-    c, s = article.documents.order_by("rank")
-
-    def labelled(ci, si, value, who="anna"):
-        pair = factories.make_pair(article=article, complex_document=c, simple_document=s, complex_key=indices_key(ci),
-                                   simple_key=indices_key(si), origin="manual")
-        run_saving.link_sentences([pair])
-        Label.objects.create(pair=pair, annotator=users[who], value=value, seconds=20, source="article")
-        return pair
-
-    pairs = {"aligned": labelled([0], [0], "aligned"), "partial": labelled([1, 2], [1], "partial"),
-             "not": labelled([2], [0], "not-aligned")}
-    ArticleCompletion.objects.create(article=article, complex_document=c, simple_document=s, annotator=users["anna"])
-    Split.objects.create(article=article, name="train")
-    return {"article": article, "docs": (c, s), "pairs": pairs}
-
-
-def test_a_completed_article_pair_is_exhaustive_training_data_with_its_links(project, completed):
-    data = dataset.training_set(project)
-    [pair] = data.exhaustive["train"]
-    assert dict(zip(pair.gold, pair.gold_labels)) == {(0, 0): "aligned", (1, 1): "partial", (2, 1): "partial"}
-    assert data.snapshot["exhaustive_sources"] == {"completed": 1} and data.snapshot["exhaustive_links"]["train"] == 3
-    assert data.pair_examples == []  # its pairs are in the exhaustive article pair already
-
-
-def test_adjudicated_gold_overrides_the_annotators_link(project, users, completed):
-    Adjudication.objects.create(pair=completed["pairs"]["aligned"], value="not-aligned", provenance=Adjudication.ADJUDICATED)
-    [pair] = dataset.training_set(project).exhaustive["train"]
-    assert (0, 0) not in pair.gold
-
-
-def test_a_completers_label_refines_imported_sparse_gold_and_a_tie_takes_the_stronger_link(project, users, completed):
-    # issue 27 §1: imported "aligned-or-partial" gold never beats the annotator who decided
-    Adjudication.objects.create(pair=completed["pairs"]["partial"], value="aligned-or-partial",
-                                provenance=Adjudication.IMPORTED)
-    [pair] = dataset.training_set(project).exhaustive["train"]
-    assert dict(zip(pair.gold, pair.gold_labels))[(1, 1)] == "partial"
-    assert dataset.stronger(["partial", "aligned"]) == "aligned" and dataset.stronger(["not", "partial"]) == "partial"
-    # an imported tie ("undecided") is never read as a class: the completer's label decides, else no link
-    Adjudication.objects.filter(pair=completed["pairs"]["partial"]).update(value="undecided")
-    Label.objects.filter(pair=completed["pairs"]["partial"]).delete()
-    [pair] = dataset.training_set(project).exhaustive["train"]
-    assert (1, 1) not in pair.gold and (2, 1) not in pair.gold
-
-
-def test_an_excluded_annotators_completion_does_not_train(project, users, completed):
-    qc.exclude(users["anna"], project, "failed the test questions")
-    assert dataset.training_set(project).exhaustive["train"] == []
-
-
-def test_labelled_pairs_outside_complete_article_pairs_train_the_pair_model(project, users, completed):
-    ArticleCompletion.objects.all().delete()
-    data = dataset.training_set(project)
-    assert data.exhaustive["train"] == []
-    assert sorted(v for _, _, v in data.pair_examples) == ["aligned", "not", "partial"]
-    assert ("Pesticides are blamed. Farmers disagree.", "Pesticides are blamed, but farmers disagree.", "partial") in data.pair_examples
-
-
-def test_training_refuses_to_start_without_data_or_with_a_bad_option(project, users, completed):
-    with pytest.raises(training.TrainingError, match="config: epochs: must be >= 1, got 0"):
-        TrainRequest.parse({"config": {"epochs": 0}})
-    with pytest.raises(training.TrainingError, match="unknown"):
-        TrainRequest.parse({"config": {"learning_rate": 1}})
-    with pytest.raises(training.TrainingError, match="seed: must be >= 0"):
-        TrainRequest.parse({"seed": -1})
-    with pytest.raises(training.TrainingError, match="base_version: not a model version of this project"):
-        training.start_training(project, TrainRequest(base_version=99999))
-    ArticleCompletion.objects.all().delete()
-    with pytest.raises(training.TrainingError, match="exhaustively annotated"):
-        training.start_training(project)
-    Label.objects.all().delete()
-    with pytest.raises(training.TrainingError, match="nothing to train on"):
-        training.start_training(project)
-
-
-def test_a_cancelled_job_is_not_trained(project, completed):
-    job = training.start_training(project, enqueue=False)
-    assert training.cancel(job)
-    training.run_training_job(job.pk)  # a worker picking it up afterwards does nothing
-    job.refresh_from_db()
-    assert job.status == Status.CANCELLED and not ModelVersion.objects.exists()
-    assert not training.cancel(job)  # finished: nothing to cancel
 
 
 def test_the_training_api_is_for_researchers(api, users, project, completed):
@@ -112,22 +18,6 @@ def test_the_training_api_is_for_researchers(api, users, project, completed):
     ok = api(users["rita"]).post(url, {"config": {"epochs": 1}, "seed": 3}, format="json")
     assert ok.status_code == 202 and Job.objects.get(pk=ok.json()["id"]).params["seed"] == 3
     assert api(users["rita"]).post(f"/api/jobs/{ok.json()['id']}/cancel/").json()["status"] == "cancelled"
-
-
-def test_versions_are_promoted_and_realign_only_unlabelled_articles(api, users, project, completed, tmp_path):
-    version = ModelVersion.objects.create(project=project, name="crf-v1", kind="crf", path=str(tmp_path))
-    other = factories.make_article(project, "Owls", {"adv": [["Owls hunt at night."]], "int": [["Owls hunt."]]})
-    rita = api(users["rita"])
-    assert rita.post(f"/api/model-versions/{version.pk}/promote/").json()["default"] is True
-    project.refresh_from_db()
-    assert run_options.default_version(project) == version
-    run = rita.post(f"/api/model-versions/{version.pk}/realign/", {"scope": "unlabelled"}, format="json").json()
-    assert run["model_version"] == version.pk and run["params"]["skip_articles"] == [completed["article"].pk]
-    assert other.pk not in run["params"]["skip_articles"]
-    assert rita.post(f"/api/model-versions/{version.pk}/realign/", {"scope": "some"}, format="json").status_code == 400
-    # a crf run started without a model uses the promoted version
-    assert alignment_runs.start_run(project, "crf", enqueue=False).model_version == version
-    assert api(users["anna"]).post(f"/api/model-versions/{version.pk}/promote/").status_code == 403
 
 
 def test_training_completion_and_export_read_a_1to1_not_aligned_over_a_queue_label_on_an_n_to_m_pair(
@@ -189,24 +79,3 @@ def test_the_training_set_is_built_once_for_the_request_the_worker_and_the_model
     held = cache.get(f"training-set:{project.pk}")  # one set a project, the newest: not one per state since
     assert held is not None and held[0] == current.data_state(project) and held[1].snapshot == (
         current.training_summary(project).snapshot)
-
-
-def test_the_training_set_reads_its_documents_in_a_fixed_number_of_queries(project, users, completed):
-    """Issue 37: each exhaustive document pair loaded its two documents (3,000 queries at 2,000 pairs)."""
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
-    def queries() -> int:
-        with CaptureQueriesContext(connection) as captured:
-            dataset.training_set(project)
-        return len(captured.captured_queries)
-
-    one = queries()
-    for n in range(3):
-        article = factories.make_article(project, f"More {n}", {"adv": [["A long one.", "Another."]], "int": [["Short."]]})
-        c, s = article.documents.order_by("rank")
-        ArticleCompletion.objects.create(article=article, complex_document=c, simple_document=s, annotator=users["anna"])
-        Split.objects.create(article=article, name="train")
-    data = dataset.training_set(project)
-    assert len(data.exhaustive["train"]) == 4 and queries() == one
-    assert {p.complex.paragraphs for p in data.exhaustive["train"]} >= {(("A long one.", "Another."),)}

@@ -1,4 +1,5 @@
-"""The ``newsela`` (corpus as distributed) and ``hf`` (Hugging Face dataset) import formats (issue 22)."""
+"""The ``newsela`` import format (``corpus/importing/formats/newsela.py``): the corpus as distributed, one
+article per slug, a document per version in the chosen language, and its metadata refused line by line."""
 from __future__ import annotations
 
 import io
@@ -9,9 +10,8 @@ import pyarrow.parquet as pq
 import pytest
 from django.core.management import call_command
 
-from annotation.models import Adjudication, Article, CandidatePair, Document
-from annotation.services import export
-from annotation.services.corpus.importing import CorpusImportError, detect_format, import_files, import_path
+from annotation.models import Article, CandidatePair, Document
+from annotation.services.corpus.importing import CorpusImportError, import_files
 
 pytestmark = pytest.mark.django_db
 
@@ -92,49 +92,18 @@ def test_the_command_recognises_newsela_and_a_pair_parquet(project, tmp_path, ca
     assert CandidatePair.objects.filter(article__title="wikilarge").count() == 2
 
 
-def test_hf_pair_dataset_with_named_columns_and_labels(project, tmp_path):
-    table = pa.table({"complex": ["The cat sat on the mat today.", "Dogs bark at night loudly."],
-                      "simple": ["The cat sat.", "Cats purr."], "y": ["aligned", "notAligned"]})
-    pq.write_table(table, tmp_path / "pairs.parquet")
-    assert detect_format(["pairs.parquet"]) == "hf"
-    result = import_path(project, tmp_path / "pairs.parquet", "hf", columns="complex,simple,y")
-    assert (result.articles, result.sentences, result.pairs) == (1, 4, 2)
-    assert sorted(Adjudication.objects.values_list("value", flat=True)) == ["aligned", "not-aligned"]
-
-
-def test_hf_bad_label_and_missing_column_are_refused(project, tmp_path):
-    pq.write_table(pa.table({"src": ["A.", "B."], "dst": ["a.", "b."], "label": ["aligned", "maybe"]}), tmp_path / "p.parquet")
+@pytest.mark.parametrize("files, problem", [
+    (newsela_files() + [("copy/articles_metadata.csv", META.encode())], "expected one articles_metadata.csv, found 2"),
+    (newsela_files(META.replace(",Busy bees,", ",,")), "newsela/articles_metadata.csv:3: title: is empty"),
+    (newsela_files() + [("elsewhere/bees.en.2.txt", b"Bees.\n")], "two files are named 'bees.en.2.txt'"),
+])
+def test_an_ambiguous_corpus_or_an_empty_title_is_refused_naming_the_file(project, files, problem):
     with pytest.raises(CorpusImportError) as err:
-        import_path(project, tmp_path / "p.parquet", "hf")
-    assert str(err.value).startswith("p.parquet:2: label: label 'maybe'"), str(err.value)
-    with pytest.raises(CorpusImportError) as err:
-        import_path(project, tmp_path / "p.parquet", "hf", columns="src,target")
-    assert "target: no column 'target'" in str(err.value)
+        import_files(project, files, "newsela")
+    assert problem in str(err.value), str(err.value)
     assert not Article.objects.filter(project=project).exists()
 
 
-def test_hf_export_reads_back_its_pairs_and_gold(project, tmp_path):
-    import_files(project, [("a.jsonl", b'{"id": "A", "complex": {"paragraphs": [["C0 is long.", "C1 is long."]]}, '
-                                       b'"simple": {"paragraphs": [["S0.", "S1."]]}, "gold": [[0, 0], [1, 1]], '
-                                       b'"gold_labels": ["aligned", "partial"]}\n')])
-    options = export.ExportOptions.parse({"formats": ["hf"], "split_policy": {"mode": "counts", "train": 1, "dev": 0, "test": 0,
-                                                                   "seed": 0}}, allow_paths=True)
-    root = export.export_dir(export.run_export(project, options))
-    other = type(project).objects.create(name="Back", label_scheme=project.label_scheme, language="en")
-    result = import_path(other, root / "hf", "auto")
-    assert result.format == "hf" and result.pairs == 2
-    assert sorted(Adjudication.objects.filter(pair__article__project=other).values_list(
-        "pair__complex_key", "pair__simple_key", "value")) == [("0", "0", "aligned"), ("1", "1", "partial")]
-    assert [[s.text for s in d.sentences.order_by("index")] for d in Document.objects.filter(
-        article__project=other).order_by("rank")] == [["C0 is long.", "C1 is long."], ["S0.", "S1."]]
-
-
-def test_the_api_takes_the_columns_of_an_hf_pair_dataset(project, api, users, tmp_path):
-    from django.core.files.uploadedfile import SimpleUploadedFile
-
-    buffer = io.BytesIO()
-    pq.write_table(pa.table({"a": ["A long sentence here."], "b": ["Short."], "gold": ["partial"]}), buffer)
-    response = api(users["rita"]).post(f"/api/projects/{project.pk}/import/", {
-        "files": [SimpleUploadedFile("set.parquet", buffer.getvalue())], "columns": "a,b,gold"}, format="multipart")
-    assert response.status_code in (200, 201), response.content
-    assert list(Adjudication.objects.filter(pair__article__project=project).values_list("value", flat=True)) == ["partial"]
+def test_a_language_without_versions_is_refused(project):
+    with pytest.raises(CorpusImportError, match="no versions in language 'fr'"):
+        import_files(project, newsela_files(), "newsela", language="fr")
