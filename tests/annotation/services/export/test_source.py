@@ -37,3 +37,80 @@ def test_a_gold_export_of_a_scheme_without_classes_is_refused(users):
     with pytest.raises(ExportError, match="gold export needs a categorical label scheme"):
         source.check_scheme(likert, "gold")
     source.check_scheme(likert, "auto")  # the model's labels need no classes
+
+
+# --- issue 37: read per chunk of articles, written the same ------------------------------------------------
+
+def _written(folder) -> dict[str, bytes]:
+    """Every data file of an export folder (not its manifest and README, which carry its id and timings, nor
+    the HF datasets' ``state.json``, whose ``_fingerprint`` is new at every save)."""
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and p.name not in ("manifest.json", "README.txt", "state.json") and p.suffix != ".zip"}
+
+
+@pytest.fixture
+def imported_and_labelled(auto_run, settings, tmp_path):
+    """The newsela corpus (votes, gold, a run) and a wiki-manual file imported beside it (kept sentence ids,
+    GLEU cells and row order: ``identity.py``)."""
+    from annotation.services.corpus.importing import import_path
+
+    from .test_round_trip_matrix import wiki_manual
+
+    settings.IMPORT_DIR = tmp_path / "imports"
+    import_path(auto_run["project"], wiki_manual(tmp_path), "auto")
+    return auto_run
+
+
+@pytest.mark.parametrize("kind", ["gold", "auto"])
+def test_every_format_writes_the_same_bytes_whether_articles_are_read_one_or_many_at_a_time(
+        imported_and_labelled, settings, tmp_path, monkeypatch, kind):
+    """A chunk's rows (pairs, predictions bounded by the chunk's pair ids, the imports' kept identity) are read
+    once for many articles: the files are the ones a chunk of one article gives, byte for byte."""
+    from annotation.services import export
+
+    from .helpers import run
+
+    project = imported_and_labelled["project"]
+    options = {"kind": kind, "formats": list(export.format_names())}
+    if kind == "auto":
+        options.update(runs=[imported_and_labelled["run"].pk], derived=False)
+    written = {}
+    for chunk in (1, source.ARTICLE_CHUNK):
+        monkeypatch.setitem(source.PairSource.__init__.__kwdefaults__, "chunk", chunk)
+        done, folder = run(project, settings, tmp_path / f"chunk-{chunk}", **options)
+        written[chunk] = _written(folder)
+        assert done.pair_count > 0
+    assert written[1].keys() == written[source.ARTICLE_CHUNK].keys() and len(written[1]) >= 5
+    for name, data in written[1].items():
+        assert data == written[source.ARTICLE_CHUNK][name], name
+
+
+def test_the_imports_kept_identity_is_read_per_chunk_not_per_article_and_format(imported_and_labelled, settings,
+                                                                                tmp_path):
+    """The tsv, articles and hf writers each read an article's kept ids and cells: two queries per article and
+    format before issue 37, now two per chunk of articles, read by the source."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from .helpers import run
+
+    project = imported_and_labelled["project"]
+    assert project.articles.count() >= 4
+    with CaptureQueriesContext(connection) as queries:
+        run(project, settings, tmp_path, kind="gold", formats=["tsv", "articles", "hf"])
+    kept = [q["sql"] for q in queries.captured_queries if "wiki_manual_ids" in q["sql"]]
+    assert len(kept) == 1, kept  # one chunk of articles
+
+
+def test_the_kept_identity_of_a_chunk_equals_the_one_an_article_reads_itself(imported_and_labelled):
+    from dataclasses import replace
+
+    from annotation.services.export.identity import source_identity
+    from annotation.services.export.options import ExportOptions
+
+    reader = source.PairSource(imported_and_labelled["project"], ExportOptions.parse({"kind": "gold"}),
+                               planned={a: "train" for a in imported_and_labelled["project"].articles.values_list("pk", flat=True)})
+    batches = list(reader.batches())
+    kept = [source_identity(b) for b in batches]
+    assert any(k.ids and k.gleu and k.order for k in kept)  # the wiki-manual articles kept theirs
+    assert kept == [source_identity(replace(b, kept=None)) for b in batches]
