@@ -43,6 +43,7 @@ from annotation.models import (
     Adjudication,
     AlignmentRun,
     Article,
+    ArticleCompletion,
     CandidatePair,
     Document,
     Label,
@@ -173,6 +174,13 @@ class PairSource:
 
     def _chunk(self, rows: list[tuple[int, str, str]]) -> Iterator[ArticleBatch]:
         ids = [r[0] for r in rows]
+        if self.options.kind == "gold" and not self._may_have_gold(ids):
+            # nothing can give these articles gold (issue 37: a million-pair project's 18,000 articles without
+            # labels cost the reads of the 2,000 with them): every article still counts as exported
+            for article_id, title, split in rows:
+                yield ArticleBatch(article_id=article_id, title=title, split=split, documents={}, records=[],
+                                   kept=({}, {}))
+            return
         texts = _ChunkTexts(ids)
         texts.load(article_id__in=ids)
         pair_rows = self._pair_rows(ids)
@@ -194,6 +202,16 @@ class PairSource:
             assign_groups(records)
             yield ArticleBatch(article_id=article_id, title=title, split=split, documents=docs, records=records,
                                kept=kept.get(article_id, ({}, {})))
+
+    def _may_have_gold(self, ids: list[int]) -> bool:
+        """Whether anything the gold reading reads is there for the articles ``ids``: a label (counted or not),
+        a stored gold value, a completion or an import's recorded gold meaning. A superset of what gives
+        a pair gold or a document pair completeness, so an article without any has no gold record and no
+        complete document pair for a writer to fill."""
+        return (Label.objects.filter(pair__article_id__in=ids).exists()
+                or Adjudication.objects.filter(pair__article_id__in=ids).exists()
+                or ArticleCompletion.objects.filter(article_id__in=ids).exists()
+                or Article.objects.filter(pk__in=ids, meta__has_key="gold_import").exists())
 
     def _pair_rows(self, ids: list[int]) -> list[tuple]:
         """The chunk's exported pairs as tuples ``(pair, article, complex doc, simple doc, complex key,

@@ -114,3 +114,39 @@ def test_the_kept_identity_of_a_chunk_equals_the_one_an_article_reads_itself(imp
     kept = [source_identity(b) for b in batches]
     assert any(k.ids and k.gleu and k.order for k in kept)  # the wiki-manual articles kept theirs
     assert kept == [source_identity(replace(b, kept=None)) for b in batches]
+
+
+def test_articles_without_anything_that_gives_gold_are_exported_without_reading_them(imported_and_labelled, settings,
+                                                                                      tmp_path, monkeypatch):
+    """Issue 37: a gold export asks per chunk whether anything could give its articles gold (a label, a stored
+    value, a completion, an import's meaning) and reads nothing more for a chunk without; the files are the
+    ones a full reading writes — an article completed without a label still has its complete document pair
+    written, every sentence pair not aligned — and every article counts as exported."""
+    from django.contrib.auth import get_user_model
+
+    from annotation.models import ArticleCompletion
+    from annotation.services import export
+
+    from .helpers import run
+
+    project = imported_and_labelled["project"]
+    factories.make_article(project, "Nothing here", {"0": [["A lone sentence."]], "1": [["Alone."]]})
+    completed = factories.make_article(project, "Completed", {"0": [["Owls hoot.", "Owls fly."]], "1": [["Owls hoot."]]})
+    c_doc, s_doc = completed.documents.order_by("rank")
+    ArticleCompletion.objects.create(article=completed, complex_document=c_doc, simple_document=s_doc,
+                                     annotator=get_user_model().objects.get(username="anna"))
+    options = {"kind": "gold", "formats": list(export.format_names())}
+    monkeypatch.setitem(source.PairSource.__init__.__kwdefaults__, "chunk", 1)
+    asked = []
+    checked = source.PairSource._may_have_gold
+    monkeypatch.setattr(source.PairSource, "_may_have_gold", lambda self, ids: asked.append(ids) or checked(self, ids))
+    done, skipping = run(project, settings, tmp_path / "skipping", **options)
+    assert [completed.pk] in asked and not checked(source.PairSource(project, export.ExportOptions.parse(options)),
+                                                   [project.articles.get(title="Nothing here").pk])
+    monkeypatch.setattr(source.PairSource, "_may_have_gold", lambda self, ids: True)
+    again, reading_all = run(project, settings, tmp_path / "reading-all", **options)
+    assert _written(skipping) == _written(reading_all)
+    assert "Owls fly." in (skipping / "articles" / "train.jsonl").read_text() + (skipping / "articles" / "test.jsonl").read_text()
+    counted = done.manifest["counts"]["splits"]
+    assert sum(s["articles"] for s in counted.values()) == project.articles.count() == sum(
+        s["articles"] for s in again.manifest["counts"]["splits"].values())
