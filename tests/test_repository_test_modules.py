@@ -38,7 +38,6 @@ BACKLOG: dict[str, str] = {
     "editing/workflow.py": "editing/test_curation.py, views/test_articles*",
     "export/__init__.py": "export/test_round_trip*.py, test_formats.py (19 files use it)",
     "export/breakdown.py": "export/test_surfaces.py (the preview)",
-    "export/completeness.py": "export/test_formats.py, test_round_trip_matrix.py",
     "export/formats/__init__.py": "export/test_export_registry.py",
     "export/formats/articles.py": "export/test_formats.py",
     "export/formats/base.py": "export/test_export_registry.py",
