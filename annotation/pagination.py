@@ -87,7 +87,7 @@ class KeysetPagination(BasePagination):
     page_size_query_param = "page_size"
     page_size = api_settings.PAGE_SIZE or 100
 
-    def paginate_queryset(self, queryset: QuerySet, request: Request, view: Any = None) -> list[Model]:
+    def paginate_queryset(self, queryset: QuerySet, request: Request, view: Any = None) -> list[Any]:
         self.request = request
         self.base_url = request.build_absolute_uri()
         self.size = self.size_of(request)
@@ -133,7 +133,7 @@ class KeysetPagination(BasePagination):
             self.previous_cursor = {"k": self.key(rows[0]), "b": 1} if rows and cursor and "k" in cursor else None
         return rows
 
-    def by_offset(self, rows: list[Model], offset: int) -> list[Model]:
+    def by_offset(self, rows: list[Any], offset: int) -> list[Any]:
         more = len(rows) > self.size
         self.rows = rows[:self.size]
         self.next_cursor = {"o": offset + self.size} if more else None
@@ -186,10 +186,11 @@ class KeysetPagination(BasePagination):
             raise NotFound("invalid cursor")
         return cursor
 
-    def key(self, row: Model) -> list[Any]:
+    def key(self, row: Model | dict[str, Any]) -> list[Any]:
+        """The ordering key of ``row``: a model instance, or a ``values()`` row (a list read as rows)."""
         values = []
         for name, _ in self.fields or []:
-            value = getattr(row, name)
+            value = row[name] if isinstance(row, dict) else getattr(row, name)
             values.append(value.isoformat() if hasattr(value, "isoformat") else value)
         return values
 

@@ -234,31 +234,34 @@ class CandidatePairSerializer(serializers.ModelSerializer):
         return self._text(pair, models.Side.SIMPLE)
 
 
-def pair_list_rows(pairs: list[models.CandidatePair], context: dict) -> list[dict]:
-    """What :class:`CandidatePairSerializer` answers for each of a list page's ``pairs`` (the same keys and
-    values: ``tests/annotation/views/test_pair_list_rows.py``), built as plain dicts from the page's
+def pair_list_rows(pairs: list[dict], context: dict) -> list[dict]:
+    """What :class:`CandidatePairSerializer` answers for each of a list page's ``pairs`` (rows of
+    :data:`annotation.services.alignment.pair_rows.LIST_COLUMNS`; the same keys and values:
+    ``tests/annotation/views/test_pair_list_rows.py``), built as plain dicts from the page's
     ``texts`` and ``predictions`` rows (:func:`annotation.services.alignment.pair_rows.texts_and_predictions`).
     The serializer's fields cost about 0.2 ms a pair, most of the time of a page of 1,000 (issue 37: the
     client reads a million pairs); here a pair is one dict."""
     created = serializers.DateTimeField()
     blind, hidden_origin = context.get("blind_projects", ()), context.get("annotator_only_projects", ())
     texts, predictions, run = context.get("texts", {}), context.get("predictions", {}), context.get("run")
+    complex_side, simple_side = str(models.Side.COMPLEX), str(models.Side.SIMPLE)
+    key_indices = models.key_indices
     out = []
     for pair in pairs:
-        project = pair.article.project_id
-        sides = texts.get(pair.pk, {})
-        row = {"id": pair.pk, "article": pair.article_id, "article_title": pair.article.title,
-               "complex_document": pair.complex_document_id, "simple_document": pair.simple_document_id,
-               "complex": models.key_indices(pair.complex_key), "simple": models.key_indices(pair.simple_key),
-               "complex_text": sides.get(models.Side.COMPLEX, ""), "simple_text": sides.get(models.Side.SIMPLE, ""),
-               "score": None if pair.score is None else float(pair.score), "predicted_label": str(pair.predicted_label),
-               "features": pair.features, "origin": None if pair.origin is None or project in hidden_origin
-               else str(pair.origin), "identical": bool(pair.identical),
-               "created_at": created.to_representation(pair.created_at) if pair.created_at else None}
+        pk, project, score, origin = pair["id"], pair["article__project_id"], pair["score"], pair["origin"]
+        sides = texts.get(pk, {})
+        row = {"id": pk, "article": pair["article_id"], "article_title": pair["article__title"],
+               "complex_document": pair["complex_document_id"], "simple_document": pair["simple_document_id"],
+               "complex": key_indices(pair["complex_key"]), "simple": key_indices(pair["simple_key"]),
+               "complex_text": sides.get(complex_side, ""), "simple_text": sides.get(simple_side, ""),
+               "score": None if score is None else float(score), "predicted_label": str(pair["predicted_label"]),
+               "features": pair["features"], "origin": None if origin is None or project in hidden_origin
+               else str(origin), "identical": bool(pair["identical"]),
+               "created_at": created.to_representation(pair["created_at"]) if pair["created_at"] else None}
         if project in blind:
             row.update(score=None, predicted_label="", features={}, predictions=[])
         else:
-            row["predictions"] = list(predictions.get(pair.pk, ()))
+            row["predictions"] = list(predictions.get(pk, ()))
             own = next((p for p in row["predictions"] if p["run"] == run), None) if run is not None else None
             if own is not None:
                 row["score"], row["predicted_label"] = own["score"], own["label"]

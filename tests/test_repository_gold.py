@@ -35,6 +35,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("annotation/services/export/source.py", "_pair_rows"): "which pairs to list (any evidence), not their value",
     ("annotation/services/export/source.py", "_stored_gold"): "the stored row's reviewer and note, as displayed",
     ("annotation/services/export/source.py", "_votes"): "each vote as displayed in the vote columns",
+    ("annotation/services/export/source.py", "_may_have_gold"): "whether a chunk has any evidence to read at all",
     ("annotation/services/training/dataset.py", "sparse_gold"): "counts imported pairs for the refusal message",
     ("annotation/services/scoring/calibration.py", "_labelled"): "which pairs may have gold (pair_gold decides)",
     ("annotation/services/editing/curation.py", "gold_links"): "the stored row's reviewer, as displayed",

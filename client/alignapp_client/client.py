@@ -87,10 +87,12 @@ class Client:
     def get_bytes(self, path: str) -> bytes:
         return self.http.get_bytes(path)
 
-    def pages(self, path: str, *, page_size: int | None = None, **params: Any) -> Pages[Any]:
-        """Each item of a paginated list, fetching the next page only when needed; ``len()`` is the
-        list's total, and an iterator that hit an error resumes from where it stopped (:class:`Pages`)."""
-        return self.http.pages(path, page_size=page_size or self.page_size, **params)
+    def pages(self, path: str, *, page_size: int | None = None, read_ahead: bool | None = None,
+              **params: Any) -> Pages[Any]:
+        """Each item of a paginated list, fetching the next page when needed (or, from 1000 a page, while
+        the current one is read: ``read_ahead``); ``len()`` is the list's total, and an iterator that hit
+        an error resumes from where it stopped (:class:`Pages`)."""
+        return self.http.pages(path, page_size=page_size or self.page_size, read_ahead=read_ahead, **params)
 
     # -- projects -------------------------------------------------------------------------------
     def projects(self) -> Pages[Project]:
@@ -194,10 +196,12 @@ class Client:
         ``page_size``."""
         return self.pages("/api/labels/", project=project_id(project), **filters)
 
-    def pairs(self, project: ProjectRef, **filters: Any) -> Pages[dict[str, Any]]:
+    def pairs(self, project: ProjectRef, *, read_ahead: bool | None = None, **filters: Any) -> Pages[dict[str, Any]]:
         """Candidate pairs (``GET /api/pairs/?project=<id>``); filters such as ``run``, ``label``, ``labelled``;
-        ``page_size`` (up to 1000) for fewer requests. ``len()`` is the number of pairs."""
-        return self.pages("/api/pairs/", project=project_id(project), **filters)
+        ``page_size`` (up to 1000) for fewer requests. ``len()`` is the number of pairs. From 1000 a page the
+        next page is read while this one is iterated (``read_ahead``, see :class:`~alignapp_client.http.Pages`):
+        ``page_size=1000`` is the fast way through a big project."""
+        return self.pages("/api/pairs/", project=project_id(project), read_ahead=read_ahead, **filters)
 
     # -- gold -----------------------------------------------------------------------------------
     def gold_records(self, project: ProjectRef, split: str | list[str] | None = None, *, lock: bool = False,

@@ -1,6 +1,7 @@
 """The HTTP layer: JSON answers or typed errors, idempotent requests retried, list pages followed to the end."""
 from __future__ import annotations
 
+import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
@@ -16,6 +17,10 @@ except ImportError:  # pragma: no cover - without orjson
 from .errors import AlignappError, OtherOrigin, Unavailable, error_for
 
 T = TypeVar("T")
+
+#: From this page size on, a list reads its next page while the current one is being consumed (issue 37:
+#: iterating a million pairs, the server's work on a page and the caller's on the previous one overlap).
+READ_AHEAD_FROM = 1000
 
 #: Answers after which a GET is tried again: the server (or a proxy before it) is restarting or overloaded.
 RETRY_STATUSES = frozenset({502, 503, 504})
@@ -75,9 +80,9 @@ class Http:
         except httpx.TransportError as exc:
             raise Unavailable(f"{self.url} did not answer {method} {path}: {exc or type(exc).__name__}") from exc
 
-    def pages(self, path: str, *, page_size: int | None = None, **params: Any) -> Pages:
+    def pages(self, path: str, *, page_size: int | None = None, read_ahead: bool | None = None, **params: Any) -> Pages:
         """Each item of a list, a page at a time (see :class:`Pages`)."""
-        return Pages(self, path, {**params, "page_size": page_size})
+        return Pages(self, path, {**params, "page_size": page_size}, read_ahead=read_ahead)
 
     def send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         """One request; a server that does not answer raises :class:`Unavailable`, a URL on another
@@ -117,7 +122,7 @@ def checked(answer: httpx.Response, *, json: bool = True) -> Any:
     if answer.status_code < 400 and not json:
         return None
     try:
-        payload: Any = answer.json()
+        payload: Any = json_loads(answer.content)
     except ValueError:
         payload = answer.text
     if answer.status_code >= 400:
@@ -143,15 +148,21 @@ class Pages(Iterator[T], Generic[T]):
     * ``len(pages)`` / ``pages.count``: the total the server counted on the first page (fetched then if
       it was not yet), without reading the rest.
     * ``page_size``: items per request (the server allows 1–1000; None: its default, 100).
+    * ``read_ahead``: while the items of a page are being read, the next page is already asked for (one
+      request in flight, in a background thread), so the server's work and the caller's overlap. None
+      (the default): on from :data:`READ_AHEAD_FROM` items a page, where a list is being iterated
+      rather than looked at; smaller pages are fetched strictly when needed.
     * An error while fetching a page (the server down past the retries, a timeout) propagates, but the
       iterator is not spent: the next ``next()`` asks for the same page again, so a loop can resume
-      where it stopped without repeating or skipping an item.
+      where it stopped without repeating or skipping an item (a page read ahead that failed is raised
+      when the loop reaches it, and asked for again by the next ``next()``).
 
     >>> pairs = client.pairs(project, page_size=1000)   # doctest: +SKIP
     >>> len(pairs), next(pairs)["id"]                     # doctest: +SKIP
     """
 
-    def __init__(self, http: Http, path: str, params: dict[str, Any], wrap: Callable[[Any], T] | None = None) -> None:
+    def __init__(self, http: Http, path: str, params: dict[str, Any], wrap: Callable[[Any], T] | None = None, *,
+                 read_ahead: bool | None = None) -> None:
         self.http = http
         self.page_size = params.get("page_size")
         self.url: str | None = path
@@ -161,6 +172,8 @@ class Pages(Iterator[T], Generic[T]):
         self.fetched = 0  # pages read
         self.seen: set[str] = set()
         self._count: int | None = None
+        self.read_ahead = read_ahead if read_ahead is not None else (self.page_size or 0) >= READ_AHEAD_FROM
+        self._ahead: _Ahead | None = None  # the next page, asked for in the background
 
     def __iter__(self) -> Pages[T]:
         return self
@@ -191,7 +204,11 @@ class Pages(Iterator[T], Generic[T]):
     def fetch(self) -> None:
         """Read the next page into the buffer; on an error nothing moves (the same page is asked again)."""
         assert self.url is not None
-        page = checked(self.http._get(self.url, self.query))
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None and ahead.asked == (self.url, self.query):
+            page = ahead.result()  # its error, if it failed: raised here, and the next fetch asks again
+        else:
+            page = self._read(self.url, self.query)
         self.fetched += 1
         if isinstance(page, list):
             self.buffer.extend(page)
@@ -206,3 +223,31 @@ class Pages(Iterator[T], Generic[T]):
             raise AlignappError(f"the server gave {url} as the next page twice")
         self.seen.add(url or "")
         self.url, self.query = url, None
+        if url is not None and self.read_ahead:
+            self._ahead = _Ahead(self._read, url)
+
+    def _read(self, url: str, query: dict[str, Any] | None) -> Any:
+        return checked(self.http._get(url, query))
+
+
+class _Ahead:
+    """One page asked for in a daemon thread: :meth:`result` waits for it and returns it or raises its error."""
+
+    def __init__(self, read: Callable[[str, None], Any], url: str) -> None:
+        self.asked: tuple[str, None] = (url, None)
+        self.page: Any = None
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, args=(read, url), daemon=True, name="alignapp-read-ahead")
+        self.thread.start()
+
+    def _run(self, read: Callable[[str, None], Any], url: str) -> None:
+        try:
+            self.page = read(url, None)
+        except BaseException as exc:  # noqa: BLE001 - handed to the reader of the page, in its thread
+            self.error = exc
+
+    def result(self) -> Any:
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+        return self.page

@@ -106,3 +106,24 @@ def test_a_list_has_a_length_a_page_size_and_resumes_after_an_error(live_server,
     assert [p["id"] for p in big.pairs(project.pk, page_size=5)] == [p.pk for p in pairs]
     assert len(counted.requests) == 2 and "page_size=5" in counted.requests[0]
     assert len(client.runs(project.pk)) == SEVEN and isinstance(next(iter(client.runs(project.pk))), Run)
+
+
+def test_a_list_read_ahead_gives_the_same_items_and_resumes_after_a_failed_page(live_server, researcher, pages_of_three):
+    """Issue 37: with ``read_ahead`` (on from 1000 a page) the next page is asked for while this one is read;
+    the items are the same, each page asked for once, and a page that failed in the background is raised when
+    the loop reaches it and asked for again by the next ``next()`` (no item twice, none lost)."""
+    user, token = researcher
+    project, _, pairs = a_project_with_seven_of_everything(user)
+    counted = Counting()
+    items = Client(live_server.url, token, transport=counted).pairs(project.pk, read_ahead=True)
+    assert items.read_ahead and [p["id"] for p in items] == [p.pk for p in pairs]
+    assert len(counted.requests) == 3 and len(set(counted.requests)) == 3  # three pages, each once
+    transport = FailingOnce()
+    items = Client(live_server.url, token, transport=transport, retries=0).pairs(project.pk, read_ahead=True)
+    got = [next(items)["id"] for _ in range(3)]
+    with pytest.raises(Unavailable):
+        next(items)  # the second page, read ahead, was refused
+    got += [p["id"] for p in items]
+    assert got == [p.pk for p in pairs] and transport.failed
+    assert not Client(live_server.url, token).pairs(project.pk, page_size=999).read_ahead
+    assert Client(live_server.url, token).pairs(project.pk, page_size=1000).read_ahead

@@ -24,8 +24,6 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 import numpy as np
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 from .similarity import SimilarityModel
 from .types import AlignedPair
@@ -55,29 +53,42 @@ def connected_groups(groups: Iterable[tuple[Iterable[int], Iterable[int]]]) -> l
         >>> connected_groups([((0,), (0,)), ((), ()), ((2,), (3,)), ((0,), (1,))])
         [Component(complex=(0,), simple=(0, 1), members=(0, 3)), Component(complex=(2,), simple=(3,), members=(2,))]
     """
+    # union-find over the sentences (a document pair's few dozen links: a sparse-graph library's setup cost
+    # per call was most of the export's grouping time, issue 37); components are sorted, so the result does
+    # not depend on which node roots a component
     nodes: dict[tuple[int, int], int] = {}  # (0 complex | 1 simple, sentence index) → node
+    parent: list[int] = []
     heads: list[int] = []  # each group's first node (-1: an empty group)
-    rows: list[int] = []
-    cols: list[int] = []
+
+    def root(node: int) -> int:
+        while parent[node] != node:
+            parent[node] = parent[parent[node]]
+            node = parent[node]
+        return node
+
     for complex_indices, simple_indices in groups:
-        ids = [nodes.setdefault((0, i), len(nodes)) for i in complex_indices] + \
-              [nodes.setdefault((1, j), len(nodes)) for j in simple_indices]
-        heads.append(ids[0] if ids else -1)
-        if ids:  # a star from the group's first sentence joins all of them
-            rows += [ids[0]] * len(ids)
-            cols += ids
+        head = -1
+        for key in [(0, i) for i in complex_indices] + [(1, j) for j in simple_indices]:
+            node = nodes.get(key)
+            if node is None:
+                node = nodes[key] = len(parent)
+                parent.append(node)
+            if head < 0:
+                head = node
+            else:  # a star from the group's first sentence joins all of them
+                a, b = root(head), root(node)
+                if a != b:
+                    parent[b] = a
+        heads.append(head)
     if not nodes:
         return []
-    n = len(nodes)
-    graph = coo_matrix((np.ones(len(rows), dtype=np.int8), (rows, cols)), shape=(n, n))
-    _, label = connected_components(graph, directed=False)
     sides: dict[int, tuple[list[int], list[int]]] = defaultdict(lambda: ([], []))
     for (side, index), node in nodes.items():
-        sides[int(label[node])][side].append(index)
+        sides[root(node)][side].append(index)
     members: dict[int, list[int]] = defaultdict(list)
     for k, head in enumerate(heads):
         if head >= 0:
-            members[int(label[head])].append(k)
+            members[root(head)].append(k)
     return sorted(Component(tuple(sorted(c)), tuple(sorted(s)), tuple(members[comp]))
                   for comp, (c, s) in sides.items())
 

@@ -5,6 +5,7 @@ Used by the engine for ``{"text": ...}`` documents and by the corpus importers, 
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 
 import pysbd
@@ -67,12 +68,24 @@ def normalise(text: str, *, keep_punctuation: bool = False) -> str:
         >>> normalise("  The  ﬁrst  CAFÉ, here! ", keep_punctuation=True)
         'the first café, here!'
     """
-    import unicodedata
-
-    folded = unicodedata.normalize("NFKC", text).casefold()
+    # ASCII text is its own NFKC form and casefolds as it lowercases (the export normalises both sides of
+    # a million pairs: issue 37); punctuation is replaced through a table of code points built as met
+    folded = text.lower() if text.isascii() else unicodedata.normalize("NFKC", text).casefold()
     if not keep_punctuation:
-        folded = "".join(" " if unicodedata.category(ch).startswith("P") else ch for ch in folded)
+        folded = folded.translate(_PUNCTUATION_AS_SPACE)
     return " ".join(folded.split())
+
+
+class _PunctuationTable(dict):
+    """``str.translate`` table: a punctuation code point (Unicode category ``P*``) → a space, any other to
+    itself; each code point's category is looked up once, the first time it is met."""
+
+    def __missing__(self, code: int) -> int:
+        self[code] = mapped = 32 if unicodedata.category(chr(code)).startswith("P") else code
+        return mapped
+
+
+_PUNCTUATION_AS_SPACE = _PunctuationTable()
 
 
 def is_identical(complex_text: str, simple_text: str) -> bool:

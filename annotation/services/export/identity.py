@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from annotation.services.corpus.importing.formats.wiki_manual import GLEU_KEY, IDS_KEY, ORDER_KEY
 from annotation.services.export.records import ArticleBatch
 
 
@@ -37,17 +38,32 @@ class SourceIdentity:
 
 def source_identity(batch: ArticleBatch) -> SourceIdentity:
     """What the import of ``batch``'s article kept of its file (nothing for an article typed in or
-    imported from a format without ids)."""
-    from annotation.models import Article, Document
-    from annotation.services.corpus.importing.formats.wiki_manual import GLEU_KEY, IDS_KEY, ORDER_KEY
-
+    imported from a format without ids). Read from ``batch.kept`` when the export's source read it for
+    its chunk of articles (two queries a chunk instead of two an article: issue 37), else here."""
+    kept_ids, meta = batch.kept if batch.kept is not None else read_kept([batch.article_id], list(batch.documents)).get(
+        batch.article_id, ({}, {}))
     out = SourceIdentity(batch.title)
-    for pk, meta in Document.objects.filter(pk__in=list(batch.documents), meta__has_key=IDS_KEY).values_list("pk", "meta"):
-        kept = meta[IDS_KEY]
-        if isinstance(kept, list) and len(kept) == sum(len(p) for p in batch.documents[pk]["paragraphs"]):
+    for pk, kept in kept_ids.items():
+        if pk in batch.documents and isinstance(kept, list) and len(kept) == sum(
+                len(p) for p in batch.documents[pk]["paragraphs"]):
             out.ids[pk] = kept
-    meta = Article.objects.filter(pk=batch.article_id).values_list("meta", flat=True).first() or {}
     if out.ids:  # GLEU cells and orders index the kept sentences: meaningless once the documents changed
         out.gleu = meta.get(GLEU_KEY) or {}
         out.order = meta.get(ORDER_KEY) or {}
     return out
+
+
+def read_kept(articles: list[int], documents: list[int] | None = None) -> dict[int, tuple[dict[int, list], dict]]:
+    """Article id → ``(document id → the sentence ids its import kept, the article's meta)`` for the
+    ``articles`` (their ``documents`` only, when given) that kept any: two queries, whatever the number
+    of articles; an article without kept ids is left out (nothing to read back)."""
+    from annotation.models import Article, Document
+
+    where = {"pk__in": documents} if documents is not None else {"article_id__in": articles}
+    found: dict[int, tuple[dict[int, list], dict]] = {}
+    for pk, article_id, meta in (Document.objects.filter(**where, meta__has_key=IDS_KEY)
+                                 .values_list("pk", "article_id", "meta")):
+        found.setdefault(article_id, ({}, {}))[0][pk] = meta[IDS_KEY]
+    for pk, meta in Article.objects.filter(pk__in=list(found)).values_list("pk", "meta"):
+        found[pk] = (found[pk][0], meta or {})
+    return found

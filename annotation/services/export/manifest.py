@@ -87,7 +87,7 @@ class Tally:
 def agreement_summary(project: Project) -> dict | None:
     """Project-wide agreement of counted labels (the review area's statistics, scalars only; no names)."""
     try:
-        from annotation.services.review.agreement import project_agreement
+        from annotation.services.review.dashboard import project_agreement  # the dashboard's, kept per state
 
         result = project_agreement(project)
     except Exception as exc:  # noqa: BLE001 - agreement is informative; the export must not fail on it

@@ -82,3 +82,7 @@ class ArticleBatch:
     split: str
     documents: dict[int, dict]  # document id → {"level", "rank", "paragraphs": [[text, ...], ...]}
     records: list[PairRecord]
+    # what the import kept of the article's file, read once per chunk of articles by the export's source
+    # (``identity.source_identity``): ``(document id → its kept sentence ids, the article's meta)``; None:
+    # not read (a batch built elsewhere), the identity reads it itself
+    kept: tuple[dict[int, list], dict] | None = None

@@ -43,6 +43,7 @@ from annotation.models import (
     Adjudication,
     AlignmentRun,
     Article,
+    ArticleCompletion,
     CandidatePair,
     Document,
     Label,
@@ -54,6 +55,7 @@ from annotation.models import (
 from annotation.services.corpus.documents import paragraphs, stream_sentences
 from annotation.services.export import derived as derive
 from annotation.services.export.grouping import assign_groups
+from annotation.services.export.identity import read_kept
 from annotation.services.export.options import ExportError, ExportOptions
 from annotation.services.export.records import ArticleBatch, PairRecord
 from annotation.services.projects.pseudonyms import name_scrubber, project_user_ids, pseudonym
@@ -172,6 +174,13 @@ class PairSource:
 
     def _chunk(self, rows: list[tuple[int, str, str]]) -> Iterator[ArticleBatch]:
         ids = [r[0] for r in rows]
+        if self.options.kind == "gold" and not self._may_have_gold(ids):
+            # nothing can give these articles gold (issue 37: a million-pair project's 18,000 articles without
+            # labels cost the reads of the 2,000 with them): every article still counts as exported
+            for article_id, title, split in rows:
+                yield ArticleBatch(article_id=article_id, title=title, split=split, documents={}, records=[],
+                                   kept=({}, {}))
+            return
         texts = _ChunkTexts(ids)
         texts.load(article_id__in=ids)
         pair_rows = self._pair_rows(ids)
@@ -183,6 +192,7 @@ class PairSource:
         if self.policies:
             self.readings = gold_reading.read_policies(self.project, self.policies, articles=ids)
         by_article = self._records(rows, pair_rows, texts, stored, notes, self._votes(ids))
+        kept = read_kept(ids)  # what the imports kept of their files (identity.py), for the chunk at once
         for article_id, title, split in rows:
             records = by_article.get(article_id, [])
             docs = {d: texts.documents[d] for d in texts.docs_of.get(article_id, [])}
@@ -190,14 +200,31 @@ class PairSource:
                 records = records + derive.compose([r for r in records if r.provenance != LEFT_OUT], docs,
                                                    self.class_values)
             assign_groups(records)
-            yield ArticleBatch(article_id=article_id, title=title, split=split, documents=docs, records=records)
+            yield ArticleBatch(article_id=article_id, title=title, split=split, documents=docs, records=records,
+                               kept=kept.get(article_id, ({}, {})))
+
+    def _may_have_gold(self, ids: list[int]) -> bool:
+        """Whether anything the gold reading reads is there for the articles ``ids``: a label (counted or not),
+        a stored gold value, a completion or an import's recorded gold meaning. A superset of what gives
+        a pair gold or a document pair completeness, so an article without any has no gold record and no
+        complete document pair for a writer to fill."""
+        return (Label.objects.filter(pair__article_id__in=ids).exists()
+                or Adjudication.objects.filter(pair__article_id__in=ids).exists()
+                or ArticleCompletion.objects.filter(article_id__in=ids).exists()
+                or Article.objects.filter(pk__in=ids, meta__has_key="gold_import").exists())
 
     def _pair_rows(self, ids: list[int]) -> list[tuple]:
         """The chunk's exported pairs as tuples ``(pair, article, complex doc, simple doc, complex key,
         simple key, score, predicted label, features, origin, run)``, in article and pair order."""
         if self.options.kind == "auto":
-            # one row per (run, pair): the export keeps the latest run's prediction of each pair
-            pair_rows = (Prediction.objects.filter(pair__article_id__in=ids, run_id__in=self.run_ids)
+            # one row per (run, pair): the export keeps the latest run's prediction of each pair. The chunk's
+            # pair ids bound the predictions too (the same rows), so PostgreSQL reads the (run, pair) index's
+            # range instead of hashing a run's million predictions per chunk (issue 37: 0.27 s → 0.03 s a chunk)
+            pair_ids = list(CandidatePair.objects.filter(article_id__in=ids).values_list("id", flat=True))
+            if not pair_ids:
+                return []
+            pair_rows = (Prediction.objects.filter(pair__article_id__in=ids, run_id__in=self.run_ids,
+                                                   pair_id__gte=min(pair_ids), pair_id__lte=max(pair_ids))
                          .order_by("pair__article_id", "pair_id", "run_id").values_list(
                              "pair_id", "pair__article_id", "pair__complex_document_id", "pair__simple_document_id",
                              "pair__complex_key", "pair__simple_key", "score", "predicted_label", "pair__features",

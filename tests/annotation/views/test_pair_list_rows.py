@@ -44,7 +44,7 @@ def test_rows_equal_the_serializer_in_every_context(pairs, context):
     ctx = {"blind_projects": set(), "annotator_only_projects": set(), "run": None}
     for key, value in context.items():
         ctx[key] = {"first": first, "second": second}[value] if key == "run" else {project.pk}
-    page = list(CandidatePair.objects.select_related("article").order_by("id"))
+    page = list(pair_rows.list_rows(CandidatePair.objects.order_by("id")))  # what a list page reads
     objects = CandidatePair.objects.select_related("article").prefetch_related("members__sentence", "predictions__run")
     expected = CandidatePairSerializer(list(objects.order_by("id")), many=True, context=ctx).data
     got = pair_list_rows(page, {**ctx, **pair_rows.texts_and_predictions(page)})

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from annotation.services.export.completeness import complete_documents, pair_fields
+from annotation.services.export.completeness import among, complete_documents, pair_fields
 from annotation.services.export.formats import register
 from annotation.services.export.formats.base import Writer, pair_dict
 from annotation.services.export.records import ArticleBatch, PairRecord
@@ -62,9 +62,8 @@ class JsonlWriter(Writer):
             named.setdefault(r.complex_document, set()).update(r.complex_ids)
             named.setdefault(r.simple_document, set()).update(r.simple_ids)
         lined = {(r.complex_document, r.simple_document) for r in records}
-        for c_doc, s_doc in self.complete:
-            if c_doc in batch.documents and s_doc in batch.documents:
-                self.complete_written += 1
-                self.complete_whole += (c_doc, s_doc) in lined and all(
-                    len(named.get(doc, ())) == sum(len(p) for p in batch.documents[doc]["paragraphs"])
-                    for doc in (c_doc, s_doc))
+        for c_doc, s_doc in among(self.complete, batch.documents):
+            self.complete_written += 1
+            self.complete_whole += (c_doc, s_doc) in lined and all(
+                len(named.get(doc, ())) == sum(len(p) for p in batch.documents[doc]["paragraphs"])
+                for doc in (c_doc, s_doc))

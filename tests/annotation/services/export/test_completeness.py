@@ -3,6 +3,8 @@ manifest's re-import guide and its README section, the complete document pairs u
 and each pair's sentences with their paragraphs."""
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from annotation.models import AlignmentRun, ArticleCompletion, Status
@@ -10,6 +12,8 @@ from annotation.services.editing import article_alignment as aa
 from annotation.services.editing import completion
 from annotation.services.export import ExportOptions
 from annotation.services.export import completeness as c
+from annotation.services.export.completeness import DocumentPairs, among, by_document_pair
+from annotation.services.export.records import ArticleBatch
 from tests.annotation.services.export.formats.helpers import batch, record
 
 BATCH = batch([])
@@ -75,3 +79,22 @@ def test_complete_documents_follow_the_gold_policy_and_auto_exports_have_none(pr
     assert c.complete_documents(project, ExportOptions.parse({"label_policy": "majority"})) == set()  # one annotator is no majority
     run = AlignmentRun.objects.create(project=project, method="jaccard", status=Status.SUCCEEDED)
     assert c.complete_documents(project, ExportOptions.parse({"kind": "auto", "runs": [run.pk]})) == set()
+
+
+def test_an_indexed_set_finds_the_same_pairs_as_a_scan_of_the_set():
+    """Issue 37: the writers look up an article's complete document pairs by its documents, not by scanning
+    the project's set per article; the pairs found are the scan's."""
+    rng = random.Random(37)
+    pairs = {(rng.randrange(60), rng.randrange(60)) for _ in range(300)}
+    indexed = DocumentPairs(pairs)
+    assert indexed == pairs
+    for _ in range(200):
+        documents = {d: {} for d in rng.sample(range(60), rng.randint(0, 8))}
+        assert sorted(among(indexed, documents)) == sorted(among(pairs, documents)) == sorted(
+            (c, s) for c, s in pairs if c in documents and s in documents)
+
+
+def test_a_complete_document_pair_without_records_gets_an_empty_group_among_indexed_pairs():
+    batch = ArticleBatch(article_id=1, title="Owls", split="train", documents={1: {}, 2: {}, 3: {}}, records=[])
+    assert by_document_pair(batch, [], DocumentPairs({(1, 2), (1, 9), (3, 2)})) == {(1, 2): [], (3, 2): []}
+    assert not DocumentPairs() and among(DocumentPairs(), batch.documents) == []
