@@ -115,12 +115,11 @@ def problem_error(found: tuple[tuple, str], what: str) -> InputError:
     return InputError(f"{where}: {why}", field=field, reason=f"{where}: {why}")
 
 
-def check_text(name: str, value: str) -> str:
-    """``value`` unchanged when it can be stored as text, else :class:`InputError` naming ``name``."""
+def check_text(name: str, value: str) -> None:
+    """:class:`InputError` naming ``name`` unless ``value`` can be stored as text (a check: the caller keeps its value)."""
     problem = text_problem(value)
     if problem:
         raise InputError(f"{name}: {problem}", field=name, reason=problem)
-    return value
 
 
 def parse_id(name: str, raw: str) -> int:
