@@ -20,7 +20,6 @@ imports:
 """
 from __future__ import annotations
 
-import json
 import math
 from typing import Any
 
@@ -104,7 +103,9 @@ def json_problem(data: Any) -> str | None:
     return None if found is None else f"{_where(found[0])}: {found[1]}"
 
 
-def _problem_error(found: tuple[tuple, str], what: str) -> InputError:
+def problem_error(found: tuple[tuple, str], what: str) -> InputError:
+    """The :class:`InputError` of :func:`first_problem`'s finding in a value named ``what`` (``"body"``: a request's
+    body, named by its top-level key)."""
     path, why = found
     where = _where(path) if what == "body" else _where((what, *path))
     if what != "body":
@@ -114,54 +115,11 @@ def _problem_error(found: tuple[tuple, str], what: str) -> InputError:
     return InputError(f"{where}: {why}", field=field, reason=f"{where}: {why}")
 
 
-def _constant(name: str):
-    raise ValueError(f"{name} is not valid JSON")
-
-
-def _finite_float(text: str) -> float:
-    value = float(text)
-    if math.isinf(value):
-        raise ValueError(f"number {text[:30]} out of range (not finite)")
-    return value
-
-
-def load_json(source, *, what: str = "body", require_object: bool = True) -> Any:
-    """JSON text (a string or a text stream) parsed and checked (:func:`json_problem`); with
-    ``require_object``, a JSON object. Python's json module alone takes ``NaN``, ``Infinity`` and
-    ``1e999`` (as infinity); this refuses them. Raises :class:`InputError`.
-
-    >>> load_json('{"threshold": 1e999}')
-    Traceback (most recent call last):
-    ...
-    annotation.validation.InputError: body: number 1e999 out of range (not finite)
-    """
-    reader = json.loads if isinstance(source, str) else json.load
-    field = "detail" if what == "body" else what
-    try:
-        data = reader(source, parse_constant=_constant, parse_float=_finite_float)
-    except RecursionError:
-        raise InputError(f"{what}: nested too deeply", field=field) from None
-    except ValueError as exc:  # JSONDecodeError, undecodable bytes, an integer of thousands of digits
-        raise InputError(f"{what}: {exc}", field=field) from None
-    found = first_problem(data)
-    if found:
-        raise _problem_error(found, what)
-    if require_object and not isinstance(data, dict):
-        raise InputError(f"{what}: must be a JSON object, not {_json_type(data)}", field=field)
-    return data
-
-
-def _json_type(value: Any) -> str:
-    names = {dict: "an object", list: "an array", str: "a string", bool: "a boolean", int: "a number", float: "a number"}
-    return "null" if value is None else names.get(type(value), type(value).__name__)
-
-
-def check_text(name: str, value: str) -> str:
-    """``value`` unchanged when it can be stored as text, else :class:`InputError` naming ``name``."""
+def check_text(name: str, value: str) -> None:
+    """:class:`InputError` naming ``name`` unless ``value`` can be stored as text (a check: the caller keeps its value)."""
     problem = text_problem(value)
     if problem:
         raise InputError(f"{name}: {problem}", field=name, reason=problem)
-    return value
 
 
 def parse_id(name: str, raw: str) -> int:

@@ -21,17 +21,18 @@ from typing import Any
 from django.core.management.base import CommandError
 
 from annotation import validation
+from annotation.parsers import load_json
 
 
 def json_object(raw: str, option: str) -> dict[str, Any]:
-    """``raw`` parsed as a JSON object, strictly (:func:`annotation.validation.load_json`).
+    """``raw`` parsed as a JSON object, strictly (:func:`annotation.parsers.load_json`).
 
     Raises:
         CommandError: not JSON, not an object, a non-finite number, a 64-bit overflow, or text
             that cannot be stored; the message starts with ``option``.
     """
     try:
-        return validation.load_json(raw, what=option)
+        return load_json(raw, what=option)
     except validation.InputError as exc:
         raise CommandError(str(exc)) from None
 

@@ -83,7 +83,7 @@ class CorpusUploadView(ProjectFromUrl, APIView):
 
     @extend_schema(request={"multipart/form-data": UPLOAD})
     def post(self, request, project_pk: int):
-        project = self.get_project()
+        project = self.project
         uploads = request.FILES.getlist("files") or request.FILES.getlist("file")
         cut_off = uploads_service.upload_problem(request)
         if cut_off is not None:

@@ -131,7 +131,7 @@ class ExportListView(ExportView):
         return Response({"results": [export_payload(request, e) for e in exports]})
 
     def post(self, request, project_pk: int):
-        project = self.get_project()
+        project = self.project
         options = self.options(request)
         # fail fast on options the job could not honour
         PairSource(project, options)

@@ -71,7 +71,7 @@ class ResearcherProject(ProjectFromUrl, APIView):
 class TrainView(ResearcherProject):
     @extend_schema(request={"application/json": {"type": "object", "properties": json_schema(TRAIN_REQUEST_OPTIONS)}})
     def post(self, request, project_pk: int):
-        project = self.get_project()
+        project = self.project
         job = training.start_training(project, TrainRequest.parse(request.data), user=request.user)
         return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
 

@@ -4,6 +4,7 @@ besides the exception handler: they turn a parse error into DRF's field error)."
 from __future__ import annotations
 
 import datetime
+from functools import cached_property
 
 from django.shortcuts import get_object_or_404
 from django.utils.dateparse import parse_date, parse_datetime
@@ -31,13 +32,20 @@ class ReapsLostWork:
 
 class ProjectFromUrl:
     """Views under ``/api/projects/<project_pk>/...``: the project (with its label scheme, which most
-    of them read), 404 if the user can't see it."""
+    of them read), 404 if the user can't see it.
+
+    Looked up once per request: the permission check calls :meth:`get_project`, which keeps the project as
+    ``self.project``; a handler reads that attribute (no second call), and reading it before any check looks it up."""
+
+    @cached_property
+    def project(self) -> Project:
+        return self.get_project()
 
     def get_project(self) -> Project:
-        if not hasattr(self, "_project"):
+        if "project" not in self.__dict__:  # the cached_property's slot: later reads of self.project are plain
             projects = visible_projects(self.request.user).select_related("label_scheme")
-            self._project = get_object_or_404(projects, pk=self.kwargs["project_pk"])
-        return self._project
+            self.__dict__["project"] = get_object_or_404(projects, pk=self.kwargs["project_pk"])
+        return self.__dict__["project"]
 
 
 def int_param(request, name: str) -> int | None:

@@ -16,6 +16,7 @@ from workers.engine import SUPPORTED_LANGUAGES
 from .. import validation
 from ..label_schemes import DEFAULT_SCHEME
 from ..models import Article, LabelScheme, Project
+from ..parsers import load_json
 from ..permissions import can_create_projects, can_research, role_in, sees_predictions, visible_projects
 from ..services.alignment import alignment_runs, run_options
 from ..services.corpus import article_size, importing
@@ -169,7 +170,7 @@ def project_import(request: HttpRequest, project: Project) -> HttpResponse:
 @refuses_with(back_with_message("project-detail", prefix="Run not started: ", pk_of=lambda project: project.pk),
               also=(validation.InputError,))  # the params field's JSON; the run's refusals are DomainErrors
 def start_run(request: HttpRequest, project: Project) -> HttpResponse:
-    params = validation.load_json(request.POST.get("params") or "{}", what="params")
+    params = load_json(request.POST.get("params") or "{}", what="params")
     run = alignment_runs.start_run(project, request.POST.get("method", ""), params=params, user=request.user)
     # the run-<id> tag lets static/js/project.js clear the message once the run has finished
     messages.success(request, f"Alignment run #{run.pk} ({run.method}) queued.", extra_tags=f"run-{run.pk}")

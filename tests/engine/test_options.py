@@ -68,3 +68,13 @@ def test_a_config_class_takes_its_fields_from_its_option_schema():
         assert [f.name for f in fields(cls)] == [o.name for o in schema], cls
         assert {f.name: getattr(cls(), f.name) for f in fields(cls)} == {
             o.name: tuple(o.default) if cls is MiningConfig and o.type == "list" else o.default for o in schema}
+
+
+def test_an_object_option_with_nested_options_checks_them_and_keeps_the_value_as_given():
+    inner = (Option("epochs", "int", 2, min=1), Option("lr", "float", 0.1, min=0.0))
+    schema = (Option("config", "object", None, nullable=True, options=inner),)
+    given = {"epochs": 3}
+    assert check_config("train", schema, {"config": given})["config"] is given  # a check, not a conversion
+    with pytest.raises(OptionError) as refused:
+        check_config("train", schema, {"config": {"epochs": 0, "nope": 1}})
+    assert refused.value.problems == {"config": "epochs: must be >= 1, got 0; nope: unknown option"}

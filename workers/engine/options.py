@@ -60,6 +60,9 @@ class Option:
         clean: for a value the type alone does not describe (a band, a list of rules, a language): a function
             that returns the value as the command uses it or raises ``ValueError`` saying why it is wrong. It
             runs after the type, range and choices passed; its message is the option's problem.
+        options: an ``object`` option's own options (a nested config, e.g. a training request's ``config``): its
+            keys and values are checked against them (every problem, ``"key: why; ..."``) and the value is kept as
+            given — a check, not a conversion, so no ``clean`` is needed for it.
     """
 
     name: str
@@ -71,6 +74,7 @@ class Option:
     choices: tuple[str, ...] | None = None
     nullable: bool = False
     clean: Callable[[Any], Any] | None = field(default=None, compare=False, repr=False)
+    options: tuple[Option, ...] | None = field(default=None, compare=False, repr=False)
 
     def describe(self) -> str:
         """``name (type in [min, max], default d)`` for messages."""
@@ -101,6 +105,11 @@ class Option:
             return f"must be >= {_num(self.min)}, got {value!r}"
         if self.max is not None and value > self.max:
             return f"must be <= {_num(self.max)}, got {value!r}"
+        if self.options is not None:
+            try:
+                check_config(self.name, self.options, value)
+            except OptionError as exc:
+                return "; ".join(f"{key}: {why}" for key, why in exc.problems.items())
         return None
 
     def from_text(self, raw: str) -> Any:

@@ -1,11 +1,14 @@
 """Starting background work: create the row, then queue the task once the row is committed; retry it."""
 from __future__ import annotations
 
+from functools import partial
+
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from alignapp.celery import app
 from annotation.errors import DomainError
 from annotation.models import AlignmentRun, Job, Project, Status
 from annotation.services import audit
@@ -20,8 +23,8 @@ class RetryRefused(DomainError, ValueError):
 def start_job(project: Project, kind: str, *, params: dict | None = None, user=None, enqueue: bool = True) -> Job:
     work = registry.job(kind)  # UnknownName (a ValueError) for a kind the registry does not know
     job = Job.objects.create(project=project, kind=kind, params=params or {}, created_by=user)
-    if enqueue:  # the work found above: no second look-up when the transaction commits
-        transaction.on_commit(lambda: dispatch.send(work, job.pk))
+    if enqueue:  # the work found above, published as it is once the row commits: no second look-up, no relay
+        transaction.on_commit(partial(app.send_task, work.task, args=[job.pk], queue=work.queue.value))
     return job
 
 

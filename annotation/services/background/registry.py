@@ -131,10 +131,9 @@ def sweeps() -> list[Callable[..., object]]:
     return [_load(dotted) for dotted in SWEEPS]
 
 
-def job(kind: str) -> Work:
-    """The work of a job kind; :class:`~annotation.plugins.UnknownName` (a ValueError) naming the known kinds
-    for any other."""
-    return _JOBS.get(kind)
+job: Callable[[str], Work] = _JOBS.get
+"""``job(kind)``: the work of a job kind; :class:`~annotation.plugins.UnknownName` (a ValueError) naming the known
+kinds for any other. The registry's own ``get``, not a wrapper around it: one look-up, one frame."""
 
 
 def every() -> list[Work]:

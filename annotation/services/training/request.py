@@ -18,24 +18,15 @@ from typing import Any
 from annotation.requests import BadOptions, Option, parse_request
 from annotation.services.training.dataset import TrainingError
 from annotation.validation import MAX_ID
-from workers.engine import TRAIN_PARAMS, OptionError, TrainConfig, describe
+from workers.engine import TRAIN_PARAMS, describe
 
 
 class TrainRequestError(BadOptions, TrainingError):
     """A training option refused (``problems``: option → why); nothing is queued."""
 
 
-def _config(value: dict) -> dict:
-    """The training options as given (the job keeps them), once the engine's schema accepted them."""
-    try:
-        TrainConfig.build(value)  # TRAIN_PARAMS: unknown keys, types, ranges
-    except OptionError as exc:  # each training option with its own message (the form shows them by name)
-        raise ValueError("; ".join(f"{key}: {why}" for key, why in exc.problems.items())) from None
-    return dict(value)
-
-
 TRAIN_REQUEST_OPTIONS: tuple[Option, ...] = (
-    Option("config", "object", None, nullable=True, clean=_config,
+    Option("config", "object", None, nullable=True, options=TRAIN_PARAMS,
            help="training options, as the engine declares them (TRAIN_PARAMS); absent ones take their defaults"),
     Option("seed", "int", 0, 0, 2**31 - 1, help="random seed of the training"),
     Option("base_version", "int", None, 1, MAX_ID, nullable=True,

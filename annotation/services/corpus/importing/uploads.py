@@ -177,7 +177,7 @@ def import_now(project: Project, upload: StagedUpload, request: ImportRequest, *
     if not progress.claim(Job, job.pk):  # pragma: no cover - the row was created just above
         raise CorpusImportError.one("", "the import could not start; upload the files again")
     try:
-        result = _execute(job.pk, request=request)
+        result = _execute(job.pk, request=request, upload=upload)
     finally:
         progress.release(Job, job.pk)
     if result is None:
@@ -320,10 +320,12 @@ def run_import_job(job_id: int) -> None:
     _execute(job_id)
 
 
-def _execute(job_id: int, *, request: ImportRequest | None = None) -> ImportResult | None:
-    """Run a claimed import job; its result (None when cancelled or taken over). ``request``: an import done now
-    in this process passes the request it parsed (a worker parses the job's params once); a refused input's
-    :class:`CorpusImportError` is then re-raised after it is recorded."""
+def _execute(job_id: int, *, request: ImportRequest | None = None, upload: StagedUpload | None = None,
+             ) -> ImportResult | None:
+    """Run a claimed import job; its result (None when cancelled or taken over). ``request`` and ``upload``: an
+    import done now in this process passes the request it parsed and the upload it staged (a worker parses the
+    job's params once and finds the upload by its key); a refused input's :class:`CorpusImportError` is then
+    re-raised after it is recorded."""
     raise_problems = request is not None
     job = Job.objects.select_related("project", "project__label_scheme", "created_by").get(pk=job_id)
     params = job.params
@@ -331,7 +333,7 @@ def _execute(job_id: int, *, request: ImportRequest | None = None) -> ImportResu
     try:
         if job.attempts > 1 and params.get("token"):  # a worker died mid-import: drop what it had committed
             undo_import(job.project, params["token"])
-        upload = staged(params["upload"])
+        upload = upload or staged(params["upload"])
         result = import_inputs(job.project, path_inputs(upload.folder, label="the upload"),
                                request or ImportRequest.from_params(params), actor=job.created_by, progress=report,
                                checkpoint=lambda: progress.check_cancelled(Job, job_id))
