@@ -56,7 +56,11 @@ def retry_run(run: AlignmentRun, *, user=None) -> AlignmentRun:
 
 def retry_job(job: Job, *, user=None) -> Job:
     """Queue a job again, under the same rules as :func:`retry_run` (a training job that already
-    registered its model version just succeeds: one version per job)."""
+    registered its model version just succeeds: one version per job). A job of a kind this server no longer
+    knows (its extension was removed) is refused before anything changes: no worker would take its message."""
+    if job.kind not in dict(registry.jobs()):
+        raise RetryRefused(f"job #{job.pk} is a {job.kind!r} job, a kind this server does not know (any more); "
+                           "start a new job instead", code="unknown_kind")
     job = _retry(job)
     audit.record("job.retry", actor=user, project=job.project, target=f"job #{job.pk}", kind=job.kind)
     return job

@@ -86,3 +86,14 @@ def test_a_run_planned_into_chunks_can_be_resumed_while_its_workers_are_alive(pr
     assert resumed.status == Status.QUEUED and resumed.checkpoint == {"chunks": 4, "lost_workers": 0}
     assert sent() == ["workers.tasks.run_alignment"]
     assert not jobs.can_retry(AlignmentRun(project=project, status=Status.SUCCEEDED, checkpoint={"chunks": 4}))
+
+
+def test_a_job_of_a_kind_no_longer_registered_is_refused_with_its_code_and_left_as_it_was(project, sent):
+    """A retry of a job whose extension was removed: before, its status became queued and sending its message
+    raised UnknownName after the commit (a 500, and a queued job no worker would take)."""
+    orphan = Job.objects.create(project=project, kind="a-removed-extension", status=Status.FAILED)
+    with pytest.raises(REFUSED, match="'a-removed-extension' job, a kind this server does not know") as refused:
+        jobs.retry_job(orphan)
+    assert refused.value.code == "unknown_kind"
+    orphan.refresh_from_db()
+    assert orphan.status == Status.FAILED and sent() == []
