@@ -17,12 +17,6 @@ from annotation.models.jobs import Status
 from annotation.services import audit
 
 
-class RunNotDeletable(DomainError, ValueError):
-    """A queued or running run: it must be cancelled before it is deleted."""
-
-    code = "run_active"
-
-
 @dataclass(frozen=True)
 class Deleted:
     run: int
@@ -31,6 +25,12 @@ class Deleted:
 
     def as_dict(self) -> dict[str, int]:
         return {"run": self.run, "predictions": self.predictions, "pairs": self.pairs}
+
+
+class RunNotDeletable(DomainError, ValueError):
+    """A queued or running run: it must be cancelled before it is deleted."""
+
+    code = "run_active"
 
 
 def delete_run(run: AlignmentRun, *, user=None) -> Deleted:

@@ -26,7 +26,7 @@ from django.db import DatabaseError, transaction
 from django.db.models import F, Model, Q, QuerySet
 from django.utils import timezone
 
-from annotation.models import Status
+from annotation.models import Job, Status
 from annotation.services import audit
 from annotation.services.background.registry import TRANSIENT
 
@@ -271,6 +271,19 @@ def fail(model: type[Model], pk: int, exc: BaseException) -> None:
     _owned(model, pk).update(status=Status.FAILED, finished_at=timezone.now(), error=error_text(exc)[:5000],
                              message="failed")
     release(model, pk)
+
+
+def run_job(job_id: int, work: Callable[[Job], dict]) -> None:
+    """The shape of a short job: claim the row (a duplicate delivery does nothing), ``work(job)`` with the job's
+    project and scheme loaded, its result stored on success; an error recorded on the row, then re-raised."""
+    if not claim(Job, job_id):
+        return
+    try:
+        result = work(Job.objects.select_related("project__label_scheme").get(pk=job_id))
+    except Exception as exc:  # noqa: BLE001 - recorded on the row, then re-raised for the log
+        fail(Job, job_id, exc)
+        raise
+    succeed(Job, job_id, result=result)
 
 
 def error_text(exc: BaseException) -> str:

@@ -36,18 +36,8 @@ from __future__ import annotations
 
 from django.db import IntegrityError, transaction
 
-from annotation.models import (
-    AlignmentRun,
-    Article,
-    ArticleCompletion,
-    CandidatePair,
-    Document,
-    Label,
-    Prediction,
-    Project,
-    indices_key,
-    key_indices,
-)
+from annotation.models import AlignmentRun, Article, ArticleCompletion, CandidatePair, Document, Label, Prediction, Project
+from annotation.models.alignment import indices_key, key_indices
 from annotation.models.jobs import Status
 from annotation.permissions import can_research
 from annotation.services.alignment.paragraph_alignment import CANDIDATE_RUN_METHOD

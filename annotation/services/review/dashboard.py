@@ -203,17 +203,13 @@ def run_figures_job(job_id: int) -> None:
     """The ``dashboard-figures`` job: compute every figure of the data now and keep it for the next view."""
     from annotation.services.background import progress
 
-    if not progress.claim(Job, job_id):
-        return
-    try:
-        project = Job.objects.select_related("project__label_scheme").get(pk=job_id).project
-        now = state(project)
-        for name, compute in _computations(project).items():
-            store(project, name, compute, now)
-    except Exception as exc:  # noqa: BLE001 - recorded on the row, then re-raised for the log
-        progress.fail(Job, job_id, exc)
-        raise
-    progress.succeed(Job, job_id, result={"state": now})
+    def figures(job: Job) -> dict:
+        now = state(job.project)
+        for name, compute in _computations(job.project).items():
+            store(job.project, name, compute, now)
+        return {"state": now}
+
+    progress.run_job(job_id, figures)
 
 
 def language_tool_status(project: Project) -> dict:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from django.core.cache import cache
 
 from annotation.digest import digest
-from annotation.models import Article, Job, KeptAggregate, Membership, Project, Split
+from annotation.models import Article, KeptAggregate, Membership, Project, Split
 from annotation.services.review import review_state
 from annotation.services.training import dataset
 
@@ -128,15 +128,7 @@ def run_summary_job(job_id: int) -> None:
     """The ``training-summary`` job: build the set of the data state now and keep its summary."""
     from annotation.services.background import progress
 
-    if not progress.claim(Job, job_id):
-        return
-    try:
-        project = Job.objects.select_related("project__label_scheme").get(pk=job_id).project
-        summary = training_summary(project)
-    except Exception as exc:  # noqa: BLE001 - recorded on the row, then re-raised for the log
-        progress.fail(Job, job_id, exc)
-        raise
-    progress.succeed(Job, job_id, result={"refusal": summary.refusal})
+    progress.run_job(job_id, lambda job: {"refusal": training_summary(job.project).refusal})
 
 
 __all__ = ["TrainingSummary", "current_training_set", "data_state", "page_summary", "run_summary_job",

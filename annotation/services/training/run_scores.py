@@ -173,19 +173,14 @@ def page_scores(run: AlignmentRun) -> dict:
 
 def run_scores_job(job_id: int) -> None:
     """The ``run-scores`` job: compute the scores of the run in its params against the data now and keep them."""
-    from annotation.models import Job
     from annotation.services.background import progress
 
-    if not progress.claim(Job, job_id):
-        return
-    try:
-        job = Job.objects.get(pk=job_id)
+    def scores(job) -> dict:
         run = AlignmentRun.objects.select_related("project__label_scheme").get(pk=job.params["run"])
         _kept_scores(run, page=False)
-    except Exception as exc:  # noqa: BLE001 - recorded on the row, then re-raised for the log
-        progress.fail(Job, job_id, exc)
-        raise
-    progress.succeed(Job, job_id, result={"run": run.pk})
+        return {"run": run.pk}
+
+    progress.run_job(job_id, scores)
 
 
 def compute_run_scores(run: AlignmentRun) -> dict:
