@@ -136,12 +136,12 @@ def test_a_bad_mining_option_is_refused_under_its_name_with_a_code(api, users, p
 
 
 def test_the_runs_apis_refusals_keep_their_status_and_carry_a_code(api, users, project, corpus):
-    from annotation.models import Job
+    from annotation.models import TRAIN_JOB, Job
 
     client = api(users["rita"])
     running = AlignmentRun.objects.create(project=project, method="jaccard", status="running")
     done = AlignmentRun.objects.create(project=project, method="jaccard", status="succeeded")
-    job = Job.objects.create(project=project, kind="train", status="succeeded")
+    job = Job.objects.create(project=project, kind=TRAIN_JOB, status="succeeded")
     gain = ModelVersion.objects.create(project=project, name="gain", kind="gain-classifier", path="/x")
     answers = {
         "run_active": client.delete(f"/api/runs/{running.pk}/"),
