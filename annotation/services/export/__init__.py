@@ -364,7 +364,7 @@ def run_export_job(job_id: int) -> None:
     try:
         job = Job.objects.select_related("project").get(pk=job_id)
         export = Export.objects.get(pk=job.params["export"])
-        options = ExportOptions.parse(job.params.get("options") or export.options)
+        options = ExportOptions.stored(job.params.get("options") or export.options)
         # the creator's access now, not when it was queued: this project and each dedup project
         job_access.check(job.created_by, job.project, [spec["project"] for spec in options.dedup if "project" in spec])
         export = run_export(job.project, options, export=export, user=job.created_by,

@@ -6,7 +6,7 @@ read it); ``label_policy``'s rule is in review/gold_reading.py (LABEL_POLICY_HEL
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from annotation.errors import DomainError
@@ -243,6 +243,15 @@ class ExportOptions:
             raise ExportOptionsError("an auto export needs a model_version or runs",
                                      {"kind": "an auto export needs a model_version or runs"})
         return options
+
+    @classmethod
+    def stored(cls, kept: Mapping[str, Any]) -> ExportOptions:
+        """The options an export's job kept (:meth:`as_dict` of options :meth:`parse` checked when the export was
+        asked for), read back as they are: parsed once, at the edge, not again in the worker. A row whose keys
+        this version does not know (an older release's) is parsed as a request would be."""
+        if set(kept) - {f.name for f in fields(cls)}:
+            return cls.parse(kept)
+        return cls(**kept)
 
     def as_dict(self) -> dict:
         return asdict(self)

@@ -85,3 +85,13 @@ def test_an_evaluation_set_is_read_and_a_path_only_on_the_command_line():
 def test_an_auto_export_needs_a_model_version_or_runs():
     assert refused({"kind": "auto"}) == {"kind": "an auto export needs a model_version or runs"}
     assert ExportOptions.parse({"kind": "auto", "runs": 4}).runs == [4]
+
+
+def test_the_options_an_export_kept_are_read_back_as_they_are_not_parsed_again():
+    """Issue 38: options are parsed once, at the edge; the worker reads back what the export kept (equal to the
+    parsed options, every field), and only a kept row with a key this version does not know is parsed again."""
+    parsed = ExportOptions.parse({"kind": "gold", "formats": ["jsonl", "tsv"], "labels": ["aligned"], "bleu_band": [0.1, 0.9]})
+    assert ExportOptions.stored(parsed.as_dict()) == parsed
+    older = {**parsed.as_dict(), "a_key_of_an_older_release": 1}
+    with pytest.raises(ExportOptionsError, match="a_key_of_an_older_release"):
+        ExportOptions.stored(older)
