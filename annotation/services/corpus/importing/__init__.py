@@ -38,7 +38,7 @@ from typing import Any
 from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
 
 from annotation.label_schemes import UNKNOWN_KIND, class_values, scheme_kind, value_classes
-from annotation.models import Project
+from annotation.models import Article, Project
 from annotation.services import audit
 from annotation.services.background.progress import Superseded
 from annotation.services.corpus.importing import formats as registry
@@ -50,13 +50,7 @@ from annotation.services.corpus.importing.problems import CorpusImportError, Pro
 from annotation.services.corpus.importing.recovery import touch, undo_import
 from annotation.services.corpus.importing.request import ON_CONFLICT, ImportRequest
 from annotation.services.corpus.importing.spool import Spool
-from annotation.services.corpus.importing.validation import (
-    SeenArticle,
-    check_article,
-    check_file,
-    check_titles,
-    is_ignorable,
-)
+from annotation.services.corpus.importing.validation import TITLE_MAX, check_article, check_file, is_ignorable
 from annotation.services.corpus.importing.writer import GoldImport, Written, write_articles
 
 logger = logging.getLogger(__name__)
@@ -141,20 +135,6 @@ def detect_format(names: list[str]) -> str:
     return next(iter(found))
 
 
-def _scheme_values(project: Project) -> dict[str, str]:
-    """Scheme value → class (aligned / partial / not) of a scheme with gold; empty for one without (Likert)."""
-    scheme = project.label_scheme
-    if not scheme_kind(scheme).gold:
-        return {}
-    return value_classes(scheme)
-
-
-def _gold_values(project: Project) -> dict[str, str]:
-    """The scheme value each engine label ("aligned", "partial") is stored as: the first value that counts as it."""
-    values = {kind: value for kind, value in class_values(project.label_scheme).items() if kind in ("aligned", "partial")}
-    return {**values, UNKNOWN_KIND: UNKNOWN_KIND} if values else values
-
-
 def _batches(articles: Iterable[ParsedArticle], skip: set[str]) -> Iterator[list[ParsedArticle]]:
     batch: list[ParsedArticle] = []
     sentences = 0
@@ -171,15 +151,6 @@ def _batches(articles: Iterable[ParsedArticle], skip: set[str]) -> Iterator[list
 
 
 Progress = Callable[[float, str], None]
-
-
-def _alive(work: Path, checkpoint: Callable[[], None] | None) -> Callable[[], None]:
-    """``checkpoint``, also marking the work folder in use (``recovery.sweep_stale_files``)."""
-    def check() -> None:
-        touch(work)
-        if checkpoint is not None:
-            checkpoint()
-    return check
 
 
 def _write(recorder: _Recorder, spool: Spool, skip: set[str], *, total: int, progress: Progress | None,
@@ -249,8 +220,15 @@ def import_inputs(project: Project, files: list[InputFile], request: ImportReque
     """
     limits = Limits.from_settings()
     request = replace(request, token=request.token or uuid.uuid4().hex)
+    given = checkpoint
     with work_folder() as work:
-        checkpoint = _alive(work, checkpoint)
+        def alive() -> None:
+            """The caller's checkpoint, also marking the work folder in use (``recovery.sweep_stale_files``)."""
+            touch(work)
+            if given is not None:
+                given()
+
+        checkpoint = alive
         inputs, fmt = _inputs(files, work, limits, request.format)
         request = replace(request, format=fmt)
         total_bytes = sum(f.size for f in inputs) or 1
@@ -264,7 +242,7 @@ def import_inputs(project: Project, files: list[InputFile], request: ImportReque
             seen, unlabelled = _spool_articles(registry.get(fmt).parse(inputs, ctx), spool, ctx, total_bytes=total_bytes,
                                                progress=progress, checkpoint=checkpoint)
             problems.raise_if_any()
-            skip = check_titles(project, seen, request.on_conflict, problems, ctx.warnings)
+            skip = _check_titles(project, seen, request.on_conflict, problems, ctx.warnings)
             problems.raise_if_any()
             if unlabelled:
                 ctx.warnings.append(_unlabelled_warning(project, unlabelled))
@@ -290,11 +268,17 @@ def _inputs(files: list[InputFile], work: Path, limits: Limits, fmt: str) -> tup
 
 
 def _parse_context(project: Project, problems: Problems, limits: Limits, request: ImportRequest) -> ParseContext:
-    """What every format's parser is given: language, the project's scheme and gold values, limits, options."""
+    """What every format's parser is given: language, the project's scheme and gold values, limits, options.
+
+    ``gold_values``: the scheme value each engine label ("aligned", "partial") is stored as (the first value that
+    counts as it); ``scheme_values``: scheme value → class (aligned / partial / not) for a scheme with gold, empty
+    for one without (Likert)."""
+    scheme = project.label_scheme
+    gold = {kind: value for kind, value in class_values(scheme).items() if kind in ("aligned", "partial")}
     return ParseContext(language=request.language or project.language or "en", problems=problems,
-                        gold_values=_gold_values(project), scheme=project.label_scheme.slug,
-                        scheme_values=_scheme_values(project), limits=limits, gold_meaning=request.gold_meaning,
-                        columns=request.columns or ())
+                        gold_values={**gold, UNKNOWN_KIND: UNKNOWN_KIND} if gold else gold, scheme=scheme.slug,
+                        scheme_values=value_classes(scheme) if scheme_kind(scheme).gold else {}, limits=limits,
+                        gold_meaning=request.gold_meaning, columns=request.columns or ())
 
 
 def _check_files(inputs: list[InputFile], ctx: ParseContext, fmt: registry.ImportFormat, *, total_bytes: int,
@@ -318,6 +302,61 @@ def _check_files(inputs: list[InputFile], ctx: ParseContext, fmt: registry.Impor
     elif empty:
         ctx.warnings.append(f"left out {len(empty)} empty file(s) (no records): {', '.join(empty[:5])}")
     return [f for f in inputs if f.name not in empty]
+
+
+# how to import the rest when titles are already in the project, in each place an import starts
+SKIP_EXISTING = ('remove or rename it, or import again skipping the articles already there: tick "Skip articles '
+                 'already in the project" on the import page, --on-conflict skip on import_corpus, '
+                 '"on_conflict": "skip" in the API')
+
+
+def _existing_titles(project: Project, titles: list[str]) -> set[str]:
+    existing: set[str] = set()
+    for start in range(0, len(titles), 500):
+        chunk = titles[start : start + 500]
+        existing.update(Article.objects.filter(project=project, title__in=chunk).values_list("title", flat=True))
+    return existing
+
+
+@dataclass(frozen=True)
+class SeenArticle:
+    """What is kept of every parsed article until the write: where its title came from."""
+
+    title: str
+    file: str
+    line: int | None
+
+
+def _check_titles(project: Project, seen: list[SeenArticle], on_conflict: str, problems: Problems, warnings: list[str]) -> set[str]:
+    """Titles too long, twice in the import or already in the project; returns the titles to skip."""
+    first: dict[str, SeenArticle] = {}
+    for a in seen:
+        field_name = "id" if a.line is not None else None
+        if len(a.title) > TITLE_MAX:
+            problems.add(a.file, f"article title is longer than {TITLE_MAX} characters", line=a.line, field=field_name)
+        elif a.title in first:
+            other = first[a.title]
+            where = f"{other.file}:{other.line}" if other.line is not None else other.file
+            problems.add(a.file, f"duplicate article title {a.title!r} (also from {where})", line=a.line, field=field_name)
+        else:
+            first[a.title] = a
+    existing = _existing_titles(project, list(first))
+    if not existing:
+        return set()
+    if on_conflict == "skip":
+        skipped = sorted(existing)
+        warnings.append(
+            f"skipped {len(skipped)} article(s) already in project {project.name!r}: "
+            + ", ".join(skipped[:10]) + (", …" if len(skipped) > 10 else "")
+        )
+        return existing
+    hint = f" ({SKIP_EXISTING})"  # said once, on the first such article
+    for a in seen:
+        if a.title in existing:
+            problems.add(a.file, f"article {a.title!r} already exists in project {project.name!r}{hint}",
+                         line=a.line, field="id" if a.line is not None else None)
+            hint = ""
+    return existing
 
 
 def _spool_articles(articles: Iterable[ParsedArticle], spool: Spool, ctx: ParseContext, *, total_bytes: int,
