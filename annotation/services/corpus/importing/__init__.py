@@ -27,7 +27,9 @@ Example:
 """
 from __future__ import annotations
 
+import contextlib
 import logging
+import shutil
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
@@ -43,7 +45,7 @@ from annotation.services import audit
 from annotation.services.background.progress import Superseded
 from annotation.services.corpus.importing import formats as registry
 from annotation.services.corpus.importing import gold_meanings
-from annotation.services.corpus.importing.archive import bytes_inputs, collect, path_inputs, read_path, work_folder
+from annotation.services.corpus.importing.archive import bytes_inputs, collect, import_root
 from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle, TextFile
 from annotation.services.corpus.importing.limits import Limits, over
 from annotation.services.corpus.importing.problems import CorpusImportError, Problem, Problems
@@ -57,7 +59,7 @@ logger = logging.getLogger(__name__)
 
 __all__ = [
     "GOLD_MEANINGS", "ON_CONFLICT", "CorpusImportError", "ImportResult", "Limits", "Problem",
-    "ImportRequest", "detect_format", "format_names", "import_files", "import_inputs", "import_path", "read_path",
+    "ImportRequest", "detect_format", "format_names", "import_files", "import_inputs", "import_path", "path_inputs", "read_path",
     "undo_import",
 ]
 
@@ -102,6 +104,50 @@ def format_names() -> tuple[str, ...]:
 
 def _known_extensions() -> str:
     return ", ".join(f".{ext} ({fmt})" for ext, fmt in registry.by_extension().items())
+
+
+@contextlib.contextmanager
+def work_folder() -> Iterator[Path]:
+    """A fresh folder under :func:`import_root` for extracted members and the parse spool, removed afterwards."""
+    path = import_root() / f"work-{uuid.uuid4().hex}"
+    path.mkdir()
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def path_inputs(path: str | Path, *, label: str | None = None) -> list[InputFile]:
+    """The files of ``path`` — a file, or a folder (recursively, sorted, hidden files skipped) — as
+    inputs read from where they are (archives among them are expanded by :func:`expand_archives`).
+    A refusal names ``label`` (an upload: never the server folder it was staged in), else ``path``."""
+    path = Path(path)
+    label = str(path) if label is None else label
+    if path.is_dir():
+        files = []
+        for p in sorted(path.rglob("*")):
+            rel = p.relative_to(path).as_posix()
+            if p.is_file() and not is_ignorable(rel):
+                files.append(InputFile(rel, p.stat().st_size, path=p))
+        if not files:
+            raise CorpusImportError.one(label, "folder holds no files to import")
+        return files
+    if not path.is_file():
+        raise CorpusImportError.one(label, "no such file or folder")
+    return [InputFile(path.name, path.stat().st_size, path=path)]
+
+
+def read_path(path: str | Path) -> list[tuple[str, bytes]]:
+    """The files to import from ``path``: a file, a folder (recursively, sorted, hidden files
+    skipped) or a .zip/.tar.gz archive, as ``(name relative to the folder/archive, bytes)``.
+
+    For small inputs (tests, the demo corpus); imports read ``path`` streaming (``import_path``)."""
+    with work_folder() as work:
+        out = []
+        for f in collect(path_inputs(path), work, Limits.from_settings()):
+            with f.open() as fh:
+                out.append((f.name, fh.read()))
+        return out
 
 
 def detect_format(names: list[str]) -> str:

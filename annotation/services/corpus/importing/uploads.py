@@ -27,8 +27,8 @@ from django.db import connection, transaction
 
 from annotation.models import Job, Project, Status
 from annotation.services.background import jobs, progress
-from annotation.services.corpus.importing import ImportResult, import_inputs
-from annotation.services.corpus.importing.archive import import_root, is_archive, path_inputs
+from annotation.services.corpus.importing import ImportResult, import_inputs, path_inputs
+from annotation.services.corpus.importing.archive import import_root, is_archive
 from annotation.services.corpus.importing.limits import Limits, over
 from annotation.services.corpus.importing.problems import CorpusImportError, Problem, without_server_paths
 from annotation.services.corpus.importing.recovery import IMPORT_JOB, remove_upload, undo_import
