@@ -46,7 +46,8 @@ from annotation.services.background.progress import Superseded
 from annotation.services.corpus.importing import formats as registry
 from annotation.services.corpus.importing import gold_meanings
 from annotation.services.corpus.importing.archive import bytes_inputs, collect, import_root
-from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle, TextFile
+from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle
+from annotation.services.corpus.importing.formats import detect_format
 from annotation.services.corpus.importing.limits import Limits, over
 from annotation.services.corpus.importing.problems import CorpusImportError, Problem, Problems
 from annotation.services.corpus.importing.recovery import touch, undo_import
@@ -102,10 +103,6 @@ def format_names() -> tuple[str, ...]:
     return registry.names()
 
 
-def _known_extensions() -> str:
-    return ", ".join(f".{ext} ({fmt})" for ext, fmt in registry.by_extension().items())
-
-
 @contextlib.contextmanager
 def work_folder() -> Iterator[Path]:
     """A fresh folder under :func:`import_root` for extracted members and the parse spool, removed afterwards."""
@@ -118,9 +115,9 @@ def work_folder() -> Iterator[Path]:
 
 
 def path_inputs(path: str | Path, *, label: str | None = None) -> list[InputFile]:
-    """The files of ``path`` — a file, or a folder (recursively, sorted, hidden files skipped) — as
-    inputs read from where they are (archives among them are expanded by :func:`expand_archives`).
-    A refusal names ``label`` (an upload: never the server folder it was staged in), else ``path``."""
+    """The files of ``path`` — a file, or a folder (recursively, sorted, hidden files skipped) — as inputs read from where
+    they are (archives among them are expanded by ``collect``). A refusal names ``label`` (an upload: never the server
+    folder it was staged in), else ``path``."""
     path = Path(path)
     label = str(path) if label is None else label
     if path.is_dir():
@@ -138,47 +135,14 @@ def path_inputs(path: str | Path, *, label: str | None = None) -> list[InputFile
 
 
 def read_path(path: str | Path) -> list[tuple[str, bytes]]:
-    """The files to import from ``path``: a file, a folder (recursively, sorted, hidden files
-    skipped) or a .zip/.tar.gz archive, as ``(name relative to the folder/archive, bytes)``.
-
-    For small inputs (tests, the demo corpus); imports read ``path`` streaming (``import_path``)."""
+    """The files to import from ``path`` (a file, a folder: recursively, sorted, hidden files skipped, or a .zip/.tar.gz
+    archive) as ``(name relative to the folder/archive, bytes)``: for small inputs (tests, the demo corpus)."""
     with work_folder() as work:
         out = []
         for f in collect(path_inputs(path), work, Limits.from_settings()):
             with f.open() as fh:
                 out.append((f.name, fh.read()))
         return out
-
-
-def detect_format(names: list[str]) -> str:
-    """The format of a set of files, from their extensions.
-
-    Raises:
-        CorpusImportError: no files, an unknown extension, or files of several formats.
-    """
-    names = [n for n in names if not is_ignorable(n)]
-    if not names:
-        raise CorpusImportError.one("", "no files to import")
-    claimed = registry.probed(names)  # a layout told by its file names (newsela's metadata CSV, an HF dataset)
-    if claimed is not None:
-        return claimed
-    found: dict[str, list[str]] = {}
-    extension_formats = registry.by_extension()
-    unknown: list[Problem] = []
-    for name in names:
-        ext = TextFile(name, "").extension
-        fmt = extension_formats.get(ext)
-        if fmt is None:
-            shown = f".{ext}" if ext else "(none)"
-            unknown.append(Problem(name, None, None, f"unknown extension {shown}; known extensions: {_known_extensions()}"))
-        else:
-            found.setdefault(fmt, []).append(name)
-    if unknown:
-        raise CorpusImportError(unknown[:50])
-    if len(found) > 1:
-        listing = "; ".join(f"{fmt} ({', '.join(ns[:3])}{', …' if len(ns) > 3 else ''})" for fmt, ns in found.items())
-        raise CorpusImportError.one("", f"mixed formats: {listing}; import one format at a time")
-    return next(iter(found))
 
 
 def _batches(articles: Iterable[ParsedArticle], skip: set[str]) -> Iterator[list[ParsedArticle]]:
@@ -268,8 +232,7 @@ def import_inputs(project: Project, files: list[InputFile], request: ImportReque
     request = replace(request, token=request.token or uuid.uuid4().hex)
     given = checkpoint
     with work_folder() as work:
-        def alive() -> None:
-            """The caller's checkpoint, also marking the work folder in use (``recovery.sweep_stale_files``)."""
+        def alive() -> None:  # the caller's checkpoint, also marking the work folder in use (recovery.sweep_stale_files)
             touch(work)
             if given is not None:
                 given()
