@@ -18,7 +18,7 @@ from ..schema import ids
 from ..serializers import ArticleSerializer, DocumentDetailSerializer, DocumentSerializer, JobSerializer
 from ..services.corpus import article_size, importing
 from ..services.corpus.importing import uploads as uploads_service
-from ..services.corpus.importing.request import ImportRequest, import_options
+from ..services.corpus.importing.request import IMPORT_OPTIONS, ImportRequest, import_options
 from .mixins import ProjectFromUrl, int_param
 
 
@@ -90,7 +90,7 @@ class CorpusUploadView(ProjectFromUrl, APIView):
             raise importing.CorpusImportError(cut_off)
         if not uploads:
             return Response({"detail": "no file uploaded (send multipart field 'files')"}, status=status.HTTP_400_BAD_REQUEST)
-        options = ImportRequest.parse({o.name: request.data.get(o.name) for o in import_options()
+        options = ImportRequest.parse({o.name: request.data.get(o.name) for o in IMPORT_OPTIONS
                                        if o.name in request.data}, text=True)
         received = uploads_service.receive(project, uploads, options, user=request.user,
                                            paths=request.data.getlist("paths") if hasattr(request.data, "getlist")

@@ -7,8 +7,7 @@ from annotation.label_schemes import DEFAULT_SCHEME
 from annotation.management.progress import showing
 from annotation.models import AuditEvent, LabelScheme, Project
 from annotation.services import audit
-from annotation.services.corpus.importing import CorpusImportError, ImportRequest, gold_meanings, import_inputs
-from annotation.services.corpus.importing.archive import path_inputs
+from annotation.services.corpus.importing import CorpusImportError, ImportRequest, gold_meanings, import_inputs, path_inputs
 from annotation.services.corpus.importing.base import language_problem
 from annotation.services.corpus.importing.request import import_options
 from annotation.services.projects.creation import add_researcher, command_researcher, find_project

@@ -27,7 +27,9 @@ Example:
 """
 from __future__ import annotations
 
+import contextlib
 import logging
+import shutil
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
@@ -38,32 +40,27 @@ from typing import Any
 from django.db import IntegrityError, InterfaceError, OperationalError, connection, transaction
 
 from annotation.label_schemes import UNKNOWN_KIND, class_values, scheme_kind, value_classes
-from annotation.models import Project
+from annotation.models import Article, Project
 from annotation.services import audit
 from annotation.services.background.progress import Superseded
 from annotation.services.corpus.importing import formats as registry
 from annotation.services.corpus.importing import gold_meanings
-from annotation.services.corpus.importing.archive import bytes_inputs, collect, path_inputs, read_path, work_folder
-from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle, TextFile
+from annotation.services.corpus.importing.archive import bytes_inputs, collect, import_root
+from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle
+from annotation.services.corpus.importing.formats import detect_format
 from annotation.services.corpus.importing.limits import Limits, over
 from annotation.services.corpus.importing.problems import CorpusImportError, Problem, Problems
 from annotation.services.corpus.importing.recovery import touch, undo_import
 from annotation.services.corpus.importing.request import ON_CONFLICT, ImportRequest
 from annotation.services.corpus.importing.spool import Spool
-from annotation.services.corpus.importing.validation import (
-    SeenArticle,
-    check_article,
-    check_file,
-    check_titles,
-    is_ignorable,
-)
+from annotation.services.corpus.importing.validation import TITLE_MAX, check_article, check_file, is_ignorable
 from annotation.services.corpus.importing.writer import GoldImport, Written, write_articles
 
 logger = logging.getLogger(__name__)
 
 __all__ = [
     "GOLD_MEANINGS", "ON_CONFLICT", "CorpusImportError", "ImportResult", "Limits", "Problem",
-    "ImportRequest", "detect_format", "format_names", "import_files", "import_inputs", "import_path", "read_path",
+    "ImportRequest", "detect_format", "format_names", "import_files", "import_inputs", "import_path", "path_inputs", "read_path",
     "undo_import",
 ]
 
@@ -106,53 +103,46 @@ def format_names() -> tuple[str, ...]:
     return registry.names()
 
 
-def _known_extensions() -> str:
-    return ", ".join(f".{ext} ({fmt})" for ext, fmt in registry.by_extension().items())
+@contextlib.contextmanager
+def work_folder() -> Iterator[Path]:
+    """A fresh folder under :func:`import_root` for extracted members and the parse spool, removed afterwards."""
+    path = import_root() / f"work-{uuid.uuid4().hex}"
+    path.mkdir()
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
 
 
-def detect_format(names: list[str]) -> str:
-    """The format of a set of files, from their extensions.
-
-    Raises:
-        CorpusImportError: no files, an unknown extension, or files of several formats.
-    """
-    names = [n for n in names if not is_ignorable(n)]
-    if not names:
-        raise CorpusImportError.one("", "no files to import")
-    claimed = registry.probed(names)  # a layout told by its file names (newsela's metadata CSV, an HF dataset)
-    if claimed is not None:
-        return claimed
-    found: dict[str, list[str]] = {}
-    extension_formats = registry.by_extension()
-    unknown: list[Problem] = []
-    for name in names:
-        ext = TextFile(name, "").extension
-        fmt = extension_formats.get(ext)
-        if fmt is None:
-            shown = f".{ext}" if ext else "(none)"
-            unknown.append(Problem(name, None, None, f"unknown extension {shown}; known extensions: {_known_extensions()}"))
-        else:
-            found.setdefault(fmt, []).append(name)
-    if unknown:
-        raise CorpusImportError(unknown[:50])
-    if len(found) > 1:
-        listing = "; ".join(f"{fmt} ({', '.join(ns[:3])}{', …' if len(ns) > 3 else ''})" for fmt, ns in found.items())
-        raise CorpusImportError.one("", f"mixed formats: {listing}; import one format at a time")
-    return next(iter(found))
+def path_inputs(path: str | Path, *, label: str | None = None) -> list[InputFile]:
+    """The files of ``path`` — a file, or a folder (recursively, sorted, hidden files skipped) — as inputs read from where
+    they are (archives among them are expanded by ``collect``). A refusal names ``label`` (an upload: never the server
+    folder it was staged in), else ``path``."""
+    path = Path(path)
+    label = str(path) if label is None else label
+    if path.is_dir():
+        files = []
+        for p in sorted(path.rglob("*")):
+            rel = p.relative_to(path).as_posix()
+            if p.is_file() and not is_ignorable(rel):
+                files.append(InputFile(rel, p.stat().st_size, path=p))
+        if not files:
+            raise CorpusImportError.one(label, "folder holds no files to import")
+        return files
+    if not path.is_file():
+        raise CorpusImportError.one(label, "no such file or folder")
+    return [InputFile(path.name, path.stat().st_size, path=path)]
 
 
-def _scheme_values(project: Project) -> dict[str, str]:
-    """Scheme value → class (aligned / partial / not) of a scheme with gold; empty for one without (Likert)."""
-    scheme = project.label_scheme
-    if not scheme_kind(scheme).gold:
-        return {}
-    return value_classes(scheme)
-
-
-def _gold_values(project: Project) -> dict[str, str]:
-    """The scheme value each engine label ("aligned", "partial") is stored as: the first value that counts as it."""
-    values = {kind: value for kind, value in class_values(project.label_scheme).items() if kind in ("aligned", "partial")}
-    return {**values, UNKNOWN_KIND: UNKNOWN_KIND} if values else values
+def read_path(path: str | Path) -> list[tuple[str, bytes]]:
+    """The files to import from ``path`` (a file, a folder: recursively, sorted, hidden files skipped, or a .zip/.tar.gz
+    archive) as ``(name relative to the folder/archive, bytes)``: for small inputs (tests, the demo corpus)."""
+    with work_folder() as work:
+        out = []
+        for f in collect(path_inputs(path), work, Limits.from_settings()):
+            with f.open() as fh:
+                out.append((f.name, fh.read()))
+        return out
 
 
 def _batches(articles: Iterable[ParsedArticle], skip: set[str]) -> Iterator[list[ParsedArticle]]:
@@ -171,15 +161,6 @@ def _batches(articles: Iterable[ParsedArticle], skip: set[str]) -> Iterator[list
 
 
 Progress = Callable[[float, str], None]
-
-
-def _alive(work: Path, checkpoint: Callable[[], None] | None) -> Callable[[], None]:
-    """``checkpoint``, also marking the work folder in use (``recovery.sweep_stale_files``)."""
-    def check() -> None:
-        touch(work)
-        if checkpoint is not None:
-            checkpoint()
-    return check
 
 
 def _write(recorder: _Recorder, spool: Spool, skip: set[str], *, total: int, progress: Progress | None,
@@ -249,8 +230,14 @@ def import_inputs(project: Project, files: list[InputFile], request: ImportReque
     """
     limits = Limits.from_settings()
     request = replace(request, token=request.token or uuid.uuid4().hex)
+    given = checkpoint
     with work_folder() as work:
-        checkpoint = _alive(work, checkpoint)
+        def alive() -> None:  # the caller's checkpoint, also marking the work folder in use (recovery.sweep_stale_files)
+            touch(work)
+            if given is not None:
+                given()
+
+        checkpoint = alive
         inputs, fmt = _inputs(files, work, limits, request.format)
         request = replace(request, format=fmt)
         total_bytes = sum(f.size for f in inputs) or 1
@@ -264,7 +251,7 @@ def import_inputs(project: Project, files: list[InputFile], request: ImportReque
             seen, unlabelled = _spool_articles(registry.get(fmt).parse(inputs, ctx), spool, ctx, total_bytes=total_bytes,
                                                progress=progress, checkpoint=checkpoint)
             problems.raise_if_any()
-            skip = check_titles(project, seen, request.on_conflict, problems, ctx.warnings)
+            skip = _check_titles(project, seen, request.on_conflict, problems, ctx.warnings)
             problems.raise_if_any()
             if unlabelled:
                 ctx.warnings.append(_unlabelled_warning(project, unlabelled))
@@ -290,11 +277,17 @@ def _inputs(files: list[InputFile], work: Path, limits: Limits, fmt: str) -> tup
 
 
 def _parse_context(project: Project, problems: Problems, limits: Limits, request: ImportRequest) -> ParseContext:
-    """What every format's parser is given: language, the project's scheme and gold values, limits, options."""
+    """What every format's parser is given: language, the project's scheme and gold values, limits, options.
+
+    ``gold_values``: the scheme value each engine label ("aligned", "partial") is stored as (the first value that
+    counts as it); ``scheme_values``: scheme value → class (aligned / partial / not) for a scheme with gold, empty
+    for one without (Likert)."""
+    scheme = project.label_scheme
+    gold = {kind: value for kind, value in class_values(scheme).items() if kind in ("aligned", "partial")}
     return ParseContext(language=request.language or project.language or "en", problems=problems,
-                        gold_values=_gold_values(project), scheme=project.label_scheme.slug,
-                        scheme_values=_scheme_values(project), limits=limits, gold_meaning=request.gold_meaning,
-                        columns=request.columns or ())
+                        gold_values={**gold, UNKNOWN_KIND: UNKNOWN_KIND} if gold else gold, scheme=scheme.slug,
+                        scheme_values=value_classes(scheme) if scheme_kind(scheme).gold else {}, limits=limits,
+                        gold_meaning=request.gold_meaning, columns=request.columns or ())
 
 
 def _check_files(inputs: list[InputFile], ctx: ParseContext, fmt: registry.ImportFormat, *, total_bytes: int,
@@ -318,6 +311,61 @@ def _check_files(inputs: list[InputFile], ctx: ParseContext, fmt: registry.Impor
     elif empty:
         ctx.warnings.append(f"left out {len(empty)} empty file(s) (no records): {', '.join(empty[:5])}")
     return [f for f in inputs if f.name not in empty]
+
+
+# how to import the rest when titles are already in the project, in each place an import starts
+SKIP_EXISTING = ('remove or rename it, or import again skipping the articles already there: tick "Skip articles '
+                 'already in the project" on the import page, --on-conflict skip on import_corpus, '
+                 '"on_conflict": "skip" in the API')
+
+
+def _existing_titles(project: Project, titles: list[str]) -> set[str]:
+    existing: set[str] = set()
+    for start in range(0, len(titles), 500):
+        chunk = titles[start : start + 500]
+        existing.update(Article.objects.filter(project=project, title__in=chunk).values_list("title", flat=True))
+    return existing
+
+
+@dataclass(frozen=True)
+class SeenArticle:
+    """What is kept of every parsed article until the write: where its title came from."""
+
+    title: str
+    file: str
+    line: int | None
+
+
+def _check_titles(project: Project, seen: list[SeenArticle], on_conflict: str, problems: Problems, warnings: list[str]) -> set[str]:
+    """Titles too long, twice in the import or already in the project; returns the titles to skip."""
+    first: dict[str, SeenArticle] = {}
+    for a in seen:
+        field_name = "id" if a.line is not None else None
+        if len(a.title) > TITLE_MAX:
+            problems.add(a.file, f"article title is longer than {TITLE_MAX} characters", line=a.line, field=field_name)
+        elif a.title in first:
+            other = first[a.title]
+            where = f"{other.file}:{other.line}" if other.line is not None else other.file
+            problems.add(a.file, f"duplicate article title {a.title!r} (also from {where})", line=a.line, field=field_name)
+        else:
+            first[a.title] = a
+    existing = _existing_titles(project, list(first))
+    if not existing:
+        return set()
+    if on_conflict == "skip":
+        skipped = sorted(existing)
+        warnings.append(
+            f"skipped {len(skipped)} article(s) already in project {project.name!r}: "
+            + ", ".join(skipped[:10]) + (", …" if len(skipped) > 10 else "")
+        )
+        return existing
+    hint = f" ({SKIP_EXISTING})"  # said once, on the first such article
+    for a in seen:
+        if a.title in existing:
+            problems.add(a.file, f"article {a.title!r} already exists in project {project.name!r}{hint}",
+                         line=a.line, field="id" if a.line is not None else None)
+            hint = ""
+    return existing
 
 
 def _spool_articles(articles: Iterable[ParsedArticle], spool: Spool, ctx: ParseContext, *, total_bytes: int,

@@ -8,13 +8,9 @@ headers understate its members is refused, not unpacked.
 """
 from __future__ import annotations
 
-import contextlib
-import shutil
 import tarfile
-import uuid
 import zipfile
 import zlib
-from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 from typing import Any, BinaryIO
 
@@ -22,7 +18,7 @@ from django.conf import settings
 
 from annotation.services.corpus.importing.base import InputFile
 from annotation.services.corpus.importing.limits import Limits, over
-from annotation.services.corpus.importing.problems import CorpusImportError, Problems
+from annotation.services.corpus.importing.problems import Problems
 from annotation.services.corpus.importing.validation import check_file_size, check_sizes, human_size, is_ignorable
 
 ARCHIVE_SUFFIXES = (".zip", ".tar.gz", ".tgz", ".tar")
@@ -39,17 +35,6 @@ def import_root() -> Path:
     root = Path(getattr(settings, "IMPORT_DIR", "") or Path(settings.VAR_DIR) / "imports")
     root.mkdir(parents=True, exist_ok=True)
     return root
-
-
-@contextlib.contextmanager
-def work_folder() -> Iterator[Path]:
-    """A fresh folder under :func:`import_root` for extracted members and the parse spool, removed afterwards."""
-    path = import_root() / f"work-{uuid.uuid4().hex}"
-    path.mkdir()
-    try:
-        yield path
-    finally:
-        shutil.rmtree(path, ignore_errors=True)
 
 
 def _safe_member_name(name: str) -> str | None:
@@ -233,26 +218,6 @@ def expand_archives(files: list[InputFile], work: Path, problems: Problems, limi
     return out
 
 
-def path_inputs(path: str | Path, *, label: str | None = None) -> list[InputFile]:
-    """The files of ``path`` — a file, or a folder (recursively, sorted, hidden files skipped) — as
-    inputs read from where they are (archives among them are expanded by :func:`expand_archives`).
-    A refusal names ``label`` (an upload: never the server folder it was staged in), else ``path``."""
-    path = Path(path)
-    label = str(path) if label is None else label
-    if path.is_dir():
-        files = []
-        for p in sorted(path.rglob("*")):
-            rel = p.relative_to(path).as_posix()
-            if p.is_file() and not is_ignorable(rel):
-                files.append(InputFile(rel, p.stat().st_size, path=p))
-        if not files:
-            raise CorpusImportError.one(label, "folder holds no files to import")
-        return files
-    if not path.is_file():
-        raise CorpusImportError.one(label, "no such file or folder")
-    return [InputFile(path.name, path.stat().st_size, path=path)]
-
-
 def bytes_inputs(files: list[tuple[str, bytes]]) -> list[InputFile]:
     return [InputFile(name, len(data), data=data) for name, data in files]
 
@@ -281,18 +246,4 @@ def collect(files: list[InputFile], work: Path, limits: Limits) -> list[InputFil
     return expanded
 
 
-def read_path(path: str | Path) -> list[tuple[str, bytes]]:
-    """The files to import from ``path``: a file, a folder (recursively, sorted, hidden files
-    skipped) or a .zip/.tar.gz archive, as ``(name relative to the folder/archive, bytes)``.
-
-    For small inputs (tests, the demo corpus); imports read ``path`` streaming (``import_path``)."""
-    with work_folder() as work:
-        out = []
-        for f in collect(path_inputs(path), work, Limits.from_settings()):
-            with f.open() as fh:
-                out.append((f.name, fh.read()))
-        return out
-
-
-__all__ = ["ARCHIVE_SUFFIXES", "bytes_inputs", "collect", "expand_archives", "import_root", "is_archive",
-           "path_inputs", "read_path", "work_folder"]
+__all__ = ["ARCHIVE_SUFFIXES", "bytes_inputs", "collect", "expand_archives", "import_root", "is_archive"]

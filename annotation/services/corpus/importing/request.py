@@ -11,7 +11,7 @@ Example:
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
@@ -40,22 +40,55 @@ def _columns(text: str) -> tuple[str, ...] | None:
     return names or None
 
 
+class _FormatChoices(Sequence):
+    """``auto`` and the registered formats, read from the registry each time they are asked for (a format
+    registered after this module was imported is a choice), so the import's declarations are built once."""
+
+    def _names(self) -> tuple[str, ...]:
+        return (AUTO, *registry.names())
+
+    def __getitem__(self, index):  # type: ignore[override]
+        return self._names()[index]
+
+    def __len__(self) -> int:
+        return len(self._names())
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names())
+
+    def __contains__(self, value: object) -> bool:
+        return value in self._names()
+
+    def __eq__(self, other: object) -> bool:
+        return tuple(self) == tuple(other) if isinstance(other, Sequence) else NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+
+IMPORT_OPTIONS: tuple[Option, ...] = (
+    Option("format", "str", AUTO, choices=_FormatChoices(),  # type: ignore[arg-type]
+           help="input format (default: from the file extensions)"),
+    Option("language", "str", None, nullable=True, clean=_language,
+           help="sentence-splitting language, ISO 639-1 (default: the project's)"),
+    Option("on_conflict", "str", "error", choices=ON_CONFLICT,
+           help="an article title already in the project: error (default) or skip it"),
+    Option("gold_meaning", "str", gold_meanings.DEFAULT_MEANING, choices=gold_meanings.GOLD_MEANINGS,
+           help="what the file's gold links mean: " + "; ".join(gold_meanings.HELP.values())),
+    Option("test_questions", "bool", False, help="use the imported gold links as hidden test questions"),
+    Option("source", "str", "", help="recorded as each article's source (default: the files' names)"),
+    Option("columns", "str", None, nullable=True, clean=_columns,
+           help="format hf: a pair dataset's text columns, complex,simple[,label] (default: the usual names)"),
+)
+"""The import's options, declared once (the format's choices are the registered formats, read when asked)."""
+
+
 def import_options() -> tuple[Option, ...]:
-    """The import's options (the format's choices are the registered formats, read when asked)."""
-    return (
-        Option("format", "str", AUTO, choices=(AUTO, *registry.names()),
-               help="input format (default: from the file extensions)"),
-        Option("language", "str", None, nullable=True, clean=_language,
-               help="sentence-splitting language, ISO 639-1 (default: the project's)"),
-        Option("on_conflict", "str", "error", choices=ON_CONFLICT,
-               help="an article title already in the project: error (default) or skip it"),
-        Option("gold_meaning", "str", gold_meanings.DEFAULT_MEANING, choices=gold_meanings.GOLD_MEANINGS,
-               help="what the file's gold links mean: " + "; ".join(gold_meanings.HELP.values())),
-        Option("test_questions", "bool", False, help="use the imported gold links as hidden test questions"),
-        Option("source", "str", "", help="recorded as each article's source (default: the files' names)"),
-        Option("columns", "str", None, nullable=True, clean=_columns,
-               help="format hf: a pair dataset's text columns, complex,simple[,label] (default: the usual names)"),
-    )
+    """The import's options (:data:`IMPORT_OPTIONS`)."""
+    return IMPORT_OPTIONS
 
 
 def _refused(exc: OptionError) -> CorpusImportError:
@@ -93,12 +126,12 @@ class ImportRequest:
         Raises:
             CorpusImportError: a problem per bad option, naming it (``field``); nothing was read.
         """
-        return parse_request(cls, "import", import_options(), raw, text=text, error=_refused)
+        return parse_request(cls, "import", IMPORT_OPTIONS, raw, text=text, error=_refused)
 
     @classmethod
     def from_params(cls, params: Mapping[str, Any]) -> ImportRequest:
         """The request an ``import`` job was queued with (:meth:`as_params`)."""
-        keys = {o.name for o in import_options()}
+        keys = {o.name for o in IMPORT_OPTIONS}
         raw = {k: v for k, v in params.items() if k in keys and v is not None}
         if isinstance(raw.get("columns"), (list, tuple)):
             raw["columns"] = ",".join(raw["columns"])

@@ -27,13 +27,12 @@ from django.db import connection, transaction
 
 from annotation.models import Job, Project, Status
 from annotation.services.background import jobs, progress
-from annotation.services.corpus.importing import ImportResult, import_inputs
-from annotation.services.corpus.importing.archive import import_root, is_archive, path_inputs
+from annotation.services.corpus.importing import ImportResult, import_inputs, path_inputs
+from annotation.services.corpus.importing.archive import import_root, is_archive
 from annotation.services.corpus.importing.limits import Limits, over
 from annotation.services.corpus.importing.problems import CorpusImportError, Problem, without_server_paths
 from annotation.services.corpus.importing.recovery import IMPORT_JOB, remove_upload, undo_import
 from annotation.services.corpus.importing.request import ImportRequest
-from annotation.services.corpus.importing.upload_paths import upload_names
 from annotation.services.corpus.importing.validation import human_size
 
 _FORM_SLACK = 1024 * 1024  # multipart headers and form fields besides the files
@@ -130,6 +129,42 @@ def staged(key: str) -> StagedUpload:
         raise CorpusImportError.one("", f"the uploaded files of this import are gone ({key}); upload them again")
     files = sorted(p for p in folder.rglob("*") if p.is_file())
     return StagedUpload(folder, tuple(p.relative_to(folder).as_posix() for p in files), sum(p.stat().st_size for p in files))
+
+
+def upload_names(uploads, paths: list[str] | None = None) -> list[str]:
+    """Each upload's name in the staged folder: its relative path when ``paths`` gives them (a folder uploaded as a folder:
+    the page's folder picker, the API's ``paths``, the client), else its file name: an HF ``save_to_disk`` folder, the hub
+    converter's ``manual/dev/0000.parquet`` and every folder alignapp exports import as they are. Raises
+    ``CorpusImportError`` for a path that is not a plain relative one, ``paths`` not one per file, or two files with one
+    name (named as the problem it most likely is: a folder sent without its paths)."""
+    if paths:
+        if len(paths) != len(uploads):
+            raise CorpusImportError.one("", f"'paths' gives {len(paths)} relative paths for {len(uploads)} files; "
+                                            "give one per file, in the order of 'files'")
+        names = [_relative(str(p)) for p in paths]
+    else:
+        names = [Path(u.name or "").name for u in uploads]
+    if any(n in ("", ".", "..") for n in names):
+        raise CorpusImportError.one("", "an uploaded file has no usable name")
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated and paths:
+        raise CorpusImportError.one(repeated[0], "two uploaded files have this path; send each file once")
+    if repeated:
+        raise CorpusImportError.one(repeated[0], "two uploaded files have this name: files of different folders? Upload the folder as "
+                                                 "a folder (the page's folder choice, the API's 'paths' with each file's relative path, "
+                                                 "the client's upload of a folder) or as a zip")
+    clash = sorted(set(names) & {str(Path(n).parent) for n in names})
+    if clash:
+        raise CorpusImportError.one(clash[0], "is a file and a folder of the upload; rename one of them")
+    return names
+
+
+def _relative(path: str) -> str:
+    """A relative upload path, cleaned (``./a//b`` → ``a/b``); one leaving the folder is refused."""
+    parts = [p for p in path.replace("\\", "/").split("/") if p not in ("", ".")]
+    if path.startswith(("/", "\\")) or ".." in parts or not parts or any(":" in p or "\x00" in p for p in parts):
+        raise CorpusImportError.one(path[:200], "is not a relative path inside the uploaded folder")
+    return "/".join(parts)
 
 
 def stage_uploads(uploads, paths: list[str] | None = None) -> StagedUpload:

@@ -6,11 +6,8 @@ whole file in memory) and reports what :func:`decode` reports for a text in memo
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from django.conf import settings
 
-from annotation.models import Article, Project
 from annotation.services.corpus.importing.base import BOM, InputFile, ParsedArticle, split_line
 from annotation.services.corpus.importing.limits import Limits, over
 from annotation.services.corpus.importing.problems import Problems
@@ -161,61 +158,6 @@ def lines_of(text: str) -> list[str]:
 
 
 TITLE_MAX = 500
-# how to import the rest when titles are already in the project, in each place an import starts
-SKIP_EXISTING = ('remove or rename it, or import again skipping the articles already there: tick "Skip articles '
-                 'already in the project" on the import page, --on-conflict skip on import_corpus, '
-                 '"on_conflict": "skip" in the API')
-
-
-def _existing_titles(project: Project, titles: list[str]) -> set[str]:
-    existing: set[str] = set()
-    for start in range(0, len(titles), 500):
-        chunk = titles[start : start + 500]
-        existing.update(Article.objects.filter(project=project, title__in=chunk).values_list("title", flat=True))
-    return existing
-
-
-@dataclass(frozen=True)
-class SeenArticle:
-    """What is kept of every parsed article until the write: where its title came from."""
-
-    title: str
-    file: str
-    line: int | None
-
-
-def check_titles(project: Project, seen: list[SeenArticle], on_conflict: str, problems: Problems, warnings: list[str]) -> set[str]:
-    """Titles too long, twice in the import or already in the project; returns the titles to skip."""
-    first: dict[str, SeenArticle] = {}
-    for a in seen:
-        field_name = "id" if a.line is not None else None
-        if len(a.title) > TITLE_MAX:
-            problems.add(a.file, f"article title is longer than {TITLE_MAX} characters", line=a.line, field=field_name)
-        elif a.title in first:
-            other = first[a.title]
-            where = f"{other.file}:{other.line}" if other.line is not None else other.file
-            problems.add(a.file, f"duplicate article title {a.title!r} (also from {where})", line=a.line, field=field_name)
-        else:
-            first[a.title] = a
-    existing = _existing_titles(project, list(first))
-    if not existing:
-        return set()
-    if on_conflict == "skip":
-        skipped = sorted(existing)
-        warnings.append(
-            f"skipped {len(skipped)} article(s) already in project {project.name!r}: "
-            + ", ".join(skipped[:10]) + (", …" if len(skipped) > 10 else "")
-        )
-        return existing
-    hint = f" ({SKIP_EXISTING})"  # said once, on the first such article
-    for a in seen:
-        if a.title in existing:
-            problems.add(a.file, f"article {a.title!r} already exists in project {project.name!r}{hint}",
-                         line=a.line, field="id" if a.line is not None else None)
-            hint = ""
-    return existing
-
-
 def check_article(article: ParsedArticle, limits: Limits, problems: Problems) -> bool:
     ok = True
     for d in article.documents:

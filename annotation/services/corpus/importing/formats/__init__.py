@@ -20,7 +20,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from annotation.plugins import Registry
-from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle
+from annotation.services.corpus.importing.base import InputFile, ParseContext, ParsedArticle, TextFile
+from annotation.services.corpus.importing.problems import CorpusImportError, Problem
+from annotation.services.corpus.importing.validation import is_ignorable
 
 Parser = Callable[[list[InputFile], ParseContext], Iterator[ParsedArticle]]
 
@@ -82,3 +84,38 @@ def probed(names: list[str]) -> str | None:
 def by_extension() -> dict[str, str]:
     """File extension (no dot) → format name, for ``--format auto``."""
     return {ext: f.name for f in formats() for ext in f.extensions}
+
+
+def _known_extensions() -> str:
+    return ", ".join(f".{ext} ({fmt})" for ext, fmt in by_extension().items())
+
+
+def detect_format(names: list[str]) -> str:
+    """The format of a set of files, from their extensions.
+
+    Raises:
+        CorpusImportError: no files, an unknown extension, or files of several formats.
+    """
+    names = [n for n in names if not is_ignorable(n)]
+    if not names:
+        raise CorpusImportError.one("", "no files to import")
+    claimed = probed(names)  # a layout told by its file names (newsela's metadata CSV, an HF dataset)
+    if claimed is not None:
+        return claimed
+    found: dict[str, list[str]] = {}
+    extension_formats = by_extension()
+    unknown: list[Problem] = []
+    for name in names:
+        ext = TextFile(name, "").extension
+        fmt = extension_formats.get(ext)
+        if fmt is None:
+            shown = f".{ext}" if ext else "(none)"
+            unknown.append(Problem(name, None, None, f"unknown extension {shown}; known extensions: {_known_extensions()}"))
+        else:
+            found.setdefault(fmt, []).append(name)
+    if unknown:
+        raise CorpusImportError(unknown[:50])
+    if len(found) > 1:
+        listing = "; ".join(f"{fmt} ({', '.join(ns[:3])}{', …' if len(ns) > 3 else ''})" for fmt, ns in found.items())
+        raise CorpusImportError.one("", f"mixed formats: {listing}; import one format at a time")
+    return next(iter(found))

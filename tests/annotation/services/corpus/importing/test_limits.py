@@ -17,9 +17,8 @@ from django.utils import timezone
 from annotation.models import Article, Job, Label, Status
 from annotation.services.background import progress as job_progress
 from annotation.services.corpus import importing
-from annotation.services.corpus.importing import CorpusImportError, ImportRequest, import_files, import_path, uploads
+from annotation.services.corpus.importing import CorpusImportError, ImportRequest, import_files, import_path, path_inputs, uploads
 from annotation.services.corpus.importing import writer as writer_module
-from annotation.services.corpus.importing.archive import path_inputs
 from annotation.services.corpus.importing.base import ParseContext
 from annotation.services.corpus.importing.limits import Limits
 from annotation.services.corpus.importing.problems import Problems

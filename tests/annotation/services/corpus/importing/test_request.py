@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.services.corpus.importing import CorpusImportError, ImportRequest
+from annotation.services.corpus.importing import CorpusImportError, ImportRequest, format_names
 from annotation.services.corpus.importing.request import import_options
 
 
@@ -32,3 +32,12 @@ def test_the_command_the_page_and_the_api_read_the_same_declarations():
     names = [o.name for o in import_options()]
     assert names == ["format", "language", "on_conflict", "gold_meaning", "test_questions", "source", "columns"]
     assert all(o.help for o in import_options())
+
+
+def test_the_declarations_are_built_once_and_the_format_choices_read_the_registry_when_asked():
+    """Issue 38 (the upload walk): no declarations rebuilt per request; a format registered later is still a choice
+    because the ``format`` choices read the registry (``tests/annotation/test_throwaway_extensions.py`` adds one)."""
+    assert import_options() is import_options()
+    choices = import_options()[0].choices
+    assert tuple(choices) == ("auto", *format_names()) and choices == ("auto", *format_names())
+    assert "jsonl" in choices and "auto" in choices and "csv" not in choices and len(choices) == 1 + len(format_names())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import zipfile
+from types import SimpleNamespace
 
 import pytest
 
@@ -107,3 +108,36 @@ def test_a_job_cancelled_while_queued_is_not_run_and_its_files_go(project, setti
     Job.objects.filter(pk=job.pk).update(status=Status.CANCELLED)
     uploads.run_import_job(job.pk)
     assert not Article.objects.exists() and list(import_dir.iterdir()) == []
+
+
+# each upload's name in the staged folder (upload_names): relative paths kept for a folder, file names otherwise,
+# and every name that could leave the folder or collide refused
+
+
+def files(*names):
+    return [SimpleNamespace(name=n) for n in names]
+
+
+def test_a_folder_keeps_its_relative_paths_cleaned_and_files_their_names():
+    assert uploads.upload_names(files("0000.parquet", "x"), ["./manual//dev/0000.parquet", "manual\\x"]) == [
+        "manual/dev/0000.parquet", "manual/x"]
+    assert uploads.upload_names(files("/tmp/a.jsonl", "b.tsv")) == ["a.jsonl", "b.tsv"]
+
+
+@pytest.mark.parametrize("path", ["/etc/passwd", "../up.jsonl", "a/../../b", "c:/x", "\\server\\x", "a\x00b"])
+def test_a_path_leaving_the_folder_is_refused(path):
+    with pytest.raises(CorpusImportError, match="is not a relative path inside the uploaded folder"):
+        uploads.upload_names(files("f"), [path])
+
+
+def test_paths_must_be_one_per_file_and_names_unique():
+    with pytest.raises(CorpusImportError, match="gives 1 relative paths for 2 files"):
+        uploads.upload_names(files("a", "b"), ["a"])
+    with pytest.raises(CorpusImportError, match="two uploaded files have this path"):
+        uploads.upload_names(files("a", "b"), ["d/a", "d/a"])
+    with pytest.raises(CorpusImportError, match="files of different folders"):
+        uploads.upload_names(files("x/a.jsonl", "y/a.jsonl"))
+    with pytest.raises(CorpusImportError, match="is a file and a folder of the upload"):
+        uploads.upload_names(files("a", "b"), ["d", "d/b"])
+    with pytest.raises(CorpusImportError, match="no usable name"):
+        uploads.upload_names(files(""))
