@@ -13,17 +13,7 @@ from annotation.models import Article, AuditEvent, Job, Status
 from annotation.services.corpus.importing.uploads import run_import_job
 from tests.annotation.services.conftest import corpus_counts
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def import_dir(settings, tmp_path):
-    """Uploads and work folders under this test's tmp_path (to check nothing is left behind)."""
-    folder = tmp_path / "imports"
-    folder.mkdir()
-    settings.IMPORT_DIR = folder
-    settings.FILE_UPLOAD_TEMP_DIR = str(folder)
-    return folder
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("import_dir")]
 
 
 def record(i: int, sentences: int = 2) -> dict:

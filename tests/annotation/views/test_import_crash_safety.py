@@ -21,16 +21,7 @@ from tests import factories
 from tests.annotation.services.conftest import corpus_counts
 from tests.annotation.views.test_api_import import jsonl, post, upload
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def import_dir(settings, tmp_path):
-    folder = tmp_path / "imports"
-    folder.mkdir()
-    settings.IMPORT_DIR = folder
-    settings.FILE_UPLOAD_TEMP_DIR = str(folder)
-    return folder
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("import_dir")]
 
 
 class MemoryUpload:

@@ -16,16 +16,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from annotation.models import Article, AuditEvent, Job, Status
 from annotation.services.corpus.importing.uploads import run_import_job
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def import_dir(settings, tmp_path):
-    folder = tmp_path / "imports"
-    folder.mkdir()
-    settings.IMPORT_DIR = folder
-    settings.FILE_UPLOAD_TEMP_DIR = str(folder)
-    return folder
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("import_dir")]
 
 
 def jsonl(first: int, n: int = 3) -> bytes:

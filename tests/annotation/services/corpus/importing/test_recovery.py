@@ -14,25 +14,9 @@ from annotation.services.corpus.importing import ImportRequest, import_files, re
 from annotation.services.corpus.importing.gold_meanings import IMPORT_METHOD
 from tests import factories
 from tests.annotation.views.test_api_import import jsonl
+from tests.annotation.views.test_import_crash_safety import MemoryUpload
 
-pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(autouse=True)
-def import_dir(settings, tmp_path):
-    folder = tmp_path / "imports"
-    folder.mkdir()
-    settings.IMPORT_DIR = folder
-    settings.FILE_UPLOAD_TEMP_DIR = str(folder)
-    return folder
-
-
-class MemoryUpload:
-    def __init__(self, name: str, data: bytes) -> None:
-        self.name, self.data = name, data
-
-    def chunks(self):
-        yield self.data
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("import_dir")]
 
 
 def test_stale_staged_files_are_swept_after_the_grace_period_and_live_ones_kept(users, project, settings, import_dir):
