@@ -296,7 +296,64 @@ def pages(base: str, researcher, annotator, project: int, runs: list[int], artic
     return results
 
 
-def queue(base: str, url: str, project: int, seconds: float) -> dict:
+def process_cpu_s(pids) -> dict[int, float]:
+    """CPU seconds (user + system) each live process in ``pids`` has used so far, read from ``/proc``."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    out = {}
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        out[pid] = (int(fields[11]) + int(fields[12])) / ticks  # utime, stime (fields 14 and 15 of stat)
+    return out
+
+
+def server_pids(server: subprocess.Popen) -> list[int]:
+    """gunicorn's master and its workers (the master's session)."""
+    pids = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.getsid(int(entry)) == server.pid:
+                    pids.append(int(entry))
+            except OSError:
+                continue
+    return pids
+
+
+def database_pids() -> list[int]:
+    """The PostgreSQL backends connected to this database (the server's and this process's)."""
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pid FROM pg_stat_activity WHERE datname = current_database()")
+        return [pid for (pid,) in cursor.fetchall()]
+
+
+def cpu_snapshot(server: subprocess.Popen | None) -> dict:
+    import resource
+
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    return {"generator": me.ru_utime + me.ru_stime,
+            "gunicorn": process_cpu_s(server_pids(server)) if server is not None else {},
+            "postgres": process_cpu_s(database_pids())}
+
+
+def cpu_spent(before: dict, after: dict, labels: int) -> dict:
+    """CPU ms per acknowledged label of the load generator (this process: its threads and ``requests``), gunicorn
+    (master and workers) and the database's backends (a backend that appeared meanwhile counts whole)."""
+    def delta(kind: str) -> float:
+        if kind == "generator":
+            return after[kind] - before[kind]
+        return sum(cpu - before[kind].get(pid, 0.0) for pid, cpu in after[kind].items())
+
+    return {f"{kind}_ms_per_label": round(delta(kind) * 1000 / max(1, labels), 2)
+            for kind in ("generator", "gunicorn", "postgres")}
+
+
+def queue(base: str, url: str, project: int, seconds: float, server: subprocess.Popen | None = None) -> dict:
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
 
@@ -312,7 +369,10 @@ def queue(base: str, url: str, project: int, seconds: float) -> dict:
             log(f"queue {annotators} annotators, {mode}")
             args = SimpleNamespace(think_ms=think, iterations=10**9, seconds=seconds)
             load_before = os.getloadavg()[0]
+            cpu_before = cpu_snapshot(server)
             out = run_load(base, project, tokens[:annotators], args)
+            # what each label cost each process on the machine (Redis not counted: shared by every engineer)
+            out["cpu"] = cpu_spent(cpu_before, cpu_snapshot(server), out["labels"])
             # the machine is shared: each figure carries the 1-minute load average around it
             out["load_avg_1m"] = [round(load_before, 2), round(os.getloadavg()[0], 2)]
             # every acknowledged label stored exactly once, no pair past its overlap (the build's own
@@ -410,7 +470,7 @@ def main() -> int:
         if "client" not in skip:
             report["client"] = client_iteration(base, token, project, args.client_pairs)
         if "queue" not in skip:
-            report["queue"] = queue(base, url, project, args.seconds)
+            report["queue"] = queue(base, url, project, args.seconds, server)
     finally:
         stop_server(server)
     if "exports" not in skip:
