@@ -1,4 +1,12 @@
-"""The cache of the sign-in limits when no Redis is configured: Django's database cache, shared by
+"""The caches' backends.
+
+``RedisCache``: Django's Redis cache, with one client per connection pool instead of one per call
+(issue 37). Django's ``RedisCacheClient.get_client`` builds a new ``redis.Redis`` on every get/set/incr
+(its constructor fills a table of about 170 response callbacks): three cache calls of a queue submit cost
+more CPU than the rest of the cache work together. A ``redis.Redis`` is thread-safe (it borrows a
+connection from its pool for each command), so one per pool serves every thread of the process.
+
+``LockingDatabaseCache``: the cache of the sign-in limits when no Redis is configured: Django's database cache, shared by
 every web process on the same database (the embedded SQLite file included), with an atomic ``incr``.
 
 Django's own ``DatabaseCache.incr`` reads and writes in two steps, so two processes counting the same
@@ -18,10 +26,35 @@ import pickle
 from typing import Any
 
 from django.core.cache.backends.db import DatabaseCache
+from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
+from django.core.cache.backends.redis import RedisCacheClient
 from django.db import connections, router, transaction
 
 #: The table of the shared cache (``CACHES["limits"]["LOCATION"]``).
 TABLE = "alignapp_cache"
+
+
+class _ClientPerPool(RedisCacheClient):
+    """Django's Redis client that keeps the ``redis.Redis`` it builds for each connection pool."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._clients: dict[int, Any] = {}
+
+    def get_client(self, key: Any = None, *, write: bool = False) -> Any:
+        index = self._get_connection_pool_index(write)
+        client = self._clients.get(index)
+        if client is None:  # two threads may both build one: either is fine, the pool is the same
+            client = self._clients[index] = self._client(connection_pool=self._get_connection_pool(write))
+        return client
+
+
+class RedisCache(DjangoRedisCache):
+    """``django.core.cache.backends.redis.RedisCache`` building one client per pool (module docstring)."""
+
+    def __init__(self, server: str, params: dict) -> None:
+        super().__init__(server, params)
+        self._class = _ClientPerPool
 
 
 class LockingDatabaseCache(DatabaseCache):

@@ -256,7 +256,7 @@ LOGIN_CLIENT_ADDRESS_HEADER = env_request_header("LOGIN_CLIENT_ADDRESS_HEADER")
 _cache_url = env_str("CACHE_URL")
 if _cache_url and not _cache_url.startswith(("redis://", "rediss://")):
     raise ImproperlyConfigured(f"CACHE_URL={_cache_url!r} must be a redis:// URL (or unset: local memory)")
-_redis_cache = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": _cache_url}
+_redis_cache = {"BACKEND": "alignapp.cache.RedisCache", "LOCATION": _cache_url}  # one client per pool
 CACHES = {
     "default": _redis_cache if _cache_url else {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
     "limits": _redis_cache if _cache_url else {"BACKEND": "alignapp.cache.LockingDatabaseCache",

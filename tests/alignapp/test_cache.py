@@ -52,3 +52,33 @@ def test_expired_rows_are_still_removed_when_the_table_is_full(limits, settings)
         limits.set(f"k{k}", k, timeout=60)
     assert limits.get("old") is None and limits.get("k0") == 0  # the live ones all kept
     assert all(limits.get(f"k{k}") == k for k in range(0, limits._max_entries + 5, 37))
+
+
+# --- RedisCache: one client per pool (issue 37) ---------------------------------------------------------
+
+def test_the_redis_cache_builds_one_client_per_pool_and_shares_it_across_threads(redis_url):
+    """Django's backend built a ``redis.Redis`` on every call (a third of a queue submit's cache CPU): ours
+    keeps one per pool, and it still reads and writes, from every thread, on a real Redis."""
+    import threading
+
+    from alignapp.cache import RedisCache
+
+    cache = RedisCache(redis_url, {"KEY_PREFIX": "test-client-per-pool"})
+    cache.clear()
+    first = cache._cache.get_client()
+    assert cache._cache.get_client() is first and cache._cache.get_client(write=True) is first
+    cache.set("k", 1)
+    seen = []
+
+    def work() -> None:
+        seen.append((cache.incr("k"), cache._cache.get_client() is first))
+
+    threads = [threading.Thread(target=work) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(n for n, _ in seen) == list(range(2, 10)) and all(same for _, same in seen)
+    assert cache.get("k") == 9
+    cache.clear()
+

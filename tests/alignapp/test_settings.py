@@ -144,3 +144,9 @@ def test_a_malformed_proxy_header_is_refused(monkeypatch, raw):
 def test_a_cache_url_other_than_redis_is_refused(tmp_path):
     result = _settings_in_subprocess({"CACHE_URL": "memcached://x"}, var_dir=tmp_path)
     assert result.returncode != 0 and "must be a redis:// URL" in result.stderr
+
+
+def test_a_redis_cache_url_selects_the_cache_with_one_client_per_pool(tmp_path):
+    result = _settings_in_subprocess({"CACHE_URL": "redis://127.0.0.1:6379/9"}, "CACHES", var_dir=tmp_path)
+    caches = _values(result)[0]
+    assert {caches["default"]["BACKEND"], caches["limits"]["BACKEND"]} == {"alignapp.cache.RedisCache"}
