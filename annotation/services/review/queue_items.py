@@ -6,6 +6,7 @@ from django.db.models import Q
 from annotation.label_schemes import scheme_kind
 from annotation.models import CandidatePair, LabelScheme, PairSentence, Project, Sentence, Side
 from annotation.services.review import word_diff
+from annotation.services.review.queue_compiled import PAIR, compiled_values
 
 CONTEXT_SENTENCES = 2  # neighbours shown on each side of the pair, besides its whole paragraphs
 
@@ -39,10 +40,56 @@ def _loaded(pair: CandidatePair) -> bool:
     return "article" in pair._state.fields_cache and "article_id" in pair.__dict__
 
 
+_CLAIMED = ("side", "sentence__index", "sentence__text", "sentence__paragraph__index", "sentence__document_id",
+            "sentence__document__level", "pair__article_id", "pair__article__title", "pair__complex_document_id",
+            "pair__simple_document_id")
+
+
+def _claimed_payload(pair_id: int) -> dict | None:
+    """A blind item (no prediction, no context) for a pair the queue just claimed (only its id loaded): its
+    sentences, documents and article in one query compiled once per process (``queue_compiled``; issue 37:
+    building this query with the ORM cost more than running it). None when a side has no sentence (then
+    the general path loads the pair and its documents)."""
+    rows = compiled_values(("item",), lambda: PairSentence.objects.filter(pair_id=PAIR).order_by("sentence__index")
+                           .values_list(*_CLAIMED), pair=pair_id)
+    if not rows:
+        return None
+    first = rows[0]
+    members = {side: [r for r in rows if r["side"] == side] for side in (Side.COMPLEX, Side.SIMPLE)}
+    documents = {Side.COMPLEX: first["pair__complex_document_id"], Side.SIMPLE: first["pair__simple_document_id"]}
+    if not all(members.values()) or any(r["sentence__document_id"] != documents[r["side"]] for r in rows):
+        return None
+    sides = {}
+    for side, side_rows in members.items():
+        indices = [r["sentence__index"] for r in side_rows]
+        sides[side] = {"document": documents[side], "level": side_rows[0]["sentence__document__level"],
+                       "indices": indices, "groups": groups(indices),
+                       "sentences": [{"index": r["sentence__index"], "paragraph": r["sentence__paragraph__index"],
+                                      "text": r["sentence__text"]} for r in side_rows]}
+    return _payload(pair_id, first["pair__article_id"], first["pair__article__title"], sides)
+
+
+def _payload(pair_id: int, article_id: int, title: str, sides: dict) -> dict:
+    return {
+        "pair": pair_id,
+        "article": {"id": article_id, "title": title},
+        "complex": sides[Side.COMPLEX],
+        "simple": sides[Side.SIMPLE],
+        "shape": f"{len(sides[Side.COMPLEX]['indices'])}:{len(sides[Side.SIMPLE]['indices'])}",
+        # changed words, matched across each whole side (reordered sentences are not "changed")
+        "diff": word_diff.changed_spans(sides[Side.COMPLEX]["sentences"], sides[Side.SIMPLE]["sentences"]),
+    }
+
+
 def item_payload(pair: CandidatePair, project: Project, *, with_context: bool = False, reveal: bool = False) -> dict:
     """One pair as the labelling page shows it. Blind: no other annotator's label, and no model
     score, prediction or reason for serving it unless ``reveal`` (the viewer is a researcher) or the
     project's config has ``"show_predictions": true``."""
+    shown = reveal or (project.config or {}).get("show_predictions")
+    if not _loaded(pair) and not shown and not with_context:  # the labelling loop's item: one compiled query
+        payload = _claimed_payload(pair.pk)
+        if payload is not None:
+            return payload
     members = list(PairSentence.objects.filter(pair_id=pair.pk).select_related(
         *(() if _loaded(pair) else ("pair__article",)), "sentence__paragraph", "sentence__document").order_by("sentence__index"))
     if not _loaded(pair):  # a pair the queue just claimed (only its id): it comes with its sentences
@@ -55,16 +102,8 @@ def item_payload(pair: CandidatePair, project: Project, *, with_context: bool = 
         indices = [s.index for s in sentences]
         sides[side] = {"document": document.pk, "level": document.level, "indices": indices,
                        "groups": groups(indices), "sentences": [_sentence(s) for s in sentences]}
-    payload = {
-        "pair": pair.pk,
-        "article": {"id": pair.article_id, "title": pair.article.title},
-        "complex": sides[Side.COMPLEX],
-        "simple": sides[Side.SIMPLE],
-        "shape": f"{len(sides[Side.COMPLEX]['indices'])}:{len(sides[Side.SIMPLE]['indices'])}",
-        # changed words, matched across each whole side (reordered sentences are not "changed")
-        "diff": word_diff.changed_spans(sides[Side.COMPLEX]["sentences"], sides[Side.SIMPLE]["sentences"]),
-    }
-    if reveal or (project.config or {}).get("show_predictions"):
+    payload = _payload(pair.pk, pair.article_id, pair.article.title, sides)
+    if shown:
         payload["prediction"] = {"score": pair.score, "label": pair.predicted_label}
         payload["why"] = why_served(pair, project)
     if with_context:

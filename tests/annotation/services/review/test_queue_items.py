@@ -48,3 +48,45 @@ def test_the_context_is_the_pairs_paragraphs_and_two_neighbours_each_way(project
     assert [s["index"] for s in around["complex"]] == [1, 2, 3, 4, 5, 6, 7]  # paragraph 2, and S1, S2 before
     assert [s["index"] for s in around["complex"] if s["in_pair"]] == [3, 4, 7]
     assert [s["index"] for s in around["simple"]] == [0, 1]
+
+
+def _claimed(pair):
+    """The pair as the queue's claim returns it: only its id loaded."""
+    from django.db import connection
+
+    from annotation.models import CandidatePair
+
+    return CandidatePair.from_db(connection.alias, ["id"], [pair.pk])
+
+
+def test_a_claimed_pairs_item_is_one_compiled_query_equal_to_the_general_path(project, pair,
+                                                                              django_assert_num_queries):
+    """Issue 37: the labelling loop's item (a claimed pair, blind, no context) is read in one query compiled once
+    per process, and says exactly what the general path (the ORM, the pair loaded) says."""
+    from annotation.models import CandidatePair
+
+    general = queue_items.item_payload(CandidatePair.objects.select_related("article").get(pk=pair.pk), project)
+    queue_items.item_payload(_claimed(pair), project)  # compiled here
+    with django_assert_num_queries(1):
+        fast = queue_items.item_payload(_claimed(pair), project)
+    assert fast == general and fast["shape"] == "3:1"
+    from annotation.services.review.queue_compiled import _COMPILED
+
+    assert any(key[2:] == ("item",) for key in _COMPILED)  # compiled once, not built with the ORM each time
+
+
+def test_a_claimed_pair_shown_with_predictions_or_context_takes_the_general_path(project, pair):
+    project.config = {**(project.config or {}), "show_predictions": True}
+    item = queue_items.item_payload(_claimed(pair), project)
+    assert item["prediction"] == {"score": 0.8, "label": "partial"}
+    assert "context" in queue_items.item_payload(_claimed(pair), project, with_context=True)
+
+
+def test_a_claimed_pair_with_an_empty_side_still_shows_its_document(project, pair):
+    """A side without sentences (the fast query has no row for it) falls back to the general path."""
+    from annotation.models import PairSentence, Side
+
+    PairSentence.objects.filter(pair=pair, side=Side.SIMPLE).delete()
+    item = queue_items.item_payload(_claimed(pair), project)
+    assert item["simple"] == {"document": pair.simple_document_id, "level": "ele", "indices": [], "groups": [],
+                              "sentences": []} and item["shape"] == "3:0"
