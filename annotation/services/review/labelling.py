@@ -130,12 +130,56 @@ def _after_vote(pair_id: int) -> None:
 def _insert_label(user, pair_id: int, fields: dict, client_token: uuid.UUID | None) -> Label:
     """INSERT the label and mark the assignment done, in the caller's transaction. Raises
     IntegrityError when the label exists already (same ``client_token``, or this annotator labelled
-    the pair before): then roll back and call :func:`_store_existing`."""
+    the pair before): then roll back and call :func:`_store_existing`.
+
+    On PostgreSQL both writes are one statement (:func:`_insert_and_close`, issue 37); elsewhere the
+    model's INSERT, then :func:`_done_with_gold`."""
     label = Label(pair_id=pair_id, annotator=user, client_token=client_token or uuid.uuid4(), **fields)
-    label.save(force_insert=True)
-    if _done_with_gold(user, pair_id) is not False:
+    if connection.vendor == "postgresql":
+        gold = _insert_and_close(label)
+    else:
+        label.save(force_insert=True)
+        gold = _done_with_gold(user, pair_id)
+    if gold is not False:
         _after_vote(pair_id)
     return label
+
+
+_LABEL_FIELDS = [f for f in Label._meta.concrete_fields if not f.primary_key]
+_INSERT_SQL: dict[str, str] = {}  # per database alias: the SQL has no value in it, only placeholders
+
+
+def _insert_and_close_sql() -> str:
+    """One statement for a queue label (PostgreSQL): the label's ``INSERT`` and its assignment's
+    :func:`_done_with_gold` ``UPDATE`` as two data-modifying CTEs, answering (the label's id, whether the
+    pair has automatic gold; NULL when no assignment was open). Either fails with the other: a label that
+    exists already (``IntegrityError``) closes nothing."""
+    q = connection.ops.quote_name
+    label, assignment, gold = (q(m._meta.db_table) for m in (Label, Assignment, Adjudication))
+    columns = ", ".join(q(f.column) for f in _LABEL_FIELDS)
+    values = ", ".join(["%s"] * len(_LABEL_FIELDS))
+    return (f"WITH new_label AS (INSERT INTO {label} ({columns}) VALUES ({values}) RETURNING {q('id')}), "
+            f"closed AS (UPDATE {assignment} SET status = %s, completed_at = %s "
+            f"WHERE annotator_id = %s AND pair_id = %s AND status = %s "
+            f"RETURNING EXISTS (SELECT 1 FROM {gold} WHERE pair_id = %s AND provenance NOT IN (%s, %s)) AS gold) "
+            f"SELECT (SELECT {q('id')} FROM new_label), (SELECT gold FROM closed)")
+
+
+def _insert_and_close(label: Label) -> bool | None:
+    """Insert ``label`` (its fields prepared as ``Model.save`` prepares them) and close its assignment in one
+    statement (:func:`_insert_and_close_sql`); the instance becomes the saved row. Returns what
+    :func:`_done_with_gold` returns."""
+    sql = _INSERT_SQL.get(connection.alias)
+    if sql is None:
+        sql = _INSERT_SQL[connection.alias] = _insert_and_close_sql()
+    values = [f.get_db_prep_save(f.pre_save(label, True), connection) for f in _LABEL_FIELDS]
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [*values, Assignment.DONE, now, label.annotator_id, label.pair_id, Assignment.OPEN,
+                             label.pair_id, *SETTLED])
+        label.pk, gold = cursor.fetchone()
+    label._state.adding, label._state.db = False, connection.alias
+    return gold
 
 
 def _done_with_gold(user, pair_id: int) -> bool | None:

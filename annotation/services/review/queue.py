@@ -96,10 +96,11 @@ def submit_and_next(actor: Annotator, pair_id: int, label: LabelInput, *, with_c
     annotator's counts with their assignment of ``pair_id`` when read already (``annotator.load(...,
     counts=True, pair_id=pair_id)``, in the request's first query), else they are read here.
     """
-    stored, created, mine, served, excluded_now = _submit(actor, pair_id, label, serve=True, mine=mine)
+    excluded = Membership.objects.excluded(actor.project)  # a subquery, built once a request
+    stored, created, mine, served, excluded_now = _submit(actor, pair_id, label, serve=True, mine=mine,
+                                                          excluded=excluded)
     if excluded_now:  # this test answer just excluded them: the label stays, no next item
         raise qc.AnnotatorExcluded(excluded_now)
-    excluded = Membership.objects.excluded(actor.project)
     closed = mine.target.status == Assignment.OPEN  # the label closed it
     mine = replace(mine, done=mine.done + closed, open=mine.open - closed)
     if served is None:
@@ -113,8 +114,8 @@ def _progress(actor: Annotator, excluded, mine: Mine, pair: CandidatePair | None
     return progress_of(actor.project, actor.qc_config, excluded, mine, pair, actor.newest_pair, actor.user)
 
 
-def _submit(actor: Annotator, pair_id: int, label: LabelInput, *, serve: bool, mine: Mine | None = None
-            ) -> tuple[Label, bool, Mine, CandidatePair | None, str | None]:
+def _submit(actor: Annotator, pair_id: int, label: LabelInput, *, serve: bool, mine: Mine | None = None,
+            excluded=None) -> tuple[Label, bool, Mine, CandidatePair | None, str | None]:
     """Store the label; with ``serve``, also claim the next fresh pair in the same transaction when
     nothing else comes first. Returns (label, created, the annotator's counts before, the pair served
     or None, why this (test) answer just excluded the annotator, else None)."""
@@ -122,12 +123,12 @@ def _submit(actor: Annotator, pair_id: int, label: LabelInput, *, serve: bool, m
     if mine is None:
         mine = my_counts(user, project, pair_id)
     assignment = mine.target
+    excluded = Membership.objects.excluded(project) if excluded is None else excluded
     inline = (serve and assignment is not None and assignment.status != Assignment.SKIPPED
               and not assignment.is_test and not mine.open - (assignment.status == Assignment.OPEN)
               and not test_due(user, project, config, mine.total))
 
     def claim_next() -> CandidatePair | None:
-        excluded = Membership.objects.excluded(project)
         try:  # no waiting for locks here: the label's transaction stays short
             return claim(user, project, config, excluded, wait=False)
         except Retry:
@@ -136,7 +137,7 @@ def _submit(actor: Annotator, pair_id: int, label: LabelInput, *, serve: bool, m
     stored = labelling.submit_served(actor, pair_id, assignment, label, then=claim_next if inline else None)
     if stored.then is not None:
         count_served(project)
-        after_claim(project, config, Membership.objects.excluded(project), stored.then)
+        after_claim(project, config, excluded, stored.then)
     return stored.label, stored.created, mine, stored.then, stored.excluded_now
 
 

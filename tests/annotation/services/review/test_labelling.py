@@ -250,3 +250,33 @@ def test_a_new_label_refreshes_the_pairs_gold_only_when_it_has_automatic_gold(us
     assert Assignment.objects.get(pair=served, annotator=users["anna"]).status == Assignment.DONE
     if gold == "single":  # refreshed: the only vote decides
         assert Adjudication.objects.get(pair=served).value == "aligned"
+
+
+def test_a_label_and_its_assignment_closed_are_one_statement_on_postgresql(users, served):
+    """Issue 37: on PostgreSQL the label's INSERT and its assignment's UPDATE are one statement (two
+    data-modifying CTEs); elsewhere two. Either way the stored row is the instance returned."""
+    from django.db import connection, transaction
+    from django.test.utils import CaptureQueriesContext
+
+    fields = {"value": "aligned", "ratings": {}, "comment": "c", "seconds": 3.0, "server_seconds": 1.5,
+              "source": labelling.QUEUE, "is_test_question": False}
+    token = uuid.uuid4()
+    with CaptureQueriesContext(connection) as queries, transaction.atomic():
+        label = labelling._insert_label(users["anna"], served.pk, fields, token)
+    writes = [q["sql"] for q in queries.captured_queries if "SAVEPOINT" not in q["sql"]]
+    assert len(writes) == (1 if connection.vendor == "postgresql" else 2), writes
+    stored = Label.objects.get(pk=label.pk)
+    assert (stored.pair_id, stored.annotator_id, stored.value, stored.comment, stored.client_token, stored.server_seconds,
+            stored.created_at, stored.updated_at) == (served.pk, users["anna"].pk, "aligned", "c", token, 1.5,
+                                                      label.created_at, label.updated_at)
+    assert not label._state.adding and Assignment.objects.get(pair=served, annotator=users["anna"]).status == "done"
+
+
+def test_a_label_that_exists_already_closes_no_assignment(users, served):
+    """The INSERT that fails (one label per annotator and pair) takes its assignment's UPDATE with it."""
+    submit(users["anna"], served)
+    Assignment.objects.filter(pair=served, annotator=users["anna"]).update(status=Assignment.OPEN)
+    with pytest.raises(labelling.LabelConflict):
+        submit(users["anna"], served, value="partial")
+    assert Assignment.objects.get(pair=served, annotator=users["anna"]).status == Assignment.OPEN
+    assert Label.objects.get(pair=served, annotator=users["anna"]).value == "aligned"
