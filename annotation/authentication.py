@@ -2,8 +2,9 @@
 limit of the token endpoints."""
 from __future__ import annotations
 
+from django.db import connection
 from rest_framework.authentication import TokenAuthentication
-from rest_framework.exceptions import AuthenticationFailed
+from rest_framework.exceptions import APIException, AuthenticationFailed
 from rest_framework.settings import api_settings
 from rest_framework.throttling import ScopedRateThrottle
 
@@ -15,11 +16,49 @@ class ExpiringTokenAuthentication(TokenAuthentication):
 
     def authenticate_credentials(self, key: str):
         user, token = super().authenticate_credentials(key)
+        self.check_expiry(token)
+        return user, token
+
+    @staticmethod
+    def check_expiry(token) -> None:
         if accounts.is_expired(token):
             end = accounts.expires_at(token)
             raise AuthenticationFailed(
                 f"Token expired at {end:%Y-%m-%d %H:%M} UTC: get a new one with POST /api/token/ "
                 "(username and password) or on your account page (/account/).")
+
+
+class SeatTokenAuthentication(ExpiringTokenAuthentication):
+    """The labelling queue's token authentication (issue 37): on PostgreSQL the token, its user and the
+    annotator's seat in the URL's project (``review.annotator.load_with_token``: the project, scheme,
+    membership and, for a submit, the queue counts) are one statement, where they were two. The same
+    refusals as :class:`ExpiringTokenAuthentication` (unknown token, inactive user, expired token); the
+    view receives the seat through ``preload_seat``. Elsewhere (SQLite), or when the body does not parse
+    (the view then refuses it), the token is looked up alone and the view loads its seat itself."""
+
+    def authenticate(self, request):
+        self._request = request
+        return super().authenticate(request)
+
+    def authenticate_credentials(self, key: str):
+        view = (getattr(self, "_request", None) and self._request.parser_context or {}).get("view")
+        if connection.vendor != "postgresql" or not hasattr(view, "preload_seat"):
+            return super().authenticate_credentials(key)
+        try:
+            extra = view.seat_counts()
+        except APIException as exc:  # the body does not parse: the view refuses it once authenticated
+            view.body_error = exc
+            return super().authenticate_credentials(key)
+        from .services.review import annotator
+
+        found = annotator.load_with_token(key, view.kwargs["project_pk"], **extra)
+        if found is None:
+            raise AuthenticationFailed("Invalid token.")
+        user, token, seat = found
+        if not user.is_active:
+            raise AuthenticationFailed("User inactive or deleted.")
+        self.check_expiry(token)
+        view.preload_seat(seat)
         return user, token
 
 

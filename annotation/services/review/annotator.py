@@ -10,12 +10,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+from django.contrib.auth import get_user_model
+from django.db import connection
 from django.db.models import F, FilteredRelation, Q, Subquery
 
 from annotation.errors import DomainError
 from annotation.models import CandidatePair, LabelScheme, Membership, Project
 from annotation.services.review import qc
-from annotation.services.review.queue_compiled import PAIR, PROJECT, USER, compiled_values
+from annotation.services.review.queue_compiled import PAIR, PROJECT, USER, compiled, compiled_parts, compiled_values, converted
 from annotation.services.review.queue_serving import Mine, mine_of, my_counts_column
 
 
@@ -96,9 +98,13 @@ def load(user, project_pk: int, *, counts: bool = False, pair_id: int | None = N
     with_pair = counts and pair_id is not None
     rows = compiled_values(("seat", counts, with_pair), lambda: _seat_query(counts, with_pair),
                            user=user.pk, pair=pair_id if with_pair else None, project=project_pk)
-    if not rows:
+    return _seat(user, rows[0] if rows else None, counts, pair_id)
+
+
+def _seat(user, row: dict | None, counts: bool, pair_id: int | None) -> Annotator | None:
+    """The context from the seat query's row (None: no such project, or not theirs to see)."""
+    if row is None or row["id"] is None:
         return None
-    row = rows[0]
     role = _role(user, row["my_role"])
     if role is None:
         return None
@@ -108,6 +114,63 @@ def load(user, project_pk: int, *, counts: bool = False, pair_id: int | None = N
                                                [row[f"label_scheme__{name}"] for name in _SCHEME_FIELDS])
     return Annotator(user, project, role, qc.exclusion_message(row["my_excluded_at"], row["my_exclusion_reason"]),
                      row["newest_pair"], mine_of(row["my_counts"], user, pair_id) if counts else None)
+
+
+def _token_seat_parts(counts: bool, with_pair: bool) -> tuple[str, list, tuple]:
+    """The seat's query inside one that finds the API token and its user (PostgreSQL: ``LATERAL``): the seat's
+    user id is the token's, so its stand-in placeholders become ``tok.user_id``. Rows: the token's key and
+    time, the user's columns, then the seat's (all NULL when the project is not there)."""
+    from rest_framework.authtoken.models import Token
+
+    sql, params, (names, columns) = compiled_parts(_seat_query(counts, with_pair))
+    pieces = sql.split("%s")
+    assert len(pieces) == len(params) + 1, "a literal %s in the seat's SQL"
+    out, kept = [pieces[0]], []
+    for param, piece in zip(params, pieces[1:], strict=True):
+        if isinstance(param, int) and param == USER:
+            out.append("tok.user_id")
+        else:
+            out.append("%s")
+            kept.append(param)
+        out.append(piece)
+    q = connection.ops.quote_name
+    user_model = get_user_model()
+    user_columns = ", ".join(f"u.{q(f.column)}" for f in user_model._meta.concrete_fields)
+    token_key, token_created = (q(Token._meta.get_field(name).column) for name in ("key", "created"))
+    sql = (f"SELECT tok.{token_key}, tok.{token_created}, {user_columns}, seat.* FROM {q(Token._meta.db_table)} tok "
+           f"JOIN {q(user_model._meta.db_table)} u ON u.{q(user_model._meta.pk.column)} = tok.user_id "
+           f"LEFT JOIN LATERAL ({''.join(out)}) seat ON TRUE WHERE tok.{token_key} = %s")
+    return sql, [*kept, _KEY], (names, columns)
+
+
+_KEY = object()  # the token's key, filled in at each use
+
+
+def load_with_token(key: str, project_pk: int, *, counts: bool = False, pair_id: int | None = None
+                    ) -> tuple[object, object, Annotator | None] | None:
+    """An API token's user and the token, and their context in ``project_pk`` (:func:`load`), in one statement
+    (PostgreSQL only: the caller falls back to the token's look-up then :func:`load` elsewhere). None when no
+    token has that key; the context is None when they may not see the project. The caller checks that the
+    user is active and the token not expired, as the token authentication does (issue 37: the labelling
+    loop's token look-up was a statement of its own)."""
+    from rest_framework.authtoken.models import Token
+
+    with_pair = counts and pair_id is not None
+    sql, params, (names, columns) = compiled(("token-seat", counts, with_pair),
+                                             lambda: _token_seat_parts(counts, with_pair),
+                                             pair=pair_id if with_pair else None, project=project_pk)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [key if p is _KEY else p for p in params])
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    user_model = get_user_model()
+    fields = user_model._meta.concrete_fields
+    user = user_model.from_db(connection.alias, [f.attname for f in fields], row[2:2 + len(fields)])
+    token = Token.from_db(connection.alias, ["key", "user_id", "created"], [row[0], user.pk, row[1]])
+    token.user = user
+    seat = converted([row[2 + len(fields):]], names, columns)[0]
+    return user, token, _seat(user, seat, counts, pair_id)
 
 
 def of(user, project: Project) -> Annotator:

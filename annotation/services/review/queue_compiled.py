@@ -39,19 +39,27 @@ def compiled_values(key: tuple, build_queryset, *, user: int | None = None, pair
     query depends on). For a request's hot queries, whose ORM build and compilation cost more than their
     execution (issue 37)."""
     def build() -> tuple[str, list, tuple]:
-        qs = build_queryset()
-        query = qs.query
-        compiler = query.get_compiler(connection=connection)
-        sql, params = compiler.as_sql()
-        names = [*query.extra_select, *query.values_select, *query.annotation_select]
-        return sql, list(params), (names, [column for column, _, _ in compiler.select])
+        return compiled_parts(build_queryset())
 
     sql, params, (names, columns) = compiled(key, build, user=user, pair=pair, project=project)
-    converters = [(i, [*connection.ops.get_db_converters(column), *column.get_db_converters(connection)], column)
-                  for i, column in enumerate(columns)]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
-        rows = cursor.fetchall()
+        return converted(cursor.fetchall(), names, columns)
+
+
+def compiled_parts(queryset) -> tuple[str, list, tuple[list[str], list]]:
+    """A ``values_list`` queryset's SQL, parameters, and (names, columns) for :func:`converted`."""
+    query = queryset.query
+    compiler = query.get_compiler(connection=connection)
+    sql, params = compiler.as_sql()
+    names = [*query.extra_select, *query.values_select, *query.annotation_select]
+    return sql, list(params), (names, [column for column, _, _ in compiler.select])
+
+
+def converted(rows, names: list[str], columns: list) -> list[dict]:
+    """``rows`` of a compiled ``values_list`` query, each a dict by name, its values converted as the ORM does."""
+    converters = [(i, [*connection.ops.get_db_converters(column), *column.get_db_converters(connection)], column)
+                  for i, column in enumerate(columns)]
     out = []
     for row in rows:
         values = list(row)
