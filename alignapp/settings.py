@@ -150,6 +150,13 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     # One file per test process, so parallel test runs never share it.
     _test_db = Path(tempfile.gettempdir()) / f"alignapp-test-{os.getpid()}.sqlite3"
     DATABASES["default"]["TEST"] = {"NAME": env_str("SQLITE_TEST_NAME", str(_test_db))}
+else:
+    # Issue 37: the labelling loop's few statements (annotation/services/review/queue_compiled.py, ``cursor``) bind
+    # their parameters on the server and are prepared once run this many times on a connection, so PostgreSQL
+    # plans each once per connection (planning them cost 2.5× running them). Every other query keeps Django's
+    # client-side binding, which never prepares. 0 turns it off (behind a transaction-mode connection pooler).
+    _prepare = env_int("DB_PREPARE_THRESHOLD", 2)
+    DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = _prepare if _prepare > 0 else None
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = (

@@ -126,8 +126,9 @@ BACKEND_MODULES = (
     "tests/annotation/services/alignment/test_run_comparison.py",
     "tests/annotation/services/export/test_preview_parts.py",
     # issue 37, the labelling loop: the label and its assignment one statement on PostgreSQL (two
-    # elsewhere), the API token read with the queue's seat on PostgreSQL
+    # elsewhere), the API token read with the queue's seat on PostgreSQL, its statements prepared there
     "tests/annotation/services/review/test_labelling.py",
+    "tests/annotation/services/review/test_queue_compiled.py",
     "tests/annotation/views/test_api_queue.py",
     # data migrations (SQLite rebuilds tables to alter them)
     "tests/annotation/test_pair_identity_migration.py",

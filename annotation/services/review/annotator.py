@@ -16,7 +16,7 @@ from django.db.models import F, FilteredRelation, Q, Subquery
 
 from annotation.errors import DomainError
 from annotation.models import CandidatePair, LabelScheme, Membership, Project
-from annotation.services.review import qc
+from annotation.services.review import qc, queue_compiled
 from annotation.services.review.queue_compiled import PAIR, PROJECT, USER, compiled, compiled_parts, compiled_values, converted
 from annotation.services.review.queue_serving import Mine, mine_of, my_counts_column
 
@@ -159,7 +159,7 @@ def load_with_token(key: str, project_pk: int, *, counts: bool = False, pair_id:
     sql, params, (names, columns) = compiled(("token-seat", counts, with_pair),
                                              lambda: _token_seat_parts(counts, with_pair),
                                              pair=pair_id if with_pair else None, project=project_pk)
-    with connection.cursor() as cursor:
+    with queue_compiled.cursor() as cursor:  # prepared on PostgreSQL
         cursor.execute(sql, [key if p is _KEY else p for p in params])
         row = cursor.fetchone()
     if row is None:

@@ -43,7 +43,7 @@ from django.utils import timezone
 from annotation.errors import DomainError
 from annotation.label_schemes import SchemeKind
 from annotation.models import Adjudication, Assignment, CandidatePair, Label, LabelChange
-from annotation.services.review import qc
+from annotation.services.review import qc, queue_compiled
 from annotation.services.review.adjudication import SETTLED, refresh_majority
 from annotation.services.review.annotator import Annotator
 from annotation.services.review.label_input import LabelInput, LabelInputError
@@ -174,7 +174,7 @@ def _insert_and_close(label: Label) -> bool | None:
         sql = _INSERT_SQL[connection.alias] = _insert_and_close_sql()
     values = [f.get_db_prep_save(f.pre_save(label, True), connection) for f in _LABEL_FIELDS]
     now = connection.ops.adapt_datetimefield_value(timezone.now())
-    with connection.cursor() as cursor:
+    with queue_compiled.cursor() as cursor:  # prepared on PostgreSQL
         cursor.execute(sql, [*values, Assignment.DONE, now, label.annotator_id, label.pair_id, Assignment.OPEN,
                              label.pair_id, *SETTLED])
         label.pk, gold = cursor.fetchone()

@@ -34,7 +34,7 @@ from django.utils.dateparse import parse_datetime
 from annotation.errors import StoredConfigError
 from annotation.label_schemes import scheme_kind
 from annotation.models import Adjudication, Assignment, CandidatePair, Membership, Prediction, Project, QueueFrontier
-from annotation.services.review import qc
+from annotation.services.review import qc, queue_compiled
 from annotation.services.review.queue_compiled import PAIR, USER, compiled
 
 QUEUE_ORIGINS = ("model", "candidate", "import")
@@ -360,7 +360,7 @@ def claim(user, project: Project, config: qc.QcConfig, excluded, *, wait: bool) 
                                user=user.pk, pair=row[0])
     now = connection.ops.adapt_datetimefield_value(timezone.now())
     params = [now if p is _NOW else config.overlap if p is _OVERLAP else p for p in params]
-    with connection.cursor() as cursor:
+    with queue_compiled.cursor() as cursor:  # prepared on PostgreSQL
         cursor.execute(sql, params)
         assigned = cursor.fetchone()
     if assigned is None:
@@ -402,7 +402,7 @@ def _lock_first_available(user, project: Project, config: qc.QcConfig, excluded,
     start_at_frontier = frontier_applies(project)
     key = ("lock", *_settings_key(project, config), _excluded_key(excluded), skip_locked, start_at_frontier)
     sql, params, _ = compiled(key, build, user=user.pk)
-    with connection.cursor() as cursor:
+    with queue_compiled.cursor() as cursor:  # prepared on PostgreSQL
         cursor.execute(sql, params)
         return cursor.fetchone()
 

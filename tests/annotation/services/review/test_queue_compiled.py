@@ -41,3 +41,27 @@ def test_fresh_data_every_use_and_a_bounded_store(project, users, monkeypatch):
     monkeypatch.setattr(queue_compiled, "_COMPILED_MAX", 1)
     compiled_values(("test-other",), build, user=users["anna"].pk, project=project.pk)
     assert len(queue_compiled._COMPILED) == 1, "a full store starts again rather than grow"
+
+
+def test_the_loops_statements_are_prepared_on_postgresql_and_logged_with_their_values(project, users, settings):
+    """Issue 37: planning the labelling loop's statements cost more than running them, so on PostgreSQL they bind
+    on the server and psycopg prepares each once it ran ``prepare_threshold`` times on the connection; the query
+    log (DEBUG, the tests' counts) still holds each statement with its values. Elsewhere: Django's cursor."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    sql = "SELECT role FROM annotation_membership WHERE project_id = %s AND user_id = %s"
+    with CaptureQueriesContext(connection) as queries:
+        for name in ("anna", "rita", "anna", "rita"):
+            with queue_compiled.cursor() as cursor:
+                cursor.execute(sql, [project.pk, users[name].pk])
+                assert cursor.fetchone()[0] == ("annotator" if name == "anna" else "researcher")
+    logged = [q["sql"] for q in queries.captured_queries]
+    assert logged[2] == sql % (project.pk, users["anna"].pk) and len(logged) == 4
+    if connection.vendor != "postgresql":
+        return
+    assert settings.DATABASES["default"]["OPTIONS"]["prepare_threshold"] == 2
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s",
+                       ["SELECT role FROM annotation_membership WHERE project_id = $1%"])
+        assert cursor.fetchone()[0] == 1, "prepared once, on this connection"
