@@ -58,6 +58,8 @@ class QueueView(APIView):
 
     def get_seat(self) -> Annotator:
         if not hasattr(self, "_seat"):
+            if self.body_error is not None:  # refused once the token is known good (a 401 comes first)
+                raise self.body_error
             preloaded = getattr(self, "_preloaded", None)
             seat = (preloaded[0] if preloaded is not None
                     else annotator.load(self.request.user, self.kwargs["project_pk"], **self.seat_counts()))
@@ -100,8 +102,6 @@ class SubmitView(QueueView):
         # statement fewer); a body that names no valid pair is refused by its validation below.
         # A body that does not parse is refused here, before the seat: a 400 whatever the project (it says
         # nothing about the project; a valid body from outside still gets the 404).
-        if self.body_error is not None:
-            raise self.body_error
         data = self.request.data
         pair = data.get("pair") if isinstance(data, dict) else None
         if isinstance(pair, int) and not isinstance(pair, bool) and 0 < pair <= MAX_ID:
