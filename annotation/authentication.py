@@ -12,29 +12,14 @@ from .services.projects import accounts
 
 
 class ExpiringTokenAuthentication(TokenAuthentication):
-    """``Authorization: Token <key>``, refused with 401 once the token is older than the TTL."""
+    """``Authorization: Token <key>``, refused with 401 once the token is older than the TTL.
 
-    def authenticate_credentials(self, key: str):
-        user, token = super().authenticate_credentials(key)
-        self.check_expiry(token)
-        return user, token
-
-    @staticmethod
-    def check_expiry(token) -> None:
-        if accounts.is_expired(token):
-            end = accounts.expires_at(token)
-            raise AuthenticationFailed(
-                f"Token expired at {end:%Y-%m-%d %H:%M} UTC: get a new one with POST /api/token/ "
-                "(username and password) or on your account page (/account/).")
-
-
-class SeatTokenAuthentication(ExpiringTokenAuthentication):
-    """The labelling queue's token authentication (issue 37): on PostgreSQL the token, its user and the
-    annotator's seat in the URL's project (``review.annotator.load_with_token``: the project, scheme,
-    membership and, for a submit, the queue counts) are one statement, where they were two. The same
-    refusals as :class:`ExpiringTokenAuthentication` (unknown token, inactive user, expired token); the
-    view receives the seat through ``preload_seat``. Elsewhere (SQLite), or when the body does not parse
-    (the view then refuses it), the token is looked up alone and the view loads its seat itself."""
+    The labelling queue's views (those with ``preload_seat``, ``views/api_queue.py``; issue 37): on PostgreSQL
+    the token, its user and the annotator's seat in the URL's project (``review.annotator.load_with_token``:
+    the project, scheme, membership and, for a submit, the queue counts) are one statement, where they were
+    two; the same refusals (unknown token, inactive user, expired token), and the view receives the seat.
+    Elsewhere (SQLite), or when the body does not parse (the view then refuses it), the token is looked up
+    alone and the view loads its seat itself."""
 
     def authenticate(self, request):
         self._request = request
@@ -42,13 +27,21 @@ class SeatTokenAuthentication(ExpiringTokenAuthentication):
 
     def authenticate_credentials(self, key: str):
         view = (getattr(self, "_request", None) and self._request.parser_context or {}).get("view")
-        if connection.vendor != "postgresql" or not hasattr(view, "preload_seat"):
-            return super().authenticate_credentials(key)
+        if connection.vendor == "postgresql" and hasattr(view, "preload_seat"):
+            found = self._with_seat(key, view)
+            if found is not None:
+                return found
+        user, token = super().authenticate_credentials(key)
+        self.check_expiry(token)
+        return user, token
+
+    def _with_seat(self, key: str, view) -> tuple | None:
+        """(user, token) read with the view's seat, which the view receives; None when the body does not parse."""
         try:
             extra = view.seat_counts()
-        except APIException as exc:  # the body does not parse: the view refuses it once authenticated
+        except APIException as exc:  # the view refuses it once the token is known good
             view.body_error = exc
-            return super().authenticate_credentials(key)
+            return None
         from .services.review import annotator
 
         found = annotator.load_with_token(key, view.kwargs["project_pk"], **extra)
@@ -60,6 +53,14 @@ class SeatTokenAuthentication(ExpiringTokenAuthentication):
         self.check_expiry(token)
         view.preload_seat(seat)
         return user, token
+
+    @staticmethod
+    def check_expiry(token) -> None:
+        if accounts.is_expired(token):
+            end = accounts.expires_at(token)
+            raise AuthenticationFailed(
+                f"Token expired at {end:%Y-%m-%d %H:%M} UTC: get a new one with POST /api/token/ "
+                "(username and password) or on your account page (/account/).")
 
 
 class TokenRateThrottle(ScopedRateThrottle):

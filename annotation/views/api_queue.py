@@ -7,13 +7,11 @@ from __future__ import annotations
 from django.http import Http404
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
-from rest_framework.authentication import SessionAuthentication
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ..authentication import SeatTokenAuthentication
 from ..models import Assignment, Project
 from ..schema import flags
 from ..serializers import MAX_ID, PairInput, SubmitInput
@@ -37,8 +35,6 @@ class QueueView(APIView):
     Lean on purpose (the labelling loop's latency): one query for the project and the membership,
     JSON only, no pagination."""
 
-    # the API token and the seat in one statement on PostgreSQL (issue 37), else as every API view
-    authentication_classes = [SeatTokenAuthentication, SessionAuthentication]
     permission_classes = [IsAuthenticated, IsQueueMember]
     renderer_classes = [JSONRenderer]
     body_error = None  # a body that did not parse while the token's authentication read the seat's pair
@@ -53,7 +49,8 @@ class QueueView(APIView):
         return response
 
     def preload_seat(self, seat: Annotator | None) -> None:
-        """The seat as the token's authentication read it (None: not theirs to see)."""
+        """The seat as the token's authentication read it with the token (None: not theirs to see; issue 37,
+        ``annotation.authentication.ExpiringTokenAuthentication``)."""
         self._preloaded = (seat,)
 
     def get_seat(self) -> Annotator:
