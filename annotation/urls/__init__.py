@@ -2,6 +2,7 @@
 from django.urls import include, path
 
 urlpatterns = [
+    path("", include("annotation.urls.queue")),  # the labelling queue's API, tried first (its requests are the most frequent)
     path("", include("annotation.urls.review")),  # adjudication, dashboard, agreement
     path("", include("annotation.urls.articles")),  # whole-article and paragraph-correction views
     path("", include("annotation.urls.export")),  # splits, export page, export jobs and downloads

@@ -1,10 +1,10 @@
-"""Routes of the core: the REST router, the queue API, login, home, project and article pages."""
+"""Routes of the core: the REST router, login, home, project and article pages (the queue API: ``queue.py``)."""
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView
 from rest_framework.routers import DefaultRouter
 
-from ..views import accounts, annotate, api_corpus, api_labels, api_projects, api_queue, api_runs, api_tokens, pages
+from ..views import accounts, annotate, api_corpus, api_labels, api_projects, api_runs, api_tokens, pages
 
 router = DefaultRouter()
 router.register("projects", api_projects.ProjectViewSet, basename="project")
@@ -27,11 +27,6 @@ api_patterns = [
     path("token/", api_tokens.TokenView.as_view(), name="api-token"),
     path("token/rotate/", api_tokens.RotateTokenView.as_view(), name="api-token-rotate"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("projects/<int:project_pk>/queue/next/", api_queue.NextItemView.as_view(), name="queue-next"),
-    path("projects/<int:project_pk>/queue/submit/", api_queue.SubmitView.as_view(), name="queue-submit"),
-    path("projects/<int:project_pk>/queue/skip/", api_queue.SkipView.as_view(), name="queue-skip"),
-    path("projects/<int:project_pk>/queue/undo/", api_queue.UndoView.as_view(), name="queue-undo"),
-    path("projects/<int:project_pk>/queue/context/<int:pair_pk>/", api_queue.ContextView.as_view(), name="queue-context"),
 ]
 
 urlpatterns = [

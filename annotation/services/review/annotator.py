@@ -122,7 +122,7 @@ def _token_seat_parts(counts: bool, with_pair: bool) -> tuple[str, list, tuple]:
     time, the user's columns, then the seat's (all NULL when the project is not there)."""
     from rest_framework.authtoken.models import Token
 
-    sql, params, (names, columns) = compiled_parts(_seat_query(counts, with_pair))
+    sql, params, (names, converters) = compiled_parts(_seat_query(counts, with_pair))
     pieces = sql.split("%s")
     assert len(pieces) == len(params) + 1, "a literal %s in the seat's SQL"
     out, kept = [pieces[0]], []
@@ -140,7 +140,7 @@ def _token_seat_parts(counts: bool, with_pair: bool) -> tuple[str, list, tuple]:
     sql = (f"SELECT tok.{token_key}, tok.{token_created}, {user_columns}, seat.* FROM {q(Token._meta.db_table)} tok "
            f"JOIN {q(user_model._meta.db_table)} u ON u.{q(user_model._meta.pk.column)} = tok.user_id "
            f"LEFT JOIN LATERAL ({''.join(out)}) seat ON TRUE WHERE tok.{token_key} = %s")
-    return sql, [*kept, _KEY], (names, columns)
+    return sql, [*kept, _KEY], (names, converters)
 
 
 _KEY = object()  # the token's key, filled in at each use
@@ -156,7 +156,7 @@ def load_with_token(key: str, project_pk: int, *, counts: bool = False, pair_id:
     from rest_framework.authtoken.models import Token
 
     with_pair = counts and pair_id is not None
-    sql, params, (names, columns) = compiled(("token-seat", counts, with_pair),
+    sql, params, (names, converters) = compiled(("token-seat", counts, with_pair),
                                              lambda: _token_seat_parts(counts, with_pair),
                                              pair=pair_id if with_pair else None, project=project_pk)
     with queue_compiled.cursor() as cursor:  # prepared on PostgreSQL
@@ -169,7 +169,7 @@ def load_with_token(key: str, project_pk: int, *, counts: bool = False, pair_id:
     user = user_model.from_db(connection.alias, [f.attname for f in fields], row[2:2 + len(fields)])
     token = Token.from_db(connection.alias, ["key", "user_id", "created"], [row[0], user.pk, row[1]])
     token.user = user
-    seat = converted([row[2 + len(fields):]], names, columns)[0]
+    seat = converted([row[2 + len(fields):]], names, converters)[0]
     return user, token, _seat(user, seat, counts, pair_id)
 
 

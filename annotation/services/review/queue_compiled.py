@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 
 USER, PAIR, PROJECT = -7_316_054_289, -7_316_054_290, -7_316_054_291  # stand-ins: ids no row has
 _COMPILED: dict[tuple, tuple] = {}
@@ -43,10 +43,10 @@ def compiled_values(key: tuple, build_queryset, *, user: int | None = None, pair
     def build() -> tuple[str, list, tuple]:
         return compiled_parts(build_queryset())
 
-    sql, params, (names, columns) = compiled(key, build, user=user, pair=pair, project=project)
+    sql, params, (names, converters) = compiled(key, build, user=user, pair=pair, project=project)
     with cursor() as c:
         c.execute(sql, params)
-        return converted(c.fetchall(), names, columns)
+        return converted(c.fetchall(), names, converters)
 
 
 def cursor():
@@ -86,23 +86,29 @@ def _logged_cursor_class() -> type:
 
 
 def compiled_parts(queryset) -> tuple[str, list, tuple[list[str], list]]:
-    """A ``values_list`` queryset's SQL, parameters, and (names, columns) for :func:`converted`."""
+    """A ``values_list`` queryset's SQL, parameters, and (names, converters) for :func:`converted`: the
+    converters of each column are found once with the SQL (finding them on every use cost as much as the rest)."""
     query = queryset.query
     compiler = query.get_compiler(connection=connection)
     sql, params = compiler.as_sql()
     names = [*query.extra_select, *query.values_select, *query.annotation_select]
-    return sql, list(params), (names, [column for column, _, _ in compiler.select])
+    converters = []
+    for i, (column, _, _) in enumerate(compiler.select):
+        functions = [*connection.ops.get_db_converters(column), *column.get_db_converters(connection)]
+        if functions:
+            converters.append((i, functions, column))
+    return sql, list(params), (names, converters)
 
 
-def converted(rows, names: list[str], columns: list) -> list[dict]:
-    """``rows`` of a compiled ``values_list`` query, each a dict by name, its values converted as the ORM does."""
-    converters = [(i, [*connection.ops.get_db_converters(column), *column.get_db_converters(connection)], column)
-                  for i, column in enumerate(columns)]
+def converted(rows, names: list[str], converters: list) -> list[dict]:
+    """``rows`` of a compiled ``values_list`` query (:func:`compiled_parts`), each a dict by name, its values
+    converted as the ORM does."""
+    db = connections[DEFAULT_DB_ALIAS]  # the connection itself: each attribute of the proxy is a look-up
     out = []
     for row in rows:
         values = list(row)
         for i, functions, column in converters:
             for convert in functions:
-                values[i] = convert(values[i], column, connection)
+                values[i] = convert(values[i], column, db)
         out.append(dict(zip(names, values, strict=True)))
     return out

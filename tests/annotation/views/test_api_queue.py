@@ -320,3 +320,17 @@ def test_the_token_and_the_seat_are_one_statement_on_postgresql(api, users, proj
     tokens = [q["sql"] for q in queries.captured_queries if "authtoken_token" in q["sql"]]
     assert len(tokens) == 1
     assert ("annotation_project" in tokens[0]) is (connection.vendor == "postgresql")
+
+
+def test_the_queue_routes_are_tried_before_every_other_route():
+    """Issue 37: the labelling loop's requests are the most frequent, and Django tries the routes in order: behind
+    every other area and the REST router, resolving a submit cost about 0.5 ms of CPU."""
+    from django.urls import resolve, reverse
+
+    from annotation import urls
+    from annotation.urls import queue as queue_urls
+
+    assert urls.urlpatterns[0].urlconf_name is queue_urls
+    match = resolve(reverse("queue-submit", kwargs={"project_pk": 7}))
+    assert match.url_name == "queue-submit" and match.kwargs == {"project_pk": 7}
+    assert reverse("queue-context", kwargs={"project_pk": 7, "pair_pk": 9}) == "/api/projects/7/queue/context/9/"
