@@ -283,6 +283,63 @@ def annotate(base: str, project_id: int, token: str, args, start: threading.Barr
     return labels
 
 
+class LeanSession:
+    """The same requests as ``annotate``'s ``requests.Session`` (the token, JSON, one keep-alive connection), on
+    ``http.client`` alone: ``requests`` costs the load generator, on the same cores as the server, about 1.5-2 ms
+    of CPU a label (issue 37). ``--lean-generator`` in ``bench/big_project.py``."""
+
+    def __init__(self, base: str, token: str) -> None:
+        import http.client
+
+        address = urlparse(base)
+        self.connection = http.client.HTTPConnection(address.hostname, address.port, timeout=120)
+        self.headers = {"Authorization": f"Token {token}", "Content-Type": "application/json"}
+
+    def call(self, method: str, path: str, body: dict | None = None, timeout: float = 30) -> tuple[int, bytes]:
+        self.connection.timeout = timeout
+        if self.connection.sock is not None:
+            self.connection.sock.settimeout(timeout)
+        self.connection.request(method, path, body=json.dumps(body) if body is not None else None, headers=self.headers)
+        response = self.connection.getresponse()
+        return response.status, response.read()
+
+
+def annotate_lean(base: str, project_id: int, token: str, args, start: threading.Barrier, stop_at: list,
+                  latencies: list, errors: list, acked: list) -> int:
+    """:func:`annotate` with a :class:`LeanSession`: the same requests, bodies, pacing and checks."""
+    api = f"/api/projects/{project_id}/queue/"
+    session = LeanSession(base, token)
+    try:  # warm-up, not measured
+        status, data = session.call("GET", api + "next/", timeout=120)
+        item = json.loads(data)["item"]
+    except (OSError, ValueError, KeyError) as exc:
+        errors.append(f"warm-up {type(exc).__name__}: {exc}"[:200])
+        item = None
+    start.wait()
+    pace = random.Random(token)
+    if args.think_ms:
+        time.sleep(pace.uniform(0, args.think_ms) / 1000)
+    labels = 0
+    while item is not None and labels < args.iterations and time.monotonic() < stop_at[0]:
+        body = {"pair": item["pair"], "value": "aligned", "seconds": 11.0, "client_token": str(uuid.uuid4())}
+        t0 = time.perf_counter()
+        try:
+            status, data = session.call("POST", api + "submit/", body, timeout=30)
+        except OSError as exc:  # counted, never a silently dead client
+            errors.append(f"{type(exc).__name__}: {exc}"[:200])
+            break
+        latencies.append((time.perf_counter() - t0) * 1000)
+        if status not in (200, 201):
+            errors.append(f"{status}: {data[:200]!r}")
+            break
+        labels += 1
+        acked.append((token, body["pair"]))
+        item = json.loads(data)["item"]
+        if args.think_ms:
+            time.sleep(pace.uniform(0.5, 1.5) * args.think_ms / 1000)
+    return labels
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, max(0, round(q / 100 * len(ordered) + 0.5) - 1))]
@@ -296,8 +353,10 @@ def run_load(base: str, project_id: int, tokens: list[str], args) -> dict:
     start = threading.Barrier(len(tokens) + 1)
     stop_at = [float("inf")]
 
+    client = annotate_lean if getattr(args, "lean", False) else annotate
+
     def worker(i):
-        counts[i] = annotate(base, project_id, tokens[i], args, start, stop_at, latencies, errors, acked)
+        counts[i] = client(base, project_id, tokens[i], args, start, stop_at, latencies, errors, acked)
 
     threads = [threading.Thread(target=worker, args=(i,)) for i in range(len(tokens))]
     for t in threads:

@@ -64,6 +64,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--client-pairs", type=int, default=None, help="pairs the client reads (default: all)")
     parser.add_argument("--exports", default=",".join(f"{k}:{f}" for k in ("gold", "auto") for f in FORMATS),
                         help="exports to run: gold:<format>, auto:<format> (run 1, every pair), <kind>:all")
+    parser.add_argument("--lean-generator", action="store_true",
+                        help="the queue loads send their requests with http.client instead of requests (the same "
+                             "requests; less of the shared cores spent by the load generator)")
     parser.add_argument("--profile-queue", type=int, default=0, metavar="N",
                         help="also time N submit→next in this process (this checkout), in the service and through "
                              "the whole Django stack: ms, CPU and statements each")
@@ -353,7 +356,8 @@ def cpu_spent(before: dict, after: dict, labels: int) -> dict:
             for kind in ("generator", "gunicorn", "postgres")}
 
 
-def queue(base: str, url: str, project: int, seconds: float, server: subprocess.Popen | None = None) -> dict:
+def queue(base: str, url: str, project: int, seconds: float, server: subprocess.Popen | None = None,
+          lean: bool = False) -> dict:
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
 
@@ -367,7 +371,7 @@ def queue(base: str, url: str, project: int, seconds: float, server: subprocess.
     for annotators in (50, 200):
         for mode, think in (("paced_3s", 3000), ("closed_loop", 0)):
             log(f"queue {annotators} annotators, {mode}")
-            args = SimpleNamespace(think_ms=think, iterations=10**9, seconds=seconds)
+            args = SimpleNamespace(think_ms=think, iterations=10**9, seconds=seconds, lean=lean)
             load_before = os.getloadavg()[0]
             cpu_before = cpu_snapshot(server)
             out = run_load(base, project, tokens[:annotators], args)
@@ -470,7 +474,8 @@ def main() -> int:
         if "client" not in skip:
             report["client"] = client_iteration(base, token, project, args.client_pairs)
         if "queue" not in skip:
-            report["queue"] = queue(base, url, project, args.seconds, server)
+            report["queue"] = queue(base, url, project, args.seconds, server, args.lean_generator)
+            report["load_generator"] = "http.client" if args.lean_generator else "requests"
     finally:
         stop_server(server)
     if "exports" not in skip:
