@@ -201,8 +201,10 @@ def test_submit_and_next_stays_within_a_query_budget(api, users, project, django
     # with test questions, scoring the answers reads the pairs' values by the precedence rule, over the gold
     # reading of their articles (issue 34: stored gold, counted votes, completions' implied nots and imported
     # gold, a fixed handful of queries per article chunk). Issue 37: 12 → 9 and 21 → 19 (the savepoints of
-    # the test's transaction included; ``test_one_submit_and_next_takes_seven_statements_through_the_api``)
-    budget = 9 if test_every == 0 else 19
+    # the test's transaction included), then 9 → 7 on PostgreSQL (the token with the seat, the label with its
+    # assignment: ``test_one_submit_and_next_takes_five_statements_through_the_api``)
+    # (SQLite, which runs this module too: 12 as before, its savepoints and a JSON feature probe counted)
+    budget = (7 if connection.vendor == "postgresql" else 12) if test_every == 0 else 19
     for _ in range(6):
         with django_assert_max_num_queries(budget):
             response = client.post(url(project, "submit"), {"pair": item["pair"], "value": "aligned",
