@@ -19,7 +19,8 @@ from tests import labels
 from tests.annotation.services.review.test_queue import build_queue, set_qc
 
 BUDGET = 6  # the article (as the request's serializer reaches the project), the context, the client token,
-# the assignment (served?), the INSERT and the assignment marked done
+# the assignment (served?), the INSERT and the assignment marked done (issue 37: on PostgreSQL the last two are
+# one statement, ``labelling._insert_and_close``: 5)
 
 
 def statements(queries: CaptureQueriesContext) -> list[str]:
@@ -38,4 +39,5 @@ def test_one_submitted_label_takes_six_queries_with_its_context(users, project):
                                        client_token=uuid.uuid4())
         label, created = labelling.submit_label(actor, pair, label_input)
     assert created and Label.objects.get(pk=label.pk).value == "aligned"
-    assert len(statements(queries)) <= BUDGET, "\n".join(statements(queries))
+    assert len(statements(queries)) <= (BUDGET - 1 if connection.vendor == "postgresql" else BUDGET), \
+        "\n".join(statements(queries))
