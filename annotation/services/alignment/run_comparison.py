@@ -81,7 +81,8 @@ def _links(run: AlignmentRun) -> dict[int, tuple]:
     return {row[0]: row[1:] for row in rows}
 
 
-def _check(old: AlignmentRun, new: AlignmentRun) -> None:
+def check(old: AlignmentRun, new: AlignmentRun) -> None:
+    """Refuse runs that cannot be compared (two projects', one run twice): :class:`ComparisonError`."""
     if old.project_id != new.project_id:
         raise ComparisonError("the two runs belong to different projects")
     if old.pk == new.pk:
@@ -91,7 +92,7 @@ def _check(old: AlignmentRun, new: AlignmentRun) -> None:
 def changes(old: AlignmentRun, new: AlignmentRun, *, links: tuple[dict, dict] | None = None) -> list[Change]:
     """Every difference between the two runs' links, by article then pair (``links``: both runs'
     :func:`_links` when the caller has read them already)."""
-    _check(old, new)
+    check(old, new)
     before, after = links or (_links(old), _links(new))
     out = []
     for pair in sorted(set(before) | set(after)):
@@ -211,7 +212,7 @@ def compare(old: AlignmentRun, new: AlignmentRun, *, pairs: bool = False, offset
     comparison is stored (:class:`~annotation.models.RunComparison`, keyed by :func:`finished_state`):
     issue 37, at a million predictions a run the SQL takes seconds, a stored answer milliseconds, and it
     survives a restart. A running run is compared afresh."""
-    _check(old, new)
+    check(old, new)
     if offset < 0:
         raise ComparisonError("offset must be 0 or more")
     marks = finished_state(old, new)
@@ -417,6 +418,13 @@ def finished_state(old: AlignmentRun, new: AlignmentRun) -> str | None:
                            CandidatePair.objects.order_by().aggregate(last=Max("pk")),
                            Article.objects.order_by().aggregate(n=Count("pk"), last=Max("pk"))]
     return digest(parts)
+
+
+def is_stored(old: AlignmentRun, new: AlignmentRun) -> bool:
+    """Whether the comparison of the two runs is stored for their :func:`finished_state` (then :func:`compare` reads
+    it: milliseconds, not the seconds of SQL of a first comparison at a million predictions)."""
+    marks = finished_state(old, new)
+    return marks is not None and RunComparison.objects.filter(old=old, new=new, state=marks).exists()
 
 
 def changes_page(old: AlignmentRun, new: AlignmentRun, *, offset: int = 0, limit: int = CHANGES_PAGE,

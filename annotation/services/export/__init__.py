@@ -240,7 +240,8 @@ def _zip(root: Path, export: Export, paths: list[Path]) -> str:
     return str(target.relative_to(Path(settings.MEDIA_ROOT)))
 
 
-def preview(project: Project, options: ExportOptions, *, max_seconds: float = PREVIEW_SECONDS, visible=None) -> dict:
+def preview(project: Project, options: ExportOptions, *, max_seconds: float = PREVIEW_SECONDS, visible=None,
+            background: bool = False) -> dict:
     """:func:`compute_preview`, kept per state of the data it reads (issue 37: at a million pairs it
     reads every pair for 20 s; its figures change only when somebody labels, adjudicates, completes,
     imports, aligns, assigns splits or changes settings). The key is :func:`review_state.state` (the
@@ -248,14 +249,19 @@ def preview(project: Project, options: ExportOptions, *, max_seconds: float = PR
     runs), the splits' marks and the options, so no writer invalidates anything. A gold preview is the
     sum of stored per-article parts (``preview_parts.py``): after a label only that article is read
     again, and a restart loses nothing. ``dedup`` options read other projects (whatever the user may
-    see), so those previews are computed afresh. ``seconds`` is this call's time."""
+    see), so those previews are computed afresh. ``seconds`` is this call's time.
+
+    ``background`` (the API's): a big project's first gold preview is left to a job (:func:`_unless_being_computed`).
+
+    Raises:
+        BeingComputed: with ``background``, a big project's first gold preview (its ``export-preview`` job started)."""
     if options.dedup:
         return compute_preview(project, options, max_seconds=max_seconds, visible=visible)
     started = time.monotonic()
-    marks = [review_state.state(project), max_seconds, json.dumps(asdict(options), sort_keys=True, default=str)]
-    marks += [m.objects.order_by().aggregate(n=Count("pk"), last=Max("pk")) for m in (Split, SplitChange)]
-    current = digest(marks)
+    current = _preview_state(project, options, max_seconds)
     if options.kind == "gold":
+        if background:
+            _unless_being_computed(project, options, current)
         try:
             found = review_state.cached(project, "export-preview",
                                         lambda: _gold_preview(project, options, max_seconds, current), current=current)
@@ -265,6 +271,45 @@ def preview(project: Project, options: ExportOptions, *, max_seconds: float = PR
         found = review_state.cached(project, "export-preview",
                                     lambda: compute_preview(project, options, max_seconds=max_seconds), current=current)
     return {**found, "seconds": round(time.monotonic() - started, 3)}
+
+
+PREVIEW_JOB = "export-preview"
+
+
+def _preview_state(project: Project, options: ExportOptions, max_seconds: float) -> str:
+    """The digest a preview is kept under (:func:`preview`): the data's marks, the splits' marks and the options."""
+    marks = [review_state.state(project), max_seconds, json.dumps(asdict(options), sort_keys=True, default=str)]
+    marks += [m.objects.order_by().aggregate(n=Count("pk"), last=Max("pk")) for m in (Split, SplitChange)]
+    return digest(marks)
+
+
+def _unless_being_computed(project: Project, options: ExportOptions, current: str) -> None:
+    """Issue 37: a big project's first gold preview (no answer kept for these options yet, of any state) reads every
+    article with evidence: 13 s at a million pairs, over the 1-s budget of a request. Then the ``export-preview``
+    job computes it (:func:`preview_job`) and this raises :class:`~annotation.errors.BeingComputed` (the API answers
+    202). Once one is kept, a later state is computed while the request waits from the stored per-article parts
+    (only the articles whose evidence changed are read again: ``preview_parts.py``)."""
+    from annotation.services.export import preview_parts
+
+    kept = review_state.cached_value(project, "export-preview", current) is not None
+    if kept or preview_parts.has_answer(project, options) or not review_state.is_big(project):
+        return
+    raise review_state.being_computed(project, "the export preview", PREVIEW_JOB, {"options": options.as_dict()})
+
+
+def preview_job(job_id: int) -> None:
+    """The ``export-preview`` job: the gold preview of the options in its params, every article read (no budget),
+    kept for the state the API computes it under (:func:`preview` with :data:`PREVIEW_SECONDS`)."""
+    from annotation.services.export import preview_parts
+
+    def computed(job: Job) -> dict:
+        options = ExportOptions.stored(job.params["options"])
+        current = _preview_state(job.project, options, PREVIEW_SECONDS)
+        found = preview_parts.preview(job.project, options, max_seconds=float("inf"))
+        preview_parts.keep_answer(job.project, options, current, found)
+        return {"pairs": found.get("pairs"), "seconds": found["seconds"]}
+
+    job_progress.run_job(job_id, computed)
 
 
 def _gold_preview(project: Project, options: ExportOptions, max_seconds: float, state: str) -> dict:

@@ -10,7 +10,9 @@ the cache and in the database): :func:`dashboard` (the API) and :func:`page_aggr
 each one once per label, adjudication, completion, import, run or settings change, not once per view, and a
 restarted server reads them back. After a change a big project's dashboard shows the figures it kept "as of"
 their time, marked ``updating``, while a ``dashboard-figures`` job (:func:`run_figures_job`) computes the new
-ones (seconds at a million pairs); a small project's computes them at once.
+ones (seconds at a million pairs); a small project's computes them at once. Before any figure is kept (the
+first view of a big project) the page says "computing … (started at …)" and the API answers ``202 Accepted``
+(:class:`~annotation.errors.BeingComputed`) while the job computes them.
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from datetime import datetime
 
 from django.db.models import Count, Exists, OuterRef
 
+from annotation.errors import BeingComputed
 from annotation.label_schemes import scheme_kind
 from annotation.models import (
     Adjudication,
@@ -32,7 +35,7 @@ from annotation.models import (
     Role,
 )
 from annotation.services.review import adjudication, agreement, gold_reading, qc
-from annotation.services.review.review_state import Kept, kept, start_refresh, state, store
+from annotation.services.review.review_state import Kept, Refresh, kept, state, store
 
 BREAK_SECONDS = 30 * 60
 
@@ -162,17 +165,19 @@ def _computations(project: Project) -> dict:
             "agreement": lambda: agreement.project_agreement(project)}
 
 
-def _refresh(project: Project) -> None:
-    """Start one ``dashboard-figures`` job for ``project`` (:func:`annotation.services.review.review_state.start_refresh`)."""
-    start_refresh(project, FIGURES_JOB)
+REFRESH = Refresh(FIGURES_JOB, None, "the dashboard's figures")
+"""A big project's dashboard figures come from one ``dashboard-figures`` job (:func:`run_figures_job`)."""
 
 
 def figures(project: Project, names: tuple[str, ...]) -> tuple[dict, dict]:
     """The ``names``d figures (of :func:`_computations`) and what they are of: ``{"as_of": the oldest figure's
-    time, "updating": whether any is an older state's, shown while a job computes the new one}``."""
+    time, "updating": whether any is an older state's, shown while a job computes the new one}``.
+
+    Raises:
+        BeingComputed: a big project with no figures kept yet (its ``dashboard-figures`` job started)."""
     now = state(project)
     compute = _computations(project)
-    found: dict[str, Kept] = {name: kept(project, name, compute[name], current=now, refresh=lambda: _refresh(project))
+    found: dict[str, Kept] = {name: kept(project, name, compute[name], current=now, refresh=REFRESH)
                               for name in names}
     as_of = min(k.as_of for k in found.values())
     return {name: k.value for name, k in found.items()}, {"as_of": as_of.isoformat(),
@@ -181,7 +186,10 @@ def figures(project: Project, names: tuple[str, ...]) -> tuple[dict, dict]:
 
 def dashboard(project: Project) -> dict:
     """Everything the dashboard API returns (agreement and distributions have their own endpoints), with
-    ``figures_as_of`` and ``updating`` (:func:`figures`)."""
+    ``figures_as_of`` and ``updating`` (:func:`figures`).
+
+    Raises:
+        BeingComputed: a big project's figures that nothing computed yet (the API answers 202)."""
     parts, of = figures(project, API_FIGURES)
     return {"project": project.pk, **parts, "thresholds": (project.config or {}).get("thresholds"),
             "figures_as_of": of["as_of"], "updating": of["updating"], **language_tool_status(project)}
@@ -189,14 +197,24 @@ def dashboard(project: Project) -> dict:
 
 def page_aggregates(project: Project) -> dict:
     """The dashboard page's figures: ``progress``, ``annotators``, ``labels`` and ``agreement``
-    (:func:`annotation.services.review.agreement.project_agreement`), and ``as_of`` / ``updating`` (:func:`figures`)."""
-    parts, of = figures(project, PAGE_FIGURES)
-    return {**parts, **of}
+    (:func:`annotation.services.review.agreement.project_agreement`), ``as_of`` / ``updating`` (:func:`figures`),
+    and ``computing``: None, or the job (:func:`~annotation.services.review.review_state.job_summary`) computing a
+    big project's first figures — then the figures are None and the page says so (it answers at once)."""
+    try:
+        parts, of = figures(project, PAGE_FIGURES)
+    except BeingComputed as pending:
+        return {**dict.fromkeys(PAGE_FIGURES), "as_of": None, "updating": False, "computing": pending.job}
+    return {**parts, **of, "computing": None}
 
 
 def project_agreement(project: Project) -> dict:
-    """:func:`annotation.services.review.agreement.project_agreement` of the data now, kept per state (the API's)."""
-    return kept(project, "agreement", lambda: agreement.project_agreement(project)).value
+    """:func:`annotation.services.review.agreement.project_agreement` of the data now, kept per state (the API's), with
+    ``figures_as_of`` and ``updating`` as the dashboard's (a big project's: the last kept while its job computes anew).
+
+    Raises:
+        BeingComputed: a big project's agreement that nothing computed yet (the API answers 202)."""
+    found = kept(project, "agreement", lambda: agreement.project_agreement(project), refresh=REFRESH)
+    return {**found.value, "figures_as_of": found.as_of.isoformat(), "updating": not found.current}
 
 
 def run_figures_job(job_id: int) -> None:

@@ -3,7 +3,7 @@
 // "Apply threshold" buttons that store one for later runs. Tables are server-rendered; the runs
 // table is kept live by project.js.
 
-import { api } from "./http.js";
+import { api, whenComputed } from "./http.js";
 
 const cfg = JSON.parse(document.getElementById("dashboard-config").textContent);
 const $ = (sel) => document.querySelector(sel);
@@ -166,3 +166,5 @@ if (canvas && !chartsAvailable()) unavailable();
 loadDistribution().catch((err) => {
   $("#distribution-summary").textContent = `Could not load the distribution: ${err.message}`;
 });
+// A big project's first figures are computed by a job: the page said "computing…"; show them once they are kept.
+if (cfg.computing) whenComputed(cfg.dashboard_api).then(() => window.location.reload()).catch(() => {});
