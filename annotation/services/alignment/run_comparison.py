@@ -82,7 +82,6 @@ def _links(run: AlignmentRun) -> dict[int, tuple]:
 
 
 def check(old: AlignmentRun, new: AlignmentRun) -> None:
-    """Refuse runs that cannot be compared (two projects', one run twice): :class:`ComparisonError`."""
     if old.project_id != new.project_id:
         raise ComparisonError("the two runs belong to different projects")
     if old.pk == new.pk:
@@ -418,13 +417,6 @@ def finished_state(old: AlignmentRun, new: AlignmentRun) -> str | None:
                            CandidatePair.objects.order_by().aggregate(last=Max("pk")),
                            Article.objects.order_by().aggregate(n=Count("pk"), last=Max("pk"))]
     return digest(parts)
-
-
-def is_stored(old: AlignmentRun, new: AlignmentRun) -> bool:
-    """Whether the comparison of the two runs is stored for their :func:`finished_state` (then :func:`compare` reads
-    it: milliseconds, not the seconds of SQL of a first comparison at a million predictions)."""
-    marks = finished_state(old, new)
-    return marks is not None and RunComparison.objects.filter(old=old, new=new, state=marks).exists()
 
 
 def changes_page(old: AlignmentRun, new: AlignmentRun, *, offset: int = 0, limit: int = CHANGES_PAGE,
