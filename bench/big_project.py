@@ -299,7 +299,7 @@ def pages(base: str, researcher, annotator, project: int, runs: list[int], artic
         log(f"page {name}")
         first_at[name] = time.monotonic()
         results[name] = cold_warm(s, method, url, repeat, **extra)
-    results["computed"] = until_computed(plan, first_at)
+    results["computed"] = until_computed(plan, first_at, {name: r["status"] for name, r in results.items()})
     return results
 
 
@@ -308,7 +308,7 @@ COMPUTED_BY = {"dashboard_api": "dashboard", "run_scores_api": "run", "compare_r
                "export_preview_api": "export_preview_api"}
 
 
-def until_computed(plan: dict, first_at: dict[str, float], limit_s: float = 900.0) -> dict:
+def until_computed(plan: dict, first_at: dict[str, float], results_status: dict, limit_s: float = 900.0) -> dict:
     """Seconds from the first request that started each job (the page, or the API itself) until its API answers
     with the figures (not 202), asked every 0.5 s — the "computing …" time a user sees on a big project's first view."""
     out = {}
@@ -316,6 +316,9 @@ def until_computed(plan: dict, first_at: dict[str, float], limit_s: float = 900.
         if name not in first_at or starter not in first_at:
             continue
         s, method, url, extra = plan[name]
+        if results_status.get(name) != 202:
+            out[name] = {"status": results_status.get(name), "figures_after_s": 0.0, "since": starter}  # kept: at once
+            continue
         while True:
             status = timed(s, method, url, **extra)[1]
             waited = time.monotonic() - first_at[starter]
