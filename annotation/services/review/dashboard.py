@@ -35,7 +35,7 @@ from annotation.models import (
     Project,
     Role,
 )
-from annotation.services.review import adjudication, agreement, gold_reading, qc
+from annotation.services.review import adjudication, agreement, gold_counts, gold_reading, qc
 from annotation.services.review.review_state import Kept, Refresh, kept, state, store
 
 BREAK_SECONDS = 30 * 60
@@ -102,13 +102,17 @@ def annotator_progress(project: Project) -> list[dict]:
     return sorted(out, key=lambda r: r["annotator"])
 
 
-def label_counts(project: Project) -> dict:
+def label_counts(project: Project, *, kept_gold: bool = False) -> dict:
     """Counted votes and gold per scheme value (Likert: per dimension and point), as the scheme's kind
     counts them (:meth:`annotation.label_schemes.SchemeKind.label_counts`). A categorical scheme's gold
     is the one gold reading's (:func:`annotation.services.review.gold_reading.pair_values`, the values
-    exports and training read; ties as ``undecided``); a Likert scheme's, its stored ratings gold."""
+    exports and training read; ties as ``undecided``; ``kept_gold``: from the per-article counts kept under their
+    evidence marks, :func:`annotation.services.review.gold_counts.value_counts`, the figures job's); a Likert
+    scheme's, its stored ratings gold."""
     scheme = project.label_scheme
-    if scheme_kind(scheme).gold:
+    if scheme_kind(scheme).gold and kept_gold:
+        gold = gold_counts.value_counts(project)
+    elif scheme_kind(scheme).gold:
         gold = dict(Counter(g.value for g in gold_reading.pair_values(project, ties=True).values()))
     else:
         gold = dict(Adjudication.objects.filter(pair__article__project=project).order_by().values_list("value")
@@ -192,7 +196,7 @@ PAGE_FIGURES = ("progress", "annotators", "labels", "agreement")
 
 def _computations(project: Project) -> dict:
     return {"progress": lambda: project_progress(project), "annotators": lambda: annotator_progress(project),
-            "labels": lambda: label_counts(project), "runs": lambda: run_statuses(project, new=kept_new_pairs(project)),
+            "labels": lambda: label_counts(project, kept_gold=True), "runs": lambda: run_statuses(project, new=kept_new_pairs(project)),
             "agreement": lambda: agreement.project_agreement(project)}
 
 
