@@ -135,7 +135,14 @@ function renderRuns() {
 
 async function loadDistribution() {
   const run = runSelect.value;
-  distribution = await api(`${cfg.distribution_api}${run ? `?run=${encodeURIComponent(run)}` : ""}`);
+  const url = `${cfg.distribution_api}${run ? `?run=${encodeURIComponent(run)}` : ""}`;
+  let answer = await api(url);
+  while (answer.status === "computing") { // a big project's first distribution: a job computes it (202)
+    $("#distribution-summary").textContent = `Computing the score distribution (job #${answer.job.id}, started at ${answer.job.created_at})…`;
+    await new Promise((resolve) => setTimeout(resolve, (answer.retry_after || 2) * 1000));
+    answer = await api(url);
+  }
+  distribution = answer;
   renderRuns();
   renderThresholds();
   draw();
