@@ -273,6 +273,7 @@ def pages(base: str, researcher, annotator, project: int, runs: list[int], artic
     plan = {  # page: (session, method, url, extra) — each page with the API call its script makes first
         "dashboard": (researcher, "GET", f"{p}dashboard/", {}),
         "dashboard_api": (researcher, "GET", f"{api}dashboard/", {}),
+        "score_distribution_api": (researcher, "GET", f"{api}score-distribution/", {}),  # the dashboard's script's
         "project": (researcher, "GET", p, {}),
         "run": (researcher, "GET", f"{p}runs/{runs[0]}/", {}),
         "run_pairs_api": (researcher, "GET", f"{base}/api/pairs/?project={project}&run={runs[0]}", {}),
@@ -304,7 +305,8 @@ def pages(base: str, researcher, annotator, project: int, runs: list[int], artic
 
 
 # an API answering 202 ("being computed": a big project's first figures, issue 37) → the request that started its job
-COMPUTED_BY = {"dashboard_api": "dashboard", "run_scores_api": "run", "compare_runs_api": "compare_runs_api",
+COMPUTED_BY = {"dashboard_api": "dashboard", "score_distribution_api": "score_distribution_api",
+               "run_scores_api": "run", "compare_runs_api": "compare_runs_api",
                "export_preview_api": "export_preview_api"}
 
 
