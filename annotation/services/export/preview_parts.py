@@ -184,6 +184,12 @@ def has_answer(project: Project, options: ExportOptions) -> bool:
     return PreviewAnswer.objects.filter(project=project, options=_options_key(options)).exists()
 
 
+def latest_answer(project: Project, options: ExportOptions) -> tuple[str, dict] | None:
+    """``(state, answer)`` of the preview last kept for ``options`` (of whatever state), or None."""
+    return (PreviewAnswer.objects.filter(project=project, options=_options_key(options))
+            .values_list("state", "answer").first())
+
+
 def keep_answer(project: Project, options: ExportOptions, state: str, answer: dict) -> None:
     """Keep ``answer`` as the preview of ``options`` under ``state`` (replacing the one kept before)."""
     try:
@@ -246,4 +252,4 @@ def _answer(project: Project, options: ExportOptions, policy: splits.SplitPolicy
     }
 
 
-__all__ = ["answer_of", "article_marks", "compute_parts", "has_answer", "keep_answer", "preview", "project_key"]
+__all__ = ["answer_of", "article_marks", "compute_parts", "has_answer", "keep_answer", "latest_answer", "preview", "project_key"]
