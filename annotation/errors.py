@@ -54,3 +54,24 @@ class ListedError(DomainError):
 
     def payload(self) -> dict:
         return {**super().payload(), "errors": list(self.messages)}
+
+
+class BeingComputed(Exception):  # noqa: N818 - not an error: the answer of a request that a background job computes
+    """A big project's figures that nothing has computed yet for the data as they are: a background job computes
+    them (issue 37: seconds at a million pairs, which no request computes while it answers). Not a refusal: the API's
+    one exception handler answers ``202 Accepted`` with :meth:`payload` and ``Retry-After``, and a page shows
+    "computing … (started at …)" until the job has kept them.
+
+    ``what``: the figures, as a sentence's subject ("the dashboard's figures"); ``job``: ``{"id", "kind",
+    "status", "created_at", "started_at"}`` of the job computing them (times as ISO text or None)."""
+
+    retry_after_s: int = 2
+
+    def __init__(self, what: str, job: dict) -> None:
+        super().__init__(f"{what} are being computed (job #{job['id']}, started at {job['created_at']}); ask again shortly")
+        self.what = what
+        self.job = job
+
+    def payload(self) -> dict:
+        """The 202 body: ``{"status": "computing", "detail", "job", "retry_after"}``."""
+        return {"status": "computing", "detail": str(self), "job": self.job, "retry_after": self.retry_after_s}

@@ -146,9 +146,9 @@ class AlignmentRunSerializer(serializers.ModelSerializer):
     def get_scores(self, run: models.AlignmentRun) -> dict | None:
         if not self.context.get("scores"):
             return None
-        from .services.training.run_scores import run_scores
+        from .services.training.run_scores import api_scores
 
-        return run_scores(run)
+        return api_scores(run)  # a big project's: kept, with as_of/current; none kept yet: 202 (BeingComputed)
 
     def get_worker_lost(self, run: models.AlignmentRun) -> bool:
         return liveness.is_lost(run)

@@ -12,7 +12,11 @@ database (``--rebuild`` to start again) with ``COPY`` — minutes at a million p
 
 ``--code DIR`` serves the app from another checkout of the same schema (e.g. ``git archive`` of the code
 before a change) so the same data are measured before and after. Cold = the first request to a freshly
-started server (Django's cache flushed); warm = p50/p95 of the next ``--repeat`` requests.
+started server (Django's cache flushed); warm = p50/p95 of the next ``--repeat`` requests. A big project's first
+figures come from background jobs (issue 37: the pages say "computing", the APIs answer 202): ``pages.computed``
+gives the seconds from the request that started each job until its API answers with the figures (a Celery worker
+must consume the server's broker: start one with the same ``DATABASE_URL`` and ``CELERY_BROKER_DIR``), and
+``jobs`` each job's own time.
 """
 from __future__ import annotations
 
@@ -272,6 +276,7 @@ def pages(base: str, researcher, annotator, project: int, runs: list[int], artic
     plan = {  # page: (session, method, url, extra) — each page with the API call its script makes first
         "dashboard": (researcher, "GET", f"{p}dashboard/", {}),
         "dashboard_api": (researcher, "GET", f"{api}dashboard/", {}),
+        "score_distribution_api": (researcher, "GET", f"{api}score-distribution/", {}),  # the dashboard's script's
         "project": (researcher, "GET", p, {}),
         "run": (researcher, "GET", f"{p}runs/{runs[0]}/", {}),
         "run_pairs_api": (researcher, "GET", f"{base}/api/pairs/?project={project}&run={runs[0]}", {}),
@@ -290,12 +295,15 @@ def pages(base: str, researcher, annotator, project: int, runs: list[int], artic
         "run_scores_api": (researcher, "GET", f"{base}/api/runs/{runs[0]}/", {}),
         "compare_runs_api": (researcher, "GET", f"{base}/api/runs/compare/?old={runs[0]}&new={runs[1]}&pairs=1", {}),
     }
-    results = {}
+    results: dict = {}
+    first_at: dict[str, float] = {}
     for name, (s, method, url, extra) in plan.items():
         if only and name not in only:
             continue
         log(f"page {name}")
+        first_at[name] = time.monotonic()
         results[name] = cold_warm(s, method, url, repeat, **extra)
+    results["computed"] = until_computed(plan, first_at, {name: r["status"] for name, r in results.items()})
     return results
 
 
@@ -354,6 +362,34 @@ def cpu_spent(before: dict, after: dict, labels: int) -> dict:
 
     return {f"{kind}_ms_per_label": round(delta(kind) * 1000 / max(1, labels), 2)
             for kind in ("generator", "gunicorn", "postgres")}
+
+
+# an API answering 202 ("being computed": a big project's first figures, issue 37) → the request that started its job
+COMPUTED_BY = {"dashboard_api": "dashboard", "score_distribution_api": "score_distribution_api",
+               "run_scores_api": "run", "compare_runs_api": "compare_runs_api",
+               "export_preview_api": "export_preview_api"}
+
+
+def until_computed(plan: dict, first_at: dict[str, float], results_status: dict, limit_s: float = 900.0) -> dict:
+    """Seconds from the first request that started each job (the page, or the API itself) until its API answers
+    with the figures (not 202), asked every 0.5 s — the "computing …" time a user sees on a big project's first view."""
+    out = {}
+    for name, starter in COMPUTED_BY.items():
+        if name not in first_at or starter not in first_at:
+            continue
+        s, method, url, extra = plan[name]
+        if results_status.get(name) != 202:
+            out[name] = {"status": results_status.get(name), "figures_after_s": 0.0, "since": starter}  # kept: at once
+            continue
+        while True:
+            status = timed(s, method, url, **extra)[1]
+            waited = time.monotonic() - first_at[starter]
+            if status != 202 or waited > limit_s:
+                break
+            time.sleep(0.5)
+        out[name] = {"status": status, "figures_after_s": round(waited, 1), "since": starter}
+        log(f"computed {name}: {out[name]}")
+    return out
 
 
 def queue(base: str, url: str, project: int, seconds: float, server: subprocess.Popen | None = None,
@@ -442,9 +478,12 @@ def main() -> int:
     if args.build_only:
         print(json.dumps(report, indent=1))
         return 0
+    from django.utils import timezone
     from rest_framework.authtoken.models import Token
 
-    from annotation.models import AlignmentRun, Article
+    from annotation.models import AlignmentRun, Article, Job
+
+    started_at = timezone.now()
 
     project = data["project"]
     runs = list(AlignmentRun.objects.filter(project_id=project).order_by("id").values_list("id", flat=True))
@@ -481,6 +520,9 @@ def main() -> int:
     if "exports" not in skip:
         report["exports"] = exports(args.code, url, project, runs, f"{TAG}-researcher", args.exports.split(","),
                                     Path(os.environ.get("BENCH_MEDIA", "/tmp/big_project_media")))
+    report["jobs"] = [{"kind": kind, "params": params, "status": status, "seconds": round((done - began).total_seconds(), 1)}
+                      for kind, params, status, began, done in Job.objects.filter(project_id=project, created_at__gte=started_at)
+                      .order_by("pk").values_list("kind", "params", "status", "started_at", "finished_at") if began and done]
     report["load_average"] = os.getloadavg()
     print(json.dumps(report, indent=1))
     return 0

@@ -121,7 +121,9 @@ class UnlockSplitsView(ExportView):
 
 class PreviewView(ExportView):
     def post(self, request, project_pk: int):
-        return Response(exporting.preview(self.get_project(), self.options(request), visible=visible_projects(request.user)))
+        # a big project's first gold preview: 202 while the export-preview job computes it (BeingComputed)
+        return Response(exporting.preview(self.get_project(), self.options(request), visible=visible_projects(request.user),
+                                          background=True))
 
 
 class ExportListView(ExportView):

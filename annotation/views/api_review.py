@@ -19,7 +19,7 @@ from ..permissions import IsProjectResearcher
 from ..schema import PAGES, flags, ids
 from ..serializers import AutoGoldInput, CalibrateInput, DecisionInput
 from ..services.review import adjudication, dashboard
-from ..services.scoring import calibration
+from ..services.scoring import calibration, kept_distribution
 from .mixins import ProjectFromUrl, int_param
 from .refusals import Refusals, refuses
 
@@ -180,7 +180,8 @@ class ScoreDistributionView(ReviewView):
 
     @extend_schema(parameters=ids("run"))
     def get(self, request, project_pk: int):
-        return Response(calibration.score_distribution(self.get_project(), int_param(request, "run")))
+        # kept per state of the data; a big project's from a job (as_of/updating, or 202 before any is kept)
+        return Response(kept_distribution.distribution(self.get_project(), int_param(request, "run")))
 
 
 class CalibrateView(ReviewView):

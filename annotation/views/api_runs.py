@@ -22,7 +22,7 @@ from ..schema import flags, ids, texts
 from ..serializers import AlignmentRunSerializer, CandidatePairSerializer, JobSerializer, pair_list_rows
 from ..services.alignment import alignment_runs, pair_filters, pair_rows, run_comparison, run_deletion, run_options
 from ..services.background import jobs, progress
-from ..services.training import run_scores
+from ..services.training import comparison_answer
 from .mixins import ReapsLostWork, int_param
 
 
@@ -124,11 +124,10 @@ class AlignmentRunViewSet(ReapsLostWork, mixins.CreateModelMixin, mixins.Destroy
         changed pairs with their old and new prediction, a page at a time (``offset``, ``limit`` up
         to ``CHANGES_PAGE``; ``changes_total``, ``changes_next_offset``)."""
         old, new = (self._research_run(request, name) for name in ("old", "new"))
-        data = run_comparison.compare(old, new, pairs=request.query_params.get("pairs") in ("1", "true"),
-                                      offset=int_param(request, "offset") or 0,
-                                      limit=int_param(request, "limit") or run_comparison.CHANGES_PAGE)
-        data["scores"] = {"old": run_scores.run_scores(old), "new": run_scores.run_scores(new)}
-        return Response(data)
+        # a big project's first comparison of two finished runs: 202 while a job computes it (comparison_answer)
+        return Response(comparison_answer.api_comparison(old, new, pairs=request.query_params.get("pairs") in ("1", "true"),
+                                                         offset=int_param(request, "offset") or 0,
+                                                         limit=int_param(request, "limit") or run_comparison.CHANGES_PAGE))
 
     def _research_run(self, request, name: str) -> AlignmentRun:
         pk = int_param(request, name)

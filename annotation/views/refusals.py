@@ -16,7 +16,7 @@ from rest_framework.views import set_rollback
 
 from workers.engine import OptionError
 
-from ..errors import DomainError
+from ..errors import BeingComputed, DomainError
 
 
 class Refusals:
@@ -87,7 +87,12 @@ def _refusals(context: dict) -> Refusals:
 
 
 def exception_handler(exc: Exception, context: dict) -> Response | None:
-    """DRF's handler, after the handler's, the view's or the default :class:`Refusals` answered what is theirs."""
+    """DRF's handler, after the handler's, the view's or the default :class:`Refusals` answered what is theirs.
+
+    :class:`~annotation.errors.BeingComputed` is no refusal: ``202 Accepted`` with its body and ``Retry-After``, and
+    nothing rolled back (the job it started is committed, then sent)."""
+    if isinstance(exc, BeingComputed):
+        return Response(exc.payload(), status=http.HTTP_202_ACCEPTED, headers={"Retry-After": str(exc.retry_after_s)})
     refusals = _refusals(context)
     response = refusals.answer(exc)
     if response is None:

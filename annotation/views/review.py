@@ -61,6 +61,7 @@ def dashboard_page(request: HttpRequest, project: Project) -> HttpResponse:
         "dashboard_api": _api("review-dashboard", project),
     }
     figures = dashboard.page_aggregates(project)  # kept per state of the project's data (review_state.kept)
+    page["computing"] = figures["computing"]  # a big project's first figures: dashboard.js polls until they are kept
     context = {
         "project": project,
         "page": page,
@@ -69,9 +70,10 @@ def dashboard_page(request: HttpRequest, project: Project) -> HttpResponse:
         "progress": figures["progress"],
         "annotators": figures["annotators"],
         "labels": figures["labels"],
-        "agreement": _agreement_rows(figures["agreement"]),
+        "agreement": _agreement_rows(figures["agreement"]) if figures["agreement"] is not None else None,
         "figures_as_of": figures["as_of"],
         "figures_updating": figures["updating"],
+        "figures_computing": figures["computing"],
         "runs": project.runs.order_by("-created_at")[:20],
         "thresholds": (project.config or {}).get("thresholds"),
         "max_f1_over": MAX_F1_OVER,

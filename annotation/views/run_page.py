@@ -34,9 +34,11 @@ def run_page(request: HttpRequest, pk: int, project_pk: int | None = None) -> Ht
             "run_api": reverse("run-detail", args=[run.pk]), "pairs_api": reverse("pair-list"),
             "compare_page": reverse("project-run-compare", args=[run.project_id]),
             "project_page": reverse("project-detail", args=[run.project_id])}
+    scores = page_scores(run)
+    page["scores_computing"] = bool(scores["computing"])  # a big project's first scores: run.js polls until kept
     others = run.project.runs.exclude(pk=run.pk).order_by("-created_at").values("pk", "method", "status")[:50]
     context = {"run": run, "project": run.project, "researcher": researcher, "duration": duration,
                "articles": articles, "more_articles": more_articles, "page": page, "others": others,
                "retryable": jobs.can_retry(run), "worker_lost": liveness.is_lost(run), "chunks": chunk_summary(run.pk),
-               "scores": page_scores(run)}
+               "scores": scores}
     return render(request, "runs/run.html", context)

@@ -5,11 +5,21 @@
 <class 'alignapp_client.client.Client'>
 """
 from .client import Client, project_id
-from .errors import AlignappError, Forbidden, Invalid, JobFailed, NotFound, OtherOrigin, Unauthorized, Unavailable
+from .errors import (
+    AlignappError,
+    Forbidden,
+    Invalid,
+    JobFailed,
+    NotFound,
+    OtherOrigin,
+    StillComputing,
+    Unauthorized,
+    Unavailable,
+)
 from .project import Project
 from .work import Export, ExportHandle, Handle, Import, ImportHandle, Job, JobHandle, Run, RunHandle, Work
 
 __all__ = ["AlignappError", "Client", "Export", "ExportHandle", "Forbidden", "Handle", "Import", "ImportHandle",
-           "Invalid", "Job", "JobFailed", "JobHandle", "NotFound", "OtherOrigin", "Project", "Run", "RunHandle", "Unauthorized",
-           "Unavailable", "Work", "project_id"]
+           "Invalid", "Job", "JobFailed", "JobHandle", "NotFound", "OtherOrigin", "Project", "Run", "RunHandle",
+           "StillComputing", "Unauthorized", "Unavailable", "Work", "project_id"]
 __version__ = "0.2.0"

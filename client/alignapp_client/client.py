@@ -40,16 +40,20 @@ class Client:
         retries: how many more times a GET is tried when the server does not answer (or answers
             502/503/504) before :class:`~alignapp_client.Unavailable` is raised.
         page_size: items per request of the lists (1–1000; None: the server's default, 100).
+        computing_timeout: seconds a request waits for an answer the server is still computing (a big project's
+            first figures: ``202 Accepted``, computed by a background job) before
+            :class:`~alignapp_client.StillComputing` is raised; meanwhile it asks again after each ``Retry-After``.
     """
 
     def __init__(self, url: str, token: str, *, poll_interval: float = 1.0, progress: bool = True,
                  timeout: float = 120.0, retries: int = 3, transport: httpx.BaseTransport | None = None,
-                 page_size: int | None = None) -> None:
+                 page_size: int | None = None, computing_timeout: float = 600.0) -> None:
         self.url = url.rstrip("/")
         self.page_size = page_size
         self.poll_interval = poll_interval
         self.progress = progress
-        self.http = Http(self.url, token, timeout=timeout, retries=retries, transport=transport)
+        self.http = Http(self.url, token, timeout=timeout, retries=retries, transport=transport,
+                         computing_timeout=computing_timeout)
 
     @classmethod
     def login(cls, url: str, username: str, password: str, **options: Any) -> Client:

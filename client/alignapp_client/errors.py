@@ -81,6 +81,12 @@ class OtherOrigin(AlignappError):
     token never leaves its server."""
 
 
+class StillComputing(AlignappError):
+    """The server was still computing the answer (``202 Accepted``, ``"status": "computing"``: a big project's first
+    figures, which a background job computes) when the client's ``computing_timeout`` ran out; ``payload`` is its last
+    answer (``job``: the job computing them)."""
+
+
 class JobFailed(AlignappError):
     """A run, job or export ended ``failed`` or ``cancelled``; ``payload`` is its last state."""
 

@@ -14,7 +14,7 @@ try:  # orjson parses a page several times faster than json; optional
 except ImportError:  # pragma: no cover - without orjson
     from json import loads as json_loads
 
-from .errors import AlignappError, OtherOrigin, Unavailable, error_for
+from .errors import AlignappError, OtherOrigin, StillComputing, Unavailable, error_for
 
 T = TypeVar("T")
 
@@ -24,6 +24,9 @@ READ_AHEAD_FROM = 1000
 
 #: Answers after which a GET is tried again: the server (or a proxy before it) is restarting or overloaded.
 RETRY_STATUSES = frozenset({502, 503, 504})
+
+#: Seconds between two asks of an answer being computed, when the server's ``Retry-After`` says none.
+COMPUTING_POLL_S = 2.0
 
 
 class Http:
@@ -35,13 +38,19 @@ class Http:
         timeout: seconds for one request.
         retries: how many more times a GET is tried when the server does not answer or answers
             502/503/504 (a pause of ``backoff``, doubling, between tries); POST and PATCH are sent once.
+        computing_timeout: seconds :meth:`get` and :meth:`post` wait for an answer the server is computing
+            (``202 Accepted`` with ``"status": "computing"``: a big project's first dashboard figures, run scores,
+            comparison or export preview, which a background job computes), asking again after its
+            ``Retry-After``; then :class:`~alignapp_client.StillComputing`. Callers see the answer, as before.
     """
 
     def __init__(self, url: str, token: str | None, *, timeout: float = 120.0, retries: int = 3,
-                 backoff: float = 0.5, transport: httpx.BaseTransport | None = None) -> None:
+                 backoff: float = 0.5, transport: httpx.BaseTransport | None = None,
+                 computing_timeout: float = 600.0) -> None:
         self.url = url.rstrip("/")
         self.retries = retries
         self.backoff = backoff
+        self.computing_timeout = computing_timeout
         headers = {"Accept": "application/json", **({"Authorization": f"Token {token}"} if token else {})}
         self.client = httpx.Client(base_url=self.url, timeout=timeout, transport=transport, follow_redirects=True,
                                    headers=headers)
@@ -50,8 +59,10 @@ class Http:
         self.client.close()
 
     def get(self, path: str, **params: Any) -> Any:
-        """The JSON of ``GET path`` (a path of the API, or an absolute URL the server gave, sent as is)."""
-        return checked(self._get(path, _query(params)))
+        """The JSON of ``GET path`` (a path of the API, or an absolute URL the server gave, sent as is); an answer
+        being computed is waited for (``computing_timeout``)."""
+        query = _query(params)
+        return checked(self.computed(lambda: self._get(path, query), f"GET {path}"))
 
     def get_bytes(self, path: str) -> bytes:
         """The body of ``GET path`` (a download)."""
@@ -60,7 +71,30 @@ class Http:
         return answer.content
 
     def post(self, path: str, **kwargs: Any) -> Any:
-        return checked(self.send("POST", path, **kwargs))
+        """The JSON of ``POST path``; an answer being computed (a read such as the export preview: nothing was
+        done but start the job computing it) is asked for again until it comes (``computing_timeout``)."""
+        return checked(self.computed(lambda: self.send("POST", path, **kwargs), f"POST {path}"))
+
+    def computed(self, ask: Callable[[], httpx.Response], what: str) -> httpx.Response:
+        """``ask()``'s answer, asked again after the server's ``Retry-After`` while it is ``202 Accepted`` with
+        ``"status": "computing"``, for at most ``computing_timeout`` seconds (then :class:`StillComputing`, with the
+        job the server named). Any other answer (a 202 of a job the request started, too) is returned as it is."""
+        deadline = time.monotonic() + self.computing_timeout
+        while True:
+            answer = ask()
+            body = _computing(answer)
+            if body is None:
+                return answer
+            left = deadline - time.monotonic()
+            if left <= 0:
+                job = body.get("job") or {}
+                raise StillComputing(f"{what}: still being computed after {self.computing_timeout:g} s (job #{job.get('id')}, "
+                                     f"{job.get('status')}); ask again later or raise computing_timeout", status=202, payload=body)
+            try:
+                wait = float(answer.headers.get("Retry-After") or body.get("retry_after") or COMPUTING_POLL_S)
+            except ValueError:
+                wait = COMPUTING_POLL_S
+            time.sleep(max(0.0, min(wait, left)))
 
     def patch(self, path: str, **kwargs: Any) -> Any:
         return checked(self.send("PATCH", path, **kwargs))
@@ -129,6 +163,17 @@ def checked(answer: httpx.Response, *, json: bool = True) -> Any:
         fallback = f"{answer.status_code} {answer.reason_phrase} for {answer.request.method} {answer.request.url}"
         raise error_for(answer.status_code, payload, fallback)
     return payload
+
+
+def _computing(answer: httpx.Response) -> dict | None:
+    """The body of a "being computed" answer (``202``, ``{"status": "computing", ...}``), else None."""
+    if answer.status_code != 202:
+        return None
+    try:
+        body = json_loads(answer.content)
+    except ValueError:
+        return None
+    return body if isinstance(body, dict) and body.get("status") == "computing" else None
 
 
 def origin(url: httpx.URL) -> tuple[str, str, int | None]:

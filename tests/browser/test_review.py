@@ -179,3 +179,20 @@ def test_majority_as_gold_says_how_many_items_it_decides_and_asks_first(page, re
     page.click("#auto-gold [data-policy='majority']")  # nothing left: no question
     page.locator("#auto-gold-result", has_text="Nothing to decide").wait_for()
     assert len(questions) == 2
+
+
+def test_a_big_projects_first_dashboard_says_computing_and_shows_the_figures_once_the_job_ran(page, review_project,
+                                                                                                monkeypatch):
+    """Issue 37: nothing computed while the page answers; its script polls the API (202) and reloads once kept."""
+    from annotation.models import Job
+    from annotation.services.review import dashboard, review_state
+
+    monkeypatch.setattr(review_state, "LAZY_ARTICLES", 1)
+    project, _ = review_project
+    login(page, "rita", "pw-rita")
+    page.goto(f"/projects/{project.pk}/dashboard/")
+    assert "Computing the figures" in page.locator("#figures-computing").inner_text()
+    assert page.locator("#annotators").count() == 0
+    dashboard.run_figures_job(Job.objects.get(kind=dashboard.FIGURES_JOB).pk)  # as a worker runs it
+    page.locator("#annotators").wait_for(state="visible", timeout=15_000)  # the page reloaded by itself
+    assert page.locator("#figures-computing").count() == 0 and "anna" in page.locator("#annotators").inner_text()

@@ -81,7 +81,7 @@ def _links(run: AlignmentRun) -> dict[int, tuple]:
     return {row[0]: row[1:] for row in rows}
 
 
-def _check(old: AlignmentRun, new: AlignmentRun) -> None:
+def check(old: AlignmentRun, new: AlignmentRun) -> None:
     if old.project_id != new.project_id:
         raise ComparisonError("the two runs belong to different projects")
     if old.pk == new.pk:
@@ -91,7 +91,7 @@ def _check(old: AlignmentRun, new: AlignmentRun) -> None:
 def changes(old: AlignmentRun, new: AlignmentRun, *, links: tuple[dict, dict] | None = None) -> list[Change]:
     """Every difference between the two runs' links, by article then pair (``links``: both runs'
     :func:`_links` when the caller has read them already)."""
-    _check(old, new)
+    check(old, new)
     before, after = links or (_links(old), _links(new))
     out = []
     for pair in sorted(set(before) | set(after)):
@@ -211,7 +211,7 @@ def compare(old: AlignmentRun, new: AlignmentRun, *, pairs: bool = False, offset
     comparison is stored (:class:`~annotation.models.RunComparison`, keyed by :func:`finished_state`):
     issue 37, at a million predictions a run the SQL takes seconds, a stored answer milliseconds, and it
     survives a restart. A running run is compared afresh."""
-    _check(old, new)
+    check(old, new)
     if offset < 0:
         raise ComparisonError("offset must be 0 or more")
     marks = finished_state(old, new)

@@ -33,16 +33,14 @@ import time
 import zipfile
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import asdict, replace
+from dataclasses import replace
 from pathlib import Path
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, Max
 from django.utils import timezone
 
-from annotation.digest import digest
-from annotation.models import Export, Job, Project, Split, SplitChange
+from annotation.models import Export, Job, Project
 from annotation.services import audit
 from annotation.services.background import progress as job_progress
 from annotation.services.export import breakdown, splits
@@ -53,7 +51,6 @@ from annotation.services.export.filters import FilterChain
 from annotation.services.export.options import KINDS, LABEL_POLICIES, ExportError, ExportOptions
 from annotation.services.export.source import LEFT_OUT, UNLABELLED_CLASSES, PairSource
 from annotation.services.projects import job_access
-from annotation.services.review import review_state
 
 PREVIEW_SECONDS = 20.0
 README = """alignapp export {id} ({kind}) of project {project!r}
@@ -240,52 +237,21 @@ def _zip(root: Path, export: Export, paths: list[Path]) -> str:
     return str(target.relative_to(Path(settings.MEDIA_ROOT)))
 
 
-def preview(project: Project, options: ExportOptions, *, max_seconds: float = PREVIEW_SECONDS, visible=None) -> dict:
-    """:func:`compute_preview`, kept per state of the data it reads (issue 37: at a million pairs it
-    reads every pair for 20 s; its figures change only when somebody labels, adjudicates, completes,
-    imports, aligns, assigns splits or changes settings). The key is :func:`review_state.state` (the
-    dashboard's marks: labels, gold, completions, articles, pairs, sentences, settings, memberships,
-    runs), the splits' marks and the options, so no writer invalidates anything. A gold preview is the
-    sum of stored per-article parts (``preview_parts.py``): after a label only that article is read
-    again, and a restart loses nothing. ``dedup`` options read other projects (whatever the user may
-    see), so those previews are computed afresh. ``seconds`` is this call's time."""
-    if options.dedup:
-        return compute_preview(project, options, max_seconds=max_seconds, visible=visible)
-    started = time.monotonic()
-    marks = [review_state.state(project), max_seconds, json.dumps(asdict(options), sort_keys=True, default=str)]
-    marks += [m.objects.order_by().aggregate(n=Count("pk"), last=Max("pk")) for m in (Split, SplitChange)]
-    current = digest(marks)
-    if options.kind == "gold":
-        try:
-            found = review_state.cached(project, "export-preview",
-                                        lambda: _gold_preview(project, options, max_seconds, current), current=current)
-        except _NotKept as stopped:  # the budget ran out: what is stored so far, and the next call goes on
-            found = stopped.answer
-    else:
-        found = review_state.cached(project, "export-preview",
-                                    lambda: compute_preview(project, options, max_seconds=max_seconds), current=current)
-    return {**found, "seconds": round(time.monotonic() - started, 3)}
+def preview(project: Project, options: ExportOptions, *, max_seconds: float = PREVIEW_SECONDS, visible=None,
+            background: bool = False) -> dict:
+    """:func:`compute_preview`, kept per state of the data it reads (issue 37), and with ``background`` (the API's) a
+    big project's left to a job: :func:`annotation.services.export.kept_preview.preview`."""
+    from annotation.services.export import kept_preview
+
+    return kept_preview.preview(project, options, compute_preview, max_seconds=max_seconds, visible=visible,
+                                background=background)
 
 
-def _gold_preview(project: Project, options: ExportOptions, max_seconds: float, state: str) -> dict:
-    """The answer stored for this ``state`` of the data (after a restart), else the stored parts' preview,
-    stored; one that stopped at its budget is not kept (the next call goes on)."""
-    from annotation.services.export import preview_parts
+def preview_job(job_id: int) -> None:
+    """The ``export-preview`` job (:func:`annotation.services.export.kept_preview.preview_job`)."""
+    from annotation.services.export import kept_preview
 
-    found = preview_parts.answer_of(project, options, state)
-    if found is not None:
-        return found
-    found = preview_parts.preview(project, options, max_seconds=max_seconds)
-    if found["partial"]:
-        raise _NotKept(found)
-    preview_parts.keep_answer(project, options, state, found)
-    return found
-
-
-class _NotKept(Exception):  # noqa: N818 - carries a partial answer past the cache, not an error
-    def __init__(self, answer: dict) -> None:
-        super().__init__("partial preview")
-        self.answer = answer
+    kept_preview.preview_job(job_id, compute_preview, PREVIEW_SECONDS)
 
 
 def compute_preview(project: Project, options: ExportOptions, *, max_seconds: float = PREVIEW_SECONDS,
@@ -382,5 +348,5 @@ def summary(export: Export) -> dict:
             "dropped": export.manifest.get("dropped", {}), "archive": bool(export.archive)}
 
 
-__all__ = ["KINDS", "format_names", "ExportError", "ExportOptions", "archive_path", "export_dir", "preview", "run_export",
+__all__ = ["KINDS", "format_names", "ExportError", "ExportOptions", "archive_path", "export_dir", "preview", "preview_job", "run_export",
            "run_export_job", "start_export", "summary"]

@@ -178,6 +178,18 @@ def answer_of(project: Project, options: ExportOptions, state: str) -> dict | No
             .values_list("answer", flat=True).first())
 
 
+def has_answer(project: Project, options: ExportOptions) -> bool:
+    """Whether a preview of ``options`` was kept for ``project`` (of any state: its parts are stored, so a later
+    state's preview reads only what changed)."""
+    return PreviewAnswer.objects.filter(project=project, options=_options_key(options)).exists()
+
+
+def latest_answer(project: Project, options: ExportOptions) -> tuple[str, dict] | None:
+    """``(state, answer)`` of the preview last kept for ``options`` (of whatever state), or None."""
+    return (PreviewAnswer.objects.filter(project=project, options=_options_key(options))
+            .values_list("state", "answer").first())
+
+
 def keep_answer(project: Project, options: ExportOptions, state: str, answer: dict) -> None:
     """Keep ``answer`` as the preview of ``options`` under ``state`` (replacing the one kept before)."""
     try:
@@ -240,4 +252,4 @@ def _answer(project: Project, options: ExportOptions, policy: splits.SplitPolicy
     }
 
 
-__all__ = ["answer_of", "article_marks", "compute_parts", "keep_answer", "preview", "project_key"]
+__all__ = ["answer_of", "article_marks", "compute_parts", "has_answer", "keep_answer", "latest_answer", "preview", "project_key"]

@@ -25,8 +25,11 @@ the figures a page needs most (the dashboard's, a run's scores) are also kept in
 the row when the state has not moved. When it has, a big project's page (:data:`LAZY_ARTICLES` articles or
 more) shows the row "as of <its time>, updating" (:class:`Kept` with ``current=False``) and starts the
 caller's background job to compute the new one, instead of computing seconds of figures while it answers; a
-small project's, and every reader that needs the figures current (the API's run scores, training), computes
-at once. An older state's figures are never presented as current.
+small project's, and every reader that needs the figures current (training, exports), computes at once. An older
+state's figures are never presented as current. When nothing is kept yet (the first view of a big project), no
+request computes them either: :func:`kept` starts the job (:func:`pending_job`: once) and raises
+:class:`~annotation.errors.BeingComputed`, which the API answers ``202 Accepted`` and a page shows as
+"computing … (started at …)" until the job has kept them.
 """
 from __future__ import annotations
 
@@ -43,6 +46,7 @@ from django.db.models import Count, Max
 from django.utils import timezone
 
 from annotation.digest import digest
+from annotation.errors import BeingComputed
 from annotation.models import (
     Adjudication,
     AdjudicationChange,
@@ -96,6 +100,11 @@ def state(project: Project) -> str:
     return digest(parts)
 
 
+def cached_value(project: Project, name: str, current: str) -> Any:
+    """What :func:`cached` holds for the ``name``d aggregate at the state ``current``, or None."""
+    return cache.get(f"review:{project.pk}:{name}:{current}")
+
+
 def cached(project: Project, name: str, compute: Callable[[], T], *, current: str | None = None) -> T:
     """``compute()`` of ``project`` under the ``name``d aggregate, computed once per :func:`state`
     (``current``: the state when the caller already has it, for several aggregates of one request)."""
@@ -143,6 +152,40 @@ def start_refresh(project: Project, kind: str, params: dict | None = None, *, us
     return True
 
 
+def pending_job(project: Project, kind: str, params: dict | None = None, *, user=None):
+    """The queued or running ``kind`` job of ``project`` (with ``params``), or one started now: the job a page with
+    nothing kept waits for (no throttle: there is nothing older to show meanwhile; one at a time, as
+    :func:`start_refresh`)."""
+    from annotation.models import Job, Status
+    from annotation.services.background import jobs
+
+    mine = Job.objects.filter(project=project, kind=kind, **({"params": params} if params else {}))
+    found = mine.filter(status__in=(Status.QUEUED, Status.RUNNING)).order_by("-pk").first()
+    return found or jobs.start_job(project, kind, params=params, user=user)
+
+
+def job_summary(job) -> dict:
+    """What a "being computed" answer says of ``job``: ``{"id", "kind", "status", "created_at", "started_at"}``."""
+    return {"id": job.pk, "kind": job.kind, "status": job.status, "created_at": job.created_at.isoformat(),
+            "started_at": job.started_at.isoformat() if job.started_at else None}
+
+
+def being_computed(project: Project, what: str, kind: str, params: dict | None = None, *, user=None) -> BeingComputed:
+    """The :class:`~annotation.errors.BeingComputed` of ``what`` (a sentence's subject), its job
+    (:func:`pending_job`) started when none is queued or running."""
+    return BeingComputed(what, job_summary(pending_job(project, kind, params, user=user)))
+
+
+@dataclass(frozen=True)
+class Refresh:
+    """The background job that computes a kept aggregate for a big project's readers: its job ``kind`` and
+    ``params``, and ``what`` it computes (a sentence's subject: "the dashboard's figures")."""
+
+    kind: str
+    params: dict | None = None
+    what: str = "the figures"
+
+
 def _kept_key(project: Project, name: str, now: str) -> str:
     return f"review-kept:{project.pk}:{name}:{now}"
 
@@ -159,13 +202,17 @@ def _plain(value: Any) -> Any:
 
 
 def kept(project: Project, name: str, compute: Callable[[], T], *, current: str | None = None,
-         refresh: Callable[[], object] | None = None) -> Kept[T]:
+         refresh: Refresh | None = None) -> Kept[T]:
     """The ``name``d aggregate of ``project`` as :func:`cached`, and kept in the database (module docstring).
 
     Read in turn: the cache under the state now; the database row when its state is the state now (then
-    cached); when the state moved on and ``refresh`` is given (the page's background job) and the project
-    :func:`is_big`, the row as it is (``current=False``) after calling ``refresh()``; otherwise ``compute()``
-    now, stored in the row and the cache. Values are kept in their JSON form (:func:`_plain`)."""
+    cached); when ``refresh`` is given (the reader's background job) and the project :func:`is_big`: the row as
+    it is (``current=False``) after starting the job (:func:`start_refresh`), or, with no row yet,
+    :class:`~annotation.errors.BeingComputed` after starting it (:func:`pending_job`); otherwise ``compute()``
+    now, stored in the row and the cache. Values are kept in their JSON form (:func:`_plain`).
+
+    Raises:
+        BeingComputed: a big project's aggregate that nothing computed yet, with its job (``refresh`` given)."""
     now = current or state(project)
     key = _kept_key(project, name, now)
     found = cache.get(key)
@@ -175,8 +222,10 @@ def kept(project: Project, name: str, compute: Callable[[], T], *, current: str 
     if row is not None and row.state == now:
         cache.set(key, (row.value, row.computed_at), TTL_S)
         return Kept(row.value, row.computed_at, True)
-    if row is not None and refresh is not None and is_big(project):
-        refresh()
+    if refresh is not None and is_big(project):
+        if row is None:
+            raise being_computed(project, refresh.what, refresh.kind, refresh.params)
+        start_refresh(project, refresh.kind, refresh.params)
         return Kept(row.value, row.computed_at, False)
     return store(project, name, compute, now)
 

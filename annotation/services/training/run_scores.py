@@ -30,6 +30,7 @@ from collections import defaultdict
 from django.db.models import Max, Min
 
 from annotation.digest import digest
+from annotation.errors import BeingComputed
 from annotation.models import MINING_METHOD, AlignmentRun, Document, Prediction, RunChunk, Status, key_indices
 from annotation.services.alignment.run_comparison import LINK_LABELS
 from annotation.services.corpus.documents import engine_documents
@@ -141,15 +142,10 @@ def _kept_scores(run: AlignmentRun, *, page: bool) -> review_state.Kept[dict]:
     own = (run.pair_count, ends["first"], ends["last"],
            list(RunChunk.objects.filter(run=run).order_by("pk").values_list("pk", "status")))
     mark = hashlib.sha256(repr((min_trusted_articles(), own)).encode()).hexdigest()[:16]
-    refresh = (lambda: _refresh(run)) if page else None
+    refresh = review_state.Refresh(SCORES_JOB, {"run": run.pk}, f"run #{run.pk}'s scores") if page else None
     # one name a run (its newest scores kept), the run's own marks in the state
     return review_state.kept(run.project, f"run-scores:{run.pk}", lambda: compute_run_scores(run),
                              current=digest([review_state.state(run.project), mark]), refresh=refresh)
-
-
-def _refresh(run: AlignmentRun) -> None:
-    """Start one ``run-scores`` job for ``run`` (:func:`annotation.services.review.review_state.start_refresh`)."""
-    review_state.start_refresh(run.project, SCORES_JOB, {"run": run.pk})
 
 
 def run_scores(run: AlignmentRun) -> dict:
@@ -162,13 +158,31 @@ def run_scores(run: AlignmentRun) -> dict:
     return _kept_scores(run, page=False).value
 
 
+def api_scores(run: AlignmentRun) -> dict:
+    """The API's scores of ``run`` (its detail, the comparison of two runs): :func:`run_scores`, except that a big
+    project's (:func:`~annotation.services.review.review_state.is_big`) are the scores kept of the data's latest
+    state with ``as_of`` and ``current`` (False: an older state's while a ``run-scores`` job computes the new ones).
+
+    Raises:
+        BeingComputed: a big project's finished run with no scores kept yet (its job started; the API answers 202)."""
+    if not run.is_finished or not review_state.is_big(run.project):
+        return run_scores(run)
+    found = _kept_scores(run, page=True)
+    return {**found.value, "as_of": found.as_of.isoformat(), "current": found.current}
+
+
 def page_scores(run: AlignmentRun) -> dict:
     """The run page's scores: :func:`run_scores`, except that a big project's page shows the scores kept of an
-    older state (``as_of``, ``updating: True``) while a ``run-scores`` job computes the new ones."""
+    older state (``as_of``, ``updating: True``) while a ``run-scores`` job computes the new ones, and before any
+    are kept says so (``computing``: the job, :func:`~annotation.services.review.review_state.job_summary`) rather
+    than computing them while it answers."""
     if not run.is_finished:
-        return {**compute_run_scores(run), "as_of": None, "updating": False}
-    found = _kept_scores(run, page=True)
-    return {**found.value, "as_of": found.as_of.isoformat(), "updating": not found.current}
+        return {**compute_run_scores(run), "as_of": None, "updating": False, "computing": None}
+    try:
+        found = _kept_scores(run, page=True)
+    except BeingComputed as pending:
+        return {"available": False, "as_of": None, "updating": False, "computing": pending.job}
+    return {**found.value, "as_of": found.as_of.isoformat(), "updating": not found.current, "computing": None}
 
 
 def run_scores_job(job_id: int) -> None:
@@ -223,5 +237,5 @@ def compute_run_scores(run: AlignmentRun) -> dict:
             "identical": IDENTICAL, **finished}
 
 
-__all__ = ["IDENTICAL", "OVER", "aligned_document_pairs", "compute_run_scores", "gold_pairs", "page_scores", "run_scores",
+__all__ = ["IDENTICAL", "OVER", "aligned_document_pairs", "api_scores", "compute_run_scores", "gold_pairs", "page_scores", "run_scores",
            "run_scores_job"]

@@ -3,7 +3,7 @@
 // "Apply threshold" buttons that store one for later runs. Tables are server-rendered; the runs
 // table is kept live by project.js.
 
-import { api } from "./http.js";
+import { api, whenComputed } from "./http.js";
 
 const cfg = JSON.parse(document.getElementById("dashboard-config").textContent);
 const $ = (sel) => document.querySelector(sel);
@@ -135,7 +135,14 @@ function renderRuns() {
 
 async function loadDistribution() {
   const run = runSelect.value;
-  distribution = await api(`${cfg.distribution_api}${run ? `?run=${encodeURIComponent(run)}` : ""}`);
+  const url = `${cfg.distribution_api}${run ? `?run=${encodeURIComponent(run)}` : ""}`;
+  let answer = await api(url);
+  while (answer.status === "computing") { // a big project's first distribution: a job computes it (202)
+    $("#distribution-summary").textContent = `Computing the score distribution (job #${answer.job.id}, started at ${answer.job.created_at})…`;
+    await new Promise((resolve) => setTimeout(resolve, (answer.retry_after || 2) * 1000));
+    answer = await api(url);
+  }
+  distribution = answer;
   renderRuns();
   renderThresholds();
   draw();
@@ -166,3 +173,5 @@ if (canvas && !chartsAvailable()) unavailable();
 loadDistribution().catch((err) => {
   $("#distribution-summary").textContent = `Could not load the distribution: ${err.message}`;
 });
+// A big project's first figures are computed by a job: the page said "computing…"; show them once they are kept.
+if (cfg.computing) whenComputed(cfg.dashboard_api).then(() => window.location.reload()).catch(() => {});

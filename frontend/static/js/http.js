@@ -32,3 +32,15 @@ export async function api(url, options = {}) {
   if (!response.ok) throw new Error(data.detail || Object.values(data).flat().join(" ") || response.statusText);
   return data;
 }
+
+// Resolves once `url` (GET) answers with the figures rather than 202 Accepted ("being computed", issue 37: a big
+// project's first figures come from a background job); asks again after the answer's retry_after (2 s by default).
+export async function whenComputed(url, { everyMs = 2000, maxTries = 900 } = {}) {
+  for (let i = 0; i < maxTries; i += 1) {
+    const response = await fetch(url, { credentials: "same-origin", headers: { Accept: "application/json" } });
+    if (response.status !== 202) return response;
+    const data = await response.json().catch(() => ({}));
+    await new Promise((resolve) => setTimeout(resolve, (data.retry_after ? data.retry_after * 1000 : everyMs)));
+  }
+  throw new Error("the figures are still being computed");
+}

@@ -1,7 +1,7 @@
 // A run's page: its pairs (what this run predicted, filtered, sorted, searched) and the retry, cancel
 // and delete buttons.
 
-import { api } from "./http.js";
+import { api, whenComputed } from "./http.js";
 
 const cfg = JSON.parse(document.getElementById("run-config").textContent);
 const $ = (sel) => document.querySelector(sel);
@@ -105,3 +105,5 @@ if (cfg.researcher) {
 }
 
 load(query());
+// A big project's first scores are computed by a job: the page said "computing…"; show them once they are kept.
+if (cfg.scores_computing) whenComputed(cfg.run_api).then(() => window.location.reload()).catch(() => {});

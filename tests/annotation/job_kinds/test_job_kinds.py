@@ -15,10 +15,12 @@ from annotation.services.background.registry import Queue, Work, register_job, t
 def test_every_module_registers_a_job_kind_whose_service_resolves():
     modules = {info.name for info in pkgutil.iter_modules(annotation.job_kinds.__path__)}
     assert {"train_aligner", "training_summary", "corpus_stats", "import_corpus", "export", "paragraph_alignment",
-            "scoring", "dashboard_figures", "run_scores"} == modules
+            "scoring", "dashboard_figures", "run_scores", "run_comparison", "export_preview",
+            "score_distribution"} == modules
     kinds = dict(registry.jobs())
     assert {"train-aligner", "training-summary", "corpus-stats", "import", "export", "paragraph-alignment",
-            "dashboard-figures", "run-scores", "regenerate-candidates", "access-attributes", "pivot-select"} <= set(kinds)
+            "dashboard-figures", "run-scores", "run-comparison", "export-preview", "score-distribution",
+            "regenerate-candidates", "access-attributes", "pivot-select"} <= set(kinds)
     assert all(callable(work.function()) for work in kinds.values())
     assert kinds["paragraph-alignment"] is kinds["regenerate-candidates"]  # one task, one service
 

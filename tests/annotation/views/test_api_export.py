@@ -125,3 +125,33 @@ def test_the_preview_answers_each_gold_policys_pairs_by_origin(corpus, api, user
     assert data["policies"]["stored"]["pairs"] == data["policies"]["majority"]["pairs"] == 8
     stored = api(users["rita"]).post(url(corpus, "exports/preview/"), {"label_policy": "stored"}, format="json").json()
     assert stored["pairs"] == 8 and stored["policies"] == data["policies"]
+
+
+def test_a_big_projects_first_gold_preview_is_a_202_while_one_job_computes_it(corpus, api, users, monkeypatch):
+    """Issue 37: a big project's first gold preview (13 s at a million pairs) is computed by one ``export-preview``
+    job, not while the request waits; once it ran, the preview equals a fresh computation, and a later state is
+    computed at once from the stored per-article parts."""
+    from annotation.models import CandidatePair, Label
+    from annotation.services import export
+    from annotation.services.export import ExportOptions, kept_preview
+    from annotation.services.review import review_state
+
+    monkeypatch.setattr(review_state, "LAZY_ARTICLES", 1)
+    researcher = api(users["rita"])
+    for _ in range(2):
+        answer = researcher.post(url(corpus, "exports/preview/"), {}, format="json")
+        assert answer.status_code == 202 and answer["Retry-After"] == "2" and answer.json()["status"] == "computing"
+    job = Job.objects.get(kind=kept_preview.PREVIEW_JOB)  # one job, however often asked
+    assert answer.json()["job"]["id"] == job.pk and ExportOptions.stored(job.params["options"]) == ExportOptions.parse({})
+    export.preview_job(job.pk)  # as a worker runs it
+    answer = researcher.post(url(corpus, "exports/preview/"), {}, format="json")
+    assert answer.status_code == 200
+    fresh = export.compute_preview(corpus, ExportOptions.parse({}))
+    assert {**answer.json(), "seconds": None} == {**fresh, "seconds": None} and fresh["pairs"] == 8
+    article = Article.objects.get(project=corpus, title="a0")
+    docs = {d.level: d for d in article.documents.all()}
+    pair = CandidatePair.objects.create(article=article, complex_document=docs["0"], simple_document=docs["1"],
+                                        complex_key="0", simple_key="1")
+    Label.objects.create(pair=pair, annotator=users["anna"], value="partial", seconds=5.0)
+    answer = researcher.post(url(corpus, "exports/preview/"), {}, format="json")  # a new state: at once, from the parts
+    assert answer.status_code == 200 and answer.json()["pairs"] == 9 and Job.objects.count() == 1

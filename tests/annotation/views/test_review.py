@@ -61,14 +61,35 @@ def test_the_project_page_links_researchers_to_the_review_pages(client_for, user
 
 def test_a_big_projects_dashboard_says_its_figures_are_as_of_their_time_while_they_update(client_for, users, project,
                                                                                            monkeypatch):
-    """Issue 37: after a change a big project's dashboard shows the figures kept before it, saying so."""
-    from annotation.services.review import review_state
+    """Issue 37: a big project's first dashboard computes nothing while it answers: the page says "computing" (its
+    script polls the API), the API answers 202 with the job, which one job computes; after a change the page shows
+    the figures kept before it, saying so."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from annotation.models import Job
+    from annotation.services.review import dashboard, review_state
 
     monkeypatch.setattr(review_state, "LAZY_ARTICLES", 1)
     pair, other = make_pairs(project, 2)
     vote(pair, users["anna"], "aligned")
     researcher = client_for(users["rita"])
-    assert 'id="figures-as-of"' not in researcher.get(f"/projects/{project.pk}/dashboard/").content.decode()
+    with CaptureQueriesContext(connection) as page_queries:
+        html = researcher.get(f"/projects/{project.pk}/dashboard/").content.decode()
+    assert 'id="figures-computing"' in html and '"computing": {"id":' in html and 'id="annotators"' not in html
+    # no figure computed: only the state's whole-table marks touch the labels, nothing reads the project's labels
+    assert not [q["sql"] for q in page_queries if "annotation_label" in q["sql"] and "annotation_candidatepair" in q["sql"]]
+    answer = researcher.get(f"/api/projects/{project.pk}/dashboard/")
+    assert answer.status_code == 202 and answer["Retry-After"] == "2"
+    job = Job.objects.get(kind=dashboard.FIGURES_JOB)  # one job, however often asked
+    assert answer.json()["status"] == "computing" and answer.json()["job"]["id"] == job.pk
+    assert "being computed" in answer.json()["detail"]
+    assert researcher.get(f"/api/projects/{project.pk}/agreement/").status_code == 202
+    dashboard.run_figures_job(job.pk)  # the job, as a worker runs it
+    html = researcher.get(f"/projects/{project.pk}/dashboard/").content.decode()
+    assert 'id="figures-computing"' not in html and 'id="figures-as-of"' not in html and 'id="annotators"' in html
+    assert researcher.get(f"/api/projects/{project.pk}/dashboard/").json()["progress"]["votes"] == 1
+    Job.objects.filter(pk=job.pk).delete()  # long done (the next job is not held back by it)
     vote(other, users["anna"], "aligned")
     html = researcher.get(f"/projects/{project.pk}/dashboard/").content.decode()
     assert 'id="figures-as-of"' in html and "updating" in html

@@ -78,13 +78,22 @@ def test_the_dashboard_says_what_its_maximum_f1_is_computed_over(client, api, us
 
 def test_a_big_projects_run_page_says_its_scores_are_as_of_their_time_while_they_update(client, users, project,
                                                                                          monkeypatch):
-    from annotation.models import Label
+    from annotation.models import Job, Label
     from annotation.services.review import review_state
+    from annotation.services.training import run_scores
 
     monkeypatch.setattr(review_state, "LAZY_ARTICLES", 1)
     run = scored_project(project, users["anna"])["run"]
     client.force_login(users["rita"])
-    assert 'id="run-scores-as-of"' not in client.get(f"/runs/{run.pk}/").content.decode()
+    html = client.get(f"/runs/{run.pk}/").content.decode()  # nothing kept yet: computing, one job
+    assert 'id="run-scores-computing"' in html and '"scores_computing": true' in html and 'class="f1"' not in html
+    assert client.get(f"/api/runs/{run.pk}/").status_code == 202  # the run's API too (the page's script polls it)
+    job = Job.objects.get(kind=run_scores.SCORES_JOB, params={"run": run.pk})
+    run_scores.run_scores_job(job.pk)  # the job, as a worker runs it
+    html = client.get(f"/runs/{run.pk}/").content.decode()
+    assert 'id="run-scores-as-of"' not in html and 'id="run-scores-computing"' not in html
+    assert client.get(f"/api/runs/{run.pk}/").json()["scores"]["current"] is True
+    Job.objects.filter(pk=job.pk).delete()  # long done (the next job is not held back by it)
     Label.objects.filter(pair__article__project=project).delete()
     html = client.get(f"/runs/{run.pk}/").content.decode()
     assert 'id="run-scores-as-of"' in html and '<td class="f1">0.800</td>' in html  # the scores before, said so

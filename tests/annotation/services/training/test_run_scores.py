@@ -132,8 +132,14 @@ def test_a_big_projects_run_page_shows_the_kept_scores_as_of_their_time_while_on
 
     monkeypatch.setattr(review_state, "LAZY_ARTICLES", 1)
     made = scored_project(project, users["anna"])
-    first = page_scores(made["run"])  # nothing kept yet: computed while it answers
-    assert not first["updating"] and first["as_of"]
+    for _ in range(2):  # nothing kept yet: nothing computed while it answers, one job started
+        computing = page_scores(made["run"])
+        assert computing["computing"]["kind"] == SCORES_JOB and "task1" not in computing
+    (job,) = Job.objects.filter(project=project, kind=SCORES_JOB)
+    run_scores_job(job.pk)
+    job.delete()  # long done (the next job is not held back by it)
+    first = page_scores(made["run"])
+    assert not first["updating"] and first["as_of"] and first["computing"] is None
     Label.objects.filter(pair__article__project=project).delete()  # the completers' links: the gold changes
     for _ in range(2):
         stale = page_scores(made["run"])
@@ -143,5 +149,5 @@ def test_a_big_projects_run_page_shows_the_kept_scores_as_of_their_time_while_on
     run_scores_job(jobs[0].pk)
     now = page_scores(made["run"])
     assert not now["updating"] and now["as_of"] != first["as_of"]
-    assert {k: v for k, v in now.items() if k not in ("as_of", "updating")} == compute_run_scores(made["run"])
+    assert {k: v for k, v in now.items() if k not in ("as_of", "updating", "computing")} == compute_run_scores(made["run"])
     assert now["task1"] != first["task1"]
