@@ -290,6 +290,19 @@ class PairSource:
         if self.options.kind == "auto":
             label = predicted or ""
             return label, "model", None, False, auto_class(label, self.counts_as)
+        if len(self.policies) == 1:  # the export: its one policy (the preview reads every policy, below)
+            policy = self.options.label_policy
+            resolved, reason = self._gold_of(policy, pair_id, documents)
+            if resolved is None:
+                if reason:
+                    self.left_out_by[policy][reason] += 1
+                doc = self.readings[policy].get(documents)
+                if not (doc is not None and doc.exhaustive):
+                    return None
+                resolved = Gold(UNDECIDED, LEFT_OUT)  # as below
+            reviewer = stored[pair_id].reviewer if resolved.stored and pair_id in stored else None
+            return (resolved.value, resolved.provenance, reviewer, resolved.stored,
+                    class_of(resolved.value, self.counts_as))
         found = {p: self._gold_of(p, pair_id, documents) for p in self.policies}
         for p, (value, reason) in found.items():
             if value is None and reason:
