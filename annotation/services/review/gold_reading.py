@@ -203,8 +203,10 @@ def _gather(project: Project, ids: list[int], imported: set[tuple[int, int, int]
                                                                           "reviewer_id"):
         who = (reviewers or {}).get(reviewer_id) if reviewer_id else None
         stored[pid] = Gold(value, provenance, stored=True, reviewer=who)
+    chunk_pairs = list(CandidatePair.objects.filter(article_id__in=ids).order_by("pk").values_list(
+        "pk", "article_id", "complex_document_id", "simple_document_id", "complex_key", "simple_key"))
     votes: dict[int, list[tuple[int, str]]] = defaultdict(list)
-    for pid, annotator, value in (counted_labels(project).filter(pair__article_id__in=ids, **pair_bounds(ids))
+    for pid, annotator, value in (counted_labels(project).filter(pair__article_id__in=ids, **pair_bounds(chunk_pairs))
                                   .values_list("pair_id", "annotator_id", "value")):
         if value:
             votes[pid].append((annotator, value))
@@ -222,19 +224,14 @@ def _gather(project: Project, ids: list[int], imported: set[tuple[int, int, int]
         if a in chunk_ids:
             article_of.setdefault((c, s), a)
     evidence = stored.keys() | votes.keys()
-    pairs = [] if not evidence else [
-        row for row in (CandidatePair.objects.filter(article_id__in=ids).order_by("pk")
-                        .values_list("pk", "article_id", "complex_document_id", "simple_document_id", "complex_key",
-                                     "simple_key"))
-        if row[0] in evidence]
+    pairs = [row for row in chunk_pairs if row[0] in evidence]
     return _Evidence(stored, votes, completers, article_of, exhaustive, pairs)
 
 
-def pair_bounds(ids: list[int]) -> dict[str, int]:
-    """``pair_id`` bounds of the articles' pairs ({} without any): the same labels, read from the index's range, not
-    a scan of every label per chunk (issue 37: 0.2–0.5 s a chunk at 1.3M labels). Ids, not MIN/MAX (a key walk)."""
-    pairs = list(CandidatePair.objects.filter(article_id__in=ids).order_by().values_list("id", flat=True))
-    return {"pair_id__gte": min(pairs), "pair_id__lte": max(pairs)} if pairs else {}
+def pair_bounds(pairs: list[tuple]) -> dict[str, int]:
+    """``pair_id`` bounds of a chunk's pairs (rows in id order; {} without any): the same labels, read from the index's
+    range, not a scan of every label per chunk (issue 37: 0.2–0.5 s a chunk at 1.3M labels, 0.03 s bounded)."""
+    return {"pair_id__gte": pairs[0][0], "pair_id__lte": pairs[-1][0]} if pairs else {}
 
 
 def _decide(found: _Evidence, policy: str, implied: str) -> dict[DocKey, DocumentGold]:
