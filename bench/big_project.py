@@ -3,6 +3,7 @@ and the client against a real gunicorn on PostgreSQL. Not a test; prints one JSO
 
     BENCH_DATABASE_URL=postgres://alignapp:alignapp-ci@127.0.0.1:5432/alignapp_big \\
         .venv/bin/python bench/big_project.py [--pairs 1000000] [--code DIR] [--seconds 15] [--skip queue,client]
+            [--gold-everywhere]
 
 Shape at ``--pairs N`` (the defaults: N = 1,000,000): N / 50 article pairs (one complex document of 10
 sentences, one simple of 5, all 50 sentence pairs candidates), 3 runs each predicting every pair, 50
@@ -59,6 +60,9 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--code", type=Path, default=ROOT, help="the checkout gunicorn serves (same schema)")
     parser.add_argument("--rebuild", action="store_true", help="drop the bench project and build it again")
     parser.add_argument("--build-only", action="store_true")
+    parser.add_argument("--gold-everywhere", action="store_true",
+                        help="label and complete every unlabelled article pair once (bench/big_project_gold.py), "
+                             "so the gold exports read every pair")
     parser.add_argument("--seconds", type=float, default=15.0, help="each queue load")
     parser.add_argument("--repeat", type=int, default=5, help="warm requests per page")
     parser.add_argument("--workers", type=int, default=2)
@@ -474,6 +478,11 @@ def main() -> int:
         Project.objects.filter(name=f"{TAG} {args.pairs}").delete()
     log(f"building (or reusing) {args.pairs} pairs")
     data = build(args.pairs)
+    if args.gold_everywhere:
+        from bench.big_project_gold import gold_everywhere
+
+        log("gold on every pair (or reusing it)")
+        data["gold_everywhere"] = gold_everywhere(data["project"])
     report = {"scale": data, "code": str(args.code), "server": f"gunicorn gthread {args.workers}x{args.threads}"}
     if args.build_only:
         print(json.dumps(report, indent=1))

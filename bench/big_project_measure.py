@@ -90,9 +90,20 @@ parse = getattr(export, "validate", None) or export.ExportOptions.parse  # the c
 done = export.start_export(project, parse(json.loads(sys.argv[2])), user=user)
 export.run_export_job(done.job_id)
 done = Export.objects.get(pk=done.pk)
-print(json.dumps({"seconds": round(time.monotonic() - t0, 1), "pairs": done.pair_count, "export": done.pk,
-                  "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
-                  "timings": done.manifest.get("timings", {})}))
+took, rss = round(time.monotonic() - t0, 1), round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+import hashlib, shutil
+from pathlib import Path
+root = Path(export.export_dir(done))
+files = {}  # each written file's sha256 (not the manifest, README or zip: they carry dates, ids and timings)
+for path in sorted(root.rglob("*")):
+    if path.is_file() and path.suffix not in (".zip",) and path.name not in ("manifest.json", "README.txt"):
+        with path.open("rb") as handle:
+            files[str(path.relative_to(root))] = hashlib.file_digest(handle, "sha256").hexdigest()
+shutil.rmtree(root, ignore_errors=True)
+if export.archive_path(done) is not None:
+    export.archive_path(done).unlink(missing_ok=True)
+print(json.dumps({"seconds": took, "pairs": done.pair_count, "export": done.pk, "peak_rss_mb": rss,
+                  "timings": done.manifest.get("timings", {}), "files": files, "load_average": os.getloadavg()}))
 """
 
 

@@ -125,11 +125,15 @@ def pair_fields(batch, record, complete: set[tuple[int, int]]) -> dict:
     """What a pair-per-line format adds to :func:`~annotation.services.export.formats.base.pair_dict`:
     ``complete``, both sides' sentences and paragraph positions, and each document's size
     (``<side>_sentence_count``): a re-import holds only the sentences the pairs name, so it keeps a
-    document pair complete only when those are every sentence of both documents."""
-    documents = batch.documents
-    sizes = {side: sum(len(p) for p in (documents.get(doc) or {}).get("paragraphs", [])) or None
-             for side, doc in (("complex", record.complex_document), ("simple", record.simple_document))}
+    document pair complete only when those are every sentence of both documents. Equal to
+    :func:`sentence_fields` of the two documents; each document flattened once per batch (``ArticleBatch.flat``)."""
+    c_sentences, c_positions = batch.flat(record.complex_document)
+    s_sentences, s_positions = batch.flat(record.simple_document)
+    c_n, s_n = len(c_sentences), len(s_sentences)
+    c_ids, s_ids = record.complex_ids, record.simple_ids
     return {"complete": (record.complex_document, record.simple_document) in complete,
-            "complex_sentence_count": sizes["complex"], "simple_sentence_count": sizes["simple"],
-            **sentence_fields(documents.get(record.complex_document), documents.get(record.simple_document),
-                              record.complex_ids, record.simple_ids, "complex", "simple")}
+            "complex_sentence_count": c_n or None, "simple_sentence_count": s_n or None,
+            "complex_sentences": [c_sentences[i] for i in c_ids if i < c_n],
+            "complex_paragraphs": [c_positions[i] if i < c_n else 0 for i in c_ids],
+            "simple_sentences": [s_sentences[i] for i in s_ids if i < s_n],
+            "simple_paragraphs": [s_positions[i] if i < s_n else 0 for i in s_ids]}

@@ -86,3 +86,17 @@ class ArticleBatch:
     # (``identity.source_identity``): ``(document id → its kept sentence ids, the article's meta)``; None:
     # not read (a batch built elsewhere), the identity reads it itself
     kept: tuple[dict[int, list], dict] | None = None
+    # document id → (its sentences in order, each sentence's paragraph), built once per batch by :meth:`flat`
+    # (issue 37: the pair-per-line formats rebuilt both per pair, 1,000,000 times at a million pairs)
+    _flat: dict[int, tuple[list[str], list[int]]] = field(default_factory=dict, init=False, repr=False,
+                                                           compare=False)
+
+    def flat(self, document: int) -> tuple[list[str], list[int]]:
+        """``document``'s sentences in order and each one's paragraph index (empty for a document not in
+        the batch)."""
+        found = self._flat.get(document)
+        if found is None:
+            paragraphs = (self.documents.get(document) or {}).get("paragraphs", [])
+            found = self._flat[document] = ([t for p in paragraphs for t in p],
+                                            [k for k, p in enumerate(paragraphs) for _ in p])
+        return found

@@ -191,7 +191,7 @@ class PairSource:
         stored, notes = self._stored_gold(ids)
         if self.policies:
             self.readings = gold_reading.read_policies(self.project, self.policies, articles=ids)
-        by_article = self._records(rows, pair_rows, texts, stored, notes, self._votes(ids))
+        by_article = self._records(rows, pair_rows, texts, stored, notes, self._votes(ids, pair_rows))
         kept = read_kept(ids)  # what the imports kept of their files (identity.py), for the chunk at once
         for article_id, title, split in rows:
             records = by_article.get(article_id, [])
@@ -272,11 +272,16 @@ class PairSource:
             self._scrubber = name_scrubber(project_user_ids(self.project))
         return self._scrubber(note)
 
-    def _votes(self, ids: list[int]) -> dict[int, list[dict]]:
-        """The chunk's counted votes by pair, in label order."""
+    def _votes(self, ids: list[int], pair_rows: list[tuple]) -> dict[int, list[dict]]:
+        """The chunk's counted votes by pair, in label order: of the pairs ``pair_rows`` can need (their ids bound
+        the labels read, as the gold reading's ``pair_bounds``: an index range, not every label of the table)."""
         votes: dict[int, list[dict]] = defaultdict(list)
+        if not pair_rows:
+            return votes
+        low, high = min(row[0] for row in pair_rows), max(row[0] for row in pair_rows)
         for pair_id, user_id, username, value, seconds, comment in (
-                gold_reading.counted_labels(self.project).filter(pair__article_id__in=ids).order_by("pair_id", "id")
+                gold_reading.counted_labels(self.project).filter(pair__article_id__in=ids, pair_id__gte=low,
+                                                                 pair_id__lte=high).order_by("pair_id", "id")
                 .values_list("pair_id", "annotator_id", "annotator__username", "value", "seconds", "comment")):
             votes[pair_id].append({"annotator": _pseudonym(user_id, username, self.options.annotator_names),
                                    "value": value, "seconds": round(seconds, 1), "comment": comment})
@@ -290,6 +295,19 @@ class PairSource:
         if self.options.kind == "auto":
             label = predicted or ""
             return label, "model", None, False, auto_class(label, self.counts_as)
+        if len(self.policies) == 1:  # the export: its one policy (the preview reads every policy, below)
+            policy = self.options.label_policy
+            resolved, reason = self._gold_of(policy, pair_id, documents)
+            if resolved is None:
+                if reason:
+                    self.left_out_by[policy][reason] += 1
+                doc = self.readings[policy].get(documents)
+                if not (doc is not None and doc.exhaustive):
+                    return None
+                resolved = Gold(UNDECIDED, LEFT_OUT)  # as below
+            reviewer = stored[pair_id].reviewer if resolved.stored and pair_id in stored else None
+            return (resolved.value, resolved.provenance, reviewer, resolved.stored,
+                    class_of(resolved.value, self.counts_as))
         found = {p: self._gold_of(p, pair_id, documents) for p in self.policies}
         for p, (value, reason) in found.items():
             if value is None and reason:

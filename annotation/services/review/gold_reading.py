@@ -1,40 +1,37 @@
 """The ONE reading of the gold (issue 34): everything that decides a document pair's gold, gathered
 in one place and read by the one rule (:func:`annotation.services.review.gold_rule.resolve`).
 
-Every consumer — each export format and its preview, the manifest and README counts, run scores, the
-training set and model metrics, calibration, hidden test questions, agreement, the curation and
-adjudication pages, the dashboard, the client's ``gold()`` — reads gold through :func:`read` (or
-:func:`pair_gold`, built on it). No other module queries
+Every consumer — each export format and its preview, the manifest and README counts, run scores, the training set and
+model metrics, calibration, hidden test questions, agreement, the curation and adjudication pages, the dashboard, the
+client's ``gold()`` — reads gold through :func:`read` (or :func:`pair_gold`, built on it). No other module queries
 votes, completions, adjudications or imported gold to decide gold (``tests/test_repository_gold.py``).
 
 What decides a sentence pair (a cell) of a document pair:
 
 * its **stored adjudication** (adjudicated in-house, automatic, or imported with its meaning);
-* its **counted votes** (:func:`counted_labels`: no test answers, no
-  excluded annotators), from the queue or the whole-article view;
-* each **completion** of the document pair (an annotator declared it complete in the whole-article
-  view; excluded annotators do not count): a completer who gave the cell no label **votes "not"**
-  on it (the scheme's first "not" value) — an implied not, a vote like any other. It counts against
-  imported gold too: a completer saw the imported links and left this one unlinked;
-* **imported gold** with its meaning: an import declared exhaustive makes every cell it does not
-  list not aligned (:func:`~annotation.services.review.exhaustive.imported_exhaustive`).
+* its **counted votes** (:func:`counted_labels`: no test answers, no excluded annotators), from the queue or the
+  whole-article view;
+* each **completion** of the document pair (an annotator declared it complete in the whole-article view; excluded
+  annotators do not count): a completer who gave the cell no label **votes "not"** on it (the scheme's first "not"
+  value) — an implied not, a vote like any other. It counts against imported gold too: a completer saw the imported
+  links and left this one unlinked;
+* **imported gold** with its meaning: an import declared exhaustive makes every cell it does not list not aligned
+  (:func:`~annotation.services.review.exhaustive.imported_exhaustive`).
 
-The rule (first match wins): adjudicated (or automatic) gold; else the votes, explicit and implied,
-as the policy reads them (``majority``: ≥ 2 votes; ``single``: exactly 1; ``majority-or-single``:
-either; ``stored``: none) — a qualifying tie is **undecided** (never aligned, never not aligned; it
-waits in adjudication, imported gold or not); else imported gold; else the cell has no value and is
-**left out** with its reason (:data:`REASONS`).
+The rule (first match wins): adjudicated (or automatic) gold; else the votes, explicit and implied, as the policy
+reads them (``majority``: ≥ 2 votes; ``single``: exactly 1; ``majority-or-single``: either; ``stored``: none) — a
+qualifying tie is **undecided** (never aligned, never not aligned; it waits in adjudication, imported gold or not);
+else imported gold; else the cell has no value and is **left out** with its reason (:data:`REASONS`).
 
-A document pair is **exhaustive under a policy** when every cell without evidence has a value: it was
-imported as exhaustive, or its completions qualify under the policy (``majority``: ≥ 2 completers;
-``single``: exactly 1; ``majority-or-single``: ≥ 1; ``stored``: never) — those cells are then
-:attr:`DocumentGold.rest` (not aligned, provenance ``completed`` or ``imported``). So an article
-completed by one annotator is exhaustive under ``majority-or-single`` (their links, their implied
-nots) and not under ``majority``: there each of their links is left out (``one vote``), never
-written as not aligned.
+A document pair is **exhaustive under a policy** when every cell without evidence has a value: it was imported as
+exhaustive, or its completions qualify under the policy (``majority``: ≥ 2 completers; ``single``: exactly 1;
+``majority-or-single``: ≥ 1; ``stored``: never) — those cells are then :attr:`DocumentGold.rest` (not aligned,
+provenance ``completed`` or ``imported``). So an article completed by one annotator is exhaustive under
+``majority-or-single`` (their links, their implied nots) and not under ``majority``: there each of their links is
+left out (``one vote``), never written as not aligned.
 
-Gathered per chunk of articles in five queries (adjudications, counted votes, completions, imported
-meaning, the pairs' keys), never a query per pair.
+Gathered per chunk of articles in five queries (adjudications, counted votes within the chunk's pair ids, completions,
+imported meaning, the pairs' keys), never a query per pair.
 """
 from __future__ import annotations
 
@@ -53,12 +50,9 @@ DocKey = tuple[int, int]
 CHUNK = 200
 COMPLETED = "completed"
 """Provenance of a cell the completers' implied nots decide (no label on it from anyone)."""
-REASONS = {
-    "one vote": "one vote, and the policy needs at least two (majority)",
-    "several votes": "more than one vote, and the policy takes single votes only",
-    "votes only": "only votes, and the policy reads stored gold only",
-    "tie": "the votes tie: undecided, waiting in adjudication",
-}
+REASONS = {"one vote": "one vote, and the policy needs at least two (majority)",
+           "several votes": "more than one vote, and the policy takes single votes only",
+           "votes only": "only votes, and the policy reads stored gold only", "tie": "the votes tie: undecided, waiting in adjudication"}
 """Why a cell with evidence has no value (or is undecided) under a policy."""
 
 
@@ -148,8 +142,7 @@ def read(project: Project, policy: str = "majority-or-single", *, articles: Iter
     """``{(complex doc, simple doc): DocumentGold}`` of the project's document pairs with any evidence
     or completion (of ``articles`` only, when given), under ``policy`` (module docstring).
     ``reviewers``: user id → the name to give stored gold's reviewer (the export's pseudonyms);
-    ``votes_only``: what the votes alone (explicit and implied) give, no stored gold read (automatic
-    gold writes that)."""
+    ``votes_only``: what the votes alone (explicit and implied) give, no stored gold read (automatic gold writes that)."""
     out: dict[DocKey, DocumentGold] = {}
     for found in read_chunks(project, policy, articles=articles, reviewers=reviewers, votes_only=votes_only):
         out.update(found)
@@ -210,8 +203,10 @@ def _gather(project: Project, ids: list[int], imported: set[tuple[int, int, int]
                                                                           "reviewer_id"):
         who = (reviewers or {}).get(reviewer_id) if reviewer_id else None
         stored[pid] = Gold(value, provenance, stored=True, reviewer=who)
+    chunk_pairs = list(CandidatePair.objects.filter(article_id__in=ids).order_by("pk").values_list(
+        "pk", "article_id", "complex_document_id", "simple_document_id", "complex_key", "simple_key"))
     votes: dict[int, list[tuple[int, str]]] = defaultdict(list)
-    for pid, annotator, value in (counted_labels(project).filter(pair__article_id__in=ids)
+    for pid, annotator, value in (counted_labels(project).filter(pair__article_id__in=ids, **pair_bounds(chunk_pairs))
                                   .values_list("pair_id", "annotator_id", "value")):
         if value:
             votes[pid].append((annotator, value))
@@ -229,12 +224,14 @@ def _gather(project: Project, ids: list[int], imported: set[tuple[int, int, int]
         if a in chunk_ids:
             article_of.setdefault((c, s), a)
     evidence = stored.keys() | votes.keys()
-    pairs = [] if not evidence else [
-        row for row in (CandidatePair.objects.filter(article_id__in=ids).order_by("pk")
-                        .values_list("pk", "article_id", "complex_document_id", "simple_document_id", "complex_key",
-                                     "simple_key"))
-        if row[0] in evidence]
+    pairs = [row for row in chunk_pairs if row[0] in evidence]
     return _Evidence(stored, votes, completers, article_of, exhaustive, pairs)
+
+
+def pair_bounds(pairs: list[tuple]) -> dict[str, int]:
+    """``pair_id`` bounds of a chunk's pairs (rows in id order; {} without any): the same labels, read from the index's
+    range, not a scan of every label per chunk (issue 37: 0.2–0.5 s a chunk at 1.3M labels, 0.03 s bounded)."""
+    return {"pair_id__gte": pairs[0][0], "pair_id__lte": pairs[-1][0]} if pairs else {}
 
 
 def _decide(found: _Evidence, policy: str, implied: str) -> dict[DocKey, DocumentGold]:
@@ -444,6 +441,6 @@ def pair_classes(project: Project, pairs, *, policy: str = "majority-or-single",
     return {pid: cls for pid, cls in out.items() if cls is not None}
 
 
-__all__ = ["COMPLETED", "REASONS", "TIE", "DocumentGold", "cell_classes", "completed_cells", "completion_effect",
-           "counted_labels", "decide", "exhaustive_documents", "not_value", "pair_classes", "pair_gold",
-           "pair_values", "read", "counted_rows", "read_chunks", "read_policies", "rest_of", "vote_rows"]
+__all__ = ["COMPLETED", "REASONS", "TIE", "DocumentGold", "cell_classes", "completed_cells", "completion_effect", "counted_labels",
+           "decide", "exhaustive_documents", "not_value", "pair_bounds", "pair_classes", "pair_gold", "pair_values", "read",
+           "counted_rows", "read_chunks", "read_policies", "rest_of", "vote_rows"]

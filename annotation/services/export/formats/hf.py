@@ -86,17 +86,8 @@ class HfWriter(Writer):
             return
         self._writers(batch.split)
         buf = self.buffers[batch.split]
-        dumps = json.dumps
-        for r in records:
-            row = {**pair_dict(r), **pair_fields(batch, r, self.complete)}
-            features = r.features or {}
-            for key, kind in self.attributes.items():
-                row[ATTRIBUTE_PREFIX + key] = _typed(features.get(key), kind, dumps)
-            row["group_id"], row["group_kind"] = (r.group["id"], r.group["kind"]) if r.group else (None, None)
-            row["votes"] = [{"annotator": v["annotator"], "value": v["value"], "seconds": v.get("seconds"),
-                             "comment": v.get("comment", "")} for v in r.votes]
-            for name, column in buf.items():
-                column.append(row[name])
+        for name, values in columns(batch, records, self.complete, self.attributes).items():
+            buf[name].extend(values)
         if len(buf["id"]) >= self.BATCH_ROWS:
             self._flush(batch.split)
 
@@ -134,6 +125,68 @@ class HfWriter(Writer):
 
 ATTRIBUTE_PREFIX = "attr_"
 """HF/parquet columns of the pairs' attributes are ``attr_<key>``, typed (float64, bool or string)."""
+
+
+def row(batch: ArticleBatch, r: PairRecord, complete: set[tuple[int, int]], attributes: dict[str, str]) -> dict:
+    """One pair's HF row, by its definition: :func:`pair_dict` and :func:`pair_fields`, the typed attributes,
+    the group's id and kind, the votes. :func:`columns` builds the same values a column at a time."""
+    out = {**pair_dict(r), **pair_fields(batch, r, complete)}
+    features = r.features or {}
+    for key, kind in attributes.items():
+        out[ATTRIBUTE_PREFIX + key] = _typed(features.get(key), kind, json.dumps)
+    out["group_id"], out["group_kind"] = (r.group["id"], r.group["kind"]) if r.group else (None, None)
+    out["votes"] = [{"annotator": v["annotator"], "value": v["value"], "seconds": v.get("seconds"),
+                     "comment": v.get("comment", "")} for v in r.votes]
+    return out
+
+
+def columns(batch: ArticleBatch, records: list[PairRecord], complete: set[tuple[int, int]],
+            attributes: dict[str, str]) -> dict[str, list]:
+    """The HF columns (:func:`hf_schema`'s names) of an article's records: each the list of its :func:`row`
+    values, built a column at a time (issue 37: a dict per pair, then a list append per column and pair, cost
+    a third of a million-pair ``hf`` export)."""
+    flat = batch.flat
+    sides = [(flat(r.complex_document), flat(r.simple_document)) for r in records]
+    out: dict[str, list] = {
+        "id": [f"p{r.pair_id}" if r.pair_id is not None else "d" + "-".join(map(str, r.derived_from)) for r in records],
+        "pair": [r.pair_id for r in records],
+        "split": [r.split for r in records],
+        "article": [r.article for r in records],
+        "complex_level": [r.complex_level for r in records],
+        "simple_level": [r.simple_level for r in records],
+        "complex_ids": [list(r.complex_ids) for r in records],
+        "simple_ids": [list(r.simple_ids) for r in records],
+        "complex": [" ".join(r.complex_sentences) for r in records],
+        "simple": [" ".join(r.simple_sentences) for r in records],
+        "label": [r.label for r in records],
+        "class": [r.counts_as for r in records],
+        "provenance": [r.provenance for r in records],
+        "vote_count": [len(r.votes) for r in records],
+        "votes": [[{"annotator": v["annotator"], "value": v["value"], "seconds": v.get("seconds"),
+                    "comment": v.get("comment", "")} for v in r.votes] for r in records],
+        "reviewer": [r.reviewer for r in records],
+        "note": [r.note for r in records],
+        "score": [r.score for r in records],
+        "predicted_label": [r.predicted_label for r in records],
+        "origin": [r.origin for r in records],
+        "run": [r.run for r in records],
+        "derived": [r.derived for r in records],
+        "derived_from": [r.derived_from for r in records],
+        "group_id": [r.group["id"] if r.group else None for r in records],
+        "group_kind": [r.group["kind"] if r.group else None for r in records],
+        "complete": [(r.complex_document, r.simple_document) in complete for r in records],
+        "complex_sentences": [[c[0][i] for i in r.complex_ids if i < len(c[0])] for r, (c, _) in zip(records, sides)],
+        "simple_sentences": [[s[0][i] for i in r.simple_ids if i < len(s[0])] for r, (_, s) in zip(records, sides)],
+        "complex_paragraphs": [[c[1][i] if i < len(c[0]) else 0 for i in r.complex_ids]
+                               for r, (c, _) in zip(records, sides)],
+        "simple_paragraphs": [[s[1][i] if i < len(s[0]) else 0 for i in r.simple_ids] for r, (_, s) in zip(records, sides)],
+        "complex_sentence_count": [len(c[0]) or None for c, _ in sides],
+        "simple_sentence_count": [len(s[0]) or None for _, s in sides],
+    }
+    dumps = json.dumps
+    for key, kind in attributes.items():
+        out[ATTRIBUTE_PREFIX + key] = [_typed((r.features or {}).get(key), kind, dumps) for r in records]
+    return out
 
 
 def _typed(value, kind: str, dumps):

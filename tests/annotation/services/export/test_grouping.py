@@ -43,3 +43,46 @@ def test_jsonl_and_articles_show_each_pairs_group_and_the_tsv_keeps_one_six_colu
             for line in path.read_text().splitlines()]
     assert rows and all(len(row) == 6 for row in rows)
     assert sum(1 for row in rows if row[2].startswith("Owls-0-0-0")) == 2  # the split: one row per link
+
+
+def _groups_by_definition(records) -> list[dict | None]:
+    """Each record's group as assign_groups gave it before issue 37: ``group_of`` the links, numbered by value."""
+    from annotation.services.editing.links import expand, group_of, groups, links_from
+    from annotation.services.export.grouping import LINKING
+
+    out = {}
+    by_docs: dict = {}
+    for r in records:
+        by_docs.setdefault((r.complex_document, r.simple_document), []).append(r)
+    for (c_doc, s_doc), rows in by_docs.items():
+        links = links_from(((r.complex_ids, r.simple_ids, r.counts_as) for r in rows), linking=LINKING)
+        number = {g: n for n, g in enumerate(groups(links), start=1)}
+        found = group_of(links)
+        for r in rows:
+            group = None if r.counts_as not in LINKING else next(
+                (found[link.key] for link in expand(r.complex_ids, r.simple_ids, r.counts_as) if link.key in found), None)
+            out[id(r)] = None if group is None else {"id": f"g{c_doc}-{s_doc}-{number[group]}", "kind": group.kind,
+                                                     "complex": list(group.complex), "simple": list(group.simple),
+                                                     "label": group.label}
+    return [out[id(r)] for r in records]
+
+
+def test_groups_found_once_per_document_pair_equal_the_definition_on_random_links():
+    """Issue 37: each document pair's groups are found and described once; every record's group equals the one
+    ``group_of`` and numbering by value gave (1:1, n:m, not, unknown-kind links over three document pairs), and
+    records of one group do not share one dict."""
+    import random
+
+    rng = random.Random(37)
+    for _ in range(200):
+        rows = []
+        for _ in range(rng.randint(1, 25)):
+            c = rng.sample(range(5), rng.choice((1, 1, 1, 2)))
+            s = rng.sample(range(4), rng.choice((1, 1, 1, 2)))
+            rows.append(record(c, s, rng.choice(("aligned", "partial", "not", "aligned-or-partial")),
+                               s_doc=rng.choice((2, 2, 3)), c_doc=rng.choice((1, 1, 4))))
+        expected = _groups_by_definition(rows)
+        assign_groups(rows)
+        assert [r.group for r in rows] == expected
+        groups = [r.group for r in rows if r.group]
+        assert len({id(g) for g in groups}) == len(groups) and len({id(g["complex"]) for g in groups}) == len(groups)

@@ -150,3 +150,28 @@ def test_articles_without_anything_that_gives_gold_are_exported_without_reading_
     counted = done.manifest["counts"]["splits"]
     assert sum(s["articles"] for s in counted.values()) == project.articles.count() == sum(
         s["articles"] for s in again.manifest["counts"]["splits"].values())
+
+
+@pytest.mark.parametrize("policy", ["majority-or-single", "majority", "stored"])
+def test_the_exports_one_policy_reads_each_pair_as_the_every_policy_reading_does(imported_and_labelled, policy):
+    """Issue 37: an export reads its one gold policy without building every policy's answer per pair; its records
+    (label, provenance, reviewer, class) and its left-out counts by reason are the ones the reading of every
+    policy (the preview's) gives for that policy."""
+    from annotation.models import ArticleCompletion, Label
+    from annotation.services.export.options import LABEL_POLICIES, ExportOptions
+
+    project = imported_and_labelled["project"]
+    label = Label.objects.filter(pair__article__project=project).first()
+    ArticleCompletion.objects.create(article=label.pair.article, complex_document=label.pair.complex_document,
+                                     simple_document=label.pair.simple_document, annotator=label.annotator)
+    options = ExportOptions.parse({"kind": "gold", "label_policy": policy})
+    planned = {a: "train" for a in project.articles.values_list("pk", flat=True)}
+
+    def read(**kwargs):
+        reader = source.PairSource(project, options, planned=planned, **kwargs)
+        records = [(r.pair_id, r.label, r.provenance, r.reviewer, r.counts_as, r.stored_gold)
+                   for b in reader.batches() for r in b.records if r.provenance != source.LEFT_OUT]  # what it writes
+        return records, reader.left_out
+
+    one, every = read(), read(policies=tuple(LABEL_POLICIES))
+    assert one[0] and one == every

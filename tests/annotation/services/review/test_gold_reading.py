@@ -17,6 +17,7 @@ from annotation.services.review import adjudication, gold_reading, qc
 from annotation.services.training import dataset
 from annotation.services.training.run_scores import run_scores
 from tests import factories, labels
+from tests.annotation.services.export.conftest import crowd, newsela  # noqa: F401 - fixtures
 from tests.annotation.services.export.helpers import all_pairs, jsonl, run
 from tests.annotation.services.review.test_queue import build_queue, set_qc
 
@@ -248,3 +249,29 @@ def test_the_votes_completions_imply_are_read_without_a_list_of_every_labelled_p
         return sum(len(q["sql"]) for q in queries.captured_queries)
 
     assert sql_text(2) == sql_text(30)  # more labelled pairs elsewhere: the same statements
+
+
+def test_a_chunks_labels_are_read_within_its_pairs_id_range_and_give_the_same_gold(request, monkeypatch):
+    """Issue 37: the chunk's counted votes are read with ``pair_id`` bounds (an index range; without them
+    PostgreSQL scanned every label of the table per chunk at a million pairs); the gold is the unbounded reading's
+    — articles read one at a time, whose pairs' ids lie among other articles', and all at once."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    project = request.getfixturevalue("newsela")["project"]  # the export tests' corpus: votes, gold, three articles
+    articles = sorted(project.articles.values_list("pk", flat=True))
+    assert len(articles) >= 2 and Label.objects.filter(pair__article__project=project).exists()
+
+    def reading(chunks):
+        return [(k, d.pairs, d.left_out, d.rest) for ids in chunks for k, d in sorted(gold_reading.read(
+            project, "majority-or-single", articles=ids).items())]
+
+    with CaptureQueriesContext(connection) as queries:
+        bounded = [reading([[a] for a in articles]), reading([articles])]
+    label_reads = [q["sql"] for q in queries.captured_queries if 'FROM "annotation_label"' in q["sql"]]
+    assert label_reads and all('"annotation_label"."pair_id" >=' in sql for sql in label_reads)
+    monkeypatch.setattr(gold_reading, "pair_bounds", lambda pairs: {})
+    assert bounded == [reading([[a] for a in articles]), reading([articles])] and bounded[0]
+
+    empty = factories.make_article(project, "Empty", {"adv": [["One."]], "int": [["Two."]]})
+    assert gold_reading.read(project, articles=[empty.pk]) == {}

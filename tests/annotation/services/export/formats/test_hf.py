@@ -87,3 +87,79 @@ def test_nothing_written_leaves_no_split_and_no_dataset_dict(tmp_path):
     writer.write(batch([]), [])
     writer.close()
     assert not (tmp_path / "hf" / "dataset_dict.json").exists() and not (tmp_path / "parquet").exists()
+
+
+def _rows_write(self, batch, records):
+    """The writer before issue 37's columns: a row dict per pair (:func:`hf.row`), appended column by column."""
+    from annotation.services.export.formats.hf import row
+
+    self.articles.write(batch, records)
+    if not records:
+        return
+    self._writers(batch.split)
+    buf = self.buffers[batch.split]
+    for r in records:
+        values = row(batch, r, self.complete, self.attributes)
+        for name, column in buf.items():
+            column.append(values[name])
+    if len(buf["id"]) >= self.BATCH_ROWS:
+        self._flush(batch.split)
+
+
+@pytest.mark.parametrize("batch_rows", [3, HfWriter.BATCH_ROWS])
+def test_the_columnar_writer_writes_the_bytes_and_rows_the_row_by_row_one_wrote(newsela, settings, tmp_path,
+                                                                               monkeypatch, batch_rows):
+    """Issue 37: the hf writer builds an article's columns at once (``hf.columns``) instead of a dict per pair;
+    every Arrow and parquet file is byte for byte the row-by-row writer's, and the datasets load with the same
+    features and rows — votes with comments, an adjudication's note, typed attributes, derived pairs and
+    groups, complete document pairs — also when record batches are flushed every 3 rows (a batch boundary
+    inside an article's rows)."""
+    from datasets import load_from_disk
+
+    from annotation.models import Adjudication, ArticleCompletion, Label
+
+    pair = newsela["pairs"]["c1m1"]
+    Label.objects.filter(pair=pair).update(comment="the second clause is dropped", seconds=12.25)
+    pair.features = {**pair.features, "is_split": True, "note_kind": "lexical"}
+    pair.save(update_fields=["features"])
+    Adjudication.objects.update_or_create(pair=pair, defaults={"value": "aligned", "provenance": "adjudicated",
+                                                               "note": "majority was right"})
+    label = Label.objects.filter(pair__article=pair.article).first()
+    ArticleCompletion.objects.create(article=pair.article, complex_document=pair.complex_document,
+                                     simple_document=pair.simple_document, annotator=label.annotator)
+    monkeypatch.setattr(HfWriter, "BATCH_ROWS", batch_rows)
+    options = {"formats": ["hf"], "label_policy": "majority-or-single", "derived": True}
+    done, columnar = run(newsela["project"], settings, tmp_path / "columns", **options)
+    monkeypatch.setattr(HfWriter, "write", _rows_write)
+    _, rows = run(newsela["project"], settings, tmp_path / "rows", **options)
+    files = sorted(p.relative_to(columnar) for p in columnar.rglob("*") if p.suffix in (".arrow", ".parquet"))
+    assert len(files) >= 4 and files == sorted(p.relative_to(rows) for p in rows.rglob("*")
+                                               if p.suffix in (".arrow", ".parquet"))
+    for name in files:
+        assert (columnar / name).read_bytes() == (rows / name).read_bytes(), name
+    new, old = load_from_disk(str(columnar / "hf")), load_from_disk(str(rows / "hf"))
+    assert set(new) == set(old)
+    assert sum(len(new[s]) for s in new) == done.pair_count > 3
+    for split in new:
+        assert new[split].features == old[split].features and new[split].to_list() == old[split].to_list()
+    written = [r for s in new for r in new[s].to_list()]
+    assert any(r["derived"] for r in written) and any(r["group_id"] for r in written) and any(r["complete"] for r in written)
+    assert any(v["comment"] for r in written for v in r["votes"]) and any(r["note"] for r in written)
+
+
+def test_the_columns_are_the_rows_of_each_pair_of_the_schema(tmp_path):
+    """``hf.columns`` gives every column of the schema, each the list of ``hf.row``'s values — a pair naming a
+    sentence its document lacks and a document the batch does not hold included."""
+    from annotation.services.export.formats.hf import columns, row
+
+    records = [record([0], [0], features={"x": 1.5}), record([1], [1, 2], counts_as="partial", votes=[
+        {"annotator": "a1", "value": "partial", "seconds": 2.0, "comment": "c"}, {"annotator": "a2", "value": "aligned"}]),
+        record([0], [0], counts_as="not", group={"id": "g1-2-1", "kind": "1:1"}), record([0], [0], pair_id=7)]
+    records[2].complex_ids, records[2].simple_ids = (0, 5), (9,)  # sentences the documents do not have
+    records[3].simple_document = 7  # a document the batch does not hold
+    the_batch = batch(records)
+    attributes = {"x": "float64", "kind": "string"}
+    built = columns(the_batch, records, {(1, 2)}, attributes)
+    assert list(built) == hf_schema(attributes).names
+    assert built == {name: [row(the_batch, r, {(1, 2)}, attributes)[name] for r in records] for name in built}
+    assert built["complex_paragraphs"][2] == [0, 0] and built["simple_sentence_count"][3] is None
