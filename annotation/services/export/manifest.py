@@ -86,15 +86,22 @@ class Tally:
 
 def agreement_summary(project: Project) -> dict | None:
     """Project-wide agreement of counted labels (the review area's statistics, scalars only; no names)."""
+    from annotation.errors import BeingComputed
+
     try:
         from annotation.services.review.dashboard import project_agreement  # the dashboard's, kept per state
 
         result = project_agreement(project)
+    except BeingComputed as exc:  # a big project's first figures: its job computes them, the export does not wait
+        return {"computing": True, "detail": str(exc)}
     except Exception as exc:  # noqa: BLE001 - agreement is informative; the export must not fail on it
         return {"error": f"{type(exc).__name__}: {exc}"}
     keep = ("items", "items_multi", "annotators", "counts", "cohen_mean", "fleiss", "alpha", "cohen_quadratic_mean",
             "alpha_ordinal", "alpha_interval")
-    out = {"scheme": result.get("scheme"), "kind": result.get("kind")}
+    # a big project's agreement is the one kept for the dashboard: when the data moved on since, it is the last one
+    # kept ("current": false, its time in "as_of") while the dashboard's job computes anew — said, never passed as now
+    out = {"scheme": result.get("scheme"), "kind": result.get("kind"), "as_of": result.get("figures_as_of"),
+           "current": not result.get("updating", False)}
     for name in ("values", "classes", "binary"):
         if name in result:
             out[name] = {k: result[name].get(k) for k in keep if k in result[name]}

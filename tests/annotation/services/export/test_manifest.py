@@ -56,3 +56,28 @@ def test_the_manifest_lists_the_language_tools_and_the_features_the_exported_run
     [missing] = tools["missing_features"]
     assert missing["feature"] == "access_dep_depth_ratio" and missing["id"] == auto_run["run"].pk
     assert "is not installed" in missing["why"]
+
+
+def test_the_manifests_agreement_says_its_time_and_whether_it_is_of_the_data_exported(newsela, monkeypatch):
+    """A big project's agreement is the dashboard's kept one: the manifest says when it was computed and, when the
+    labels changed since, that it is not current (the dashboard's job computes anew); none kept yet: computing."""
+    from django.core.cache import cache
+    from django.utils import timezone
+
+    from annotation.models import Job, KeptAggregate, Label
+    from annotation.services.export.manifest import agreement_summary
+    from annotation.services.review import dashboard, review_state
+
+    project = newsela["project"]
+    now = agreement_summary(project)  # a small project: computed now
+    assert now["current"] is True and now["as_of"] and now["classes"]["annotators"] >= 3
+    monkeypatch.setattr(review_state, "LAZY_ARTICLES", 1)
+    assert agreement_summary(project) == now  # big, nothing changed: the kept one, current
+    Label.objects.filter(pair__article__project=project).update(updated_at=timezone.now())  # the labels move on
+    stale = agreement_summary(project)
+    assert stale["current"] is False and stale["as_of"] == now["as_of"] and stale["classes"] == now["classes"]
+    assert Job.objects.filter(project=project, kind=dashboard.FIGURES_JOB).count() == 1
+    KeptAggregate.objects.filter(project=project).delete()
+    cache.clear()
+    computing = agreement_summary(project)
+    assert computing["computing"] is True and "classes" not in computing
