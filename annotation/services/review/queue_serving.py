@@ -402,7 +402,7 @@ def _lock_first_available(user, project: Project, config: qc.QcConfig, excluded,
     start_at_frontier = frontier_applies(project)
     key = ("lock", *_settings_key(project, config), _excluded_key(excluded), skip_locked, start_at_frontier)
     sql, params, _ = compiled(key, build, user=user.pk)
-    with queue_compiled.cursor() as cursor:  # prepared on PostgreSQL
+    with (queue_compiled.cursor() if start_at_frontier else connection.cursor()) as cursor:  # prepared: the hot path
         cursor.execute(sql, params)
         return cursor.fetchone()
 
