@@ -156,6 +156,8 @@ def run_order(item) -> tuple[int, bool]:
     """Tests in a transaction first, then those that commit (their flush empties what migrations wrote, as
     in pytest-django's own order), then those without a database; in each group the ``slow`` ones first,
     so that on two xdist workers the long tests start early and the short ones fill the end."""
+    if item.get_closest_marker("first_in_process"):  # before anything else has grown the process (2026-11-28)
+        return -1, False
     names = getattr(item, "fixturenames", ())
     marker = item.get_closest_marker("django_db")
     commits = ("transactional_db" in names or "live_server" in names
