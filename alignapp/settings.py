@@ -154,8 +154,10 @@ else:
     # Issue 37: the labelling loop's few statements (annotation/services/review/queue_compiled.py, ``cursor``) bind
     # their parameters on the server and are prepared once run this many times on a connection, so PostgreSQL
     # plans each once per connection (planning them cost 2.5× running them). Every other query keeps Django's
-    # client-side binding, which never prepares. 0 turns it off (behind a transaction-mode connection pooler).
-    _prepare = env_int("DB_PREPARE_THRESHOLD", 2)
+    # client-side binding. 0 (the default) turns it off: psycopg applies the threshold to every query of the
+    # connection, client-side ones included, and keeps each query's text to count it (up to 100) — a bulk INSERT's
+    # literal arrays included: an import's memory grew with the corpus (test_limits, 2026-11-28). Opt in with 2.
+    _prepare = env_int("DB_PREPARE_THRESHOLD", 0)
     DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = _prepare if _prepare > 0 else None
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -154,7 +154,7 @@ def test_a_redis_cache_url_selects_the_cache_with_one_client_per_pool(tmp_path):
 
 def test_the_prepare_threshold_of_postgresql_comes_from_the_environment_and_0_turns_it_off(tmp_path):
     url = {"DATABASE_URL": "postgres://u:p@127.0.0.1:5432/x"}
-    for raw, expected in ((None, 2), ("5", 5), ("0", None)):
+    for raw, expected in ((None, None), ("2", 2), ("5", 5), ("0", None)):
         env = {**url, **({"DB_PREPARE_THRESHOLD": raw} if raw is not None else {})}
         options = _values(_settings_in_subprocess(env, "DATABASES", var_dir=tmp_path))[0]["default"]["OPTIONS"]
         assert options["prepare_threshold"] == expected

@@ -51,6 +51,9 @@ def test_the_loops_statements_are_prepared_on_postgresql_and_logged_with_their_v
     from django.test.utils import CaptureQueriesContext
 
     sql = "SELECT role FROM annotation_membership WHERE project_id = %s AND user_id = %s"
+    connection.ensure_connection()
+    if connection.vendor == "postgresql":  # as DB_PREPARE_THRESHOLD=2 sets it (off by default since 2026-11-28)
+        connection.connection.prepare_threshold = 2
     with CaptureQueriesContext(connection) as queries:
         for name in ("anna", "rita", "anna", "rita"):
             with queue_compiled.cursor() as cursor:
@@ -60,8 +63,8 @@ def test_the_loops_statements_are_prepared_on_postgresql_and_logged_with_their_v
     assert logged[2] == sql % (project.pk, users["anna"].pk) and len(logged) == 4
     if connection.vendor != "postgresql":
         return
-    assert settings.DATABASES["default"]["OPTIONS"]["prepare_threshold"] == 2
     with connection.cursor() as cursor:
         cursor.execute("SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s",
                        ["SELECT role FROM annotation_membership WHERE project_id = $1%"])
         assert cursor.fetchone()[0] == 1, "prepared once, on this connection"
+    connection.connection.prepare_threshold = settings.DATABASES["default"]["OPTIONS"]["prepare_threshold"]
