@@ -246,45 +246,22 @@ def stop_server(server: subprocess.Popen) -> None:
 
 # --- Load ------------------------------------------------------------------------------------------
 
-def annotate(base: str, project_id: int, token: str, args, start: threading.Barrier, stop_at: list,
-             latencies: list, errors: list, acked: list) -> int:
-    import requests
+class RequestsSession:
+    """The load generator's usual client: one ``requests.Session`` (the token, JSON, keep-alive) per annotator."""
 
-    api = f"{base}/api/projects/{project_id}/queue/"
-    session = requests.Session()
-    session.headers["Authorization"] = f"Token {token}"
-    try:  # warm-up, not measured (a slow first item is an error, and the others still start)
-        item = session.get(api + "next/", timeout=120).json()["item"]
-    except (requests.RequestException, ValueError, KeyError) as exc:
-        errors.append(f"warm-up {type(exc).__name__}: {exc}"[:200])
-        item = None
-    start.wait()
-    pace = random.Random(token)
-    if args.think_ms:  # annotators don't start in lockstep
-        time.sleep(pace.uniform(0, args.think_ms) / 1000)
-    labels = 0
-    while item is not None and labels < args.iterations and time.monotonic() < stop_at[0]:
-        body = {"pair": item["pair"], "value": "aligned", "seconds": 11.0, "client_token": str(uuid.uuid4())}
-        t0 = time.perf_counter()
-        try:
-            response = session.post(api + "submit/", json=body, timeout=30)
-        except requests.RequestException as exc:  # counted, never a silently dead client
-            errors.append(f"{type(exc).__name__}: {exc}"[:200])
-            break
-        latencies.append((time.perf_counter() - t0) * 1000)
-        if response.status_code not in (200, 201):
-            errors.append(f"{response.status_code}: {response.text[:200]}")
-            break
-        labels += 1
-        acked.append((token, body["pair"]))  # acknowledged by the server: must be stored exactly once
-        item = response.json()["item"]
-        if args.think_ms:
-            time.sleep(pace.uniform(0.5, 1.5) * args.think_ms / 1000)
-    return labels
+    def __init__(self, base: str, token: str) -> None:
+        import requests
+
+        self.base, self.session = base, requests.Session()
+        self.session.headers["Authorization"] = f"Token {token}"
+
+    def call(self, method: str, path: str, body: dict | None = None, timeout: float = 30) -> tuple[int, bytes]:
+        response = self.session.request(method, self.base + path, json=body, timeout=timeout)
+        return response.status_code, response.content
 
 
 class LeanSession:
-    """The same requests as ``annotate``'s ``requests.Session`` (the token, JSON, one keep-alive connection), on
+    """The same requests as :class:`RequestsSession` (the token, JSON, one keep-alive connection), on
     ``http.client`` alone: ``requests`` costs the load generator, on the same cores as the server, about 1.5-2 ms
     of CPU a label (issue 37). ``--lean-generator`` in ``bench/big_project.py``."""
 
@@ -304,20 +281,21 @@ class LeanSession:
         return response.status, response.read()
 
 
-def annotate_lean(base: str, project_id: int, token: str, args, start: threading.Barrier, stop_at: list,
-                  latencies: list, errors: list, acked: list) -> int:
-    """:func:`annotate` with a :class:`LeanSession`: the same requests, bodies, pacing and checks."""
+def annotate(base: str, project_id: int, token: str, args, start: threading.Barrier, stop_at: list,
+             latencies: list, errors: list, acked: list) -> int:
+    """One annotator: a warm-up ``next`` (not measured), then ``submit`` → next item until the load ends, each
+    submit timed; on a :class:`LeanSession` with ``args.lean``, else a :class:`RequestsSession` (the same requests).
+    ``requests``' errors are ``OSError``s too."""
     api = f"/api/projects/{project_id}/queue/"
-    session = LeanSession(base, token)
-    try:  # warm-up, not measured
-        status, data = session.call("GET", api + "next/", timeout=120)
-        item = json.loads(data)["item"]
+    session = (LeanSession if getattr(args, "lean", False) else RequestsSession)(base, token)
+    try:  # warm-up, not measured (a slow first item is an error, and the others still start)
+        item = json.loads(session.call("GET", api + "next/", timeout=120)[1])["item"]
     except (OSError, ValueError, KeyError) as exc:
         errors.append(f"warm-up {type(exc).__name__}: {exc}"[:200])
         item = None
     start.wait()
     pace = random.Random(token)
-    if args.think_ms:
+    if args.think_ms:  # annotators don't start in lockstep
         time.sleep(pace.uniform(0, args.think_ms) / 1000)
     labels = 0
     while item is not None and labels < args.iterations and time.monotonic() < stop_at[0]:
@@ -330,10 +308,10 @@ def annotate_lean(base: str, project_id: int, token: str, args, start: threading
             break
         latencies.append((time.perf_counter() - t0) * 1000)
         if status not in (200, 201):
-            errors.append(f"{status}: {data[:200]!r}")
+            errors.append(f"{status}: {data[:200].decode(errors='replace')}")
             break
         labels += 1
-        acked.append((token, body["pair"]))
+        acked.append((token, body["pair"]))  # acknowledged by the server: must be stored exactly once
         item = json.loads(data)["item"]
         if args.think_ms:
             time.sleep(pace.uniform(0.5, 1.5) * args.think_ms / 1000)
@@ -353,10 +331,9 @@ def run_load(base: str, project_id: int, tokens: list[str], args) -> dict:
     start = threading.Barrier(len(tokens) + 1)
     stop_at = [float("inf")]
 
-    client = annotate_lean if getattr(args, "lean", False) else annotate
 
     def worker(i):
-        counts[i] = client(base, project_id, tokens[i], args, start, stop_at, latencies, errors, acked)
+        counts[i] = annotate(base, project_id, tokens[i], args, start, stop_at, latencies, errors, acked)
 
     threads = [threading.Thread(target=worker, args=(i,)) for i in range(len(tokens))]
     for t in threads:
