@@ -266,10 +266,12 @@ def succeed(model: type[Model], pk: int, *, result: dict | None = None, timings:
     release(model, pk)
 
 
-def fail(model: type[Model], pk: int, exc: BaseException) -> None:
-    """Store the error as data so the UI and API can show it (and a retry can be offered)."""
-    _owned(model, pk).update(status=Status.FAILED, finished_at=timezone.now(), error=error_text(exc)[:5000],
-                             message="failed")
+def fail(model: type[Model], pk: int, exc: BaseException, **fields) -> None:
+    """Store the error as data so the UI and API can show it (and a retry can be offered). ``fields``
+    (a job's ``result`` with its problems, a ``message``) are written in the same UPDATE: a reader that
+    sees the row failed sees them too."""
+    _owned(model, pk).update(**{"status": Status.FAILED, "finished_at": timezone.now(),
+                                "error": error_text(exc)[:5000], "message": "failed", **fields})
     release(model, pk)
 
 

@@ -385,10 +385,8 @@ def _execute(job_id: int, *, request: ImportRequest | None = None, upload: Stage
     except CorpusImportError as exc:
         report.close()
         _cleanup(params)
-        progress.fail(Job, job_id, exc)
-        Job.objects.filter(pk=job_id, status=Status.FAILED).update(
-            result={"problems": [str(p) for p in exc.problems], "too_large": exc.too_large},
-            message=f"nothing was imported: {len(exc.problems)} problem(s)")
+        progress.fail(Job, job_id, exc, result={"problems": [str(p) for p in exc.problems], "too_large": exc.too_large},
+                      message=f"nothing was imported: {len(exc.problems)} problem(s)")
         if raise_problems:
             raise
         return None

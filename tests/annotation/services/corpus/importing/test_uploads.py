@@ -78,6 +78,21 @@ def test_a_refused_upload_records_its_problems_writes_nothing_and_removes_its_fi
     assert corpus_counts()["articles"] == 0 and list(import_dir.iterdir()) == []
 
 
+def test_a_refused_job_is_failed_and_its_problems_written_in_one_update(project, settings):
+    """A client polling the job must never read it ``failed`` without its problems (CI once did: the
+    problems were a second UPDATE after the one that failed the row)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    settings.IMPORT_BACKGROUND_BYTES = 1
+    received = uploads.receive(project, [MemoryUpload("in.jsonl", b"not json\n")], ImportRequest())
+    with CaptureQueriesContext(connection) as seen:
+        uploads.run_import_job(received.job.pk)
+    failing = [q["sql"] for q in seen.captured_queries if q["sql"].startswith("UPDATE") and "'failed'" in q["sql"]]
+    assert len(failing) == 1 and "in.jsonl:1:" in failing[0], failing
+    assert Job.objects.get(pk=received.job.pk).result["problems"][0].startswith("in.jsonl:1:")
+
+
 def test_an_upload_past_the_background_size_is_queued_and_the_job_imports_it(project, settings, import_dir):
     settings.IMPORT_BACKGROUND_BYTES = 100
     received = uploads.receive(project, [MemoryUpload("in.jsonl", jsonl(3))], ImportRequest(language="en"))
