@@ -153,12 +153,13 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
 else:
     # Issue 37: the labelling loop's few statements (annotation/services/review/queue_compiled.py, ``cursor``) bind
     # their parameters on the server and are prepared once run this many times on a connection, so PostgreSQL
-    # plans each once per connection (planning them cost 2.5× running them). Every other query keeps Django's
-    # client-side binding. 0 (the default) turns it off: psycopg applies the threshold to every query of the
-    # connection, client-side ones included, and keeps each query's text to count it (up to 100) — a bulk INSERT's
-    # literal arrays included: an import's memory grew with the corpus (test_limits, 2026-11-28). Opt in with 2.
-    _prepare = env_int("DB_PREPARE_THRESHOLD", 0)
-    DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = _prepare if _prepare > 0 else None
+    # plans each once per connection (planning them cost 2.5× running them). The threshold is set on the psycopg
+    # connection only while one of those statements runs: the connection's own option stays off, because psycopg
+    # applies it to every query and keeps each query's text to count it (up to 100) — a bulk INSERT's literal
+    # arrays included: an import's memory grew with the corpus (test_limits, 2026-11-28). 0 turns it off
+    # (behind a transaction-mode pooler such as PgBouncer's).
+    DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = None
+DB_PREPARE_THRESHOLD = max(env_int("DB_PREPARE_THRESHOLD", 2), 0)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = (

@@ -51,20 +51,40 @@ def compiled_values(key: tuple, build_queryset, *, user: int | None = None, pair
 
 def cursor():
     """A cursor for the labelling loop's compiled statements. On PostgreSQL it binds the parameters on the
-    server, so psycopg prepares a statement once it has run ``DB_PREPARE_THRESHOLD`` times on the connection
-    (``alignapp/settings.py``) and PostgreSQL plans it once per connection: planning these statements cost
-    2.3 ms of every label at a million pairs, 2.5× running them (issue 37). Django's other queries bind
-    on the client and are never prepared. Wrapped as Django wraps its own (errors, query logging); elsewhere
+    server, and psycopg prepares a statement once it has run ``DB_PREPARE_THRESHOLD`` times on the connection
+    (``alignapp/settings.py``), so PostgreSQL plans it once per connection: planning these statements cost
+    2.3 ms of every label at a million pairs, 2.5× running them (issue 37). The threshold is the connection's
+    only while such a statement runs (:func:`_preparing_cursor_class`); Django's other queries bind on the
+    client and psycopg never counts them. Wrapped as Django wraps its own (errors, query logging); elsewhere
     Django's cursor."""
     if connection.vendor != "postgresql":
         return connection.cursor()
-    from django.db.backends.postgresql.base import ServerBindingCursor
-
     connection.ensure_connection()
     with connection.wrap_database_errors:
-        raw = ServerBindingCursor(connection.connection)
+        raw = _preparing_cursor_class()(connection.connection)
     connection.validate_thread_sharing()
     return _logged_cursor_class()(raw, connection) if connection.queries_logged else connection.make_cursor(raw)
+
+
+@functools.cache
+def _preparing_cursor_class() -> type:
+    """A server-binding cursor that turns psycopg's prepare threshold on for its own executions only. Set on
+    the connection for good, psycopg would count every query — and keep the text of each, a bulk INSERT's
+    literal arrays included (an import's memory grew with its corpus, 2026-11-28)."""
+    from django.conf import settings
+    from django.db.backends.postgresql.base import ServerBindingCursor
+
+    class PreparingCursor(ServerBindingCursor):
+        def execute(self, query, params=None, **kwargs):
+            threshold = settings.DB_PREPARE_THRESHOLD or None
+            conn = self.connection
+            before, conn.prepare_threshold = conn.prepare_threshold, threshold
+            try:
+                return super().execute(query, params, **kwargs)
+            finally:
+                conn.prepare_threshold = before
+
+    return PreparingCursor
 
 
 @functools.cache

@@ -52,8 +52,7 @@ def test_the_loops_statements_are_prepared_on_postgresql_and_logged_with_their_v
 
     sql = "SELECT role FROM annotation_membership WHERE project_id = %s AND user_id = %s"
     connection.ensure_connection()
-    if connection.vendor == "postgresql":  # as DB_PREPARE_THRESHOLD=2 sets it (off by default since 2026-11-28)
-        connection.connection.prepare_threshold = 2
+    settings.DB_PREPARE_THRESHOLD = 2
     with CaptureQueriesContext(connection) as queries:
         for name in ("anna", "rita", "anna", "rita"):
             with queue_compiled.cursor() as cursor:
@@ -67,4 +66,9 @@ def test_the_loops_statements_are_prepared_on_postgresql_and_logged_with_their_v
         cursor.execute("SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s",
                        ["SELECT role FROM annotation_membership WHERE project_id = $1%"])
         assert cursor.fetchone()[0] == 1, "prepared once, on this connection"
-    connection.connection.prepare_threshold = settings.DATABASES["default"]["OPTIONS"]["prepare_threshold"]
+        assert connection.connection.prepare_threshold is None, "the connection's other queries are never counted"
+        for _ in range(3):
+            cursor.execute("SELECT role FROM annotation_membership WHERE user_id = %s", [users["anna"].pk])
+        cursor.execute("SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s",
+                       ["SELECT role FROM annotation_membership WHERE user_id%"])
+        assert cursor.fetchone()[0] == 0, "Django's own queries are not prepared"
