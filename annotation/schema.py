@@ -10,7 +10,8 @@ from __future__ import annotations
 from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
 from drf_spectacular.plumbing import build_parameter_type
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
+from rest_framework import serializers
 from rest_framework.generics import GenericAPIView
 
 #: the largest id a path or a query parameter may carry (a signed 64-bit primary key)
@@ -69,3 +70,24 @@ def flags(*names: str) -> list[OpenApiParameter]:
 
 
 PAGES = [OpenApiParameter("page", int, OpenApiParameter.QUERY), OpenApiParameter("page_size", int, OpenApiParameter.QUERY)]
+
+
+#: the ``202 Accepted`` of a big project's figures that no job has computed yet (``errors.BeingComputed``)
+COMPUTING = OpenApiResponse(
+    response=inline_serializer("BeingComputed", {
+        "status": serializers.CharField(help_text="computing"),
+        "detail": serializers.CharField(help_text="what is being computed, by which job, since when"),
+        "job": inline_serializer("ComputingJob", {
+            "id": serializers.IntegerField(), "kind": serializers.CharField(), "status": serializers.CharField(),
+            "created_at": serializers.DateTimeField(allow_null=True),
+            "started_at": serializers.DateTimeField(allow_null=True)}),
+        "retry_after": serializers.IntegerField(help_text="seconds; also the Retry-After header"),
+    }),
+    description="A big project's figures that no job has computed yet for the data as they are (issue 37): the "
+                "job computing them. Ask again after Retry-After seconds; the answer is then 200.")
+
+
+def computed(ok=OpenApiTypes.OBJECT) -> dict:
+    """The responses of an operation whose figures a background job computes on a big project: ``ok`` (200)
+    once kept, ``202`` (:data:`COMPUTING`) before."""
+    return {200: ok, 202: COMPUTING}

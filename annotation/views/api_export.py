@@ -31,6 +31,7 @@ from rest_framework.views import APIView
 
 from ..models import Article, Export, SplitChange
 from ..permissions import IsProjectResearcher, visible_projects
+from ..schema import computed
 from ..services import export as exporting
 from ..services.export import splits
 from ..services.export.filters import FilterChain
@@ -120,6 +121,7 @@ class UnlockSplitsView(ExportView):
 
 
 class PreviewView(ExportView):
+    @extend_schema(responses=computed())
     def post(self, request, project_pk: int):
         # a big project's first gold preview: 202 while the export-preview job computes it (BeingComputed)
         return Response(exporting.preview(self.get_project(), self.options(request), visible=visible_projects(request.user),

@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 from ..models import CandidatePair
 from ..pagination import numbered_pages
 from ..permissions import IsProjectResearcher
-from ..schema import PAGES, flags, ids
+from ..schema import PAGES, computed, flags, ids
 from ..serializers import AutoGoldInput, CalibrateInput, DecisionInput
 from ..services.review import adjudication, dashboard
 from ..services.scoring import calibration, kept_distribution
@@ -161,6 +161,7 @@ class AutoGoldView(ReviewView):
 class AgreementView(ReviewView):
     """``GET`` → Cohen's κ (pairwise), Fleiss' κ, Krippendorff's α and link agreement."""
 
+    @extend_schema(responses=computed())
     def get(self, request, project_pk: int):
         return Response(dashboard.project_agreement(self.get_project()))
 
@@ -168,6 +169,7 @@ class AgreementView(ReviewView):
 class DashboardView(ReviewView):
     """``GET`` → progress, per-annotator rows, label counts, runs and the stored thresholds."""
 
+    @extend_schema(responses=computed())
     def get(self, request, project_pk: int):
         return Response(dashboard.dashboard(self.get_project()))
 
@@ -178,7 +180,7 @@ class ScoreDistributionView(ReviewView):
 
     refusals = Refusals(fields={calibration.CalibrationError: "run"})
 
-    @extend_schema(parameters=ids("run"))
+    @extend_schema(parameters=ids("run"), responses=computed())
     def get(self, request, project_pk: int):
         # kept per state of the data; a big project's from a job (as_of/updating, or 202 before any is kept)
         return Response(kept_distribution.distribution(self.get_project(), int_param(request, "run")))

@@ -18,7 +18,7 @@ from ..permissions import (
     researched_projects,
     visible_projects,
 )
-from ..schema import flags, ids, texts
+from ..schema import computed, flags, ids, texts
 from ..serializers import AlignmentRunSerializer, CandidatePairSerializer, JobSerializer, pair_list_rows
 from ..services.alignment import alignment_runs, pair_filters, pair_rows, run_comparison, run_deletion, run_options
 from ..services.background import jobs, progress
@@ -26,8 +26,10 @@ from ..services.training import comparison_answer
 from .mixins import ReapsLostWork, int_param
 
 
-@extend_schema_view(list=extend_schema(parameters=ids("project")), retrieve=extend_schema(parameters=flags("scores")),
-                    compare=extend_schema(parameters=ids("old", "new", "offset", "limit") + flags("pairs")))
+@extend_schema_view(list=extend_schema(parameters=ids("project")),
+                    retrieve=extend_schema(parameters=flags("scores"), responses=computed(AlignmentRunSerializer)),
+                    compare=extend_schema(parameters=ids("old", "new", "offset", "limit") + flags("pairs"),
+                                          responses=computed()))
 class AlignmentRunViewSet(ReapsLostWork, mixins.CreateModelMixin, mixins.DestroyModelMixin, viewsets.ReadOnlyModelViewSet):
     """Researchers start runs (``POST {"project", "method", "params", "level_pairs", "model_version"}``),
     retry, cancel and delete them; annotators of the project may read them (not while they annotate

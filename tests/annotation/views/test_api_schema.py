@@ -65,3 +65,21 @@ def test_a_runs_queue_is_in_its_request_schema_so_the_fuzz_sends_it(db):
         ref = queue.get("$ref") or queue["allOf"][0]["$ref"]
         queue = schema["components"]["schemas"][ref.rsplit("/", 1)[-1]]
     assert sorted(queue["enum"]) == ["cpu", "gpu"]
+
+
+def test_every_operation_that_may_answer_computing_documents_its_202(db):
+    """Issue 37: on a big project these operations answer ``202`` (``errors.BeingComputed``) until a job has kept
+    their figures; the schema says so, with the job and ``retry_after``, for a client generator to handle it."""
+    from drf_spectacular.generators import SchemaGenerator
+
+    schema = SchemaGenerator().get_schema(request=None, public=True)
+    computing = {("/api/projects/{project_pk}/agreement/", "get"), ("/api/projects/{project_pk}/dashboard/", "get"),
+                 ("/api/projects/{project_pk}/score-distribution/", "get"), ("/api/runs/compare/", "get"),
+                 ("/api/runs/{id}/", "get"), ("/api/projects/{project_pk}/exports/preview/", "post")}
+    for path, method in computing:
+        responses = schema["paths"][path][method]["responses"]
+        assert {"200", "202"} <= set(responses), (path, method, sorted(responses))
+        body = responses["202"]["content"]["application/json"]["schema"]
+        assert body == {"$ref": "#/components/schemas/BeingComputed"}, body
+    fields = schema["components"]["schemas"]["BeingComputed"]["properties"]
+    assert {"status", "detail", "job", "retry_after"} <= set(fields)
