@@ -36,9 +36,11 @@ def _released(work: Work, model: str) -> Callable[[int], None]:
     def run(pk: int) -> None:
         from annotation import models
         from annotation.services.background import progress
+        from annotation.services.background.one_core import one_core
 
         try:
-            work.function()(pk)
+            with one_core(work.one_core):
+                work.function()(pk)
         finally:
             progress.release(getattr(models, model), pk)
 

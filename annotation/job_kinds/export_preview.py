@@ -3,4 +3,5 @@ from annotation.services.background.registry import Queue, Work, register_job, t
 
 register_job("export-preview", Work(
     task_name("export_preview"), "annotation.services.export.preview_job", Queue.CPU,
-    "Compute a big project's gold export preview for the options in its params and keep it for the API."))
+    "Compute a big project's gold export preview for the options in its params and keep it for the API.",
+    one_core=True))

@@ -62,6 +62,7 @@ class Work:
     doc: str
     retry: Retry = RETRY_TRANSIENT
     lost: str = ""  # "module.function" called as lost(job_id) once the reaper fails a lost job: undo its writes
+    one_core: bool = False  # a big project's figures: no parallel PostgreSQL workers (background/one_core.py)
 
     def function(self) -> Callable[..., object]:
         """The service function (imported now)."""
