@@ -10,6 +10,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 READING = ("annotation/services/review/gold_reading.py", "annotation/services/review/gold_rule.py",
            "annotation/services/review/exhaustive.py",
+           # the same evidence as agreement's votes (split from gold_reading.py for its size); decides no gold
+           "annotation/services/review/agreement_votes.py",
            # per-article marks of the evidence the reading reads (which stored per-article results are stale);
            # decides no gold
            "annotation/services/review/gold_marks.py")

@@ -39,12 +39,14 @@ class Categorical(SchemeKind):
         return repr(value) if value else "(empty)"
 
     def agreement(self, scheme: LabelScheme, rows: list[tuple], stats: Any) -> dict:
+        # one matrix dropped before the next is built: at a million votes each holds hundreds of MB (issue 37)
         matrix = stats.label_matrix((pid, user, value) for pid, user, value, _ in rows)
+        values = stats.summary(matrix, scheme.value_names())
         classes = stats.recode(matrix, value_classes(scheme))
-        binary = stats.recode(classes, {"aligned": "aligned+partial", "partial": "aligned+partial", "not": "not"})
-        return {"values": stats.summary(matrix, scheme.value_names()),
-                "classes": stats.summary(classes, list(stats.CLASSES)),
-                "binary": stats.summary(binary, ["aligned+partial", "not"]),
+        del matrix
+        binary = stats.summary(stats.recode(classes, {"aligned": "aligned+partial", "partial": "aligned+partial",
+                                                      "not": "not"}), ["aligned+partial", "not"])
+        return {"values": values, "classes": stats.summary(classes, list(stats.CLASSES)), "binary": binary,
                 "links": stats.pairwise_links(classes)}
 
     def agreement_rows(self, result: dict) -> list[tuple[str, dict]]:

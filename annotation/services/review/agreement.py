@@ -7,7 +7,7 @@ everyone at once (α also copes with items not every annotator labelled).
 
 Everything here works on a *label matrix*: ``{item: {annotator: value}}`` with only the labels that
 exist (missing cells are simply absent). :func:`project_agreement` builds the matrices of a project
-from the votes the gold reads (:func:`annotation.services.review.gold_reading.vote_rows`: the labels
+from the votes the gold reads (:func:`annotation.services.review.agreement_votes.vote_rows`: the labels
 that count — no test answers, no excluded annotators — plus the "not aligned" each completion of a
 document pair implies on every sentence pair its completer left unlinked, so two completions of one
 article are compared on every cell both saw) and reports, per label scheme:
@@ -337,12 +337,12 @@ def project_agreement(project: Project) -> dict:
     import sys
 
     from annotation.label_schemes import scheme_kind
-    from annotation.services.review import gold_reading
+    from annotation.services.review import agreement_votes
 
     scheme: LabelScheme = project.label_scheme
     # the votes the gold reads: counted labels plus each completion's implied "not" (issue 34 §3)
     gold = scheme_kind(scheme).gold
-    rows = gold_reading.vote_rows(project) if gold else gold_reading.counted_rows(project)
+    rows = agreement_votes.vote_rows(project) if gold else agreement_votes.counted_rows(project)
     out = {"scheme": scheme.slug, "kind": scheme.kind, **scheme_kind(scheme).agreement(scheme, rows, sys.modules[__name__])}
     if gold:
         out["document_pairs"] = document_pair_agreement(project)
@@ -352,11 +352,11 @@ def project_agreement(project: Project) -> dict:
 def document_pair_agreement(project: Project) -> list[dict]:
     """Per document pair two or more annotators completed: binary (link vs not) Cohen's κ (mean over
     pairs of completers) and observed agreement over every sentence pair they all saw, not aligned
-    included (:func:`annotation.services.review.gold_reading.completed_cells`)."""
-    from annotation.services.review import gold_reading
+    included (:func:`annotation.services.review.agreement_votes.completed_cells`)."""
+    from annotation.services.review import agreement_votes
 
     out = []
-    for (c, s), cells in sorted(gold_reading.completed_cells(project).items()):
+    for (c, s), cells in sorted(agreement_votes.completed_cells(project).items()):
         binary = {cell: {u: "link" if v in ("aligned", "partial") else "not" for u, v in by.items()}
                   for cell, by in cells.items()}
         pairs = pairwise_cohen(binary, categories=["link", "not"])

@@ -296,94 +296,6 @@ def completion_effect(complex_document: int, simple_document: int) -> dict[str, 
     return {"imported_links": imported, "adjudicated": adjudicated}
 
 
-def counted_rows(project: Project) -> list[tuple]:
-    """The counted labels as agreement rows ``(pair id, annotator, value, ratings)`` (a scheme without
-    gold classes: no completion implies anything)."""
-    return list(counted_labels(project).values_list("pair_id", "annotator__username", "value", "ratings"))
-
-
-def vote_rows(project: Project) -> list[tuple]:
-    """Every vote the gold reads, explicit and implied, as agreement rows ``(item, annotator, value,
-    ratings)``: the counted labels (item: the pair id) plus, for each completion of a document pair,
-    the completer's implied "not" on every cell they gave no label — a pair with someone's label (item:
-    its id) or a sentence pair nobody labelled (item: ``"c<complex doc>-s<simple doc>:<ci>,<si>"``).
-    Agreement over these counts the cells two completers both saw, not aligned included (issue 34 §3)."""
-    from annotation.models import Sentence, key_indices
-
-    rows = counted_rows(project)
-    completions: dict[DocKey, list[str]] = defaultdict(list)
-    for c, s, user in (ArticleCompletion.objects.filter(article__project=project)
-                       .exclude(annotator_id__in=Membership.objects.excluded(project))
-                       .values_list("complex_document_id", "simple_document_id", "annotator__username")):
-        completions[(c, s)].append(user)
-    if not completions:
-        return rows
-    implied = not_value(project)
-    labelled: dict[int, set[str]] = defaultdict(set)
-    for pid, user, *_ in rows:
-        labelled[pid].add(user)
-    docs = {d for key in completions for d in key}
-    sizes: dict[int, int] = defaultdict(int)
-    for doc in Sentence.objects.filter(document_id__in=docs).values_list("document_id", flat=True):
-        sizes[doc] += 1
-    covered: dict[DocKey, set[tuple[int, int]]] = defaultdict(set)
-    evidence = labelled.keys() | set(Adjudication.objects.filter(pair__article__project=project)
-                                     .values_list("pair_id", flat=True))
-    # the completed document pairs' sentence pairs (by their complex documents: an index read), not every pair
-    # with evidence by id (an IN list of the project's every labelled pair: 2 s at 1M)
-    for pid, c, s, complex_key, simple_key in (CandidatePair.objects.filter(complex_document_id__in={c for c, _ in completions})
-                                               .values_list("pk", "complex_document_id", "simple_document_id",
-                                                            "complex_key", "simple_key")):
-        if (c, s) not in completions or pid not in evidence:
-            continue
-        covered[(c, s)].update((ci, si) for ci in key_indices(complex_key) for si in key_indices(simple_key))
-        rows.extend((pid, user, implied, None) for user in completions[(c, s)] if user not in labelled.get(pid, ()))
-    for (c, s), users in completions.items():
-        for ci in range(sizes[c]):
-            for si in range(sizes[s]):
-                if (ci, si) not in covered[(c, s)]:
-                    rows.extend((f"c{c}-s{s}:{ci},{si}", user, implied, None) for user in users)
-    return rows
-
-
-def completed_cells(project: Project) -> dict[DocKey, dict[tuple[int, int], dict[str, str]]]:
-    """``{(complex doc, simple doc): {(ci, si): {completer: class}}}`` of every document pair two or
-    more annotators completed: each completer's class of every sentence pair — their label's (a 1:1
-    pair's over an n:m one's), else the "not" their completion implies. Per-document-pair agreement
-    reads it (issue 34 §3)."""
-    from annotation.models import Sentence, key_indices
-
-    completers: dict[DocKey, dict[int, str]] = defaultdict(dict)
-    for c, s, user_id, user in (ArticleCompletion.objects.filter(article__project=project)
-                                .exclude(annotator_id__in=Membership.objects.excluded(project))
-                                .values_list("complex_document_id", "simple_document_id", "annotator_id",
-                                             "annotator__username")):
-        completers[(c, s)][user_id] = user
-    completers = {key: users for key, users in completers.items() if len(users) >= 2}
-    if not completers:
-        return {}
-    classes = value_classes(project.label_scheme)
-    sizes: dict[int, int] = defaultdict(int)
-    for doc in Sentence.objects.filter(document_id__in={d for key in completers for d in key}).values_list(
-            "document_id", flat=True):
-        sizes[doc] += 1
-    out = {key: {(ci, si): {user: "not" for user in users.values()} for ci in range(sizes[key[0]])
-                 for si in range(sizes[key[1]])} for key, users in completers.items()}
-    rows = (counted_labels(project).filter(pair__complex_document_id__in={k[0] for k in completers})
-            .values_list("pair__complex_document_id", "pair__simple_document_id", "annotator_id", "pair__complex_key",
-                         "pair__simple_key", "value"))
-    for c, s, user_id, complex_key, simple_key, value in sorted(rows, key=lambda r: len(r[3]) + len(r[4]),
-                                                                reverse=True):  # 1:1 pairs last: they decide
-        user = completers.get((c, s), {}).get(user_id)
-        if user is None:
-            continue
-        for ci in key_indices(complex_key):
-            for si in key_indices(simple_key):
-                if (ci, si) in out[(c, s)]:
-                    out[(c, s)][(ci, si)][user] = classes.get(value, "not")
-    return out
-
-
 def pair_values(project: Project, policy: str = "majority-or-single", *, articles: Iterable[int] | None = None,
                 ties: bool = False) -> dict[int, Gold]:
     """``{pair id: Gold}`` of every candidate pair with evidence and a value (ties only with ``ties``)."""
@@ -441,6 +353,6 @@ def pair_classes(project: Project, pairs, *, policy: str = "majority-or-single",
     return {pid: cls for pid, cls in out.items() if cls is not None}
 
 
-__all__ = ["COMPLETED", "REASONS", "TIE", "DocumentGold", "cell_classes", "completed_cells", "completion_effect", "counted_labels",
+__all__ = ["COMPLETED", "REASONS", "TIE", "DocumentGold", "cell_classes", "completion_effect", "counted_labels",
            "decide", "exhaustive_documents", "not_value", "pair_bounds", "pair_classes", "pair_gold", "pair_values", "read",
-           "counted_rows", "read_chunks", "read_policies", "rest_of", "vote_rows"]
+           "read_chunks", "read_policies", "rest_of"]

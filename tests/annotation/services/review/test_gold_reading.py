@@ -13,7 +13,7 @@ from annotation.models import Adjudication, AlignmentRun, CandidatePair, Label, 
 from annotation.services.alignment.run_saving import link_sentences
 from annotation.services.editing import article_alignment as aa
 from annotation.services.editing import completion as ac
-from annotation.services.review import adjudication, gold_reading, qc
+from annotation.services.review import adjudication, agreement_votes, gold_reading, qc
 from annotation.services.training import dataset
 from annotation.services.training.run_scores import run_scores
 from tests import factories, labels
@@ -244,7 +244,7 @@ def test_the_votes_completions_imply_are_read_without_a_list_of_every_labelled_p
                                        complex_key=indices_key([i // 6]), simple_key=indices_key([i % 6]))
             Label.objects.create(pair=pair, annotator=bees["bob"], value="aligned", source="article")
         with CaptureQueriesContext(connection) as queries:
-            rows = gold_reading.vote_rows(bees["project"])
+            rows = agreement_votes.vote_rows(bees["project"])
         assert sum(1 for r in rows if r[1] == "bob") == Label.objects.filter(annotator=bees["bob"]).count()
         return sum(len(q["sql"]) for q in queries.captured_queries)
 
