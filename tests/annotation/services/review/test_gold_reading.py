@@ -13,7 +13,7 @@ from annotation.models import Adjudication, AlignmentRun, CandidatePair, Label, 
 from annotation.services.alignment.run_saving import link_sentences
 from annotation.services.editing import article_alignment as aa
 from annotation.services.editing import completion as ac
-from annotation.services.review import adjudication, agreement_votes, gold_reading, qc
+from annotation.services.review import adjudication, gold_reading, qc
 from annotation.services.training import dataset
 from annotation.services.training.run_scores import run_scores
 from tests import factories, labels
@@ -22,22 +22,6 @@ from tests.annotation.services.export.helpers import all_pairs, jsonl, run
 from tests.annotation.services.review.test_queue import build_queue, set_qc
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def bees(project, users):
-    """Article "Bees", adv (3 sentences) → int (3 sentences), gold imported as sparse; anna and bob annotate."""
-    project.config = {"qc": {"min_seconds": 0, "test_every": 0}}
-    project.save()
-    bob = factories.make_user("bob")
-    Membership.objects.create(project=project, user=bob, role="annotator")
-    article = factories.make_article(project, "Bees", {
-        "adv": [["Bees make honey in summer.", "They live in large hives.", "Queens lay many eggs."]],
-        "int": [["Bees make honey.", "Hives are their homes.", "The queen lays eggs."]]})
-    article.meta = {"gold_import": {"meaning": "sparse", "document_pairs": []}}
-    article.save()
-    c, s = article.documents.order_by("rank")
-    return {"project": project, "article": article, "c": c, "s": s, "anna": users["anna"], "bob": bob}
 
 
 def imported(bees, ci: int, si: int, value: str = "aligned-or-partial") -> CandidatePair:
@@ -224,31 +208,6 @@ def test_reading_several_policies_at_once_gives_what_each_reading_gives(bees):
     assert together == {p: gold_reading.read(project, p) for p in policies}
     assert together["majority"] and together["majority"] != together["stored"]
     assert gold_reading.read_policies(project, policies, articles=[bees["article"].pk]) == together
-
-
-def test_the_votes_completions_imply_are_read_without_a_list_of_every_labelled_pair(bees):
-    """Issue 37: agreement's implied nots read the completed document pairs' sentence pairs by document; the
-    old reading sent the id of every labelled pair of the project (an IN list of 100,000 ids at 1M pairs)."""
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-
-    complete(bees, bees["anna"], [(0, 0, "aligned")])
-    other = factories.make_article(bees["project"], "Owls", {"adv": [[f"Owls {i}." for i in range(6)]],
-                                                             "int": [[f"Owl {i}." for i in range(6)]]})
-    c, s = other.documents.order_by("rank")
-    made = iter(range(36))
-
-    def sql_text(labelled: int) -> int:
-        for i in (next(made) for _ in range(labelled)):
-            pair = factories.make_pair(article=other, complex_document=c, simple_document=s,
-                                       complex_key=indices_key([i // 6]), simple_key=indices_key([i % 6]))
-            Label.objects.create(pair=pair, annotator=bees["bob"], value="aligned", source="article")
-        with CaptureQueriesContext(connection) as queries:
-            rows = agreement_votes.vote_rows(bees["project"])
-        assert sum(1 for r in rows if r[1] == "bob") == Label.objects.filter(annotator=bees["bob"]).count()
-        return sum(len(q["sql"]) for q in queries.captured_queries)
-
-    assert sql_text(2) == sql_text(30)  # more labelled pairs elsewhere: the same statements
 
 
 def test_a_chunks_labels_are_read_within_its_pairs_id_range_and_give_the_same_gold(request, monkeypatch):
