@@ -65,6 +65,7 @@ COUNTING_S = 60  # one process recounts at a time; a recount that died frees the
 # pairs, 0.24 s for 991,500 pairs and 0.16 s for 108,000 taken places); a size, not a time, so a small project
 # (every test) always counts in the request, however loaded the machine
 BACKGROUND_FROM = 50_000
+LARGE_TTL_FACTOR = 10  # such a count is kept 10× longer: an estimate of a million moves little in 5 minutes
 
 
 def _cached_count(key: str, rows, ttl: int = QUEUE_SIZE_TTL_S, *, family: str | None = None) -> int:
@@ -76,7 +77,8 @@ def _cached_count(key: str, rows, ttl: int = QUEUE_SIZE_TTL_S, *, family: str | 
     more, that one request answers with the last count too and the recount runs on a thread, on one
     core: counted in the request, PostgreSQL's parallel workers took both cores of the 2-core bench
     machine for half a second every 30 s, and the queue's 200 annotators waited 0.1–0.7 s behind it
-    (issue 37, 2026-11-28). ``family``: the part of ``key`` the last count stays valid for (the queue's
+    (issue 37, 2026-11-28); such a count is also kept :data:`LARGE_TTL_FACTOR` times longer. ``family``: the
+    part of ``key`` the last count stays valid for (the queue's
     size without its newest pair: a pair written anywhere changes the key, not the count's order of size)."""
     count = cache.get(key)
     if count is not None:
@@ -102,8 +104,8 @@ def _count(key: str, last: str, rows, ttl: int, *, one_core: bool = False) -> in
             count = rows().count()
     else:
         count = rows().count()
-    cache.set(key, count, ttl)
-    cache.set(last, count, LAST_TTL_S)
+    cache.set(key, count, ttl * LARGE_TTL_FACTOR if count >= BACKGROUND_FROM else ttl)
+    cache.set(last, count, LAST_TTL_S * LARGE_TTL_FACTOR if count >= BACKGROUND_FROM else LAST_TTL_S)
     return count
 
 
