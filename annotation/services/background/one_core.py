@@ -5,7 +5,8 @@ distribution, a run's scores) are computed by jobs while people use the pages. O
 machine PostgreSQL's parallel workers let one of those jobs' queries take both cores, and the pages'
 first requests meanwhile took 1.4–2.5 s instead of ≤ 0.2 s. A job kind registered with
 ``one_core=True`` runs its queries without parallel workers: the figures take a little longer to
-appear, and the requests of the people waiting for them keep a core.
+appear, and the requests of the people waiting for them keep a core. The queue's large recounts, on a
+thread of a web process, run so too (``review/queue_progress.py``).
 """
 from __future__ import annotations
 

@@ -11,11 +11,12 @@ import threading
 from dataclasses import dataclass
 
 from django.core.cache import cache
-from django.db import connection, transaction
+from django.db import connection
 from django.db.models import Count, Q
 
 from annotation.models import Assignment, CandidatePair, Membership, Project
 from annotation.services import audit
+from annotation.services.background.one_core import one_core
 from annotation.services.review import qc
 from annotation.services.review.queue_serving import (
     Mine,
@@ -97,22 +98,20 @@ def _cached_count(key: str, rows, ttl: int = QUEUE_SIZE_TTL_S, *, family: str | 
         cache.delete(turn)
 
 
-def _count(key: str, last: str, rows, ttl: int, *, one_core: bool = False) -> int:
-    if one_core and connection.vendor == "postgresql":
-        with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute("SET LOCAL max_parallel_workers_per_gather = 0")
-            count = rows().count()
-    else:
-        count = rows().count()
-    cache.set(key, count, ttl * LARGE_TTL_FACTOR if count >= BACKGROUND_FROM else ttl)
-    cache.set(last, count, LAST_TTL_S * LARGE_TTL_FACTOR if count >= BACKGROUND_FROM else LAST_TTL_S)
+def _count(key: str, last: str, rows, ttl: int) -> int:
+    count = rows().count()
+    factor = LARGE_TTL_FACTOR if count >= BACKGROUND_FROM else 1
+    cache.set(key, count, ttl * factor)
+    cache.set(last, count, LAST_TTL_S * factor)
     return count
 
 
 def _recount(key: str, last: str, turn: str, rows, ttl: int) -> None:
-    """A slow count, recounted on its own thread (its own database connection, closed after)."""
+    """A slow count, recounted on its own thread (its own database connection, closed after) without
+    PostgreSQL's parallel workers (:func:`~annotation.services.background.one_core.one_core`)."""
     try:
-        _count(key, last, rows, ttl, one_core=True)
+        with one_core():
+            _count(key, last, rows, ttl)
     except Exception:  # noqa: BLE001 - an estimate: the last count stays, the next expiry counts again
         logger.warning("recounting %s failed", key, exc_info=True)
     finally:
