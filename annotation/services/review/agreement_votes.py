@@ -8,9 +8,17 @@ from __future__ import annotations
 from collections import defaultdict
 from sys import intern
 
+from django.db.models import Count
+
 from annotation.label_schemes import value_classes
-from annotation.models import Adjudication, ArticleCompletion, CandidatePair, Membership, Project
+from annotation.models import Adjudication, ArticleCompletion, CandidatePair, Membership, Project, Sentence
 from annotation.services.review.gold_reading import DocKey, counted_labels, not_value
+
+
+def _sentence_counts(documents: set[int]) -> defaultdict[int, int]:
+    """Sentences per document of ``documents`` (0 for a document without any)."""
+    return defaultdict(int, Sentence.objects.filter(document_id__in=documents).order_by().values_list("document_id")
+                       .annotate(n=Count("id")))
 
 
 def counted_rows(project: Project) -> list[tuple]:
@@ -31,7 +39,7 @@ def vote_rows(project: Project) -> list[tuple]:
 
     Issue 37: at a million gold votes this held 1.1 GB; each pair's labellers are a tuple (not a set), each
     document pair's covered cells one integer's bits (not a set of index pairs)."""
-    from annotation.models import Sentence, key_indices
+    from annotation.models import key_indices
 
     rows = counted_rows(project)
     completions: dict[DocKey, list[str]] = defaultdict(list)
@@ -45,10 +53,7 @@ def vote_rows(project: Project) -> list[tuple]:
     labelled: dict[int, tuple[str, ...]] = {}
     for pid, user, *_ in rows:
         labelled[pid] = labelled.get(pid, ()) + (user,)
-    docs = {d for key in completions for d in key}
-    sizes: dict[int, int] = defaultdict(int)
-    for doc in Sentence.objects.filter(document_id__in=docs).values_list("document_id", flat=True):
-        sizes[doc] += 1
+    sizes = _sentence_counts({d for key in completions for d in key})
     covered: dict[DocKey, int] = defaultdict(int)  # bit ci * (simple size) + si: the cell has a pair with evidence
     adjudicated = set(Adjudication.objects.filter(pair__article__project=project).values_list("pair_id", flat=True))
     # the completed document pairs' sentence pairs (by their complex documents: an index read), not every pair
@@ -79,7 +84,7 @@ def completed_cells(project: Project) -> dict[DocKey, dict[tuple[int, int], dict
     more annotators completed: each completer's class of every sentence pair — their label's (a 1:1
     pair's over an n:m one's), else the "not" their completion implies. Per-document-pair agreement
     reads it (issue 34 §3)."""
-    from annotation.models import Sentence, key_indices
+    from annotation.models import key_indices
 
     completers: dict[DocKey, dict[int, str]] = defaultdict(dict)
     for c, s, user_id, user in (ArticleCompletion.objects.filter(article__project=project)
@@ -91,10 +96,7 @@ def completed_cells(project: Project) -> dict[DocKey, dict[tuple[int, int], dict
     if not completers:
         return {}
     classes = value_classes(project.label_scheme)
-    sizes: dict[int, int] = defaultdict(int)
-    for doc in Sentence.objects.filter(document_id__in={d for key in completers for d in key}).values_list(
-            "document_id", flat=True):
-        sizes[doc] += 1
+    sizes = _sentence_counts({d for key in completers for d in key})
     out = {key: {(ci, si): {user: "not" for user in users.values()} for ci in range(sizes[key[0]])
                  for si in range(sizes[key[1]])} for key, users in completers.items()}
     rows = (counted_labels(project).filter(pair__complex_document_id__in={k[0] for k in completers})
